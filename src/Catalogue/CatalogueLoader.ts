@@ -1,0 +1,205 @@
+/**
+ * Loads the pattern folders at start-up and validates each one against its code definition.
+ * A broken folder stops the service with a message naming the folder and the problem.
+ */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import type { PatternCode } from "./Pattern.js"
+import {
+  Composition,
+  type Composition as CompositionType,
+  type PatternRecord,
+  PlaybooksFile
+} from "./Resources.js"
+
+export class CatalogueError extends Schema.TaggedError<CatalogueError>()("CatalogueError", {
+  folder: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return `pattern folder ${this.folder}: ${this.problem}`
+  }
+}
+
+export const PROMPT_MODES = ["framework", "quick", "standard", "forensic"] as const
+export type PromptName = (typeof PROMPT_MODES)[number]
+
+export interface PlaybookEntry {
+  readonly key: string
+  readonly key_parts: ReadonlyArray<string>
+  readonly playbook: Omit<typeof PlaybooksFile.Type[number], "key_parts">
+}
+
+export interface LoadedPattern {
+  readonly code: PatternCode
+  readonly record: PatternRecord
+  readonly playbooks: ReadonlyArray<PlaybookEntry>
+  readonly composition: CompositionType
+  readonly citations: string
+  readonly prompts: Readonly<Record<PromptName, string>>
+}
+
+/** The surname of the anchor's first author, e.g. "Lewin 1936; Kelley 1967" → "Lewin". */
+export const anchorName = (anchor: string): string => {
+  const first = anchor.split(/[;,&(]/)[0] ?? anchor
+  return first.replace(/\b\d{4}\b.*$/, "").replace(/\s+et al\.?/, "").trim().split(/\s+/)[0] ?? first
+}
+
+/** A prompt asks for evidence by reference when it names a ref form and asks for verbatim quotes. */
+export const asksForEvidence = (prompt: string): boolean =>
+  /[a-z_]+\[\s*i\s*\]|[a-z_]+\[\d+\]/.test(prompt) && /verbatim/i.test(prompt)
+
+const YEAR_REFERENCE = /\((?:1[89]|20)\d{2}[a-z]?\)/
+
+const decodePlaybooks = Schema.decodeUnknownEither(PlaybooksFile, { errors: "all", onExcessProperty: "error" })
+const decodeComposition = Schema.decodeUnknownEither(Composition, { errors: "all", onExcessProperty: "error" })
+
+export const makeRecord = (code: PatternCode): PatternRecord => ({
+  name: code.slug,
+  friendly: code.friendly,
+  group: code.group,
+  tool: `svc_${code.slug}`,
+  summary: code.summary,
+  anchor: code.anchor,
+  input_shape: code.family,
+  modes: ["quick", "standard", "forensic"],
+  analyze_url: `/v1/analyze/${code.slug}`,
+  resources: {
+    playbooks: `/v1/patterns/${code.slug}/playbooks`,
+    citations: `/v1/patterns/${code.slug}/citations`,
+    composition: `/v1/patterns/${code.slug}/composition`
+  }
+})
+
+const readText = (folder: string, dir: string, file: string): Either.Either<string, CatalogueError> => {
+  const path = join(dir, file)
+  if (!existsSync(path)) return Either.left(new CatalogueError({ folder, problem: `missing ${file}` }))
+  try {
+    return Either.right(readFileSync(path, "utf8"))
+  } catch (error) {
+    return Either.left(new CatalogueError({ folder, problem: `cannot read ${file}: ${String(error)}` }))
+  }
+}
+
+const readJson = (folder: string, dir: string, file: string): Either.Either<unknown, CatalogueError> =>
+  Either.flatMap(readText(folder, dir, file), (text) =>
+    Either.try({
+      try: (): unknown => JSON.parse(text),
+      catch: (error) => new CatalogueError({ folder, problem: `${file} is not valid JSON: ${String(error)}` })
+    })
+  )
+
+const formatIssue = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`)
+    .join("; ")
+
+/** Validates one pattern folder against its code; pure apart from reading the folder's files. */
+export const loadPattern = (
+  patternsDir: string,
+  code: PatternCode,
+  allSlugs: ReadonlySet<string>
+): Either.Either<LoadedPattern, CatalogueError> => {
+  const folder = `patterns/${code.slug}`
+  const dir = join(patternsDir, code.slug)
+  const fail = (problem: string) => Either.left(new CatalogueError({ folder, problem }))
+  if (!existsSync(dir)) return fail("folder is missing")
+  if (!code.profiles.includes("indeterminate")) return fail("profiles must include `indeterminate`")
+
+  return Either.gen(function*() {
+    const playbooksRaw = yield* readJson(folder, dir, "playbooks.json")
+    const playbookFile = yield* Either.mapLeft(decodePlaybooks(playbooksRaw), (error) =>
+      new CatalogueError({ folder, problem: `playbooks.json: ${formatIssue(error)}` })
+    )
+    if (playbookFile.length < 6) yield* fail(`playbooks.json has ${playbookFile.length} playbooks, at least 6 required`)
+    const playbooks: Array<PlaybookEntry> = playbookFile.map(({ key_parts, ...playbook }) => ({
+      key: key_parts.join("."),
+      key_parts,
+      playbook
+    }))
+    const keys = new Set<string>()
+    for (const entry of playbooks) {
+      if (keys.has(entry.key)) yield* fail(`playbooks.json repeats the key ${entry.key}`)
+      keys.add(entry.key)
+      for (const step of entry.playbook.steps) {
+        if (step.kind === "compose" && step.compose_pattern === null) {
+          yield* fail(`playbook ${entry.key}: a compose step must name compose_pattern`)
+        }
+        if (step.compose_pattern !== null && !allSlugs.has(step.compose_pattern)) {
+          yield* fail(`playbook ${entry.key} names unknown pattern ${step.compose_pattern}`)
+        }
+      }
+    }
+
+    const compositionRaw = yield* readJson(folder, dir, "composition.json")
+    const composition = yield* Either.mapLeft(decodeComposition(compositionRaw), (error) =>
+      new CatalogueError({ folder, problem: `composition.json: ${formatIssue(error)}` })
+    )
+    const linked = [
+      ...composition.upstream,
+      ...Object.values(composition.downstream).flat(),
+      ...composition.framework_overlays,
+      ...composition.intervention_overlays
+    ]
+    for (const link of linked) {
+      if (!allSlugs.has(link.pattern)) yield* fail(`composition.json names unknown pattern ${link.pattern}`)
+      if (link.pattern === code.slug) yield* fail("composition.json names the pattern itself")
+    }
+    for (const key of Object.keys(composition.downstream)) {
+      if (!code.profiles.includes(key)) {
+        yield* fail(`composition.json downstream key ${key} is not a profile (${code.profiles.join(", ")})`)
+      }
+    }
+    for (const overlay of composition.intervention_overlays) {
+      if (!keys.has(overlay.playbook)) yield* fail(`composition.json intervention overlay names unknown playbook ${overlay.playbook}`)
+    }
+
+    const citations = yield* readText(folder, dir, "CITATIONS.md")
+    if (!YEAR_REFERENCE.test(citations)) yield* fail("CITATIONS.md has no reference with a year in parentheses")
+    if (!/used in/i.test(citations)) yield* fail("CITATIONS.md says nowhere where a reference is used (`Used in:`)")
+
+    const prompts: Record<PromptName, string> = { framework: "", quick: "", standard: "", forensic: "" }
+    const anchor = anchorName(code.anchor)
+    for (const mode of PROMPT_MODES) {
+      const text = yield* readText(folder, dir, join("prompts", `${mode}.md`))
+      if (text.trim().length < 200) yield* fail(`prompts/${mode}.md is too short to teach the framework`)
+      if (!text.toLowerCase().includes(anchor.toLowerCase())) yield* fail(`prompts/${mode}.md does not mention its anchor ${anchor}`)
+      if (mode !== "framework" && !asksForEvidence(text)) {
+        yield* fail(`prompts/${mode}.md does not ask for evidence by reference with verbatim quotes`)
+      }
+      prompts[mode] = text
+    }
+    return { code, record: makeRecord(code), playbooks, composition, citations, prompts }
+  })
+}
+
+/** Loads the whole catalogue in the order of patterns/catalogue.json. */
+export const loadCatalogue = (
+  patternsDir: string,
+  codes: ReadonlyArray<PatternCode>
+): Effect.Effect<ReadonlyArray<LoadedPattern>, CatalogueError> =>
+  Effect.gen(function*() {
+    const order = yield* Either.flatMap(readJson("patterns", patternsDir, "catalogue.json"), (raw) =>
+      Either.mapLeft(Schema.decodeUnknownEither(Schema.Array(Schema.String))(raw), (error) =>
+        new CatalogueError({ folder: "patterns", problem: `catalogue.json: ${formatIssue(error)}` })
+      )
+    )
+    const bySlug = new Map(codes.map((code) => [code.slug, code]))
+    const allSlugs = new Set(order)
+    const loaded: Array<LoadedPattern> = []
+    for (const slug of order) {
+      const code = bySlug.get(slug)
+      if (code === undefined) {
+        return yield* new CatalogueError({ folder: `patterns/${slug}`, problem: "no pattern.ts definition is registered" })
+      }
+      loaded.push(yield* loadPattern(patternsDir, code, allSlugs))
+    }
+    for (const code of codes) {
+      if (!allSlugs.has(code.slug)) {
+        return yield* new CatalogueError({ folder: `patterns/${code.slug}`, problem: "not listed in catalogue.json" })
+      }
+    }
+    return loaded
+  })

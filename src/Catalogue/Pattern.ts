@@ -1,0 +1,129 @@
+/**
+ * What one pattern is in code. Each `patterns/<slug>/pattern.ts` calls `definePattern`; its data
+ * files (playbooks.json, composition.json, CITATIONS.md, prompts/*.md) are loaded and validated at
+ * start-up by `CatalogueLoader`. The engine treats every pattern the same way: it never looks at a
+ * slug to decide what to do.
+ */
+import { Either, JSONSchema, ParseResult, Schema } from "effect"
+import { detectionSchema, modelOutputSchema, type Signals } from "./Detection.js"
+import type { Family } from "./Families.js"
+
+export const Group = Schema.Literal("individual", "team", "organization").annotations({ identifier: "PatternGroup" })
+export type Group = typeof Group.Type
+
+/** Sequence fields and the limit they count against (CATALOGUE.md: `messages` vs the rest). */
+export type SequenceLimit = "steps" | "messages"
+
+export interface PatternSpec<Slug extends string, P extends string, I, IE, H, HE> {
+  readonly slug: Slug
+  /** PascalCase name used for OpenAPI component names, e.g. `Lewin` → `LewinInput`. */
+  readonly name: string
+  readonly friendly: string
+  readonly group: Group
+  readonly summary: string
+  /** Primary citation, short form, e.g. "Lewin 1936; Kelley 1967; Ross 1977". */
+  readonly anchor: string
+  readonly family: Family
+  readonly input: Schema.Schema<I, IE>
+  /** The pattern's profile enum; must include "indeterminate". */
+  readonly profiles: readonly [P, ...Array<P>]
+  readonly headline: Schema.Schema<H, HE>
+  /** Array fields of the input that count against the trace limits. */
+  readonly sequences: ReadonlyArray<string>
+  /** Deterministic measurements from the validated trace; pure, never calls the model. */
+  readonly signals: (trace: I) => Signals
+}
+
+/** The type-erased view of a pattern that the engine, loader and guards use. */
+export interface PatternCode {
+  readonly slug: string
+  readonly name: string
+  readonly friendly: string
+  readonly group: Group
+  readonly summary: string
+  readonly anchor: string
+  readonly family: Family
+  readonly profiles: ReadonlyArray<string>
+  readonly sequences: ReadonlyArray<{ readonly field: string; readonly limit: SequenceLimit }>
+  /** Validates an untrusted trace; on success returns its canonical encoded form and signals. */
+  readonly validate: (trace: unknown) => Either.Either<ValidatedTrace, ParseResult.ParseError>
+  /** Validates model output against this pattern's model-output schema. */
+  readonly validateModelOutput: (output: unknown) => Either.Either<ModelOutputData, ParseResult.ParseError>
+  /** JSON Schema of the model output (sent to the provider as the structured-output format). */
+  readonly modelOutputJsonSchema: () => JSONSchema.JsonSchema7Root
+}
+
+export interface ValidatedTrace {
+  /** The trace in its canonical encoded form (aliases resolved, defaults applied). */
+  readonly canonical: Readonly<Record<string, unknown>>
+  readonly signals: () => Signals
+}
+
+/** The common part of a model output; `headline` stays opaque to the engine. */
+export interface ModelOutputData {
+  readonly severity: "none" | "low" | "medium" | "high" | "critical"
+  readonly confidence: number
+  readonly profile: string
+  readonly summary: string
+  readonly headline: unknown
+  readonly findings: ReadonlyArray<{
+    readonly id: string
+    readonly title: string
+    readonly severity: "none" | "low" | "medium" | "high" | "critical"
+    readonly confidence: number
+    readonly explanation: string
+    readonly evidence: ReadonlyArray<{ readonly ref: string; readonly quote: string }>
+    readonly playbook: string | null
+  }>
+  readonly interventions: ReadonlyArray<{
+    readonly type: string
+    readonly description: string
+    readonly rationale: string
+    readonly effort: "low" | "medium" | "high"
+    readonly impact: "low" | "medium" | "high"
+    readonly playbook: string | null
+    readonly compose_pattern: string | null
+  }>
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+export const definePattern = <const Slug extends string, const P extends string, I, IE, H, HE>(
+  spec: PatternSpec<Slug, P, I, IE, H, HE>
+) => {
+  const modelOutput = modelOutputSchema(spec.name, spec.profiles, spec.headline)
+  const detection = detectionSchema(spec.name, spec.profiles, spec.headline)
+  const decodeInput = Schema.decodeUnknownEither(spec.input, { errors: "all", onExcessProperty: "ignore" })
+  const encodeInput = Schema.encodeEither(spec.input)
+  const decodeOutput = Schema.decodeUnknownEither(modelOutput, { errors: "all", onExcessProperty: "ignore" })
+  const encodeOutput = Schema.encodeSync(modelOutput)
+  const code: PatternCode = {
+    slug: spec.slug,
+    name: spec.name,
+    friendly: spec.friendly,
+    group: spec.group,
+    summary: spec.summary,
+    anchor: spec.anchor,
+    family: spec.family,
+    profiles: spec.profiles,
+    sequences: spec.sequences.map((field) => ({ field, limit: field === "messages" ? "messages" : "steps" })),
+    validate: (trace) =>
+      Either.flatMap(decodeInput(trace), (decoded) =>
+        Either.flatMap(encodeInput(decoded), (encoded) =>
+          isRecord(encoded)
+            ? Either.right({ canonical: encoded, signals: () => spec.signals(decoded) })
+            : Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(spec.input.ast, encoded) }))
+        )
+      ),
+    validateModelOutput: (output) =>
+      Either.map(decodeOutput(output), (decoded): ModelOutputData => {
+        const encoded = encodeOutput(decoded)
+        return { ...encoded, headline: encoded.headline }
+      }),
+    modelOutputJsonSchema: () => JSONSchema.make(modelOutput)
+  }
+  return { spec, code, detection, modelOutput } as const
+}
+
+export type PatternDefinition = ReturnType<typeof definePattern>

@@ -1,0 +1,136 @@
+/**
+ * Pure measurement helpers the patterns compose into their deterministic signals. Nothing here
+ * calls a model; every function is total on its input (empty inputs give 0 or null, never NaN).
+ */
+import type { Signals, SignalValue } from "./Detection.js"
+
+export type Highlight = { readonly ref: string; readonly reason: string }
+
+/** Rounds to 4 decimals so signals are stable in JSON and in tests. */
+export const round = (x: number): number => Math.round(x * 10_000) / 10_000
+
+export const ratio = (part: number, whole: number): number => (whole === 0 ? 0 : round(part / whole))
+
+export const mean = (xs: ReadonlyArray<number>): number | null =>
+  xs.length === 0 ? null : round(xs.reduce((a, b) => a + b, 0) / xs.length)
+
+/** Gini coefficient of non-negative values (0 = perfectly even, → 1 = one holder takes all). */
+export const gini = (values: ReadonlyArray<number>): number => {
+  const xs = values.filter((x) => x >= 0).slice().sort((a, b) => a - b)
+  const n = xs.length
+  const total = xs.reduce((a, b) => a + b, 0)
+  if (n === 0 || total === 0) return 0
+  let weighted = 0
+  xs.forEach((x, i) => {
+    weighted += (i + 1) * x
+  })
+  return round((2 * weighted) / (n * total) - (n + 1) / n)
+}
+
+/** Counts occurrences of each key, in first-seen order. */
+export const countBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string): Record<string, number> => {
+  const out: Record<string, number> = {}
+  for (const item of items) {
+    const k = key(item)
+    out[k] = (out[k] ?? 0) + 1
+  }
+  return out
+}
+
+/** Shares of each key in a count table (values sum to 1 up to rounding). */
+export const shares = (counts: Readonly<Record<string, number>>): Record<string, number> => {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0)
+  const out: Record<string, number> = {}
+  for (const [k, v] of Object.entries(counts)) out[k] = ratio(v, total)
+  return out
+}
+
+/** Whitespace- and case-normalised text, the form used to compare contents. */
+export const normalise = (text: string): string => text.toLowerCase().replace(/\s+/g, " ").trim()
+
+/**
+ * Repeated actions: elements whose normalised content equals an earlier one. Returns the indices
+ * of the repeats (not the first occurrences).
+ */
+export const repeatedIndices = (contents: ReadonlyArray<string>): Array<number> => {
+  const seen = new Set<string>()
+  const repeats: Array<number> = []
+  contents.forEach((content, i) => {
+    const key = normalise(content)
+    if (key.length === 0) return
+    if (seen.has(key)) repeats.push(i)
+    else seen.add(key)
+  })
+  return repeats
+}
+
+const ERROR_WORDS = /\b(error|exception|failed|failure|traceback|timed? ?out|denied|refused|invalid|not found|4\d\d|5\d\d)\b/i
+
+/** True when a step or message reads as an error (by its type or its wording). */
+export const looksLikeError = (type: string | undefined, content: string): boolean =>
+  (type !== undefined && /error|fail|exception/i.test(type)) || ERROR_WORDS.test(content)
+
+/** Indices of elements that read as errors. */
+export const errorIndices = (elements: ReadonlyArray<{ readonly type?: string | undefined; readonly content: string }>) =>
+  elements.flatMap((element, i) => (looksLikeError(element.type, element.content) ? [i] : []))
+
+/** Longest run of consecutive indices in a sorted index list. */
+export const longestRun = (indices: ReadonlyArray<number>): number => {
+  let best = 0
+  let run = 0
+  let previous = Number.NaN
+  for (const i of indices) {
+    run = i === previous + 1 ? run + 1 : 1
+    best = Math.max(best, run)
+    previous = i
+  }
+  return best
+}
+
+/** Words in a text (for contribution volume). */
+export const wordCount = (text: string): number => {
+  const trimmed = text.trim()
+  return trimmed.length === 0 ? 0 : trimmed.split(/\s+/).length
+}
+
+/** Builds a Signals value; highlights are de-duplicated and capped so they stay a pointer list. */
+export const signals = (
+  values: Readonly<Record<string, SignalValue>>,
+  highlights: ReadonlyArray<Highlight> = [],
+  maxHighlights = 40
+): Signals => {
+  const seen = new Set<string>()
+  const unique: Array<Highlight> = []
+  for (const h of highlights) {
+    if (seen.has(h.ref)) continue
+    seen.add(h.ref)
+    unique.push(h)
+    if (unique.length >= maxHighlights) break
+  }
+  return { values, highlights: unique }
+}
+
+/** Generic measurements of a step list, shared by step_trace patterns. */
+export const stepStats = (
+  steps: ReadonlyArray<{ readonly type: string; readonly content: string; readonly tool?: string | undefined }>
+) => {
+  const errors = errorIndices(steps)
+  const repeats = repeatedIndices(steps.map((s) => `${s.type}:${s.tool ?? ""}:${s.content}`))
+  const highlights: Array<Highlight> = [
+    ...errors.map((i) => ({ ref: `steps[${i}]`, reason: "reads as an error" })),
+    ...repeats.map((i) => ({ ref: `steps[${i}]`, reason: "repeats an earlier step" }))
+  ]
+  return {
+    values: {
+      step_count: steps.length,
+      step_types: countBy(steps, (s) => s.type),
+      error_steps: errors.length,
+      error_rate: ratio(errors.length, steps.length),
+      longest_error_run: longestRun(errors),
+      repeated_steps: repeats.length,
+      repeat_rate: ratio(repeats.length, steps.length),
+      tools_used: Object.keys(countBy(steps.filter((s) => s.tool !== undefined), (s) => s.tool ?? "")).length
+    },
+    highlights
+  }
+}
