@@ -1,0 +1,33 @@
+/**
+ * The analysis engine's interface: one validated trace in, one checked detection out. The
+ * implementation (AnalyzerLive) resolves the provider, runs the mode's passes through the model
+ * and verifies the evidence; the HTTP handler only feeds it.
+ */
+import { Context, type Effect } from "effect"
+import type { LoadedPattern } from "../Catalogue/CatalogueLoader.js"
+import type { ValidatedTrace } from "../Catalogue/Pattern.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
+
+export interface AnalysisRequest {
+  readonly pattern: LoadedPattern
+  readonly mode: Mode
+  /** The model the client asked for (with an optional provider prefix), or null. */
+  readonly model: string | null
+  readonly trace: ValidatedTrace
+  readonly baseline: string | null
+  readonly requestId: string
+}
+
+export interface AnalysisResult {
+  /** The model actually called. */
+  readonly model: string
+  /** The detection, JSON-ready, already checked against the pattern's schema. */
+  readonly detection: Readonly<Record<string, unknown>>
+}
+
+export interface AnalyzerShape {
+  readonly analyze: (request: AnalysisRequest) => Effect.Effect<AnalysisResult, LlmResolutionError | AnalyzerError | Timeout>
+}
+
+export class Analyzer extends Context.Tag("Analyzer")<Analyzer, AnalyzerShape>() {}

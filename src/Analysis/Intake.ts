@@ -1,0 +1,151 @@
+/**
+ * From a parsed body to an analysis request, in the order of DECISIONS §3: trace limits (413),
+ * mode (400 invalid_mode), then the pattern's schema (400 validation_error naming field paths).
+ * Pure functions; no I/O.
+ */
+import { Either, ParseResult } from "effect"
+import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import type { AppConfigShape } from "../Config.js"
+import { InvalidMode, RequestTooLarge, ValidationError } from "../Errors.js"
+
+export const MAX_NESTING_DEPTH = 64
+const OPTION_KEYS = new Set(["mode", "model", "baseline"])
+const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"])
+const BASELINE_ID = /^[A-Za-z0-9_-]{1,64}$/
+
+export interface BodyParts {
+  readonly trace: Record<string, unknown>
+  readonly mode: unknown
+  readonly model: unknown
+  readonly baseline: unknown
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Envelope when `trace` is an object; otherwise the flat body minus the option keys. */
+export const splitBody = (body: Record<string, unknown>): BodyParts => {
+  const envelopeTrace = body["trace"]
+  if (isRecord(envelopeTrace)) {
+    return { trace: envelopeTrace, mode: body["mode"], model: body["model"], baseline: body["baseline"] }
+  }
+  const trace: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(body)) {
+    if (!OPTION_KEYS.has(key)) trace[key] = value
+  }
+  return { trace, mode: body["mode"], model: body["model"], baseline: body["baseline"] }
+}
+
+export type Limits = AppConfigShape["limits"]
+
+/**
+ * One iterative walk over the trace: nesting depth, per-string and total characters, sequence
+ * lengths. It also deletes prototype-polluting keys so nothing downstream ever sees them.
+ */
+export const checkTraceLimits = (
+  trace: Record<string, unknown>,
+  code: PatternCode,
+  limits: Limits
+): Either.Either<void, RequestTooLarge | ValidationError> => {
+  for (const { field, limit } of code.sequences) {
+    const value = trace[field]
+    if (!Array.isArray(value)) continue
+    const [max, variable] = limit === "messages"
+      ? [limits.maxMessages, "SVC_API_MAX_MESSAGES"]
+      : [limits.maxTraceSteps, "SVC_API_MAX_TRACE_STEPS"]
+    if (value.length > max) {
+      return Either.left(
+        new RequestTooLarge({
+          message: `${field} has ${value.length} elements, more than the limit of ${max}; raise ${variable} or split the trace`
+        })
+      )
+    }
+  }
+  let total = 0
+  const stack: Array<{ readonly value: unknown; readonly depth: number; readonly path: string }> = [
+    { value: trace, depth: 0, path: "trace" }
+  ]
+  while (stack.length > 0) {
+    const item = stack.pop()
+    if (item === undefined) break
+    const { value, depth, path } = item
+    if (typeof value === "string") {
+      if (value.length > limits.maxStringChars) {
+        return Either.left(
+          new RequestTooLarge({
+            message: `${path} has ${value.length} characters, more than the per-string limit of ${limits.maxStringChars}; raise SVC_API_MAX_STRING_CHARS`
+          })
+        )
+      }
+      total += value.length
+      if (total > limits.maxTotalChars) {
+        return Either.left(
+          new RequestTooLarge({
+            message: `the trace has more than ${limits.maxTotalChars} characters of text in total; raise SVC_API_MAX_TOTAL_CHARS or condense the trace`
+          })
+        )
+      }
+      continue
+    }
+    if (typeof value !== "object" || value === null) continue
+    if (depth >= MAX_NESTING_DEPTH) {
+      return Either.left(new ValidationError({ message: `${path} is nested more than ${MAX_NESTING_DEPTH} levels deep` }))
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: depth + 1, path: `${path}[${i}]` })
+      continue
+    }
+    if (!isRecord(value)) continue
+    for (const key of Object.keys(value)) {
+      if (UNSAFE_KEYS.has(key)) {
+        delete value[key]
+        continue
+      }
+      stack.push({ value: value[key], depth: depth + 1, path: `${path}.${key}` })
+    }
+  }
+  return Either.void
+}
+
+export const MODES: ReadonlyArray<Mode> = ["quick", "standard", "forensic"]
+const isMode = (u: unknown): u is Mode => u === "quick" || u === "standard" || u === "forensic"
+
+/** `mode` absent or null means standard; anything else outside the three is invalid_mode. */
+export const resolveMode = (mode: unknown): Either.Either<Mode, InvalidMode> => {
+  if (mode === undefined || mode === null) return Either.right("standard")
+  if (isMode(mode)) return Either.right(mode)
+  const shown = typeof mode === "string" ? JSON.stringify(mode.slice(0, 40)) : `a ${Array.isArray(mode) ? "list" : typeof mode}`
+  return Either.left(new InvalidMode({ message: `mode must be one of quick, standard, forensic (got ${shown})` }))
+}
+
+export const resolveModel = (model: unknown): Either.Either<string | null, ValidationError> => {
+  if (model === undefined || model === null) return Either.right(null)
+  if (typeof model === "string" && model.trim().length > 0 && model.length <= 200 && !/[\s\u0000-\u001f]/.test(model.trim())) {
+    return Either.right(model.trim())
+  }
+  return Either.left(new ValidationError({ message: "model must be a non-empty model identifier of at most 200 characters without spaces" }))
+}
+
+export const resolveBaseline = (baseline: unknown): Either.Either<string | null, ValidationError> => {
+  if (baseline === undefined || baseline === null) return Either.right(null)
+  if (typeof baseline === "string" && BASELINE_ID.test(baseline)) return Either.right(baseline)
+  return Either.left(
+    new ValidationError({ message: "baseline must be an id of 1-64 characters of [A-Za-z0-9_-] (never a path)" })
+  )
+}
+
+/** Formats schema issues as `path: message`, naming field paths; at most 10. */
+export const formatParseError = (error: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const lines = issues.slice(0, 10).map((issue) =>
+    `${issue.path.length === 0 ? "(trace)" : issue.path.map(String).join(".")}: ${issue.message}`
+  )
+  const more = issues.length > 10 ? `; and ${issues.length - 10} more` : ""
+  return `the trace does not match the pattern's input schema: ${lines.join("; ")}${more}`
+}
+
+export const validateTrace = (
+  code: PatternCode,
+  trace: Record<string, unknown>
+): Either.Either<ValidatedTrace, ValidationError> =>
+  Either.mapLeft(code.validate(trace), (error) => new ValidationError({ message: formatParseError(error) }))

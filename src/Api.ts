@@ -1,0 +1,158 @@
+/**
+ * The whole HTTP contract of pattern-analysis-service. One definition drives the server
+ * (HttpApiBuilder), the OpenAPI 3.1 document (/openapi.json) and the typed client (Client.ts).
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import packageJson from "../package.json" with { type: "json" }
+import { AnalyzeGroup } from "./Analysis/AnalyzeGroup.generated.js"
+import { CatalogueResponse, CompositionResponse, PatternRecord, PlaybooksResponse } from "./Catalogue/Resources.js"
+import {
+  AuthMisconfiguredWire,
+  InternalErrorWire,
+  NotFoundWire,
+  RateLimitedWire,
+  UnauthorizedWire,
+  UnknownPatternWire
+} from "./Errors.js"
+
+export const SERVER_NAME = "pattern-analysis-service"
+export const VERSION: string = packageJson.version
+
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok"),
+  server: Schema.String.annotations({ description: "Server identifier." }),
+  version: Schema.String.annotations({ description: "Service version." }),
+  patterns: Schema.Int.annotations({ description: "Number of patterns in the catalogue." })
+}).annotations({ identifier: "Health", description: "Health response." })
+
+export const Liveness = Schema.Struct({ status: Schema.Literal("ok") }).annotations({
+  identifier: "Liveness",
+  description: "The process and its event loop run."
+})
+
+export const Ready = Schema.Struct({ status: Schema.Literal("ready") }).annotations({
+  identifier: "Ready",
+  description: "Serving: route traffic here."
+})
+
+export const NotReady = Schema.Struct({ status: Schema.Literal("starting", "draining") }).annotations({
+  identifier: "NotReady",
+  description: "Not serving new traffic: starting (catalogue not loaded) or draining (shutdown began)."
+})
+
+const PatternName = HttpApiSchema.param(
+  "name",
+  Schema.String.annotations({ description: "Pattern name (snake_case slug), e.g. `lewin`." })
+)
+
+const text = (contentType: string, description: string) =>
+  HttpApiSchema.Text({ contentType }).annotations({ description })
+
+export class ProbesGroup extends HttpApiGroup.make("probes")
+  .add(
+    HttpApiEndpoint.get("healthz", "/healthz")
+      .addSuccess(Health)
+      .annotate(OpenApi.Summary, "Health: status, server, version, pattern count")
+  )
+  .add(
+    HttpApiEndpoint.get("livez", "/livez")
+      .addSuccess(Liveness)
+      .annotate(OpenApi.Summary, "Liveness probe (never depends on providers or disk)")
+  )
+  .add(
+    HttpApiEndpoint.get("readyz", "/readyz")
+      .addSuccess(Ready)
+      .addSuccess(NotReady, { status: 503 })
+      .annotate(OpenApi.Summary, "Readiness probe: 503 while starting or draining")
+  )
+  .add(
+    HttpApiEndpoint.get("metrics", "/metrics")
+      .addSuccess(text("text/plain; version=0.0.4; charset=utf-8", "Prometheus text exposition."))
+      .annotate(OpenApi.Summary, "Prometheus metrics")
+  )
+  .annotate(OpenApi.Title, "Probes")
+  .annotate(OpenApi.Description, "Health, liveness, readiness and metrics. Never authenticated or rate-limited.")
+{}
+
+export class CatalogueGroup extends HttpApiGroup.make("catalogue")
+  .add(
+    HttpApiEndpoint.get("listPatterns", "/v1/patterns")
+      .addSuccess(CatalogueResponse)
+      .annotate(OpenApi.Summary, "List the catalogue")
+  )
+  .add(
+    HttpApiEndpoint.get("getPattern")`/v1/patterns/${PatternName}`
+      .addSuccess(PatternRecord)
+      .addError(UnknownPatternWire)
+      .annotate(OpenApi.Summary, "One pattern's record")
+  )
+  .add(
+    HttpApiEndpoint.get("getPlaybooks")`/v1/patterns/${PatternName}/playbooks`
+      .addSuccess(PlaybooksResponse)
+      .addError(UnknownPatternWire)
+      .annotate(OpenApi.Summary, "A pattern's failure-mode playbooks")
+  )
+  .add(
+    HttpApiEndpoint.get("getCitations")`/v1/patterns/${PatternName}/citations`
+      .addSuccess(text("text/markdown; charset=utf-8", "The pattern's CITATIONS document."))
+      .addError(UnknownPatternWire)
+      .annotate(OpenApi.Summary, "A pattern's CITATIONS document (markdown)")
+  )
+  .add(
+    HttpApiEndpoint.get("getComposition")`/v1/patterns/${PatternName}/composition`
+      .addSuccess(CompositionResponse)
+      .addError(UnknownPatternWire)
+      .annotate(OpenApi.Summary, "A pattern's composition manifest")
+  )
+  .annotate(OpenApi.Title, "Catalogue")
+  .annotate(OpenApi.Description, "The 34 patterns and their reference resources.")
+{}
+
+const DocsAsset = HttpApiSchema.param("file", Schema.String)
+
+export class DocsGroup extends HttpApiGroup.make("docs")
+  .add(
+    HttpApiEndpoint.get("openapi", "/openapi.json")
+      .addSuccess(Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "OpenAPI 3.1 document." }))
+      .annotate(OpenApi.Summary, "This OpenAPI document")
+  )
+  .add(
+    HttpApiEndpoint.get("swaggerUi", "/docs")
+      .addSuccess(text("text/html; charset=utf-8", "Swagger UI."))
+      .annotate(OpenApi.Summary, "Interactive API documentation (Swagger UI, served offline)")
+  )
+  .add(
+    HttpApiEndpoint.get("redoc", "/redoc")
+      .addSuccess(text("text/html; charset=utf-8", "Redoc."))
+      .annotate(OpenApi.Summary, "Reference documentation (Redoc, served offline)")
+  )
+  .add(
+    HttpApiEndpoint.get("swaggerUiAsset")`/docs/${DocsAsset}`
+      .addSuccess(HttpApiSchema.Uint8Array())
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Exclude, true)
+  )
+  .add(
+    HttpApiEndpoint.get("redocAsset")`/redoc/${DocsAsset}`
+      .addSuccess(HttpApiSchema.Uint8Array())
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Exclude, true)
+  )
+  .annotate(OpenApi.Title, "Documentation")
+{}
+
+export class Api extends HttpApi.make("pattern-analysis-service")
+  .add(ProbesGroup)
+  .add(CatalogueGroup.addError(UnauthorizedWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire))
+  .add(AnalyzeGroup)
+  .add(DocsGroup)
+  .addError(InternalErrorWire)
+  .annotate(OpenApi.Title, "pattern-analysis-service")
+  .annotate(OpenApi.Version, VERSION)
+  .annotate(
+    OpenApi.Description,
+    "Reads AI-agent traces through 34 organizational-behaviour frameworks and returns cited, evidence-checked detections. Every error is `{detail:{error, message}}`."
+  )
+  .annotate(OpenApi.License, { name: "UNLICENSED" })
+{}

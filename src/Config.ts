@@ -1,0 +1,300 @@
+/**
+ * The service's whole configuration, read once from the environment (Effect `Config`) and
+ * validated at start-up. A malformed value stops the process with a message naming the variable
+ * and its accepted form; there is no silent fallback. Secrets are `Redacted`.
+ */
+import { Config, ConfigError, Context, Duration, Either, Layer, Option, Redacted } from "effect"
+import { homedir } from "node:os"
+import { join, resolve } from "node:path"
+
+export type ProviderName = "anthropic" | "openai" | "local"
+
+export interface ApiKeyEntry {
+  readonly name: string
+  readonly key: Redacted.Redacted<string>
+}
+
+export interface RateLimitSetting {
+  readonly requests: number
+  readonly windowSeconds: number
+}
+
+export interface AppConfigShape {
+  readonly host: string
+  readonly port: number
+  readonly home: string
+  readonly patternsDir: string
+  readonly logLevel: "trace" | "debug" | "info" | "warning" | "error" | "fatal" | "none"
+  readonly auth: {
+    readonly keys: ReadonlyArray<ApiKeyEntry>
+    readonly keysFile: Option.Option<string>
+    readonly required: boolean
+  }
+  readonly rateLimit: Option.Option<RateLimitSetting>
+  readonly trustedProxies: number
+  readonly limits: {
+    readonly maxBodyBytes: number
+    readonly maxTraceSteps: number
+    readonly maxMessages: number
+    readonly maxStringChars: number
+    readonly maxTotalChars: number
+    readonly requestTimeout: Duration.Duration
+  }
+  readonly cache: {
+    readonly enabled: boolean
+    readonly capacity: number
+    readonly ttl: Option.Option<Duration.Duration>
+  }
+  readonly lifecycle: {
+    readonly drainDelay: Duration.Duration
+    readonly shutdownGrace: Duration.Duration
+  }
+  readonly providers: {
+    readonly forced: Option.Option<ProviderName>
+    readonly defaultModel: Option.Option<string>
+    readonly anthropicKey: Option.Option<Redacted.Redacted<string>>
+    readonly anthropicBaseUrl: Option.Option<string>
+    readonly openaiKey: Option.Option<Redacted.Redacted<string>>
+    readonly openaiBaseUrl: Option.Option<string>
+    readonly localHost: Option.Option<string>
+  }
+  readonly errorReporting: {
+    readonly dsn: Option.Option<Redacted.Redacted<string>>
+    readonly environment: Option.Option<string>
+  }
+}
+
+export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
+
+const invalid = (name: string, accepted: string, got: string) =>
+  ConfigError.InvalidData([name], `${name} must be ${accepted} (got "${got.length > 60 ? `${got.slice(0, 60)}…` : got}")`)
+
+/** A variable parsed by `parse`; `undefined` from parse means malformed. */
+const parsed = <A>(name: string, accepted: string, parse: (raw: string) => A | undefined): Config.Config<A> =>
+  Config.string(name).pipe(
+    Config.mapOrFail((raw) => {
+      const value = parse(raw.trim())
+      return value === undefined ? Either.left(invalid(name, accepted, raw)) : Either.right(value)
+    })
+  )
+
+const withDefault = <A>(config: Config.Config<A>, fallback: A) => Config.withDefault(config, fallback)
+
+const integer = (min: number, max: number) => (raw: string): number | undefined => {
+  if (!/^\d+$/.test(raw)) return undefined
+  const n = Number(raw)
+  return Number.isSafeInteger(n) && n >= min && n <= max ? n : undefined
+}
+
+const booleanValue = (raw: string): boolean | undefined => {
+  const lower = raw.toLowerCase()
+  if (["true", "1", "yes", "on"].includes(lower)) return true
+  if (["false", "0", "no", "off", ""].includes(lower)) return false
+  return undefined
+}
+
+/** Seconds as a number, or with a unit: `120`, `120s`, `1500ms`, `2m`. */
+export const parseDuration = (raw: string): Duration.Duration | undefined => {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(raw)
+  if (match === null) return undefined
+  const value = Number(match[1])
+  if (!Number.isFinite(value) || value <= 0) return undefined
+  const unit = match[2] ?? "s"
+  return Duration.millis(unit === "ms" ? value : unit === "m" ? value * 60_000 : value * 1000)
+}
+
+const nonNegativeDuration = (raw: string): Duration.Duration | undefined =>
+  /^0+(\.0+)?\s*(ms|s|m)?$/.test(raw) ? Duration.zero : parseDuration(raw)
+
+/** `N/S` (N requests per S seconds), `N` (per 60 s), `off`. */
+export const parseRateLimit = (raw: string): Option.Option<RateLimitSetting> | undefined => {
+  if (raw === "" || raw.toLowerCase() === "off") return Option.none()
+  const match = /^(\d+)(?:\s*\/\s*(\d+)\s*s?)?$/.exec(raw)
+  if (match === null) return undefined
+  const requests = Number(match[1])
+  const windowSeconds = match[2] === undefined ? 60 : Number(match[2])
+  if (requests < 1 || windowSeconds < 1 || !Number.isSafeInteger(requests) || windowSeconds > 86_400) return undefined
+  return Option.some({ requests, windowSeconds })
+}
+
+export const MIN_KEY_LENGTH = 16
+
+/** `name=key,name2=key2`; names `[A-Za-z0-9_.-]`, keys at least 16 characters. */
+export const parseKeyList = (
+  entries: ReadonlyArray<string>,
+  source: string
+): Either.Either<Array<ApiKeyEntry>, string> => {
+  const out: Array<ApiKeyEntry> = []
+  const names = new Set<string>()
+  const keys = new Set<string>()
+  for (const [index, entry] of entries.entries()) {
+    const at = entry.indexOf("=")
+    const where = `${source} entry ${index + 1}`
+    if (at <= 0) return Either.left(`${where} must be <key_name>=<API_KEY>`)
+    const name = entry.slice(0, at).trim()
+    const key = entry.slice(at + 1).trim()
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return Either.left(`${where}: key names are 1-64 characters of [A-Za-z0-9_.-]`)
+    if (key.length < MIN_KEY_LENGTH) return Either.left(`${where}: keys must be at least ${MIN_KEY_LENGTH} characters`)
+    if (names.has(name)) return Either.left(`${where}: duplicate key name`)
+    if (keys.has(key)) return Either.left(`${where}: duplicate key (two names share one key)`)
+    names.add(name)
+    keys.add(key)
+    out.push({ name, key: Redacted.make(key) })
+  }
+  return Either.right(out)
+}
+
+const apiKeys: Config.Config<Array<ApiKeyEntry>> = Config.string("SVC_API_KEYS").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((raw) => {
+    const entries = raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+    return Either.mapLeft(parseKeyList(entries, "SVC_API_KEYS"), (message) =>
+      ConfigError.InvalidData(["SVC_API_KEYS"], `${message} (the value is not shown)`)
+    )
+  })
+)
+
+const optionalString = (name: string) =>
+  Config.option(Config.string(name)).pipe(Config.map(Option.filter((s) => s.trim().length > 0)))
+
+const optionalSecret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(Config.map(Option.filter((s) => Redacted.value(s).trim().length > 0)))
+
+const firstOf = <A>(a: Option.Option<A>, b: Option.Option<A>) => Option.orElse(a, () => b)
+
+const url = (name: string) =>
+  Config.option(
+    parsed(name, "an http(s) URL", (raw) => {
+      if (raw === "") return undefined
+      const withScheme = /^[a-z]+:\/\//i.test(raw) ? raw : `http://${raw}`
+      try {
+        const parsedUrl = new URL(withScheme)
+        return parsedUrl.protocol === "http:" || parsedUrl.protocol === "https:" ? withScheme.replace(/\/+$/, "") : undefined
+      } catch {
+        return undefined
+      }
+    })
+  )
+
+const MiB = 1024 * 1024
+
+export const appConfig: Config.Config<AppConfigShape> = Config.all({
+  host: withDefault(
+    parsed("SVC_HOST", "a host name or IP address", (raw) => (/^[A-Za-z0-9.:[\]-]+$/.test(raw) ? raw : undefined)),
+    "127.0.0.1"
+  ),
+  port: withDefault(parsed("SVC_PORT", "an integer port 0-65535", integer(0, 65_535)), 8000),
+  home: withDefault(
+    parsed("SVC_HOME", "a directory path", (raw) => (raw.length > 0 ? resolve(raw.replace(/^~(?=$|\/)/, homedir())) : undefined)),
+    join(homedir(), ".svc")
+  ),
+  patternsDir: withDefault(
+    parsed("SVC_PATTERNS_DIR", "a directory path", (raw) => (raw.length > 0 ? resolve(raw) : undefined)),
+    resolve(import.meta.dirname, "..", "patterns")
+  ),
+  logLevel: withDefault(
+    parsed("SVC_LOG_LEVEL", "one of trace, debug, info, warning, error, fatal, none", (raw) => {
+      const lower = raw.toLowerCase() === "warn" ? "warning" : raw.toLowerCase()
+      return lower === "trace" || lower === "debug" || lower === "info" || lower === "warning" || lower === "error" ||
+          lower === "fatal" || lower === "none"
+        ? lower
+        : undefined
+    }),
+    "info"
+  ),
+  auth: Config.all({
+    keys: apiKeys,
+    keysFile: optionalString("SVC_API_KEYS_FILE"),
+    required: withDefault(parsed("SVC_API_REQUIRE_AUTH", "true or false", booleanValue), false)
+  }),
+  rateLimit: withDefault(
+    parsed("SVC_API_RATE_LIMIT", "N/S (N requests per S seconds), N (per 60 s) or off", parseRateLimit),
+    Option.none()
+  ),
+  trustedProxies: withDefault(parsed("SVC_TRUSTED_PROXIES", "an integer 0-10 (proxy hops)", integer(0, 10)), 1),
+  limits: Config.all({
+    maxBodyBytes: withDefault(parsed("SVC_API_MAX_BODY_BYTES", "an integer number of bytes >= 1024", integer(1024, 2 ** 40)), 5 * MiB),
+    maxTraceSteps: withDefault(parsed("SVC_API_MAX_TRACE_STEPS", "a positive integer", integer(1, 10_000_000)), 5000),
+    maxMessages: withDefault(parsed("SVC_API_MAX_MESSAGES", "a positive integer", integer(1, 10_000_000)), 5000),
+    maxStringChars: withDefault(parsed("SVC_API_MAX_STRING_CHARS", "a positive integer", integer(1, 2 ** 40)), 200_000),
+    maxTotalChars: withDefault(parsed("SVC_API_MAX_TOTAL_CHARS", "a positive integer", integer(1, 2 ** 40)), 1_000_000),
+    requestTimeout: withDefault(
+      parsed("SVC_API_REQUEST_TIMEOUT", "a positive duration in seconds (120, 120s, 1500ms, 2m)", parseDuration),
+      Duration.seconds(120)
+    )
+  }),
+  cache: Config.all({
+    enabled: withDefault(
+      parsed("SVC_CACHE", "memory or off", (raw) => {
+        const lower = raw.toLowerCase()
+        return lower === "memory" ? true : lower === "off" || lower === "none" || lower === "" ? false : undefined
+      }),
+      false
+    ),
+    capacity: withDefault(parsed("SVC_CACHE_CAPACITY", "a positive integer", integer(1, 100_000_000)), 1024),
+    ttl: Config.option(parsed("SVC_CACHE_TTL_SECONDS", "a positive duration in seconds", parseDuration))
+  }),
+  lifecycle: Config.all({
+    drainDelay: withDefault(
+      parsed("SVC_DRAIN_DELAY_SECONDS", "a duration in seconds >= 0", nonNegativeDuration),
+      Duration.seconds(5)
+    ),
+    shutdownGrace: withDefault(
+      parsed("SVC_SHUTDOWN_GRACE_SECONDS", "a duration in seconds >= 0", nonNegativeDuration),
+      Duration.seconds(20)
+    )
+  }),
+  providers: Config.all({
+    forced: Config.option(
+      parsed("SVC_LLM_PROVIDER", "one of anthropic, openai, local", (raw) => {
+        const lower = raw.toLowerCase()
+        return lower === "anthropic" || lower === "openai" || lower === "local" ? lower : undefined
+      })
+    ),
+    defaultModel: optionalString("SVC_MODEL"),
+    anthropicKey: Config.all([optionalSecret("ANTHROPIC_API_KEY"), optionalSecret("PROVIDER_A_API_KEY")]).pipe(
+      Config.map(([a, b]) => firstOf(a, b))
+    ),
+    anthropicBaseUrl: url("ANTHROPIC_BASE_URL"),
+    openaiKey: Config.all([optionalSecret("OPENAI_API_KEY"), optionalSecret("PROVIDER_B_API_KEY")]).pipe(
+      Config.map(([a, b]) => firstOf(a, b))
+    ),
+    openaiBaseUrl: url("OPENAI_BASE_URL"),
+    localHost: Config.all([url("LOCAL_MODEL_HOST"), url("OLLAMA_HOST")]).pipe(Config.map(([a, b]) => firstOf(a, b)))
+  }),
+  errorReporting: Config.all({
+    dsn: optionalSecret("ERROR_REPORTING_DSN"),
+    environment: optionalString("ERROR_REPORTING_ENVIRONMENT")
+  })
+})
+
+/** Reads and validates the configuration from the current ConfigProvider. */
+export const AppConfigLive = Layer.effect(AppConfig, appConfig)
+
+/** Renders a ConfigError for a person: one line per problem, variable first. */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const lines: Array<string> = []
+  const walk = (e: ConfigError.ConfigError): void => {
+    switch (e._op) {
+      case "And":
+      case "Or":
+        walk(e.left)
+        walk(e.right)
+        return
+      case "InvalidData":
+        lines.push(e.message)
+        return
+      case "MissingData":
+        lines.push(`${e.path.join(".")}: ${e.message}`)
+        return
+      case "SourceUnavailable":
+        lines.push(`${e.path.join(".")}: ${e.message}`)
+        return
+      case "Unsupported":
+        lines.push(`${e.path.join(".")}: ${e.message}`)
+        return
+    }
+  }
+  walk(error)
+  return Array.from(new Set(lines)).join("\n")
+}

@@ -1,0 +1,117 @@
+/**
+ * One TaggedError per error kind (SEED §7, DECISIONS §5). Handlers fail with the class; on the
+ * wire each is `{detail:{error:<kind>, message}}` with its status. The wire form is produced in
+ * one place, `wire` below, used both by the HttpApi contract (so OpenAPI and the typed client see
+ * it) and by the outer middleware for errors raised outside any endpoint.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", { message: Schema.String }) {}
+export class InvalidMode extends Schema.TaggedError<InvalidMode>()("InvalidMode", { message: Schema.String }) {}
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {}
+export class UnknownPattern extends Schema.TaggedError<UnknownPattern>()("UnknownPattern", { message: Schema.String }) {}
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", { message: Schema.String }) {}
+export class RequestTooLarge extends Schema.TaggedError<RequestTooLarge>()("RequestTooLarge", { message: Schema.String }) {}
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  message: Schema.String
+}) {}
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  message: Schema.String,
+  retryAfterSeconds: Schema.Int,
+  limit: Schema.Int
+}) {}
+export class AuthMisconfigured extends Schema.TaggedError<AuthMisconfigured>()("AuthMisconfigured", {
+  message: Schema.String
+}) {}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {}
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", {
+  message: Schema.String
+}) {}
+export class LlmResolutionError extends Schema.TaggedError<LlmResolutionError>()("LlmResolutionError", {
+  message: Schema.String
+}) {}
+export class AnalyzerError extends Schema.TaggedError<AnalyzerError>()("AnalyzerError", { message: Schema.String }) {}
+export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", { message: Schema.String }) {}
+
+export type ApiError =
+  | ValidationError
+  | InvalidMode
+  | Unauthorized
+  | UnknownPattern
+  | NotFound
+  | MethodNotAllowed
+  | RequestTooLarge
+  | UnsupportedMediaType
+  | RateLimited
+  | AuthMisconfigured
+  | InternalError
+  | ServiceUnavailable
+  | LlmResolutionError
+  | AnalyzerError
+  | Timeout
+
+/** The documented kind and status of each error. */
+export const errorKinds = {
+  ValidationError: { kind: "validation_error", status: 400 },
+  InvalidMode: { kind: "invalid_mode", status: 400 },
+  Unauthorized: { kind: "unauthorized", status: 401 },
+  UnknownPattern: { kind: "unknown_pattern", status: 404 },
+  NotFound: { kind: "not_found", status: 404 },
+  MethodNotAllowed: { kind: "method_not_allowed", status: 405 },
+  RequestTooLarge: { kind: "request_too_large", status: 413 },
+  UnsupportedMediaType: { kind: "unsupported_media_type", status: 415 },
+  RateLimited: { kind: "rate_limited", status: 429 },
+  AuthMisconfigured: { kind: "auth_misconfigured", status: 500 },
+  InternalError: { kind: "internal_error", status: 500 },
+  LlmResolutionError: { kind: "llm_resolution_error", status: 502 },
+  AnalyzerError: { kind: "analyzer_error", status: 502 },
+  ServiceUnavailable: { kind: "service_unavailable", status: 503 },
+  Timeout: { kind: "timeout", status: 504 }
+} as const satisfies Record<ApiError["_tag"], { kind: string; status: number }>
+
+export type ErrorKind = (typeof errorKinds)[keyof typeof errorKinds]["kind"]
+
+export const ErrorDetail = <K extends string>(kind: K) =>
+  Schema.Struct({
+    error: Schema.Literal(kind).annotations({ description: "The error kind." }),
+    message: Schema.String.annotations({ description: "What went wrong and, where it helps, what to do." })
+  })
+
+/** The wire body of an error: `{detail:{error, message}}`. */
+export const errorBody = (kind: string, message: string) => ({ detail: { error: kind, message } })
+
+/** The wire schema of one error class: `{detail:{error:<kind>, message}}` with its status. */
+const wire = <Tag extends ApiError["_tag"], Self extends { readonly _tag: Tag; readonly message: string }, Fields>(
+  tag: Tag,
+  schema: Schema.Schema<Self, { readonly _tag: Tag; readonly message: string } & Fields>,
+  defaults: Fields
+) => {
+  const { kind, status } = errorKinds[tag]
+  return Schema.transform(Schema.Struct({ detail: ErrorDetail(kind) }), schema, {
+    strict: false,
+    decode: (body) => ({ ...defaults, _tag: tag, message: body.detail.message }),
+    encode: (error) => ({ detail: { error: kind, message: error.message } })
+  }).annotations({
+    identifier: `${tag}Error`,
+    description: `\`${kind}\` (HTTP ${status}).`,
+    ...HttpApiSchema.annotations({ status })
+  })
+}
+
+export const ValidationErrorWire = wire("ValidationError", ValidationError, {})
+export const InvalidModeWire = wire("InvalidMode", InvalidMode, {})
+export const UnauthorizedWire = wire("Unauthorized", Unauthorized, {})
+export const UnknownPatternWire = wire("UnknownPattern", UnknownPattern, {})
+export const NotFoundWire = wire("NotFound", NotFound, {})
+export const MethodNotAllowedWire = wire("MethodNotAllowed", MethodNotAllowed, {})
+export const RequestTooLargeWire = wire("RequestTooLarge", RequestTooLarge, {})
+export const UnsupportedMediaTypeWire = wire("UnsupportedMediaType", UnsupportedMediaType, {})
+export const RateLimitedWire = wire("RateLimited", RateLimited, { retryAfterSeconds: 0, limit: 0 })
+export const AuthMisconfiguredWire = wire("AuthMisconfigured", AuthMisconfigured, {})
+export const InternalErrorWire = wire("InternalError", InternalError, {})
+export const ServiceUnavailableWire = wire("ServiceUnavailable", ServiceUnavailable, {})
+export const LlmResolutionErrorWire = wire("LlmResolutionError", LlmResolutionError, {})
+export const AnalyzerErrorWire = wire("AnalyzerError", AnalyzerError, {})
+export const TimeoutWire = wire("Timeout", Timeout, {})

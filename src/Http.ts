@@ -1,0 +1,40 @@
+/**
+ * Composition: the HttpApi groups, the outer middleware, and the Node server. Shared resources
+ * (config, catalogue, readiness, metrics, the analyzer and its provider clients) are provided
+ * outside the server layer so they outlive the requests that use them while the server drains.
+ */
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Layer } from "effect"
+import { createServer } from "node:http"
+import { AnalyzeHandlersLive } from "./Analysis/AnalyzeHandlers.js"
+import { AnalyzeHttpLive } from "./Analysis/AnalyzeHttp.generated.js"
+import { Api } from "./Api.js"
+import { patternCodes } from "./Catalogue/Catalogue.js"
+import { CatalogueHttpLive } from "./Catalogue/CatalogueHttp.js"
+import { DocsHttpLive } from "./Docs/DocsHttp.js"
+import { outerMiddleware } from "./Http/Middleware.js"
+import { ProbesHttpLive } from "./Lifecycle/ProbesHttp.js"
+
+/** Node server timeouts: slow or idle clients cannot hold sockets forever. */
+export const SERVER_TIMEOUTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 60_000,
+  keepAliveTimeout: 5_000
+} as const
+
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, DocsHttpLive]),
+  Layer.provide(AnalyzeHandlersLive)
+)
+
+const slugs = new Set(patternCodes.map((code) => code.slug))
+
+/** The HTTP app served by whatever HttpServer is provided (Node in production, test servers in tests). */
+export const HttpAppLive = HttpApiBuilder.serve(outerMiddleware({ slugs })).pipe(Layer.provide(ApiLive))
+
+export const nodeServerLayer = (host: string, port: number) =>
+  NodeHttpServer.layer(() => createServer({ ...SERVER_TIMEOUTS }), { host, port })
+
+export const ServerLive = (host: string, port: number) =>
+  HttpAppLive.pipe(HttpServer.withLogAddress, Layer.provide(nodeServerLayer(host, port)))

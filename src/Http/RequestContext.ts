@@ -1,0 +1,31 @@
+/**
+ * Per-request state shared between the outer middleware and the handlers, held in a FiberRef so
+ * handlers can fill it without adding a service requirement: the request id (for logs and
+ * telemetry) and, for analyze requests, the labels the middleware records in the metrics.
+ */
+import { Effect, FiberRef } from "effect"
+
+export interface RequestState {
+  readonly requestId: string
+  readonly startedAt: number
+  /** Set by the analyze handler as it learns them. */
+  analyzeMode: string
+  /** `ok`, `cache_hit` or an error kind; set where the outcome is decided. */
+  analyzeStatus: string | null
+}
+
+export const CurrentRequest = FiberRef.unsafeMake<RequestState | null>(null)
+
+export const currentRequest = FiberRef.get(CurrentRequest)
+
+/** Updates the current request's state, when there is one. */
+export const updateRequest = (f: (state: RequestState) => void) =>
+  Effect.map(currentRequest, (state) => {
+    if (state !== null) f(state)
+  })
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The client's X-Request-ID when it is 1-128 characters of [A-Za-z0-9._:-], else a fresh one. */
+export const requestIdFrom = (header: string | undefined): string =>
+  header !== undefined && REQUEST_ID.test(header) ? header : crypto.randomUUID()

@@ -1,0 +1,8 @@
+/** Small response helpers shared by the handlers. */
+import { HttpServerResponse } from "@effect/platform"
+
+export const jsonBytes = (bytes: Uint8Array, status = 200) =>
+  HttpServerResponse.uint8Array(bytes, { status, contentType: "application/json" })
+
+export const bytesAs = (bytes: Uint8Array, contentType: string) =>
+  HttpServerResponse.uint8Array(bytes, { status: 200, contentType })

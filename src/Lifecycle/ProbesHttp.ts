@@ -1,0 +1,40 @@
+/**
+ * /healthz, /livez, /readyz and /metrics (DECISIONS §2). Health and liveness bodies are fixed
+ * at start-up; readiness reads the Readiness cell; metrics renders the Prometheus exporter.
+ */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { Api, SERVER_NAME, VERSION } from "../Api.js"
+import { Catalogue } from "../Catalogue/Catalogue.js"
+import { jsonBytes } from "../Http/Responses.js"
+import { MetricsExposition } from "../Observability/Metrics.js"
+import { Readiness } from "./Readiness.js"
+
+const encoder = new TextEncoder()
+
+export const ProbesHttpLive = HttpApiBuilder.group(Api, "probes", (handlers) =>
+  Effect.gen(function*() {
+    const catalogue = yield* Catalogue
+    const readiness = yield* Readiness
+    const metrics = yield* MetricsExposition
+    const health = encoder.encode(
+      JSON.stringify({ status: "ok", server: SERVER_NAME, version: VERSION, patterns: catalogue.entries.length })
+    )
+    const live = encoder.encode(JSON.stringify({ status: "ok" }))
+    const readyBodies = {
+      ready: encoder.encode(JSON.stringify({ status: "ready" })),
+      starting: encoder.encode(JSON.stringify({ status: "starting" })),
+      draining: encoder.encode(JSON.stringify({ status: "draining" }))
+    }
+    return handlers
+      .handle("healthz", () => Effect.succeed(jsonBytes(health)))
+      .handle("livez", () => Effect.succeed(jsonBytes(live)))
+      .handle("readyz", () =>
+        Effect.sync(() => {
+          const state = readiness.current()
+          return jsonBytes(readyBodies[state], state === "ready" ? 200 : 503)
+        }))
+      .handle("metrics", () =>
+        Effect.map(metrics.render, (text) =>
+          HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" })))
+  }))

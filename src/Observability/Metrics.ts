@@ -1,0 +1,82 @@
+/**
+ * Metrics. Effect metrics are the instruments; the OpenTelemetry Prometheus exporter is the
+ * metric reader (DECISIONS §8), read from the /metrics handler so metrics live on the main port.
+ * Counters are created `incremental` so they export as Prometheus counters, not gauges.
+ */
+import * as OtelMetrics from "@effect/opentelemetry/Metrics"
+import * as OtelResource from "@effect/opentelemetry/Resource"
+import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
+import { Context, Effect, Layer, Metric, MetricBoundaries } from "effect"
+import { SERVER_NAME, VERSION } from "../Api.js"
+
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
+
+export const requestsTotal = Metric.counter("svc_requests", {
+  description: "Analyze requests by surface, pattern, mode and status (ok, cache_hit or the error kind).",
+  incremental: true
+})
+
+export const requestDuration = Metric.histogram(
+  "svc_request_duration_seconds",
+  MetricBoundaries.fromIterable(DURATION_BUCKETS),
+  "Analyze request duration in seconds by surface, pattern and mode."
+)
+
+export const httpRequestsTotal = Metric.counter("svc_http_requests", {
+  description: "HTTP responses by method, route template and status code.",
+  incremental: true
+})
+
+export interface AnalyzeLabels {
+  readonly surface: "rest" | "mcp"
+  readonly pattern: string
+  readonly mode: string
+  readonly status: string
+}
+
+/** Records one analyze request: counter with status, histogram without. */
+export const recordAnalyze = (labels: AnalyzeLabels, seconds: number) =>
+  Effect.all([
+    Metric.update(
+      requestsTotal.pipe(
+        Metric.tagged("surface", labels.surface),
+        Metric.tagged("pattern", labels.pattern),
+        Metric.tagged("mode", labels.mode),
+        Metric.tagged("status", labels.status)
+      ),
+      1
+    ),
+    Metric.update(
+      requestDuration.pipe(
+        Metric.tagged("surface", labels.surface),
+        Metric.tagged("pattern", labels.pattern),
+        Metric.tagged("mode", labels.mode)
+      ),
+      seconds
+    )
+  ], { discard: true })
+
+export interface MetricsExpositionShape {
+  /** The Prometheus text exposition of every metric. */
+  readonly render: Effect.Effect<string>
+}
+
+export class MetricsExposition extends Context.Tag("MetricsExposition")<MetricsExposition, MetricsExpositionShape>() {}
+
+/** Registers the Prometheus exporter as the metric reader of Effect's metric registry. */
+export const MetricsLive: Layer.Layer<MetricsExposition> = Layer.unwrapEffect(
+  Effect.sync(() => {
+    const exporter = new PrometheusExporter({ preventServerStart: true })
+    const serializer = new PrometheusSerializer(undefined, false)
+    const render = Effect.promise(() => exporter.collect()).pipe(
+      Effect.map(({ resourceMetrics }) => serializer.serialize(resourceMetrics))
+    )
+    return Layer.succeed(MetricsExposition, { render }).pipe(
+      Layer.provideMerge(
+        OtelMetrics.layer(() => exporter).pipe(
+          Layer.provide(OtelResource.layer({ serviceName: SERVER_NAME, serviceVersion: VERSION }))
+        )
+      )
+    )
+  })
+)
