@@ -140,6 +140,7 @@ export class DocsGroup extends HttpApiGroup.make("docs")
       .annotate(OpenApi.Exclude, true)
   )
   .annotate(OpenApi.Title, "Documentation")
+  .annotate(OpenApi.Description, "This OpenAPI document and the Swagger UI and Redoc pages, served offline.")
 {}
 
 export class Api extends HttpApi.make("pattern-analysis-service")
@@ -154,5 +155,5 @@ export class Api extends HttpApi.make("pattern-analysis-service")
     OpenApi.Description,
     "Reads AI-agent traces through 34 organizational-behaviour frameworks and returns cited, evidence-checked detections. Every error is `{detail:{error, message}}`."
   )
-  .annotate(OpenApi.License, { name: "UNLICENSED" })
+  .annotate(OpenApi.Servers, [{ url: "/", description: "This service (same origin)" }])
 {}

@@ -5,7 +5,7 @@
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AnalyzeHandlersLive } from "./Analysis/AnalyzeHandlers.js"
 import { AnalyzeHttpLive } from "./Analysis/AnalyzeHttp.generated.js"
@@ -30,11 +30,20 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 
 const slugs = new Set(patternCodes.map((code) => code.slug))
 
-/** The HTTP app served by whatever HttpServer is provided (Node in production, test servers in tests). */
-export const HttpAppLive = HttpApiBuilder.serve(outerMiddleware({ slugs })).pipe(Layer.provide(ApiLive))
+/**
+ * The HTTP app served by whatever HttpServer is provided. The outer middleware wraps the HttpApi
+ * app itself (not HttpServer.serve's middleware, which in v3 runs after the response is written),
+ * so it can normalise errors and set headers on every response.
+ */
+export const HttpAppLive = HttpApiBuilder.httpApp.pipe(
+  Effect.map((app) => HttpServer.serve(outerMiddleware({ slugs })(app))),
+  Layer.unwrapEffect,
+  Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
+  Layer.provide(ApiLive)
+)
 
 export const nodeServerLayer = (host: string, port: number) =>
   NodeHttpServer.layer(() => createServer({ ...SERVER_TIMEOUTS }), { host, port })
 
 export const ServerLive = (host: string, port: number) =>
-  HttpAppLive.pipe(HttpServer.withLogAddress, Layer.provide(nodeServerLayer(host, port)))
+  HttpAppLive.pipe(HttpServer.withLogAddress, Layer.provideMerge(nodeServerLayer(host, port)))

@@ -2,7 +2,7 @@
  * The contract of `POST /v1/analyze/{name}`: one endpoint per pattern with its own request and
  * detection schema, plus a fallback that answers 404 `unknown_pattern` for any other name.
  */
-import { HttpApiEndpoint } from "@effect/platform"
+import { HttpApiEndpoint, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import type { PatternSpec } from "../Catalogue/Pattern.js"
 import { Mode } from "../Catalogue/Resources.js"
@@ -84,8 +84,11 @@ export const analyzeEndpoint = <const Slug extends string, P extends string, I, 
       .addError(LlmResolutionErrorWire)
       .addError(AnalyzerErrorWire)
       .addError(TimeoutWire)
+      .annotate(OpenApi.Summary, `Analyze a trace with ${definition.spec.friendly} (${definition.spec.anchor})`)
+      .annotate(OpenApi.Description, definition.spec.summary)
 
 /** The fallback for names outside the catalogue. */
 export const unknownPatternEndpoint = HttpApiEndpoint.post("unknownPattern", "/v1/analyze/:name")
   .setPath(Schema.Struct({ name: Schema.String.annotations({ description: "A name that is not in the catalogue." }) }))
   .addError(UnknownPatternWire)
+  .annotate(OpenApi.Summary, "Any other name: 404 unknown_pattern")

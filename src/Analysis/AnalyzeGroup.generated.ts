@@ -4,21 +4,36 @@ import { pattern as lewin } from "../../patterns/lewin/pattern.js"
 import { pattern as goleman_ei } from "../../patterns/goleman_ei/pattern.js"
 import { pattern as johari } from "../../patterns/johari/pattern.js"
 import { pattern as danva_emotion } from "../../patterns/danva_emotion/pattern.js"
+import { pattern as cognitive_reappraisal } from "../../patterns/cognitive_reappraisal/pattern.js"
+import { pattern as yerkes_dodson } from "../../patterns/yerkes_dodson/pattern.js"
+import { pattern as hexaco } from "../../patterns/hexaco/pattern.js"
 import { pattern as grant_strengths } from "../../patterns/grant_strengths/pattern.js"
 import { pattern as motivation_traps } from "../../patterns/motivation_traps/pattern.js"
 import { pattern as sdt_reward } from "../../patterns/sdt_reward/pattern.js"
+import { pattern as mcgregor } from "../../patterns/mcgregor/pattern.js"
+import { pattern as vroom_expectancy } from "../../patterns/vroom_expectancy/pattern.js"
 import { pattern as grpi } from "../../patterns/grpi/pattern.js"
 import { pattern as process_gain_loss } from "../../patterns/process_gain_loss/pattern.js"
 import { pattern as social_loafing } from "../../patterns/social_loafing/pattern.js"
+import { pattern as superflocks } from "../../patterns/superflocks/pattern.js"
+import { pattern as lencioni } from "../../patterns/lencioni/pattern.js"
+import { pattern as trust_triangle } from "../../patterns/trust_triangle/pattern.js"
 import { pattern as mcallister_trust } from "../../patterns/mcallister_trust/pattern.js"
 import { pattern as psych_safety } from "../../patterns/psych_safety/pattern.js"
 import { pattern as glaser_conversation } from "../../patterns/glaser_conversation/pattern.js"
+import { pattern as feedback_triggers } from "../../patterns/feedback_triggers/pattern.js"
+import { pattern as plus_delta } from "../../patterns/plus_delta/pattern.js"
+import { pattern as smart_goal } from "../../patterns/smart_goal/pattern.js"
 import { pattern as group_decision } from "../../patterns/group_decision/pattern.js"
 import { pattern as debate_pathology } from "../../patterns/debate_pathology/pattern.js"
 import { pattern as bias_stack } from "../../patterns/bias_stack/pattern.js"
+import { pattern as devils_advocate } from "../../patterns/devils_advocate/pattern.js"
+import { pattern as thomas_kilmann } from "../../patterns/thomas_kilmann/pattern.js"
 import { pattern as aar } from "../../patterns/aar/pattern.js"
 import { pattern as schein_culture } from "../../patterns/schein_culture/pattern.js"
 import { pattern as robbins_culture } from "../../patterns/robbins_culture/pattern.js"
+import { pattern as org_structure } from "../../patterns/org_structure/pattern.js"
+import { pattern as span_of_control } from "../../patterns/span_of_control/pattern.js"
 import { analyzeEndpoint, unknownPatternEndpoint } from "./AnalyzeContract.js"
 
 /** `POST /v1/analyze/<slug>` for every pattern, then the unknown-name fallback. */
@@ -27,21 +42,36 @@ export class AnalyzeGroup extends HttpApiGroup.make("analyze")
   .add(analyzeEndpoint(goleman_ei))
   .add(analyzeEndpoint(johari))
   .add(analyzeEndpoint(danva_emotion))
+  .add(analyzeEndpoint(cognitive_reappraisal))
+  .add(analyzeEndpoint(yerkes_dodson))
+  .add(analyzeEndpoint(hexaco))
   .add(analyzeEndpoint(grant_strengths))
   .add(analyzeEndpoint(motivation_traps))
   .add(analyzeEndpoint(sdt_reward))
+  .add(analyzeEndpoint(mcgregor))
+  .add(analyzeEndpoint(vroom_expectancy))
   .add(analyzeEndpoint(grpi))
   .add(analyzeEndpoint(process_gain_loss))
   .add(analyzeEndpoint(social_loafing))
+  .add(analyzeEndpoint(superflocks))
+  .add(analyzeEndpoint(lencioni))
+  .add(analyzeEndpoint(trust_triangle))
   .add(analyzeEndpoint(mcallister_trust))
   .add(analyzeEndpoint(psych_safety))
   .add(analyzeEndpoint(glaser_conversation))
+  .add(analyzeEndpoint(feedback_triggers))
+  .add(analyzeEndpoint(plus_delta))
+  .add(analyzeEndpoint(smart_goal))
   .add(analyzeEndpoint(group_decision))
   .add(analyzeEndpoint(debate_pathology))
   .add(analyzeEndpoint(bias_stack))
+  .add(analyzeEndpoint(devils_advocate))
+  .add(analyzeEndpoint(thomas_kilmann))
   .add(analyzeEndpoint(aar))
   .add(analyzeEndpoint(schein_culture))
   .add(analyzeEndpoint(robbins_culture))
+  .add(analyzeEndpoint(org_structure))
+  .add(analyzeEndpoint(span_of_control))
   .add(unknownPatternEndpoint)
   .annotate(OpenApi.Title, "Analyze")
   .annotate(OpenApi.Description, "Run a pattern over a trace through a language model.") {}

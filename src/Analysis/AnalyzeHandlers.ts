@@ -119,7 +119,10 @@ export const AnalyzeHandlersLive = Layer.effect(
 
     return {
       handler,
-      unknownPattern: ({ path }) => Effect.fail(unknownPattern(path.name))
+      unknownPattern: ({ path }) =>
+        updateRequest((state) => {
+          state.analyzeStatus = "unknown_pattern"
+        }).pipe(Effect.zipRight(Effect.fail(unknownPattern(path.name))))
     }
   })
 )

@@ -5,21 +5,36 @@ import { pattern as lewin } from "../../patterns/lewin/pattern.js"
 import { pattern as goleman_ei } from "../../patterns/goleman_ei/pattern.js"
 import { pattern as johari } from "../../patterns/johari/pattern.js"
 import { pattern as danva_emotion } from "../../patterns/danva_emotion/pattern.js"
+import { pattern as cognitive_reappraisal } from "../../patterns/cognitive_reappraisal/pattern.js"
+import { pattern as yerkes_dodson } from "../../patterns/yerkes_dodson/pattern.js"
+import { pattern as hexaco } from "../../patterns/hexaco/pattern.js"
 import { pattern as grant_strengths } from "../../patterns/grant_strengths/pattern.js"
 import { pattern as motivation_traps } from "../../patterns/motivation_traps/pattern.js"
 import { pattern as sdt_reward } from "../../patterns/sdt_reward/pattern.js"
+import { pattern as mcgregor } from "../../patterns/mcgregor/pattern.js"
+import { pattern as vroom_expectancy } from "../../patterns/vroom_expectancy/pattern.js"
 import { pattern as grpi } from "../../patterns/grpi/pattern.js"
 import { pattern as process_gain_loss } from "../../patterns/process_gain_loss/pattern.js"
 import { pattern as social_loafing } from "../../patterns/social_loafing/pattern.js"
+import { pattern as superflocks } from "../../patterns/superflocks/pattern.js"
+import { pattern as lencioni } from "../../patterns/lencioni/pattern.js"
+import { pattern as trust_triangle } from "../../patterns/trust_triangle/pattern.js"
 import { pattern as mcallister_trust } from "../../patterns/mcallister_trust/pattern.js"
 import { pattern as psych_safety } from "../../patterns/psych_safety/pattern.js"
 import { pattern as glaser_conversation } from "../../patterns/glaser_conversation/pattern.js"
+import { pattern as feedback_triggers } from "../../patterns/feedback_triggers/pattern.js"
+import { pattern as plus_delta } from "../../patterns/plus_delta/pattern.js"
+import { pattern as smart_goal } from "../../patterns/smart_goal/pattern.js"
 import { pattern as group_decision } from "../../patterns/group_decision/pattern.js"
 import { pattern as debate_pathology } from "../../patterns/debate_pathology/pattern.js"
 import { pattern as bias_stack } from "../../patterns/bias_stack/pattern.js"
+import { pattern as devils_advocate } from "../../patterns/devils_advocate/pattern.js"
+import { pattern as thomas_kilmann } from "../../patterns/thomas_kilmann/pattern.js"
 import { pattern as aar } from "../../patterns/aar/pattern.js"
 import { pattern as schein_culture } from "../../patterns/schein_culture/pattern.js"
 import { pattern as robbins_culture } from "../../patterns/robbins_culture/pattern.js"
+import { pattern as org_structure } from "../../patterns/org_structure/pattern.js"
+import { pattern as span_of_control } from "../../patterns/span_of_control/pattern.js"
 import { Api } from "../Api.js"
 import { AnalyzeHandlers } from "./AnalyzeHandlers.js"
 
@@ -31,20 +46,35 @@ export const AnalyzeHttpLive = HttpApiBuilder.group(Api, "analyze", (handlers) =
       .handleRaw("goleman_ei", analyze.handler(goleman_ei.code))
       .handleRaw("johari", analyze.handler(johari.code))
       .handleRaw("danva_emotion", analyze.handler(danva_emotion.code))
+      .handleRaw("cognitive_reappraisal", analyze.handler(cognitive_reappraisal.code))
+      .handleRaw("yerkes_dodson", analyze.handler(yerkes_dodson.code))
+      .handleRaw("hexaco", analyze.handler(hexaco.code))
       .handleRaw("grant_strengths", analyze.handler(grant_strengths.code))
       .handleRaw("motivation_traps", analyze.handler(motivation_traps.code))
       .handleRaw("sdt_reward", analyze.handler(sdt_reward.code))
+      .handleRaw("mcgregor", analyze.handler(mcgregor.code))
+      .handleRaw("vroom_expectancy", analyze.handler(vroom_expectancy.code))
       .handleRaw("grpi", analyze.handler(grpi.code))
       .handleRaw("process_gain_loss", analyze.handler(process_gain_loss.code))
       .handleRaw("social_loafing", analyze.handler(social_loafing.code))
+      .handleRaw("superflocks", analyze.handler(superflocks.code))
+      .handleRaw("lencioni", analyze.handler(lencioni.code))
+      .handleRaw("trust_triangle", analyze.handler(trust_triangle.code))
       .handleRaw("mcallister_trust", analyze.handler(mcallister_trust.code))
       .handleRaw("psych_safety", analyze.handler(psych_safety.code))
       .handleRaw("glaser_conversation", analyze.handler(glaser_conversation.code))
+      .handleRaw("feedback_triggers", analyze.handler(feedback_triggers.code))
+      .handleRaw("plus_delta", analyze.handler(plus_delta.code))
+      .handleRaw("smart_goal", analyze.handler(smart_goal.code))
       .handleRaw("group_decision", analyze.handler(group_decision.code))
       .handleRaw("debate_pathology", analyze.handler(debate_pathology.code))
       .handleRaw("bias_stack", analyze.handler(bias_stack.code))
+      .handleRaw("devils_advocate", analyze.handler(devils_advocate.code))
+      .handleRaw("thomas_kilmann", analyze.handler(thomas_kilmann.code))
       .handleRaw("aar", analyze.handler(aar.code))
       .handleRaw("schein_culture", analyze.handler(schein_culture.code))
       .handleRaw("robbins_culture", analyze.handler(robbins_culture.code))
+      .handleRaw("org_structure", analyze.handler(org_structure.code))
+      .handleRaw("span_of_control", analyze.handler(span_of_control.code))
       .handleRaw("unknownPattern", analyze.unknownPattern)
   ))

@@ -120,7 +120,7 @@ export const resolveMode = (mode: unknown): Either.Either<Mode, InvalidMode> => 
 
 export const resolveModel = (model: unknown): Either.Either<string | null, ValidationError> => {
   if (model === undefined || model === null) return Either.right(null)
-  if (typeof model === "string" && model.trim().length > 0 && model.length <= 200 && !/[\s\u0000-\u001f]/.test(model.trim())) {
+  if (typeof model === "string" && model.trim().length > 0 && model.length <= 200 && !/[\s\p{Cc}]/u.test(model.trim())) {
     return Either.right(model.trim())
   }
   return Either.left(new ValidationError({ message: "model must be a non-empty model identifier of at most 200 characters without spaces" }))

@@ -4,7 +4,8 @@
  * start-up by `CatalogueLoader`. The engine treats every pattern the same way: it never looks at a
  * slug to decide what to do.
  */
-import { Either, JSONSchema, ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
+import { type JsonValue, structuredOutputSchema } from "../Providers/JsonSchema.js"
 import { detectionSchema, modelOutputSchema, type Signals } from "./Detection.js"
 import type { Family } from "./Families.js"
 
@@ -49,8 +50,8 @@ export interface PatternCode {
   readonly validate: (trace: unknown) => Either.Either<ValidatedTrace, ParseResult.ParseError>
   /** Validates model output against this pattern's model-output schema. */
   readonly validateModelOutput: (output: unknown) => Either.Either<ModelOutputData, ParseResult.ParseError>
-  /** JSON Schema of the model output (sent to the provider as the structured-output format). */
-  readonly modelOutputJsonSchema: () => JSONSchema.JsonSchema7Root
+  /** Inlined JSON Schema of the model output (the structured-output format sent to providers). */
+  readonly modelOutputJsonSchema: () => { readonly [key: string]: JsonValue }
 }
 
 export interface ValidatedTrace {
@@ -98,6 +99,7 @@ export const definePattern = <const Slug extends string, const P extends string,
   const encodeInput = Schema.encodeEither(spec.input)
   const decodeOutput = Schema.decodeUnknownEither(modelOutput, { errors: "all", onExcessProperty: "ignore" })
   const encodeOutput = Schema.encodeSync(modelOutput)
+  let structured: { readonly [key: string]: JsonValue } | undefined
   const code: PatternCode = {
     slug: spec.slug,
     name: spec.name,
@@ -121,7 +123,10 @@ export const definePattern = <const Slug extends string, const P extends string,
         const encoded = encodeOutput(decoded)
         return { ...encoded, headline: encoded.headline }
       }),
-    modelOutputJsonSchema: () => JSONSchema.make(modelOutput)
+    modelOutputJsonSchema: () => {
+      structured ??= structuredOutputSchema(modelOutput)
+      return structured
+    }
   }
   return { spec, code, detection, modelOutput } as const
 }

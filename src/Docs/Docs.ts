@@ -25,10 +25,27 @@ const once = <A>(make: () => A): (() => A) => {
   }
 }
 
-const fileAsset = (packageName: string, file: string, contentType: string): Asset => ({
+const fileAsset = (
+  packageName: string,
+  file: string,
+  contentType: string,
+  rewrite?: (text: string) => string
+): Asset => ({
   contentType,
-  bytes: once(() => new Uint8Array(readFileSync(join(dirname(require.resolve(`${packageName}/package.json`)), file))))
+  bytes: once(() => {
+    const bytes = readFileSync(join(dirname(require.resolve(`${packageName}/package.json`)), file))
+    return rewrite === undefined ? new Uint8Array(bytes) : encoder.encode(rewrite(bytes.toString("utf8")))
+  })
 })
+
+/**
+ * Redoc's side menu always shows a "powered by" badge whose logo is fetched from a CDN; offline
+ * (and under our CSP) that is a failed external request. The bundle is served with that one URL
+ * pointing at an inline SVG instead.
+ */
+const REDOC_CDN_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+const INLINE_LOGO = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E"
+export const offlineRedoc = (bundle: string) => bundle.split(REDOC_CDN_LOGO).join(INLINE_LOGO)
 
 const textAsset = (text: string, contentType: string): Asset => ({ contentType, bytes: once(() => encoder.encode(text)) })
 
@@ -91,7 +108,7 @@ export const swaggerAssets: ReadonlyMap<string, Asset> = new Map([
 ])
 
 export const redocAssets: ReadonlyMap<string, Asset> = new Map([
-  ["redoc.standalone.js", fileAsset("redoc", "bundles/redoc.standalone.js", JS)],
+  ["redoc.standalone.js", fileAsset("redoc", "bundles/redoc.standalone.js", JS, offlineRedoc)],
   ["init.js", textAsset(redocInit, JS)]
 ])
 

@@ -15,4 +15,4 @@ const levels: Record<AppConfigShape["logLevel"], LogLevel.LogLevel> = {
 }
 
 export const loggingLayer = (level: AppConfigShape["logLevel"]) =>
-  Layer.merge(Logger.replace(Logger.defaultLogger, Logger.jsonLogger), Logger.minimumLogLevel(levels[level]))
+  Layer.merge(Logger.json, Logger.minimumLogLevel(levels[level]))

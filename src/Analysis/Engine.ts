@@ -1,0 +1,291 @@
+/**
+ * The analysis engine (DECISIONS §3, §4). Per mode:
+ * - quick: 1 call, small budget: findings and interventions in one pass;
+ * - standard: 2 calls, medium budget: analysis, then interventions grounded in the playbooks;
+ * - forensic: 4 passes, large budget: analysis (map over up to 4 chunks when the trace is beyond
+ *   the budget), verification of each finding against only the elements it cites, a root-cause
+ *   pass, and playbook grounding.
+ * Signals are computed first and given as facts. A schema-invalid answer gets one repair attempt
+ * that shows the model its validation errors. The final output is grounded server-side.
+ */
+import { Clock, Effect, Either, Layer, ParseResult, Schema } from "effect"
+import { Catalogue } from "../Catalogue/Catalogue.js"
+import type { LoadedPattern } from "../Catalogue/CatalogueLoader.js"
+import type { Signals } from "../Catalogue/Detection.js"
+import type { ModelOutputData } from "../Catalogue/Pattern.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import { AppConfig } from "../Config.js"
+import { AnalyzerError, type LlmResolutionError } from "../Errors.js"
+import { type JsonValue, structuredOutputSchema } from "../Providers/JsonSchema.js"
+import { type ModelCall, ModelClients, type ModelMessage } from "../Providers/ModelClients.js"
+import { resolveProvider, type ResolvedProvider } from "../Providers/Resolution.js"
+import { type AnalysisRequest, type AnalysisResult, Analyzer } from "./Analyzer.js"
+import { groundOutput } from "./Evidence.js"
+import {
+  analysisMessage,
+  GROUNDING_INSTRUCTIONS,
+  groundingMessage,
+  repairMessage,
+  ROOT_CAUSE_INSTRUCTIONS,
+  rootCauseMessage,
+  systemPrompt,
+  VERIFICATION_INSTRUCTIONS,
+  verificationMessage
+} from "./Prompts.js"
+import { chunkTrace, renderTrace, type RenderedView } from "./Render.js"
+import { elementText, resolveRef } from "./TraceRefs.js"
+
+/** Budgets in characters (about 4 characters per token): trace view, per element, output. */
+export const MODE_PLANS = {
+  quick: { traceChars: 24_000, elementChars: 1_500, maxOutputTokens: 4096, maxChunks: 1 },
+  standard: { traceChars: 100_000, elementChars: 4_000, maxOutputTokens: 8192, maxChunks: 1 },
+  forensic: { traceChars: 320_000, elementChars: 8_000, maxOutputTokens: 8192, maxChunks: 4 }
+} as const satisfies Record<Mode, { traceChars: number; elementChars: number; maxOutputTokens: number; maxChunks: number }>
+
+const Verdicts = Schema.Struct({
+  verdicts: Schema.Array(
+    Schema.Struct({
+      finding_id: Schema.String.annotations({ description: "The id of the finding judged." }),
+      verdict: Schema.Literal("confirmed", "weakened", "refuted").annotations({
+        description: "What the cited elements show of the finding."
+      }),
+      confidence: Schema.Number.pipe(Schema.between(0, 1)).annotations({ description: "Confidence after verification, 0..1." }),
+      reason: Schema.String.annotations({ description: "One sentence: why." })
+    })
+  )
+}).annotations({ identifier: "Verdicts", description: "Verification verdicts, one per finding." })
+const verdictsJsonSchema = structuredOutputSchema(Verdicts)
+const decodeVerdicts = Schema.decodeUnknownEither(Verdicts, { errors: "all", onExcessProperty: "ignore" })
+
+const SEVERITY_ORDER = ["none", "low", "medium", "high", "critical"] as const
+const weaker = (severity: ModelOutputData["severity"]): ModelOutputData["severity"] =>
+  SEVERITY_ORDER[Math.max(0, SEVERITY_ORDER.indexOf(severity) - 1)] ?? "none"
+
+export interface UsageCounter {
+  calls: number
+  inputTokens: number
+  outputTokens: number
+}
+
+const formatIssues = (error: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .slice(0, 12)
+    .map((issue) => `- ${issue.path.length === 0 ? "(root)" : issue.path.map(String).join(".")}: ${issue.message}`)
+    .join("\n")
+
+/** Merges the drafts of a forensic map step into one draft (ids made unique per chunk). */
+export const mergeDrafts = (drafts: ReadonlyArray<ModelOutputData>): ModelOutputData => {
+  const [first, ...rest] = drafts
+  if (first === undefined) throw new Error("mergeDrafts needs at least one draft")
+  if (rest.length === 0) return first
+  return {
+    ...first,
+    summary: drafts.map((draft, i) => `Part ${i + 1}: ${draft.summary}`).join(" "),
+    findings: drafts.flatMap((draft, i) => draft.findings.map((finding) => ({ ...finding, id: `p${i + 1}-${finding.id}` }))),
+    interventions: drafts.flatMap((draft) => draft.interventions)
+  }
+}
+
+/** Applies verification verdicts: refuted findings go, weakened ones lose a severity level. */
+export const applyVerdicts = (draft: ModelOutputData, verdicts: typeof Verdicts.Type["verdicts"]): ModelOutputData => {
+  const byId = new Map(verdicts.map((verdict) => [verdict.finding_id, verdict]))
+  return {
+    ...draft,
+    findings: draft.findings.flatMap((finding) => {
+      const verdict = byId.get(finding.id)
+      if (verdict === undefined) return [finding]
+      if (verdict.verdict === "refuted") return []
+      if (verdict.verdict === "weakened") {
+        return [{ ...finding, severity: weaker(finding.severity), confidence: Math.min(finding.confidence, verdict.confidence) }]
+      }
+      return [{ ...finding, confidence: verdict.confidence }]
+    })
+  }
+}
+
+/** The full text of the elements a set of findings cites, for the verification pass. */
+export const citedElements = (trace: unknown, findings: ModelOutputData["findings"], cap: number): string => {
+  const refs = Array.from(new Set(findings.flatMap((finding) => finding.evidence.map((item) => item.ref))))
+  return refs.flatMap((ref) => {
+    const element = resolveRef(trace, ref)
+    if (element === undefined) return []
+    const text = elementText(element).replace(/\s+/g, " ").trim()
+    return [`${ref} ${text.length > cap ? `${text.slice(0, cap)} […]` : text}`]
+  }).join("\n")
+}
+
+export const handoffFor = (pattern: LoadedPattern, profile: string, interventions: ModelOutputData["interventions"]) => {
+  const upstream = pattern.composition.upstream
+  const downstream = pattern.composition.downstream[profile] ?? []
+  const composed = interventions.flatMap((i) => (i.compose_pattern === null ? [] : [i.compose_pattern]))
+  const downstreamNames = Array.from(new Set([...downstream.map((link) => link.pattern), ...composed]))
+  const reasons = [...upstream.map((link) => `${link.pattern} (before): ${link.reason}`), ...downstream.map((link) => `${link.pattern}: ${link.reason}`)]
+  return {
+    upstream: upstream.map((link) => link.pattern),
+    downstream: downstreamNames,
+    rationale: reasons.length > 0
+      ? reasons.join(" ")
+      : `The composition manifest of ${pattern.code.slug} names no pattern for the profile ${profile}.`
+  }
+}
+
+export const AnalyzerLive = Layer.effect(
+  Analyzer,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const clients = yield* ModelClients
+    const catalogue = yield* Catalogue
+
+    /** One structured call, validated, with one repair attempt on schema failure. */
+    const callValidated = <A>(
+      target: ResolvedProvider,
+      usage: UsageCounter,
+      request: {
+        readonly system: string
+        readonly user: string
+        readonly objectName: string
+        readonly jsonSchema: { readonly [key: string]: JsonValue }
+        readonly maxOutputTokens: number
+      },
+      validate: (value: unknown) => Either.Either<A, ParseResult.ParseError>
+    ): Effect.Effect<A, AnalyzerError> =>
+      Effect.gen(function*() {
+        const messages: Array<ModelMessage> = [{ role: "user", content: request.user }]
+        const call = (): ModelCall => ({
+          system: request.system,
+          messages,
+          objectName: request.objectName,
+          jsonSchema: request.jsonSchema,
+          maxOutputTokens: request.maxOutputTokens
+        })
+        const once = Effect.tap(clients.generate(target, call()), (reply) =>
+          Effect.sync(() => {
+            usage.calls += 1
+            usage.inputTokens += reply.inputTokens
+            usage.outputTokens += reply.outputTokens
+          }))
+        const first = yield* once
+        const checked = validate(first.value)
+        if (Either.isRight(checked)) return checked.right
+        const errors = formatIssues(checked.left)
+        messages.push({ role: "assistant", content: JSON.stringify(first.value) }, { role: "user", content: repairMessage(errors) })
+        const second = yield* Effect.tap(clients.generate(target, call()), (reply) =>
+          Effect.sync(() => {
+            usage.calls += 1
+            usage.inputTokens += reply.inputTokens
+            usage.outputTokens += reply.outputTokens
+          }))
+        const rechecked = validate(second.value)
+        if (Either.isRight(rechecked)) return rechecked.right
+        return yield* new AnalyzerError({
+          message: `the model's output failed the detection schema after one repair attempt: ${
+            formatIssues(rechecked.left).replace(/\n/g, " ").slice(0, 600)
+          }`
+        })
+      })
+
+    const analyze = (request: AnalysisRequest): Effect.Effect<AnalysisResult, AnalyzerError | LlmResolutionError> =>
+      Effect.gen(function*() {
+        const startedAt = yield* Clock.currentTimeMillis
+        const target = yield* resolveProvider(config.providers, request.model)
+        const { pattern, mode } = request
+        const plan = MODE_PLANS[mode]
+        const signals: Signals = request.trace.signals()
+        const trace = request.trace.canonical
+        const usage: UsageCounter = { calls: 0, inputTokens: 0, outputTokens: 0 }
+        const detectionCall = (system: string, user: string) =>
+          callValidated(
+            target,
+            usage,
+            {
+              system,
+              user,
+              objectName: `${pattern.code.name}Detection`,
+              jsonSchema: pattern.code.modelOutputJsonSchema(),
+              maxOutputTokens: plan.maxOutputTokens
+            },
+            pattern.code.validateModelOutput
+          )
+
+        let output: ModelOutputData
+        let coverage: { elements_total: number; elements_seen: number; condensed: boolean; chunks: number }
+        if (mode === "forensic") {
+          const chunks = chunkTrace(trace, signals, plan.traceChars, plan.elementChars, plan.maxChunks)
+          const views = chunks.views
+          const drafts = yield* Effect.forEach(
+            views,
+            (view, index) =>
+              detectionCall(
+                systemPrompt(pattern, pattern.prompts.forensic),
+                analysisMessage(pattern, signals, view, { index, count: views.length })
+              ),
+            { concurrency: 2 }
+          )
+          const merged = mergeDrafts(drafts)
+          // Verify against the cited elements only; evidence that does not exist is removed first.
+          const pregrounded = groundOutput(merged, trace, new Set(pattern.playbooks.map((e) => e.key)), catalogue.slugs, pattern.code.slug).output
+          const verdicts = pregrounded.findings.length === 0
+            ? { verdicts: [] }
+            : yield* callValidated(
+              target,
+              usage,
+              {
+                system: systemPrompt(pattern, VERIFICATION_INSTRUCTIONS),
+                user: verificationMessage(pregrounded.findings, citedElements(trace, pregrounded.findings, plan.elementChars)),
+                objectName: "Verdicts",
+                jsonSchema: verdictsJsonSchema,
+                maxOutputTokens: 4096
+              },
+              decodeVerdicts
+            )
+          const verified = applyVerdicts(pregrounded, verdicts.verdicts)
+          const overview: RenderedView = renderTrace(trace, signals, plan.traceChars, plan.elementChars)
+          const rooted = yield* detectionCall(
+            systemPrompt(pattern, ROOT_CAUSE_INSTRUCTIONS),
+            rootCauseMessage(pattern, verified, signals, overview)
+          )
+          output = yield* detectionCall(systemPrompt(pattern, GROUNDING_INSTRUCTIONS), groundingMessage(rooted, pattern.playbooks))
+          coverage = {
+            elements_total: chunks.elementsTotal,
+            elements_seen: chunks.elementsSeen,
+            condensed: chunks.elementsSeen < chunks.elementsTotal,
+            chunks: views.length
+          }
+        } else {
+          const view = renderTrace(trace, signals, plan.traceChars, plan.elementChars)
+          const draft = yield* detectionCall(systemPrompt(pattern, pattern.prompts[mode]), analysisMessage(pattern, signals, view))
+          output = mode === "standard"
+            ? yield* detectionCall(systemPrompt(pattern, GROUNDING_INSTRUCTIONS), groundingMessage(draft, pattern.playbooks))
+            : draft
+          coverage = { elements_total: view.elementsTotal, elements_seen: view.elementsSeen, condensed: view.condensed, chunks: 1 }
+        }
+
+        const grounded = groundOutput(
+          output,
+          trace,
+          new Set(pattern.playbooks.map((entry) => entry.key)),
+          catalogue.slugs,
+          pattern.code.slug
+        )
+        const finishedAt = yield* Clock.currentTimeMillis
+        const detection = {
+          ...grounded.output,
+          handoff: handoffFor(pattern, grounded.output.profile, grounded.output.interventions),
+          signals,
+          evidence_check: grounded.check,
+          coverage,
+          usage: {
+            llm_calls: usage.calls,
+            input_tokens: usage.inputTokens,
+            output_tokens: usage.outputTokens,
+            elapsed_ms: finishedAt - startedAt
+          },
+          drift: null,
+          generated_at: new Date(finishedAt).toISOString()
+        }
+        return { model: target.model, detection }
+      }).pipe(Effect.withSpan("Analyzer.analyze", { attributes: { pattern: request.pattern.code.slug, mode: request.mode } }))
+
+    return { analyze }
+  })
+)

@@ -1,0 +1,184 @@
+/**
+ * Renders a validated trace for the model: one numbered line per element (`steps[3] type: … |
+ * content: …`), generic over every input family. Over the mode's budget the trace is condensed
+ * deterministically (scalars, the elements the signals point at, head and tail of each sequence,
+ * then evenly spaced elements) and every gap is marked, never silently cut.
+ */
+import type { Signals } from "../Catalogue/Detection.js"
+
+export interface Unit {
+  readonly ref: string
+  /** The field a sequence element belongs to (undefined for scalar fields). */
+  readonly sequence: string | undefined
+  readonly index: number
+  readonly text: string
+}
+
+export interface RenderedView {
+  readonly lines: string
+  readonly elementsTotal: number
+  readonly elementsSeen: number
+  readonly condensed: boolean
+}
+
+/** Fields that are never shown to the model (free-form, not analysed). */
+const HIDDEN_FIELDS = new Set(["metadata"])
+const HEAD_TAIL = 8
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+
+const renderValue = (value: unknown): string =>
+  typeof value === "string"
+    ? oneLine(value)
+    : typeof value === "number" || typeof value === "boolean" || value === null
+    ? String(value)
+    : oneLine(JSON.stringify(value) ?? "")
+
+const renderElement = (element: unknown): string => {
+  if (typeof element !== "object" || element === null || Array.isArray(element)) return renderValue(element)
+  return Object.entries(element).map(([key, value]) => `${key}: ${renderValue(value)}`).join(" | ")
+}
+
+const capText = (text: string, cap: number) =>
+  text.length <= cap ? text : `${text.slice(0, cap)} […${text.length - cap} more characters not shown]`
+
+/** Splits a canonical trace into numbered units, in field order. */
+export const traceUnits = (trace: Readonly<Record<string, unknown>>, elementCap: number): Array<Unit> => {
+  const units: Array<Unit> = []
+  for (const [field, value] of Object.entries(trace)) {
+    if (HIDDEN_FIELDS.has(field) || value === undefined) continue
+    if (Array.isArray(value)) {
+      value.forEach((element, index) =>
+        units.push({ ref: `${field}[${index}]`, sequence: field, index, text: capText(renderElement(element), elementCap) })
+      )
+    } else {
+      units.push({ ref: field, sequence: undefined, index: 0, text: capText(renderElement(value), elementCap) })
+    }
+  }
+  return units
+}
+
+const lineOf = (unit: Unit) => `${unit.ref} ${unit.text}`
+const costOf = (unit: Unit) => unit.ref.length + unit.text.length + 2
+
+/** Chooses the units to show within `budget` characters; deterministic for a given input. */
+export const selectUnits = (units: ReadonlyArray<Unit>, signals: Signals, budget: number): ReadonlySet<number> => {
+  const chosen = new Set<number>()
+  let used = 0
+  const take = (i: number) => {
+    const unit = units[i]
+    if (unit === undefined || chosen.has(i)) return
+    const cost = costOf(unit)
+    if (used + cost > budget) return
+    chosen.add(i)
+    used += cost
+  }
+  const byRef = new Map(units.map((unit, i) => [unit.ref, i]))
+  units.forEach((unit, i) => {
+    if (unit.sequence === undefined) take(i)
+  })
+  for (const highlight of signals.highlights) {
+    const i = byRef.get(highlight.ref)
+    if (i !== undefined) take(i)
+  }
+  const sequences = new Map<string, Array<number>>()
+  units.forEach((unit, i) => {
+    if (unit.sequence !== undefined) sequences.set(unit.sequence, [...(sequences.get(unit.sequence) ?? []), i])
+  })
+  for (const indices of sequences.values()) {
+    indices.slice(0, HEAD_TAIL).forEach(take)
+    indices.slice(-HEAD_TAIL).forEach(take)
+  }
+  // Fill what budget remains with evenly spaced elements, coarse to fine.
+  for (let stride = 64; stride >= 1 && used < budget; stride = Math.floor(stride / 2)) {
+    for (const indices of sequences.values()) {
+      for (let k = 0; k < indices.length; k += stride) {
+        const i = indices[k]
+        if (i !== undefined) take(i)
+      }
+    }
+  }
+  return chosen
+}
+
+/** Renders the chosen units in trace order, marking each gap with what it hides. */
+export const renderUnits = (units: ReadonlyArray<Unit>, chosen: ReadonlySet<number>): string => {
+  const lines: Array<string> = []
+  let gapStart = -1
+  const closeGap = (end: number) => {
+    if (gapStart < 0) return
+    const first = units[gapStart]
+    const last = units[end]
+    if (first !== undefined && last !== undefined) {
+      const count = end - gapStart + 1
+      lines.push(`[… ${count} element${count === 1 ? "" : "s"} not shown: ${first.ref}${count > 1 ? ` to ${last.ref}` : ""} …]`)
+    }
+    gapStart = -1
+  }
+  units.forEach((unit, i) => {
+    if (chosen.has(i)) {
+      closeGap(i - 1)
+      lines.push(lineOf(unit))
+    } else if (gapStart < 0) {
+      gapStart = i
+    }
+  })
+  closeGap(units.length - 1)
+  return lines.join("\n")
+}
+
+/** The trace as the model sees it within `budget` characters. */
+export const renderTrace = (
+  trace: Readonly<Record<string, unknown>>,
+  signals: Signals,
+  budget: number,
+  elementCap: number
+): RenderedView => {
+  const units = traceUnits(trace, elementCap)
+  const total = units.reduce((sum, unit) => sum + costOf(unit), 0)
+  const chosen = total <= budget ? new Set(units.map((_, i) => i)) : selectUnits(units, signals, budget)
+  return {
+    lines: renderUnits(units, chosen),
+    elementsTotal: units.length,
+    elementsSeen: chosen.size,
+    condensed: chosen.size < units.length
+  }
+}
+
+/**
+ * Forensic map step: consecutive chunks of at most `budget` characters each (scalar fields go
+ * in every chunk), at most `maxChunks`; when more would be needed, each chunk is condensed.
+ */
+export const chunkTrace = (
+  trace: Readonly<Record<string, unknown>>,
+  signals: Signals,
+  budget: number,
+  elementCap: number,
+  maxChunks: number
+): { readonly views: Array<RenderedView>; readonly elementsSeen: number; readonly elementsTotal: number } => {
+  const units = traceUnits(trace, elementCap)
+  const scalars = units.filter((unit) => unit.sequence === undefined)
+  const elements = units.filter((unit) => unit.sequence !== undefined)
+  const scalarCost = scalars.reduce((sum, unit) => sum + costOf(unit), 0)
+  const elementCost = elements.reduce((sum, unit) => sum + costOf(unit), 0)
+  const room = Math.max(budget - scalarCost, Math.floor(budget / 2))
+  const count = Math.max(1, Math.min(maxChunks, Math.ceil(elementCost / room)))
+  const perChunk = Math.ceil(elements.length / count)
+  const views: Array<RenderedView> = []
+  let seen = scalars.length
+  for (let c = 0; c < count; c++) {
+    const slice = elements.slice(c * perChunk, (c + 1) * perChunk)
+    const chunkUnits = [...scalars, ...slice]
+    const cost = chunkUnits.reduce((sum, unit) => sum + costOf(unit), 0)
+    const chosen = cost <= budget ? new Set(chunkUnits.map((_, i) => i)) : selectUnits(chunkUnits, signals, budget)
+    // Scalars are repeated in every chunk; count only this chunk's sequence elements as seen.
+    seen += Array.from(chosen).filter((i) => i >= scalars.length).length
+    views.push({
+      lines: renderUnits(chunkUnits, chosen),
+      elementsTotal: units.length,
+      elementsSeen: chosen.size,
+      condensed: chosen.size < chunkUnits.length
+    })
+  }
+  return { views, elementsSeen: Math.min(seen, units.length), elementsTotal: units.length }
+}

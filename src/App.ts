@@ -1,0 +1,28 @@
+/**
+ * The whole application as one Layer, given a validated configuration. Resources that requests
+ * use are built before (outside) the HTTP server, so they are finalized after it.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Layer } from "effect"
+import { AnalyzerLive } from "./Analysis/Engine.js"
+import { CatalogueLive } from "./Catalogue/Catalogue.js"
+import { AppConfig, type AppConfigShape } from "./Config.js"
+import { ServerLive } from "./Http.js"
+import { ReadinessLive } from "./Lifecycle/Readiness.js"
+import { loggingLayer } from "./Observability/Logging.js"
+import { MetricsLive } from "./Observability/Metrics.js"
+import { ModelClientsLive } from "./Providers/ModelClients.js"
+
+export const ResourcesLive = (config: AppConfigShape) => {
+  const ConfigLive = Layer.succeed(AppConfig, config)
+  const Catalogue = CatalogueLive.pipe(Layer.provide(ConfigLive))
+  const Clients = ModelClientsLive.pipe(Layer.provide([ConfigLive, NodeHttpClient.layerUndici]))
+  const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue]))
+  return Layer.mergeAll(ConfigLive, Catalogue, Analyzer, ReadinessLive, MetricsLive)
+}
+
+export const AppLive = (config: AppConfigShape) =>
+  ServerLive(config.host, config.port).pipe(
+    Layer.provideMerge(ResourcesLive(config)),
+    Layer.provide(loggingLayer(config.logLevel))
+  )

@@ -1,0 +1,115 @@
+/**
+ * Configuration is read once and validated: a malformed value is refused with a message naming
+ * the variable and its accepted form (DECISIONS §5), never silently replaced by a default.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
+import { spawnSync } from "node:child_process"
+import { join } from "node:path"
+import { appConfig, describeConfigError } from "../src/Config.js"
+
+const load = (env: Record<string, string>) =>
+  Effect.runSync(Effect.either(appConfig).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
+
+const refused = (env: Record<string, string>) => {
+  const result = load(env)
+  if (Either.isRight(result)) return expect.fail(`accepted ${JSON.stringify(env)}`)
+  return describeConfigError(result.left)
+}
+
+describe("configuration", () => {
+  it("has the documented defaults", () => {
+    const config = Either.getOrThrow(load({}))
+    expect(config.host).toBe("127.0.0.1")
+    expect(config.port).toBe(8000)
+    expect(config.limits.maxBodyBytes).toBe(5 * 1024 * 1024)
+    expect(config.limits.maxTraceSteps).toBe(5000)
+    expect(config.limits.maxMessages).toBe(5000)
+    expect(config.limits.maxStringChars).toBe(200_000)
+    expect(config.limits.maxTotalChars).toBe(1_000_000)
+    expect(Duration.toSeconds(config.limits.requestTimeout)).toBe(120)
+    expect(Option.isNone(config.rateLimit)).toBe(true)
+    expect(config.trustedProxies).toBe(1)
+    expect(config.cache).toEqual({ enabled: false, capacity: 1024, ttl: Option.none() })
+    expect(Duration.toSeconds(config.lifecycle.drainDelay)).toBe(5)
+    expect(Duration.toSeconds(config.lifecycle.shutdownGrace)).toBe(20)
+    expect(config.auth.required).toBe(false)
+    expect(config.logLevel).toBe("info")
+  })
+
+  it.each([
+    ["SVC_PORT", "eighty", "an integer port"],
+    ["SVC_PORT", "70000", "an integer port"],
+    ["SVC_HOST", "local host", "a host name"],
+    ["SVC_API_REQUIRE_AUTH", "maybe", "true or false"],
+    ["SVC_API_RATE_LIMIT", "ten per minute", "N/S"],
+    ["SVC_API_RATE_LIMIT", "0/60", "N/S"],
+    ["SVC_TRUSTED_PROXIES", "-1", "an integer 0-10"],
+    ["SVC_API_MAX_BODY_BYTES", "5MB", "an integer number of bytes"],
+    ["SVC_API_MAX_TRACE_STEPS", "0", "a positive integer"],
+    ["SVC_API_MAX_MESSAGES", "lots", "a positive integer"],
+    ["SVC_API_MAX_STRING_CHARS", "1e5", "a positive integer"],
+    ["SVC_API_MAX_TOTAL_CHARS", "-5", "a positive integer"],
+    ["SVC_API_REQUEST_TIMEOUT", "forever", "a positive duration"],
+    ["SVC_API_REQUEST_TIMEOUT", "0", "a positive duration"],
+    ["SVC_CACHE", "redis", "memory or off"],
+    ["SVC_CACHE_CAPACITY", "big", "a positive integer"],
+    ["SVC_CACHE_TTL_SECONDS", "soon", "a positive duration"],
+    ["SVC_DRAIN_DELAY_SECONDS", "x", "a duration in seconds"],
+    ["SVC_SHUTDOWN_GRACE_SECONDS", "-3", "a duration in seconds"],
+    ["SVC_LLM_PROVIDER", "gemini", "one of anthropic, openai, local"],
+    ["SVC_LOG_LEVEL", "loud", "one of trace"],
+    ["ANTHROPIC_BASE_URL", "ftp://x", "an http(s) URL"],
+    ["LOCAL_MODEL_HOST", "http://", "an http(s) URL"]
+  ])("refuses %s=%s naming the variable and the accepted form", (name, value, accepted) => {
+    const message = refused({ [name]: value })
+    expect(message).toContain(name)
+    expect(message).toContain(accepted)
+  })
+
+  it("accepts the documented forms", () => {
+    const config = Either.getOrThrow(load({
+      SVC_API_RATE_LIMIT: "100/60",
+      SVC_API_REQUEST_TIMEOUT: "90s",
+      SVC_CACHE: "memory",
+      SVC_CACHE_TTL_SECONDS: "300",
+      SVC_API_KEYS: "ci=abcdefghijklmnop0123,ops=qrstuvwxyzABCDEF4567",
+      SVC_LLM_PROVIDER: "local",
+      OLLAMA_HOST: "127.0.0.1:11434"
+    }))
+    expect(Option.getOrThrow(config.rateLimit)).toEqual({ requests: 100, windowSeconds: 60 })
+    expect(Duration.toSeconds(config.limits.requestTimeout)).toBe(90)
+    expect(config.cache.enabled).toBe(true)
+    expect(config.auth.keys.map((k) => k.name)).toEqual(["ci", "ops"])
+    expect(Redacted.value(config.auth.keys[0]!.key)).toBe("abcdefghijklmnop0123")
+    expect(Option.getOrThrow(config.providers.localHost)).toBe("http://127.0.0.1:11434")
+    expect(Option.getOrThrow(load({ SVC_API_RATE_LIMIT: "30" }).pipe(Either.getOrThrow).rateLimit)).toEqual({ requests: 30, windowSeconds: 60 })
+  })
+
+  it("takes the seed's provider variables as aliases", () => {
+    const config = Either.getOrThrow(load({ PROVIDER_A_API_KEY: "sk-a-0123456789", PROVIDER_B_API_KEY: "sk-b-0123456789" }))
+    expect(Option.map(config.providers.anthropicKey, Redacted.value)).toEqual(Option.some("sk-a-0123456789"))
+    expect(Option.map(config.providers.openaiKey, Redacted.value)).toEqual(Option.some("sk-b-0123456789"))
+  })
+
+  it("refuses short, duplicate and malformed API keys without showing them", () => {
+    const short = refused({ SVC_API_KEYS: "ci=short-key" })
+    expect(short).toContain("SVC_API_KEYS")
+    expect(short).toContain("at least 16 characters")
+    expect(short).not.toContain("short-key")
+    expect(refused({ SVC_API_KEYS: "a=abcdefghijklmnop0123,a=qrstuvwxyzABCDEF4567" })).toContain("duplicate key name")
+    expect(refused({ SVC_API_KEYS: "a=abcdefghijklmnop0123,b=abcdefghijklmnop0123" })).toContain("duplicate key")
+    expect(refused({ SVC_API_KEYS: "novalue" })).toContain("<key_name>=<API_KEY>")
+  })
+
+  it("stops the real process with the message and exit code 1", () => {
+    const result = spawnSync(process.execPath, [join(import.meta.dirname, "..", "dist", "server.mjs")], {
+      env: { ...process.env, SVC_PORT: "eighty", SVC_CACHE: "redis" },
+      encoding: "utf8",
+      timeout: 20_000
+    })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain("SVC_PORT must be an integer port 0-65535")
+    expect(result.stderr).toContain("SVC_CACHE must be memory or off")
+  })
+})

@@ -1,0 +1,26 @@
+/**
+ * Global test setup: makes sure the tools the tests drive exist on this machine (Debian's
+ * chromium and prometheus/promtool), installing them when missing, and builds dist/ for the tests
+ * that start the production bundle. Runs once per `npm test`.
+ */
+import { execFileSync } from "node:child_process"
+import { which } from "../support/Tools.js"
+
+const DEBIAN_PACKAGES: ReadonlyArray<readonly [command: string, debianPackage: string]> = [
+  ["chromium", "chromium"],
+  ["promtool", "prometheus"]
+]
+
+export default function setup() {
+  const missing = DEBIAN_PACKAGES.filter(([command]) => which(command) === undefined).map(([, pkg]) => pkg)
+  if (missing.length > 0) {
+    if (which("apt-get") === undefined) {
+      throw new Error(`the tests need ${missing.join(", ")}; install them (no apt-get on this machine)`)
+    }
+    process.stdout.write(`test setup: installing ${missing.join(", ")} with apt-get\n`)
+    execFileSync("sh", ["-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq " + missing.join(" ")], {
+      stdio: "inherit"
+    })
+  }
+  execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" })
+}

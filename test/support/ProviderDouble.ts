@@ -1,0 +1,275 @@
+/**
+ * A loopback stand-in for the model providers, replacing them at the network boundary only. It
+ * speaks the real wire formats:
+ * - Anthropic Messages: POST /v1/messages → `message` with a `tool_use` block (structured output);
+ * - OpenAI Responses: POST /v1/responses → `response` with an `output_text` message;
+ * - Chat Completions (local hosts): POST /v1/chat/completions → `chat.completion`.
+ * It records every request (headers, body, whether the client hung up) and is scripted per test.
+ */
+import { readFileSync } from "node:fs"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { join } from "node:path"
+import { definitions } from "../../patterns/index.js"
+
+export type Wire = "anthropic" | "openai" | "chat"
+
+export interface RecordedCall {
+  readonly wire: Wire
+  readonly path: string
+  readonly headers: IncomingMessage["headers"]
+  readonly body: Record<string, unknown>
+  /** The structured object's name (tool name / json_schema name). */
+  readonly objectName: string
+  /** The JSON schema the client sent for the structured output. */
+  readonly schema: unknown
+  /** All text of the request (system + messages), for assertions on prompts. */
+  readonly text: string
+  /** Set when the client closed the connection before the double answered. */
+  closedEarly: boolean
+}
+
+export type Reply =
+  | { readonly kind: "object"; readonly value: unknown; readonly inputTokens?: number; readonly outputTokens?: number }
+  | { readonly kind: "status"; readonly status: number; readonly body?: string; readonly headers?: Record<string, string> }
+  | { readonly kind: "hang" }
+  | { readonly kind: "delay"; readonly ms: number; readonly then: Reply }
+  | { readonly kind: "raw"; readonly status: number; readonly body: string }
+
+export type Script = (call: RecordedCall, index: number) => Reply | undefined
+
+const patternsDir = join(import.meta.dirname, "..", "..", "patterns")
+const slugByDetectionName = new Map(definitions.map((d) => [`${d.spec.name}Detection`, d.spec.slug]))
+
+/** The pattern's example output (a valid, evidence-grounded detection for its example trace). */
+export const exampleOutput = (slug: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(patternsDir, slug, "example.output.json"), "utf8"))
+
+export const exampleTrace = (slug: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(patternsDir, slug, "example.trace.json"), "utf8"))
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Verdicts confirming every finding listed in a verification request. */
+const confirmAll = (text: string) => {
+  const match = /Findings to verify:\s*(\[[\s\S]*?\])\s*The cited trace elements:/.exec(text)
+  const findings: unknown = match?.[1] === undefined ? [] : JSON.parse(match[1])
+  const ids = Array.isArray(findings) ? findings.flatMap((f) => (isRecord(f) && typeof f["id"] === "string" ? [f["id"]] : [])) : []
+  return { verdicts: ids.map((id) => ({ finding_id: id, verdict: "confirmed", confidence: 0.8, reason: "The cited elements show it." })) }
+}
+
+/** The default answer: the pattern's example output, or confirmations for a verification pass. */
+export const defaultReply = (call: RecordedCall): Reply => {
+  if (call.objectName === "Verdicts") return { kind: "object", value: confirmAll(call.text) }
+  const slug = slugByDetectionName.get(call.objectName)
+  if (slug === undefined) return { kind: "status", status: 400, body: JSON.stringify({ error: `unknown object ${call.objectName}` }) }
+  return { kind: "object", value: exampleOutput(slug) }
+}
+
+const textOf = (value: unknown): string => {
+  if (typeof value === "string") return value
+  if (Array.isArray(value)) return value.map(textOf).join("\n")
+  if (isRecord(value)) return Object.values(value).map(textOf).join("\n")
+  return ""
+}
+
+const describeCall = (wire: Wire, path: string, headers: IncomingMessage["headers"], body: Record<string, unknown>): RecordedCall => {
+  let objectName = ""
+  let schema: unknown = undefined
+  let text = ""
+  if (wire === "anthropic") {
+    const tools = Array.isArray(body["tools"]) ? body["tools"] : []
+    const tool = tools.find(isRecord)
+    objectName = tool !== undefined && typeof tool["name"] === "string" ? tool["name"] : ""
+    schema = tool?.["input_schema"]
+    text = `${textOf(body["system"])}\n${textOf(body["messages"])}`
+  } else if (wire === "openai") {
+    const format = isRecord(body["text"]) && isRecord(body["text"]["format"]) ? body["text"]["format"] : {}
+    objectName = typeof format["name"] === "string" ? format["name"] : ""
+    schema = format["schema"]
+    text = textOf(body["input"])
+  } else {
+    const format = isRecord(body["response_format"]) && isRecord(body["response_format"]["json_schema"])
+      ? body["response_format"]["json_schema"]
+      : {}
+    objectName = typeof format["name"] === "string" ? format["name"] : ""
+    schema = format["schema"]
+    text = textOf(body["messages"])
+  }
+  return { wire, path, headers, body, objectName, schema, text, closedEarly: false }
+}
+
+let counter = 0
+const id = (prefix: string) => `${prefix}_${(++counter).toString(36).padStart(8, "0")}`
+
+const successBody = (wire: Wire, call: RecordedCall, reply: Extract<Reply, { kind: "object" }>): string => {
+  const input = reply.inputTokens ?? 1200
+  const output = reply.outputTokens ?? 400
+  const model = typeof call.body["model"] === "string" ? call.body["model"] : "unknown"
+  switch (wire) {
+    case "anthropic":
+      return JSON.stringify({
+        id: id("msg"),
+        type: "message",
+        role: "assistant",
+        model,
+        content: [{ type: "tool_use", id: id("toolu"), name: call.objectName, input: reply.value }],
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage: { input_tokens: input, output_tokens: output }
+      })
+    case "openai":
+      return JSON.stringify({
+        id: id("resp"),
+        object: "response",
+        created_at: Math.floor(Date.now() / 1000),
+        status: "completed",
+        error: null,
+        incomplete_details: null,
+        instructions: null,
+        max_output_tokens: null,
+        model,
+        output: [
+          {
+            type: "message",
+            id: id("msg"),
+            status: "completed",
+            role: "assistant",
+            content: [{ type: "output_text", text: JSON.stringify(reply.value), annotations: [] }]
+          }
+        ],
+        parallel_tool_calls: true,
+        previous_response_id: null,
+        reasoning: { effort: null, summary: null },
+        store: false,
+        temperature: 1,
+        text: { format: { type: "json_schema", name: call.objectName, schema: call.schema, strict: true } },
+        tool_choice: "auto",
+        tools: [],
+        top_p: 1,
+        truncation: "disabled",
+        usage: {
+          input_tokens: input,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: output,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: input + output
+        },
+        user: null,
+        metadata: {}
+      })
+    case "chat":
+      return JSON.stringify({
+        id: id("chatcmpl"),
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify(reply.value) }, finish_reason: "stop" }],
+        usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
+      })
+  }
+}
+
+export interface ProviderDouble {
+  readonly url: string
+  readonly calls: Array<RecordedCall>
+  /** Replaces the script (undefined from a script falls back to the default reply). */
+  script: Script
+  readonly reset: () => void
+  readonly close: () => Promise<void>
+  /** Currently open connections to the double. */
+  readonly openConnections: () => number
+}
+
+const wireOf = (path: string): Wire | undefined =>
+  path.endsWith("/messages") ? "anthropic" : path.endsWith("/responses") ? "openai" : path.endsWith("/chat/completions") ? "chat" : undefined
+
+export const startProviderDouble = async (): Promise<ProviderDouble> => {
+  const calls: Array<RecordedCall> = []
+  let open = 0
+  const double: { script: Script } = { script: () => undefined }
+
+  const respond = (res: ServerResponse, call: RecordedCall, reply: Reply, wire: Wire) => {
+    if (res.destroyed) return
+    switch (reply.kind) {
+      case "hang":
+        return
+      case "delay": {
+        const timer = setTimeout(() => respond(res, call, reply.then, wire), reply.ms)
+        res.on("close", () => clearTimeout(timer))
+        return
+      }
+      case "status":
+        res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers })
+        res.end(reply.body ?? JSON.stringify({ type: "error", error: { type: "api_error", message: "scripted failure" } }))
+        return
+      case "raw":
+        res.writeHead(reply.status, { "content-type": "application/json" })
+        res.end(reply.body)
+        return
+      case "object":
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(successBody(wire, call, reply))
+        return
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      const path = (req.url ?? "/").split("?")[0] ?? "/"
+      const wire = wireOf(path)
+      if (req.method !== "POST" || wire === undefined) {
+        res.writeHead(404, { "content-type": "application/json" })
+        res.end(JSON.stringify({ error: "not found" }))
+        return
+      }
+      let body: Record<string, unknown> = {}
+      try {
+        const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+        if (isRecord(parsed)) body = parsed
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" })
+        res.end(JSON.stringify({ error: "invalid json" }))
+        return
+      }
+      const call = describeCall(wire, path, req.headers, body)
+      const index = calls.length
+      calls.push(call)
+      res.on("close", () => {
+        if (!res.writableFinished) call.closedEarly = true
+      })
+      respond(res, call, double.script(call, index) ?? defaultReply(call), wire)
+    })
+  })
+  server.on("connection", (socket) => {
+    open += 1
+    socket.on("close", () => {
+      open -= 1
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? (address satisfies AddressInfo).port : 0
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    get script() {
+      return double.script
+    },
+    set script(next: Script) {
+      double.script = next
+    },
+    reset: () => {
+      calls.length = 0
+      double.script = () => undefined
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+    openConnections: () => open
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Starts the real application in this process on a loopback port (port 0), configured through
+ * ConfigProvider.fromMap exactly as the environment would configure it. Tests talk HTTP to it.
+ */
+import { HttpServer } from "@effect/platform"
+import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
+import { AppLive } from "../../src/App.js"
+import { appConfig } from "../../src/Config.js"
+import { Readiness } from "../../src/Lifecycle/Readiness.js"
+
+export interface RunningService {
+  readonly url: string
+  readonly port: number
+  readonly close: () => Promise<void>
+  readonly setReadiness: (state: "starting" | "ready" | "draining") => Promise<void>
+}
+
+export const startService = async (env: Record<string, string> = {}): Promise<RunningService> => {
+  const provider = ConfigProvider.fromMap(new Map(Object.entries({ SVC_PORT: "0", SVC_LOG_LEVEL: "none", ...env })))
+  return Effect.runPromise(
+    Effect.gen(function*() {
+      const config = yield* appConfig
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(AppLive(config), scope).pipe(
+        Effect.tapErrorCause(() => Scope.close(scope, Exit.void))
+      )
+      const server = Context.get(context, HttpServer.HttpServer)
+      const readiness = Context.get(context, Readiness)
+      yield* readiness.set("ready")
+      const address = server.address
+      const port = address._tag === "TcpAddress" ? address.port : 0
+      return {
+        url: `http://127.0.0.1:${port}`,
+        port,
+        close: () => Effect.runPromise(Scope.close(scope, Exit.void)),
+        setReadiness: (state: "starting" | "ready" | "draining") => Effect.runPromise(readiness.set(state))
+      }
+    }).pipe(Effect.withConfigProvider(provider))
+  )
+}
