@@ -7,7 +7,7 @@ import { Either, JSONSchema, Schema, type SchemaAST } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { definitions } from "../patterns/index.js"
-import { quoteOccurs } from "../src/Analysis/TraceRefs.js"
+import { quoteOccurs, resolveRef } from "../src/Analysis/TraceRefs.js"
 import { loadPattern } from "../src/Catalogue/CatalogueLoader.js"
 
 const patternsDir = join(import.meta.dirname, "..", "patterns")
@@ -97,7 +97,7 @@ describe.each(definitions.map((definition) => [definition.spec.slug, definition]
     expect(first).toEqual(validated.right.signals())
     expect(Object.keys(first.values).length).toBeGreaterThan(0)
     for (const highlight of first.highlights) {
-      expect(quoteOccurs(validated.right.canonical, highlight.ref, "") || highlight.ref.length > 0).toBe(true)
+      expect(resolveRef(validated.right.canonical, highlight.ref), `highlight ${highlight.ref}`).toBeDefined()
     }
   })
 

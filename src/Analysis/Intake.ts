@@ -61,6 +61,7 @@ export const checkTraceLimits = (
       )
     }
   }
+  const declared = new Set(code.sequences.map(({ field }) => `trace.${field}`))
   let total = 0
   const stack: Array<{ readonly value: unknown; readonly depth: number; readonly path: string }> = [
     { value: trace, depth: 0, path: "trace" }
@@ -92,6 +93,14 @@ export const checkTraceLimits = (
       return Either.left(new ValidationError({ message: `${path} is nested more than ${MAX_NESTING_DEPTH} levels deep` }))
     }
     if (Array.isArray(value)) {
+      // Lists the pattern does not declare as sequences are still bounded by the steps limit.
+      if (depth > 0 && value.length > limits.maxTraceSteps && !declared.has(path)) {
+        return Either.left(
+          new RequestTooLarge({
+            message: `${path.slice("trace.".length)} has ${value.length} elements, more than the limit of ${limits.maxTraceSteps}; raise SVC_API_MAX_TRACE_STEPS`
+          })
+        )
+      }
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: depth + 1, path: `${path}[${i}]` })
       continue
     }

@@ -40,15 +40,23 @@ export interface LoadedPattern {
   readonly prompts: Readonly<Record<PromptName, string>>
 }
 
-/** The surname of the anchor's first author, e.g. "Lewin 1936; Kelley 1967" → "Lewin". */
+/**
+ * The anchor's first significant word, e.g. "Lewin 1936; Kelley 1967" → "Lewin",
+ * "US Army TC 25-20 (1993)" → "Army" (tokens under 3 letters say nothing).
+ */
 export const anchorName = (anchor: string): string => {
   const first = anchor.split(/[;,&(]/)[0] ?? anchor
-  return first.replace(/\b\d{4}\b.*$/, "").replace(/\s+et al\.?/, "").trim().split(/\s+/)[0] ?? first
+  const words = first.replace(/\b\d{4}\b.*$/, "").replace(/\s+et al\.?/, "").trim().split(/\s+/)
+  return words.find((word) => /[A-Za-z]{3,}/.test(word)) ?? words[0] ?? first
 }
 
-/** A prompt asks for evidence by reference when it names a ref form and asks for verbatim quotes. */
+/**
+ * A prompt asks for evidence by reference when it names a reference (`steps[i]`, `messages[3]`,
+ * or, for patterns whose input has no lists, a backticked field such as `agent_response`) and
+ * asks for verbatim quotes.
+ */
 export const asksForEvidence = (prompt: string): boolean =>
-  /[a-z_]+\[\s*i\s*\]|[a-z_]+\[\d+\]/.test(prompt) && /verbatim/i.test(prompt)
+  /[a-z_]+\[\s*i\s*\]|[a-z_]+\[\d+\]|`[a-z][a-z0-9_]*(?:\.[a-z_]+)*`/.test(prompt) && /verbatim/i.test(prompt)
 
 const YEAR_REFERENCE = /\((?:1[89]|20)\d{2}[a-z]?\)/
 

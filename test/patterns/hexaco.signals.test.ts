@@ -57,7 +57,7 @@ describe("hexaco signals", () => {
       "observed_behaviors[2]",
       "observed_behaviors[3]"
     ])
-    expect(result.highlights[0]?.reason).toBe("uses an action the authority scope forbids (merg...)")
+    expect(result.highlights[0]?.reason).toBe("uses an action the authority scope forbids (merg...); high-impact action")
   })
 
   it("is total on a quiet report without a target", () => {
