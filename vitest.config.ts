@@ -7,6 +7,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    reporters: ["default"]
+    reporters: ["default", "./test/setup/summary-reporter.ts"]
   }
 })
