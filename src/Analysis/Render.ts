@@ -61,14 +61,17 @@ export const traceUnits = (trace: Readonly<Record<string, unknown>>, elementCap:
 const lineOf = (unit: Unit) => `${unit.ref} ${unit.text}`
 const costOf = (unit: Unit) => unit.ref.length + unit.text.length + 2
 
-/** Chooses the units to show within `budget` characters; deterministic for a given input. */
+/** Upper bound of one gap marker ("[… N elements not shown: a to b …]"); each shown unit opens at most one gap. */
+const GAP_MARKER_CHARS = 80
+
+/** Chooses the units to show within `budget` characters (gap markers included); deterministic. */
 export const selectUnits = (units: ReadonlyArray<Unit>, signals: Signals, budget: number): ReadonlySet<number> => {
   const chosen = new Set<number>()
-  let used = 0
+  let used = GAP_MARKER_CHARS
   const take = (i: number) => {
     const unit = units[i]
     if (unit === undefined || chosen.has(i)) return
-    const cost = costOf(unit)
+    const cost = costOf(unit) + GAP_MARKER_CHARS
     if (used + cost > budget) return
     chosen.add(i)
     used += cost
