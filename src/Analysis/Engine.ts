@@ -37,7 +37,7 @@ import { elementText, resolveRef } from "./TraceRefs.js"
 
 /** Budgets in characters (about 4 characters per token): trace view, per element, output. */
 export const MODE_PLANS = {
-  quick: { traceChars: 24_000, elementChars: 1_500, maxOutputTokens: 4096, maxChunks: 1 },
+  quick: { traceChars: 18_000, elementChars: 1_500, maxOutputTokens: 4096, maxChunks: 1 },
   standard: { traceChars: 100_000, elementChars: 4_000, maxOutputTokens: 8192, maxChunks: 1 },
   forensic: { traceChars: 320_000, elementChars: 8_000, maxOutputTokens: 8192, maxChunks: 4 }
 } as const satisfies Record<Mode, { traceChars: number; elementChars: number; maxOutputTokens: number; maxChunks: number }>
