@@ -5,6 +5,9 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer } from "effect"
 import { AnalyzerLive } from "./Analysis/Engine.js"
+import { ApiKeysLive } from "./Auth/ApiKeys.js"
+import { AnalysisCacheLive } from "./Cache/AnalysisCache.js"
+import { RateLimiterLive } from "./RateLimit/RateLimiter.js"
 import { CatalogueLive } from "./Catalogue/Catalogue.js"
 import { AppConfig, type AppConfigShape } from "./Config.js"
 import { ServerLive } from "./Http.js"
@@ -18,7 +21,8 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const Catalogue = CatalogueLive.pipe(Layer.provide(ConfigLive))
   const Clients = ModelClientsLive.pipe(Layer.provide([ConfigLive, NodeHttpClient.layerUndici]))
   const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue]))
-  return Layer.mergeAll(ConfigLive, Catalogue, Analyzer, ReadinessLive, MetricsLive)
+  const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, AnalysisCacheLive).pipe(Layer.provide(ConfigLive))
+  return Layer.mergeAll(ConfigLive, Catalogue, Analyzer, Guards, ReadinessLive, MetricsLive)
 }
 
 export const AppLive = (config: AppConfigShape) =>

@@ -31,6 +31,7 @@ export interface AppConfigShape {
     readonly required: boolean
   }
   readonly rateLimit: Option.Option<RateLimitSetting>
+  readonly rateLimitMaxBuckets: number
   readonly trustedProxies: number
   readonly limits: {
     readonly maxBodyBytes: number
@@ -210,6 +211,10 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   rateLimit: withDefault(
     parsed("SVC_API_RATE_LIMIT", "N/S (N requests per S seconds), N (per 60 s) or off", parseRateLimit),
     Option.none()
+  ),
+  rateLimitMaxBuckets: withDefault(
+    parsed("SVC_API_RATE_LIMIT_MAX_BUCKETS", "an integer 100-10000000", integer(100, 10_000_000)),
+    10_000
   ),
   trustedProxies: withDefault(parsed("SVC_TRUSTED_PROXIES", "an integer 0-10 (proxy hops)", integer(0, 10)), 1),
   limits: Config.all({

@@ -13,7 +13,7 @@ import { Api } from "./Api.js"
 import { patternCodes } from "./Catalogue/Catalogue.js"
 import { CatalogueHttpLive } from "./Catalogue/CatalogueHttp.js"
 import { DocsHttpLive } from "./Docs/DocsHttp.js"
-import { outerMiddleware } from "./Http/Middleware.js"
+import { makeOuterMiddleware } from "./Http/Middleware.js"
 import { ProbesHttpLive } from "./Lifecycle/ProbesHttp.js"
 
 /** Node server timeouts: slow or idle clients cannot hold sockets forever. */
@@ -35,8 +35,11 @@ const slugs = new Set(patternCodes.map((code) => code.slug))
  * app itself (not HttpServer.serve's middleware, which in v3 runs after the response is written),
  * so it can normalise errors and set headers on every response.
  */
-export const HttpAppLive = HttpApiBuilder.httpApp.pipe(
-  Effect.map((app) => HttpServer.serve(outerMiddleware({ slugs })(app))),
+export const HttpAppLive = Effect.gen(function*() {
+  const app = yield* HttpApiBuilder.httpApp
+  const middleware = yield* makeOuterMiddleware({ slugs })
+  return HttpServer.serve(middleware(app))
+}).pipe(
   Layer.unwrapEffect,
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
   Layer.provide(ApiLive)

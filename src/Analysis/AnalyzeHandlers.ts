@@ -28,6 +28,8 @@ import {
 } from "../Errors.js"
 import { readJsonObject } from "../Http/Body.js"
 import { currentRequest, updateRequest } from "../Http/RequestContext.js"
+import { AnalysisCache } from "../Cache/AnalysisCache.js"
+import { cacheKey } from "../Cache/CacheKey.js"
 import { Analyzer } from "./Analyzer.js"
 import { checkTraceLimits, resolveBaseline, resolveMode, resolveModel, splitBody, validateTrace } from "./Intake.js"
 
@@ -60,6 +62,7 @@ export const AnalyzeHandlersLive = Layer.effect(
     const config = yield* AppConfig
     const catalogue = yield* Catalogue
     const analyzer = yield* Analyzer
+    const cache = yield* AnalysisCache
     const { limits } = config
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
 
@@ -81,32 +84,35 @@ export const AnalyzeHandlersLive = Layer.effect(
           const baseline = yield* resolveBaseline(parts.baseline)
           const trace = yield* validateTrace(code, parts.trace)
           const state = yield* currentRequest
-          const result = yield* analyzer.analyze({
+          const deadline = Effect.timeoutFail({
+            duration: limits.requestTimeout,
+            onTimeout: () =>
+              new Timeout({
+                message: `the analysis exceeded the server-side deadline of ${deadlineSeconds} s; use quick mode or raise SVC_API_REQUEST_TIMEOUT`
+              })
+          })
+          const run = analyzer.analyze({
             pattern: entry.pattern,
             mode,
             model,
             trace,
             baseline,
             requestId: state?.requestId ?? "none"
-          }).pipe(
-            Effect.timeoutFail({
-              duration: limits.requestTimeout,
-              onTimeout: () =>
-                new Timeout({
-                  message: `the analysis exceeded the server-side deadline of ${deadlineSeconds} s; use quick mode or raise SVC_API_REQUEST_TIMEOUT`
-                })
-            })
-          )
+          }).pipe(deadline)
+          // Checked before provider resolution: a cached detection needs no provider.
+          const key = cacheKey({ pattern: code.slug, mode, model, trace: trace.canonical })
+          const { result, cached } = yield* cache.run(key, run).pipe(deadline)
           yield* updateRequest((s) => {
-            s.analyzeStatus = "ok"
+            s.analyzeStatus = cached ? "cache_hit" : "ok"
           })
-          return HttpServerResponse.unsafeJson({
+          const response = HttpServerResponse.unsafeJson({
             pattern: code.slug,
             mode,
             model: result.model,
             detection: result.detection,
-            cached: false
+            cached
           })
+          return cache.enabled ? HttpServerResponse.setHeader(response, "x-cache", cached ? "hit" : "miss") : response
         }).pipe(
           Effect.tapError((error) =>
             updateRequest((state) => {

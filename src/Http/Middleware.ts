@@ -8,6 +8,7 @@ import { type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } 
 import { Cause, Effect, Metric, Option } from "effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"
 import { httpRequestsTotal, recordAnalyze } from "../Observability/Metrics.js"
+import { makeGuards } from "./Guards.js"
 import { CurrentRequest, type RequestState, requestIdFrom } from "./RequestContext.js"
 import { allowedMethods, routeTemplate } from "./Routes.js"
 
@@ -117,25 +118,36 @@ export interface MiddlewareOptions {
 
 const ANALYZE_PREFIX = "/v1/analyze/"
 
-export const outerMiddleware = (options: MiddlewareOptions) =>
-<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = requestIdFrom(request.headers["x-request-id"])
-    const path = pathOf(request.url)
-    const state: RequestState = { requestId, startedAt: performance.now(), analyzeMode: "unknown", analyzeStatus: null }
+const hasUnreadBody = (request: HttpServerRequest.HttpServerRequest) =>
+  (request.headers["content-length"] !== undefined && request.headers["content-length"] !== "0") ||
+  request.headers["transfer-encoding"] !== undefined
 
-    const response = yield* app.pipe(
-      Effect.catchAllCause((cause) => failureResponse(cause, request.method, path)),
-      Effect.locally(CurrentRequest, state),
-      Effect.annotateLogs("request_id", requestId)
-    )
+export const makeOuterMiddleware = (options: MiddlewareOptions) =>
+  Effect.map(makeGuards, (guard) =>
+  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const requestId = requestIdFrom(request.headers["x-request-id"])
+      const path = pathOf(request.url)
+      const state: RequestState = { requestId, startedAt: performance.now(), analyzeMode: "unknown", analyzeStatus: null }
 
-    const withHeaders = HttpServerResponse.setHeaders(response, {
-      ...SECURITY_HEADERS,
-      "x-request-id": requestId,
-      ...(response.status === 413 ? { connection: "close" } : {})
-    })
+      const guarded = yield* Effect.either(guard(request, path))
+      const response = guarded._tag === "Left"
+        ? errorResponse(guarded.left)
+        : yield* app.pipe(
+          Effect.catchAllCause((cause) => failureResponse(cause, request.method, path)),
+          Effect.locally(CurrentRequest, state),
+          Effect.annotateLogs("request_id", requestId)
+        )
+      if (guarded._tag === "Left") state.analyzeStatus = errorKinds[guarded.left._tag].kind
+
+      const withHeaders = HttpServerResponse.setHeaders(response, {
+        ...SECURITY_HEADERS,
+        ...(guarded._tag === "Right" ? guarded.right.headers : {}),
+        "x-request-id": requestId,
+        // A refused request may still be sending its body: close rather than read it.
+        ...(response.status === 413 || (guarded._tag === "Left" && hasUnreadBody(request)) ? { connection: "close" } : {})
+      })
     const seconds = (performance.now() - state.startedAt) / 1000
     const route = routeTemplate(request.method, path)
     yield* Metric.update(
@@ -164,4 +176,4 @@ export const outerMiddleware = (options: MiddlewareOptions) =>
       })
     )
     return withHeaders
-  })
+  }))

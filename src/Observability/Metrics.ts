@@ -27,6 +27,27 @@ export const httpRequestsTotal = Metric.counter("svc_http_requests", {
   incremental: true
 })
 
+export const cacheEvents = Metric.counter("svc_cache_events", {
+  description: "Analysis cache events: hit, miss, coalesced (joined a concurrent identical run), eviction, expiry.",
+  incremental: true
+})
+
+export const cacheEntries = Metric.gauge("svc_cache_entries", { description: "Detections held in the analysis cache." })
+
+export const rateLimitRejections = Metric.counter("svc_rate_limited", {
+  description: "Requests refused by the rate limiter (429).",
+  incremental: true
+})
+
+export const rateLimitBuckets = Metric.gauge("svc_rate_limit_buckets", {
+  description: "Rate-limit buckets currently held (bounded by SVC_API_RATE_LIMIT_MAX_BUCKETS)."
+})
+
+export const authFailures = Metric.counter("svc_auth_failures", {
+  description: "Requests refused by authentication, by reason (missing, invalid, misconfigured).",
+  incremental: true
+})
+
 export interface AnalyzeLabels {
   readonly surface: "rest" | "mcp"
   readonly pattern: string

@@ -1,0 +1,153 @@
+/**
+ * The in-memory analysis cache with single flight (SEED §8, DECISIONS §6).
+ * - Entries are kept in least-recently-used order, at most SVC_CACHE_CAPACITY, optionally
+ *   expiring after SVC_CACHE_TTL_SECONDS (time from Effect's Clock).
+ * - Concurrent identical requests share one run: the run is forked into the cache's own scope, so
+ *   it outlives the request that started it while anyone still waits for it; when every waiter
+ *   has gone (disconnected or timed out), the run is interrupted and its upstream calls aborted.
+ * - Failures are not cached.
+ * Without SVC_CACHE=memory every request runs on its own.
+ */
+import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Metric, Option, type Scope } from "effect"
+import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
+import type { AnalysisResult } from "../Analysis/Analyzer.js"
+import { AppConfig } from "../Config.js"
+import { cacheEntries, cacheEvents } from "../Observability/Metrics.js"
+
+export interface CacheOutcome {
+  readonly result: AnalysisResult
+  /** True when served from a stored entry (not when shared with a concurrent identical run). */
+  readonly cached: boolean
+}
+
+/** What an analysis run can fail with. */
+export type AnalysisFailure = AnalyzerError | LlmResolutionError | Timeout
+
+export interface AnalysisCacheShape {
+  readonly enabled: boolean
+  readonly run: (key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) => Effect.Effect<CacheOutcome, AnalysisFailure>
+  readonly size: () => number
+}
+
+export class AnalysisCache extends Context.Tag("AnalysisCache")<AnalysisCache, AnalysisCacheShape>() {}
+
+interface Entry {
+  readonly result: AnalysisResult
+  readonly storedAt: number
+}
+
+interface Flight {
+  readonly deferred: Deferred.Deferred<AnalysisResult, AnalysisFailure>
+  fiber: Fiber.RuntimeFiber<void> | undefined
+  waiters: number
+}
+
+const event = (name: "hit" | "miss" | "coalesced" | "eviction" | "expiry") => Metric.update(cacheEvents.pipe(Metric.tagged("event", name)), 1)
+
+export const makeAnalysisCache = (options: {
+  readonly capacity: number
+  readonly ttlMillis: number | undefined
+  readonly scope: Scope.Scope
+}) => {
+  const entries = new Map<string, Entry>()
+  const flights = new Map<string, Flight>()
+
+  const store = (key: string, result: AnalysisResult, now: number) =>
+    Effect.gen(function*() {
+      entries.delete(key)
+      entries.set(key, { result, storedAt: now })
+      while (entries.size > options.capacity) {
+        const oldest = entries.keys().next()
+        if (oldest.done) break
+        entries.delete(oldest.value)
+        yield* event("eviction")
+      }
+      yield* Metric.set(cacheEntries, entries.size)
+    })
+
+  const lookup = (key: string, now: number) =>
+    Effect.gen(function*() {
+      const entry = entries.get(key)
+      if (entry === undefined) return Option.none<AnalysisResult>()
+      if (options.ttlMillis !== undefined && now - entry.storedAt >= options.ttlMillis) {
+        entries.delete(key)
+        yield* event("expiry")
+        yield* Metric.set(cacheEntries, entries.size)
+        return Option.none<AnalysisResult>()
+      }
+      entries.delete(key)
+      entries.set(key, entry)
+      return Option.some(entry.result)
+    })
+
+  /** Waits for a flight; the last waiter to leave interrupts the run. */
+  const join = (key: string, flight: Flight): Effect.Effect<AnalysisResult, AnalysisFailure> =>
+    Effect.suspend(() => {
+      flight.waiters += 1
+      return Deferred.await(flight.deferred)
+    }).pipe(
+      Effect.ensuring(
+        Effect.suspend(() => {
+          flight.waiters -= 1
+          if (flight.waiters > 0 || flight.fiber === undefined || flights.get(key) !== flight) return Effect.void
+          flights.delete(key)
+          return Fiber.interruptFork(flight.fiber)
+        })
+      )
+    )
+
+  const run = (key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>): Effect.Effect<CacheOutcome, AnalysisFailure> =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const hit = yield* lookup(key, now)
+      if (Option.isSome(hit)) {
+        yield* event("hit")
+        return { result: hit.value, cached: true }
+      }
+      const existing = flights.get(key)
+      if (existing !== undefined) {
+        yield* event("coalesced")
+        return { result: yield* join(key, existing), cached: false }
+      }
+      yield* event("miss")
+      const flight: Flight = { deferred: yield* Deferred.make<AnalysisResult, AnalysisFailure>(), fiber: undefined, waiters: 0 }
+      flights.set(key, flight)
+      flight.fiber = yield* compute.pipe(
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          Effect.gen(function*() {
+            if (flights.get(key) === flight) flights.delete(key)
+            if (Exit.isSuccess(exit)) yield* store(key, exit.value, yield* Clock.currentTimeMillis)
+            yield* Deferred.done(flight.deferred, exit)
+          })
+        ),
+        Effect.onInterrupt(() => Deferred.interrupt(flight.deferred)),
+        Effect.forkIn(options.scope)
+      )
+      return { result: yield* join(key, flight), cached: false }
+    })
+
+  return { run, size: () => entries.size }
+}
+
+export const AnalysisCacheLive = Layer.scoped(
+  AnalysisCache,
+  Effect.gen(function*() {
+    const { cache } = yield* AppConfig
+    if (!cache.enabled) {
+      return {
+        enabled: false,
+        run: (_key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) =>
+          Effect.map(compute, (result): CacheOutcome => ({ result, cached: false })),
+        size: () => 0
+      }
+    }
+    const scope = yield* Effect.scope
+    const made = makeAnalysisCache({
+      capacity: cache.capacity,
+      ttlMillis: Option.getOrUndefined(Option.map(cache.ttl, Duration.toMillis)),
+      scope
+    })
+    return { enabled: true, ...made }
+  })
+)

@@ -1,0 +1,95 @@
+/**
+ * Sliding-window rate limiting (DECISIONS §5), per bucket (API key name, else client IP).
+ * The window is a sliding-window counter: the current fixed window's count plus the previous
+ * window's count weighted by how much of it still overlaps the sliding window. O(1) memory per
+ * bucket; exact while traffic stays within one window, and never lets a burst straddle a window
+ * edge at double the rate as a fixed window would.
+ * Memory is bounded: buckets are kept in least-recently-used order and the oldest is evicted
+ * past the cap; idle buckets (no traffic for two windows) carry no state worth keeping and are
+ * the first to go. Time comes from Effect's Clock, so tests drive it with TestClock.
+ */
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { AppConfig, type RateLimitSetting } from "../Config.js"
+
+export interface Decision {
+  readonly allowed: boolean
+  readonly limit: number
+  readonly remaining: number
+  /** Seconds until a request would be allowed (0 when allowed). */
+  readonly retryAfterSeconds: number
+}
+
+interface Bucket {
+  windowStart: number
+  current: number
+  previous: number
+}
+
+export interface RateLimiterShape {
+  /** Counts one request against the bucket when allowed. */
+  readonly check: (bucket: string) => Effect.Effect<Decision>
+  /** Buckets currently held. */
+  readonly size: () => number
+}
+
+export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLimiterShape>() {}
+
+export const DEFAULT_MAX_BUCKETS = 10_000
+
+export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number) => {
+  const windowMs = setting.windowSeconds * 1000
+  const limit = setting.requests
+  const buckets = new Map<string, Bucket>()
+
+  const decide = (key: string, now: number): Decision => {
+    let bucket = buckets.get(key)
+    if (bucket === undefined) {
+      bucket = { windowStart: now - (now % windowMs), current: 0, previous: 0 }
+      if (buckets.size >= maxBuckets) {
+        const oldest = buckets.keys().next()
+        if (!oldest.done) buckets.delete(oldest.value)
+      }
+    } else {
+      // Move to the most-recently-used end.
+      buckets.delete(key)
+    }
+    buckets.set(key, bucket)
+    const windowStart = now - (now % windowMs)
+    if (windowStart !== bucket.windowStart) {
+      bucket.previous = windowStart - bucket.windowStart === windowMs ? bucket.current : 0
+      bucket.current = 0
+      bucket.windowStart = windowStart
+    }
+    const overlap = 1 - (now - windowStart) / windowMs
+    const estimate = bucket.previous * overlap + bucket.current
+    if (estimate + 1 <= limit) {
+      bucket.current += 1
+      return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate - 1)), retryAfterSeconds: 0 }
+    }
+    // When will previous*overlap + current + 1 <= limit? The previous window's weight falls linearly.
+    let waitMs: number
+    if (bucket.current + 1 > limit) {
+      // Not before this window ends; then the current count becomes the previous one.
+      const sinceNext = bucket.current === 0 ? 0 : windowMs * (1 - (limit - 1) / bucket.current)
+      waitMs = windowStart + windowMs - now + Math.max(0, sinceNext)
+    } else {
+      const neededOverlap = (limit - 1 - bucket.current) / bucket.previous
+      waitMs = windowStart + windowMs * (1 - neededOverlap) - now
+    }
+    return { allowed: false, limit, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) }
+  }
+
+  return {
+    check: (key: string) => Effect.map(Clock.currentTimeMillis, (now) => decide(key, now)),
+    size: () => buckets.size
+  }
+}
+
+/** The limiter of the configured setting, or none when SVC_API_RATE_LIMIT is unset or off. */
+export class RateLimiterOption extends Context.Tag("RateLimiterOption")<RateLimiterOption, Option.Option<RateLimiterShape>>() {}
+
+export const RateLimiterLive = Layer.effect(
+  RateLimiterOption,
+  Effect.map(AppConfig, (config) =>
+    Option.map(config.rateLimit, (setting) => makeRateLimiter(setting, config.rateLimitMaxBuckets)))
+)
