@@ -7,6 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    poolOptions: { forks: { execArgv: ["--expose-gc"] } },
     reporters: ["default", "./test/setup/summary-reporter.ts"]
   }
 })

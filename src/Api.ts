@@ -6,6 +6,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "
 import { Schema } from "effect"
 import packageJson from "../package.json" with { type: "json" }
 import { AnalyzeGroup } from "./Analysis/AnalyzeGroup.generated.js"
+import { Authentication } from "./Auth/Authentication.js"
 import { CatalogueResponse, CompositionResponse, PatternRecord, PlaybooksResponse } from "./Catalogue/Resources.js"
 import {
   AuthMisconfiguredWire,
@@ -145,8 +146,10 @@ export class DocsGroup extends HttpApiGroup.make("docs")
 
 export class Api extends HttpApi.make("pattern-analysis-service")
   .add(ProbesGroup)
-  .add(CatalogueGroup.addError(UnauthorizedWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire))
-  .add(AnalyzeGroup)
+  .add(
+    CatalogueGroup.addError(UnauthorizedWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire).middleware(Authentication)
+  )
+  .add(AnalyzeGroup.middleware(Authentication))
   .add(DocsGroup)
   .addError(InternalErrorWire)
   .annotate(OpenApi.Title, "pattern-analysis-service")

@@ -10,6 +10,7 @@ import { createServer } from "node:http"
 import { AnalyzeHandlersLive } from "./Analysis/AnalyzeHandlers.js"
 import { AnalyzeHttpLive } from "./Analysis/AnalyzeHttp.generated.js"
 import { Api } from "./Api.js"
+import { AuthenticationLive } from "./Auth/Authentication.js"
 import { patternCodes } from "./Catalogue/Catalogue.js"
 import { CatalogueHttpLive } from "./Catalogue/CatalogueHttp.js"
 import { DocsHttpLive } from "./Docs/DocsHttp.js"
@@ -25,7 +26,7 @@ export const SERVER_TIMEOUTS = {
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, DocsHttpLive]),
-  Layer.provide(AnalyzeHandlersLive)
+  Layer.provide([AnalyzeHandlersLive, AuthenticationLive])
 )
 
 const slugs = new Set(patternCodes.map((code) => code.slug))

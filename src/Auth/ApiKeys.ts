@@ -88,7 +88,8 @@ export const ApiKeysLive = Layer.scoped(
     const initial = yield* Either.mapLeft(loaded, (message) => new ApiKeysError({ message }))
     // Read on every request, replaced whole on reload: a plain cell is enough.
     let current = digestKeys(initial)
-    const reload = Option.match(auth.keysFile, {
+    // Suspended: the file is read each time the effect runs, not once when it is built.
+    const reload = Effect.suspend(() => Option.match(auth.keysFile, {
       onNone: () => Effect.void,
       onSome: (path) =>
         Either.match(Either.flatMap(readKeyFile(path), (fromFile) => mergeKeys(auth.keys, fromFile)), {
@@ -101,7 +102,7 @@ export const ApiKeysLive = Layer.scoped(
               current = digestKeys(entries)
             }).pipe(Effect.zipRight(Effect.logInfo("API keys reloaded").pipe(Effect.annotateLogs({ keys: entries.length }))))
         })
-    })
+    }))
     // Watch the file by modification time and size (works for in-place edits and atomic renames).
     yield* Option.match(auth.keysFile, {
       onNone: () => Effect.void,

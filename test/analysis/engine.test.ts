@@ -3,7 +3,7 @@
  * replaced by the provider double at the network boundary.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { definitions } from "../../patterns/index.js"
 import { exampleOutput, exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
 import { type RunningService, startService } from "../support/Service.js"
@@ -396,7 +396,7 @@ describe("every pattern runs end to end in every mode", () => {
       const reply = await analyze(service, slug, { trace: exampleTrace(slug), mode })
       expect(reply.status, reply.text.slice(0, 500)).toBe(200)
       expect(reply.body.pattern).toBe(slug)
-      const decoded = Schema.decodeUnknownEither(definition.detection)(reply.body.detection, { onExcessProperty: "error" })
+      const decoded = ParseResult.decodeUnknownEither(Schema.make(definition.detection.ast))(reply.body.detection, { onExcessProperty: "error" })
       expect(decoded._tag, decoded._tag === "Left" ? String(decoded.left) : "").toBe("Right")
       expect(reply.body.detection!.evidence_check.dropped).toBe(0)
       expect(reply.body.detection!.findings.length).toBeGreaterThan(0)
