@@ -13,6 +13,8 @@ await build({
   sourcemap: "linked",
   legalComments: "none",
   logLevel: "warning",
+  // Optional, loaded at run time only when ERROR_REPORTING_DSN is set.
+  external: ["@sentry/node"],
   // CommonJS dependencies inside an ESM bundle need a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })

@@ -10,9 +10,12 @@ import { AnalysisCacheLive } from "./Cache/AnalysisCache.js"
 import { RateLimiterLive } from "./RateLimit/RateLimiter.js"
 import { CatalogueLive } from "./Catalogue/Catalogue.js"
 import { AppConfig, type AppConfigShape } from "./Config.js"
+import { HomeLive } from "./Home/Home.js"
 import { ServerLive } from "./Http.js"
+import { RequestTrackerLive } from "./Lifecycle/Lifecycle.js"
 import { ReadinessLive } from "./Lifecycle/Readiness.js"
 import { loggingLayer } from "./Observability/Logging.js"
+import { ErrorReportingLive } from "./Observability/ErrorReporting.js"
 import { MetricsLive } from "./Observability/Metrics.js"
 import { ModelClientsLive } from "./Providers/ModelClients.js"
 
@@ -20,9 +23,10 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const ConfigLive = Layer.succeed(AppConfig, config)
   const Catalogue = CatalogueLive.pipe(Layer.provide(ConfigLive))
   const Clients = ModelClientsLive.pipe(Layer.provide([ConfigLive, NodeHttpClient.layerUndici]))
-  const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue]))
-  const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, AnalysisCacheLive).pipe(Layer.provide(ConfigLive))
-  return Layer.mergeAll(ConfigLive, Catalogue, Analyzer, Guards, ReadinessLive, MetricsLive)
+  const HomeFiles = HomeLive.pipe(Layer.provide(ConfigLive))
+  const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue, HomeFiles]))
+  const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, AnalysisCacheLive, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
+  return Layer.mergeAll(ConfigLive, Catalogue, Analyzer, Guards, HomeFiles, ReadinessLive, RequestTrackerLive, MetricsLive)
 }
 
 export const AppLive = (config: AppConfigShape) =>

@@ -15,6 +15,7 @@ import { patternCodes } from "./Catalogue/Catalogue.js"
 import { CatalogueHttpLive } from "./Catalogue/CatalogueHttp.js"
 import { DocsHttpLive } from "./Docs/DocsHttp.js"
 import { makeOuterMiddleware } from "./Http/Middleware.js"
+import { ServerHandle } from "./Lifecycle/Lifecycle.js"
 import { ProbesHttpLive } from "./Lifecycle/ProbesHttp.js"
 
 /** Node server timeouts: slow or idle clients cannot hold sockets forever. */
@@ -46,8 +47,14 @@ export const HttpAppLive = Effect.gen(function*() {
   Layer.provide(ApiLive)
 )
 
+/** The Node server, also exposed as ServerHandle so draining can stop it listening and cut it. */
 export const nodeServerLayer = (host: string, port: number) =>
-  NodeHttpServer.layer(() => createServer({ ...SERVER_TIMEOUTS }), { host, port })
+  Layer.unwrapEffect(
+    Effect.sync(() => {
+      const server = createServer({ ...SERVER_TIMEOUTS })
+      return Layer.merge(NodeHttpServer.layer(() => server, { host, port }), Layer.succeed(ServerHandle, { server }))
+    })
+  )
 
 export const ServerLive = (host: string, port: number) =>
   HttpAppLive.pipe(HttpServer.withLogAddress, Layer.provideMerge(nodeServerLayer(host, port)))

@@ -4,10 +4,12 @@
  * and exit 1.
  */
 import { HttpServer } from "@effect/platform"
-import { Cause, ConfigProvider, Context, Deferred, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
+import { Cause, ConfigProvider, Context, Deferred, Duration, Effect, Exit, Layer, Metric, Option, Scope } from "effect"
 import { AppLive } from "./App.js"
 import { appConfig, type AppConfigShape, describeConfigError } from "./Config.js"
+import { RequestTracker, ServerHandle } from "./Lifecycle/Lifecycle.js"
 import { Readiness } from "./Lifecycle/Readiness.js"
+import { drainingGauge } from "./Observability/Metrics.js"
 import { loggingLayer } from "./Observability/Logging.js"
 
 type ShutdownSignal = "SIGTERM" | "SIGINT"
@@ -55,22 +57,38 @@ const serve = (config: AppConfigShape) => Effect.gen(function*() {
   const context = built.value
   const readiness = Context.get(context, Readiness)
   const server = Context.get(context, HttpServer.HttpServer)
+  const handle = Context.get(context, ServerHandle)
+  const tracker = Context.get(context, RequestTracker)
   yield* readiness.set("ready")
   yield* Effect.logInfo("ready").pipe(Effect.annotateLogs({ address: HttpServer.formatAddress(server.address) }))
 
   const signal = yield* Deferred.await(signalled)
+  const signalledAt = Date.now()
+  const since = () => Date.now() - signalledAt
+  // 1. Readiness fails at once, so the orchestrator stops routing here.
   yield* readiness.set("draining")
+  yield* Metric.set(drainingGauge, 1)
+  yield* Effect.logInfo("draining").pipe(Effect.annotateLogs({ signal, in_flight: tracker.inFlight() }))
   const { drainDelay, shutdownGrace } = config.lifecycle
-  yield* Effect.logInfo("draining").pipe(Effect.annotateLogs({ signal }))
-  // SIGINT is a person at a terminal: skip the delay that lets an orchestrator re-route traffic.
+  // 2. Keep serving while routing moves. SIGINT is a person at a terminal: no delay.
   if (signal === "SIGTERM") yield* Effect.sleep(drainDelay)
-  const closed = yield* Scope.close(scope, Exit.void).pipe(Effect.timeout(shutdownGrace), Effect.either)
-  if (closed._tag === "Left") {
-    yield* Effect.logWarning("shutdown grace expired; in-flight requests are cut").pipe(
-      Effect.annotateLogs({ grace_seconds: Duration.toSeconds(shutdownGrace) })
+  // 3. Stop accepting connections (idle keep-alive connections close too).
+  handle.server.close()
+  yield* Effect.logInfo("listener closed").pipe(Effect.annotateLogs({ since_signal_ms: since(), in_flight: tracker.inFlight() }))
+  // 4. In-flight requests get the grace period to finish; then their connections are cut, which
+  //    interrupts their fibers and aborts their upstream model calls.
+  const finished = yield* tracker.idle.pipe(Effect.timeout(shutdownGrace), Effect.option)
+  if (Option.isNone(finished)) {
+    yield* Effect.logWarning("shutdown grace expired; cutting the requests still in flight").pipe(
+      Effect.annotateLogs({ grace_seconds: Duration.toSeconds(shutdownGrace), in_flight: tracker.inFlight() })
     )
+    handle.server.closeAllConnections()
+    yield* tracker.idle.pipe(Effect.timeout("2 seconds"), Effect.option)
   }
-  yield* Effect.logInfo("stopped")
+  yield* Effect.logInfo("requests finished").pipe(Effect.annotateLogs({ since_signal_ms: since() }))
+  // 5. Finalize the resources: SVC_HOME buffers are flushed, error reports sent.
+  yield* Scope.close(scope, Exit.void).pipe(Effect.timeout("5 seconds"), Effect.option)
+  yield* Effect.logInfo("stopped").pipe(Effect.annotateLogs({ since_signal_ms: since() }))
   process.exit(0)
 })
 

@@ -6,7 +6,7 @@
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer, Metric } from "effect"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import { unknownPattern } from "../Catalogue/CatalogueHttp.js"
 import type { PatternCode } from "../Catalogue/Pattern.js"
@@ -29,6 +29,8 @@ import {
 import { readJsonObject } from "../Http/Body.js"
 import { currentRequest, updateRequest } from "../Http/RequestContext.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
+import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
+import { analysesInFlight } from "../Observability/Metrics.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { Analyzer } from "./Analyzer.js"
 import { checkTraceLimits, resolveBaseline, resolveMode, resolveModel, splitBody, validateTrace } from "./Intake.js"
@@ -54,6 +56,39 @@ export interface AnalyzeHandlersShape {
   readonly unknownPattern: (request: { readonly path: { readonly name: string } }) => Effect.Effect<never, UnknownPattern>
 }
 
+const strings = (list: unknown, field: string): Array<string> =>
+  Array.isArray(list)
+    ? list.flatMap((item) => {
+      const value: unknown = typeof item === "object" && item !== null ? Reflect.get(item, field) : undefined
+      return typeof value === "string" ? [value] : []
+    })
+    : []
+
+const SEVERITIES: ReadonlyArray<StoredDetection["severity"]> = ["none", "low", "medium", "high", "critical"]
+const severityOf = (u: unknown): StoredDetection["severity"] => SEVERITIES.find((s) => s === u) ?? "none"
+
+/**
+ * What a baseline keeps of a detection: enough to compare severity, profile and findings, and
+ * nothing quoted from the trace (no evidence, no signals, no summary).
+ */
+export const storedOf = (detection: Readonly<Record<string, unknown>>): StoredDetection & Readonly<Record<string, unknown>> => ({
+  severity: severityOf(detection["severity"]),
+  confidence: typeof detection["confidence"] === "number" ? detection["confidence"] : null,
+  profile: typeof detection["profile"] === "string" ? detection["profile"] : "indeterminate",
+  findings: strings(detection["findings"], "title").map((title) => ({ title })),
+  generated_at: typeof detection["generated_at"] === "string" ? detection["generated_at"] : null
+})
+
+const learningOf = (pattern: string, mode: string, detection: Readonly<Record<string, unknown>>): LearningRecord => ({
+  time: new Date().toISOString(),
+  pattern,
+  mode,
+  severity: severityOf(detection["severity"]),
+  profile: typeof detection["profile"] === "string" ? detection["profile"] : "indeterminate",
+  findings: strings(detection["findings"], "title"),
+  interventions: strings(detection["interventions"], "type")
+})
+
 export class AnalyzeHandlers extends Context.Tag("AnalyzeHandlers")<AnalyzeHandlers, AnalyzeHandlersShape>() {}
 
 export const AnalyzeHandlersLive = Layer.effect(
@@ -63,6 +98,7 @@ export const AnalyzeHandlersLive = Layer.effect(
     const catalogue = yield* Catalogue
     const analyzer = yield* Analyzer
     const cache = yield* AnalysisCache
+    const home = yield* Home
     const { limits } = config
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
 
@@ -98,10 +134,20 @@ export const AnalyzeHandlersLive = Layer.effect(
             trace,
             baseline,
             requestId: state?.requestId ?? "none"
-          }).pipe(deadline)
+          }).pipe(
+            // One learnings line per computed detection (a shared run writes it once).
+            Effect.tap((computed) => home.learning(learningOf(code.slug, mode, computed.detection))),
+            deadline,
+            Effect.ensuring(Metric.incrementBy(analysesInFlight, -1)),
+            (effect) => Effect.zipRight(Metric.increment(analysesInFlight), effect)
+          )
           // Checked before provider resolution: a cached detection needs no provider.
           const key = cacheKey({ pattern: code.slug, mode, model, trace: trace.canonical })
           const { result, cached } = yield* cache.run(key, run).pipe(deadline)
+          // Drift depends on the baseline store, not on the cache key: computed per request.
+          const detection = baseline === null
+            ? result.detection
+            : { ...result.detection, drift: yield* home.baseline(code.slug, baseline, storedOf(result.detection)) }
           yield* updateRequest((s) => {
             s.analyzeStatus = cached ? "cache_hit" : "ok"
           })
@@ -109,7 +155,7 @@ export const AnalyzeHandlersLive = Layer.effect(
             pattern: code.slug,
             mode,
             model: result.model,
-            detection: result.detection,
+            detection,
             cached
           })
           return cache.enabled ? HttpServerResponse.setHeader(response, "x-cache", cached ? "hit" : "miss") : response
@@ -117,6 +163,7 @@ export const AnalyzeHandlersLive = Layer.effect(
           Effect.tapError((error) =>
             updateRequest((state) => {
               state.analyzeStatus = errorKinds[error._tag].kind
+              state.errorMessage = error.message
             })
           ),
           Effect.withSpan("AnalyzeHandlers.handle", { attributes: { pattern: code.slug } })

@@ -17,8 +17,10 @@ import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import { AnalyzerError, type LlmResolutionError } from "../Errors.js"
 import { type JsonValue, structuredOutputSchema } from "../Providers/JsonSchema.js"
-import { type ModelCall, ModelClients, type ModelMessage } from "../Providers/ModelClients.js"
-import { resolveProvider, type ResolvedProvider } from "../Providers/Resolution.js"
+import { Home } from "../Home/Home.js"
+import { recordModelCall } from "../Observability/Metrics.js"
+import { type ModelCall, ModelClients, type ModelMessage, type ModelReply } from "../Providers/ModelClients.js"
+import { resolveProvider } from "../Providers/Resolution.js"
 import { type AnalysisRequest, type AnalysisResult, Analyzer } from "./Analyzer.js"
 import { groundOutput } from "./Evidence.js"
 import {
@@ -135,10 +137,11 @@ export const AnalyzerLive = Layer.effect(
     const config = yield* AppConfig
     const clients = yield* ModelClients
     const catalogue = yield* Catalogue
+    const home = yield* Home
 
     /** One structured call, validated, with one repair attempt on schema failure. */
     const callValidated = <A>(
-      target: ResolvedProvider,
+      generate: (call: ModelCall) => Effect.Effect<ModelReply, AnalyzerError>,
       usage: UsageCounter,
       request: {
         readonly system: string
@@ -158,7 +161,7 @@ export const AnalyzerLive = Layer.effect(
           jsonSchema: request.jsonSchema,
           maxOutputTokens: request.maxOutputTokens
         })
-        const once = Effect.tap(clients.generate(target, call()), (reply) =>
+        const once = Effect.tap(generate(call()), (reply) =>
           Effect.sync(() => {
             usage.calls += 1
             usage.inputTokens += reply.inputTokens
@@ -169,7 +172,7 @@ export const AnalyzerLive = Layer.effect(
         if (Either.isRight(checked)) return checked.right
         const errors = formatIssues(checked.left)
         messages.push({ role: "assistant", content: JSON.stringify(first.value) }, { role: "user", content: repairMessage(errors) })
-        const second = yield* Effect.tap(clients.generate(target, call()), (reply) =>
+        const second = yield* Effect.tap(generate(call()), (reply) =>
           Effect.sync(() => {
             usage.calls += 1
             usage.inputTokens += reply.inputTokens
@@ -193,9 +196,41 @@ export const AnalyzerLive = Layer.effect(
         const signals: Signals = request.trace.signals()
         const trace = request.trace.canonical
         const usage: UsageCounter = { calls: 0, inputTokens: 0, outputTokens: 0 }
+        /** A model call, measured: metrics and one telemetry line (no trace content, no keys). */
+        const generate = (call: ModelCall): Effect.Effect<ModelReply, AnalyzerError> =>
+          Effect.gen(function*() {
+            const started = yield* Clock.currentTimeMillis
+            const record = (outcome: "ok" | "error", reply: ModelReply | undefined) =>
+              Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                Effect.all([
+                  recordModelCall({
+                    provider: target.provider,
+                    model: target.model,
+                    outcome,
+                    inputTokens: reply?.inputTokens ?? 0,
+                    outputTokens: reply?.outputTokens ?? 0,
+                    seconds: (now - started) / 1000
+                  }),
+                  home.telemetry({
+                    time: new Date(now).toISOString(),
+                    request_id: request.requestId,
+                    pattern: pattern.code.slug,
+                    mode,
+                    provider: target.provider,
+                    model: target.model,
+                    input_tokens: reply?.inputTokens ?? 0,
+                    output_tokens: reply?.outputTokens ?? 0,
+                    elapsed_ms: now - started,
+                    outcome
+                  })
+                ], { discard: true }))
+            return yield* clients.generate(target, call).pipe(
+              Effect.onExit((exit) => record(exit._tag === "Success" ? "ok" : "error", exit._tag === "Success" ? exit.value : undefined))
+            )
+          })
         const detectionCall = (system: string, user: string) =>
           callValidated(
-            target,
+            generate,
             usage,
             {
               system,
@@ -227,7 +262,7 @@ export const AnalyzerLive = Layer.effect(
           const verdicts = pregrounded.findings.length === 0
             ? { verdicts: [] }
             : yield* callValidated(
-              target,
+              generate,
               usage,
               {
                 system: systemPrompt(pattern, VERIFICATION_INSTRUCTIONS),

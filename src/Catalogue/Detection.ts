@@ -139,7 +139,10 @@ export const Signals = Schema.Struct({
 export type Signals = typeof Signals.Type
 
 export const Drift = Schema.Struct({
-  baseline: Schema.String,
+  baseline: Schema.String.annotations({ description: "The baseline id the envelope named." }),
+  recorded: Schema.Boolean.annotations({
+    description: "True when no baseline existed yet and this detection was stored as it (nothing to compare)."
+  }),
   severity_change: Schema.NullOr(Schema.Struct({ from: Severity, to: Severity })),
   profile_change: Schema.NullOr(Schema.Struct({ from: Schema.String, to: Schema.String })),
   findings_new: Schema.Array(Schema.String),

@@ -7,6 +7,8 @@
 import { type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Metric, Option } from "effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"
+import { RequestTracker } from "../Lifecycle/Lifecycle.js"
+import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { httpRequestsTotal, recordAnalyze } from "../Observability/Metrics.js"
 import { makeGuards } from "./Guards.js"
 import { CurrentRequest, type RequestState, requestIdFrom } from "./RequestContext.js"
@@ -123,13 +125,27 @@ const hasUnreadBody = (request: HttpServerRequest.HttpServerRequest) =>
   request.headers["transfer-encoding"] !== undefined
 
 export const makeOuterMiddleware = (options: MiddlewareOptions) =>
-  Effect.map(makeGuards, (guard) =>
-  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
-    Effect.gen(function*() {
+  Effect.gen(function*() {
+    const guard = yield* makeGuards
+    const reporting = yield* ErrorReporting
+    const tracker = yield* RequestTracker
+
+    /** Counted in flight from the first byte to the last, so draining knows when it is done. */
+    const tracked = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
+      Effect.acquireUseRelease(Effect.sync(tracker.started), () => handle(app), () => Effect.sync(tracker.finished))
+
+    const handle = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
+      Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = requestIdFrom(request.headers["x-request-id"])
       const path = pathOf(request.url)
-      const state: RequestState = { requestId, startedAt: performance.now(), analyzeMode: "unknown", analyzeStatus: null }
+      const state: RequestState = {
+        requestId,
+        startedAt: performance.now(),
+        analyzeMode: "unknown",
+        analyzeStatus: null,
+        errorMessage: null
+      }
 
       const guarded = yield* Effect.either(guard(request, path))
       const response = guarded._tag === "Left"
@@ -139,7 +155,10 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
           Effect.locally(CurrentRequest, state),
           Effect.annotateLogs("request_id", requestId)
         )
-      if (guarded._tag === "Left") state.analyzeStatus = errorKinds[guarded.left._tag].kind
+      if (guarded._tag === "Left") {
+        state.analyzeStatus = errorKinds[guarded.left._tag].kind
+        state.errorMessage = guarded.left.message
+      }
 
       const withHeaders = HttpServerResponse.setHeaders(response, {
         ...SECURITY_HEADERS,
@@ -158,13 +177,21 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
       ),
       1
     )
-    if (path.startsWith(ANALYZE_PREFIX) && request.method === "POST") {
-      const name = path.slice(ANALYZE_PREFIX.length)
+    const isAnalyze = path.startsWith(ANALYZE_PREFIX) && request.method === "POST"
+    const patternName = isAnalyze && options.slugs.has(path.slice(ANALYZE_PREFIX.length)) ? path.slice(ANALYZE_PREFIX.length) : null
+    if (isAnalyze) {
       const status = state.analyzeStatus ?? (response.status === 200 ? "ok" : kindByStatus.get(response.status) ?? "error")
-      yield* recordAnalyze(
-        { surface: "rest", pattern: options.slugs.has(name) ? name : "unknown", mode: state.analyzeMode, status },
-        seconds
-      )
+      yield* recordAnalyze({ surface: "rest", pattern: patternName ?? "unknown", mode: state.analyzeMode, status }, seconds)
+    }
+    if (response.status >= 500 && response.status !== 503) {
+      yield* reporting.report({
+        kind: state.analyzeStatus ?? kindByStatus.get(response.status) ?? "internal_error",
+        status: response.status,
+        message: state.errorMessage ?? `HTTP ${response.status}`,
+        requestId,
+        pattern: patternName,
+        mode: isAnalyze ? state.analyzeMode : null
+      })
     }
     yield* Effect.logInfo("request").pipe(
       Effect.annotateLogs({
@@ -176,4 +203,7 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
       })
     )
     return withHeaders
-  }))
+  })
+
+    return tracked
+  })

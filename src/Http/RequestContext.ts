@@ -12,6 +12,8 @@ export interface RequestState {
   analyzeMode: string
   /** `ok`, `cache_hit` or an error kind; set where the outcome is decided. */
   analyzeStatus: string | null
+  /** The message of the error the request failed with, for error reports. */
+  errorMessage: string | null
 }
 
 export const CurrentRequest = FiberRef.unsafeMake<RequestState | null>(null)

@@ -48,6 +48,57 @@ export const authFailures = Metric.counter("svc_auth_failures", {
   incremental: true
 })
 
+export const modelCalls = Metric.counter("svc_model_calls", {
+  description: "Model calls by provider, model and outcome (ok, error).",
+  incremental: true
+})
+
+export const modelTokens = Metric.counter("svc_model_tokens", {
+  description: "Model tokens by provider, model and direction (input, output).",
+  incremental: true
+})
+
+export const modelCallDuration = Metric.histogram(
+  "svc_model_call_duration_seconds",
+  MetricBoundaries.fromIterable(DURATION_BUCKETS),
+  "Duration of one model call in seconds, retries included, by provider."
+)
+
+export const analysesInFlight = Metric.gauge("svc_analyses_in_flight", {
+  description: "Analyses currently running (shared single-flight runs count once)."
+})
+
+export const drainingGauge = Metric.gauge("svc_draining", {
+  description: "1 from the moment a shutdown signal arrives, else 0."
+})
+
+const MAX_MODEL_LABELS = 32
+const modelLabels = new Set<string>()
+/** Model names come from requests: the first 32 distinct ones are labels, the rest are `other`. */
+export const modelLabel = (model: string): string => {
+  if (modelLabels.has(model)) return model
+  if (modelLabels.size >= MAX_MODEL_LABELS) return "other"
+  modelLabels.add(model)
+  return model
+}
+
+export const recordModelCall = (labels: {
+  readonly provider: string
+  readonly model: string
+  readonly outcome: "ok" | "error"
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly seconds: number
+}) => {
+  const model = modelLabel(labels.model)
+  return Effect.all([
+    Metric.update(modelCalls.pipe(Metric.tagged("provider", labels.provider), Metric.tagged("model", model), Metric.tagged("outcome", labels.outcome)), 1),
+    Metric.update(modelTokens.pipe(Metric.tagged("provider", labels.provider), Metric.tagged("model", model), Metric.tagged("direction", "input")), labels.inputTokens),
+    Metric.update(modelTokens.pipe(Metric.tagged("provider", labels.provider), Metric.tagged("model", model), Metric.tagged("direction", "output")), labels.outputTokens),
+    Metric.update(modelCallDuration.pipe(Metric.tagged("provider", labels.provider)), labels.seconds)
+  ], { discard: true })
+}
+
 export interface AnalyzeLabels {
   readonly surface: "rest" | "mcp"
   readonly pattern: string

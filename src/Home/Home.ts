@@ -1,0 +1,196 @@
+/**
+ * The per-instance home directory, SVC_HOME (DECISIONS §9):
+ *   telemetry.jsonl   one line per model call (no trace content, no keys)
+ *   learnings.jsonl   one line per new (uncached) detection
+ *   baselines/<pattern>/<id>.json   stored detections that later runs are compared with
+ * Lines are buffered and appended whole by a background flusher (never on the request path),
+ * files rotate by size, readers skip a torn last line, and an unwritable or full home logs one
+ * warning and serving goes on. The buffer is flushed when the service stops.
+ */
+import { Context, Effect, Layer, Option, Schedule } from "effect"
+import { appendFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import { AppConfig } from "../Config.js"
+
+export const ROTATE_BYTES = 10 * 1024 * 1024
+export const KEEP_ROTATED = 3
+const FLUSH_EVERY = "250 millis"
+
+export interface TelemetryRecord {
+  readonly time: string
+  readonly request_id: string
+  readonly pattern: string
+  readonly mode: string
+  readonly provider: string
+  readonly model: string
+  readonly input_tokens: number
+  readonly output_tokens: number
+  readonly elapsed_ms: number
+  readonly outcome: "ok" | "error"
+}
+
+export interface LearningRecord {
+  readonly time: string
+  readonly pattern: string
+  readonly mode: string
+  readonly severity: string
+  readonly profile: string
+  readonly findings: ReadonlyArray<string>
+  readonly interventions: ReadonlyArray<string>
+}
+
+export interface BaselineFinding {
+  readonly title: string
+}
+
+export interface StoredDetection {
+  readonly severity: "none" | "low" | "medium" | "high" | "critical"
+  readonly profile: string
+  readonly findings: ReadonlyArray<BaselineFinding>
+}
+
+export interface Drift {
+  readonly baseline: string
+  readonly recorded: boolean
+  readonly severity_change: { readonly from: StoredDetection["severity"]; readonly to: StoredDetection["severity"] } | null
+  readonly profile_change: { readonly from: string; readonly to: string } | null
+  readonly findings_new: ReadonlyArray<string>
+  readonly findings_resolved: ReadonlyArray<string>
+}
+
+export interface HomeShape {
+  readonly telemetry: (record: TelemetryRecord) => Effect.Effect<void>
+  readonly learning: (record: LearningRecord) => Effect.Effect<void>
+  /** Compares with the stored baseline, or records this detection as the baseline when there is none. */
+  readonly baseline: (pattern: string, id: string, detection: StoredDetection & Readonly<Record<string, unknown>>) => Effect.Effect<Drift>
+  /** Appends everything buffered so far. */
+  readonly flush: Effect.Effect<void>
+}
+
+export class Home extends Context.Tag("Home")<Home, HomeShape>() {}
+
+const normaliseTitle = (title: string) => title.toLowerCase().replace(/\s+/g, " ").trim()
+
+/** Drift between a stored baseline and a new detection; findings are matched by title. */
+export const driftBetween = (id: string, before: StoredDetection, after: StoredDetection): Drift => {
+  const beforeTitles = new Map(before.findings.map((f) => [normaliseTitle(f.title), f.title]))
+  const afterTitles = new Map(after.findings.map((f) => [normaliseTitle(f.title), f.title]))
+  return {
+    baseline: id,
+    recorded: false,
+    severity_change: before.severity === after.severity ? null : { from: before.severity, to: after.severity },
+    profile_change: before.profile === after.profile ? null : { from: before.profile, to: after.profile },
+    findings_new: Array.from(afterTitles).filter(([key]) => !beforeTitles.has(key)).map(([, title]) => title),
+    findings_resolved: Array.from(beforeTitles).filter(([key]) => !afterTitles.has(key)).map(([, title]) => title)
+  }
+}
+
+/** Parses JSON lines, skipping a torn (unparsable) last line; other bad lines are skipped too. */
+export const parseJsonLines = (text: string): Array<unknown> =>
+  text.split("\n").flatMap((line) => {
+    if (line.trim().length === 0) return []
+    try {
+      return [JSON.parse(line)]
+    } catch {
+      return []
+    }
+  })
+
+const SEVERITIES = new Set(["none", "low", "medium", "high", "critical"])
+const isStoredDetection = (u: unknown): u is StoredDetection => {
+  if (typeof u !== "object" || u === null) return false
+  const severity: unknown = Reflect.get(u, "severity")
+  const profile: unknown = Reflect.get(u, "profile")
+  const findings: unknown = Reflect.get(u, "findings")
+  return typeof severity === "string" && SEVERITIES.has(severity) && typeof profile === "string" && Array.isArray(findings) &&
+    findings.every((f) => typeof f === "object" && f !== null && typeof Reflect.get(f, "title") === "string")
+}
+
+interface Appender {
+  readonly push: (line: string) => void
+  readonly flush: Effect.Effect<void>
+}
+
+export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES) =>
+  Effect.gen(function*() {
+    let warned = false
+    const warnOnce = (action: string, error: unknown) =>
+      warned
+        ? Effect.void
+        : Effect.sync(() => {
+          warned = true
+        }).pipe(
+          Effect.zipRight(
+            Effect.logWarning("SVC_HOME is not writable; records are dropped and serving continues").pipe(
+              Effect.annotateLogs({ home: dir, action, reason: error instanceof Error && "code" in error ? String(error.code) : String(error) })
+            )
+          )
+        )
+
+    const ready = yield* Effect.tryPromise(() => mkdir(join(dir, "baselines"), { recursive: true })).pipe(
+      Effect.as(true),
+      Effect.catchAll((error) => warnOnce("create", error.error).pipe(Effect.as(false)))
+    )
+
+    const appender = (file: string): Appender => {
+      const path = join(dir, file)
+      let buffer: Array<string> = []
+      const rotate = Effect.tryPromise(async () => {
+        const size = await stat(path).then((s) => s.size, () => 0)
+        if (size < rotateBytes) return
+        for (let i = KEEP_ROTATED - 1; i >= 1; i--) await rename(`${path}.${i}`, `${path}.${i + 1}`).catch(() => undefined)
+        await rename(path, `${path}.1`)
+      })
+      const flush = Effect.suspend(() => {
+        if (buffer.length === 0 || !ready) return Effect.void
+        const lines = buffer
+        buffer = []
+        // One append of whole lines: a crash leaves at most a torn last line, which readers skip.
+        return rotate.pipe(
+          Effect.zipRight(Effect.tryPromise(() => appendFile(path, lines.join(""), "utf8"))),
+          Effect.catchAll((error) => warnOnce(`append ${file}`, error.error))
+        )
+      })
+      return { push: (line) => buffer.push(`${line}\n`), flush }
+    }
+
+    const telemetry = appender("telemetry.jsonl")
+    const learnings = appender("learnings.jsonl")
+    const flush = Effect.all([telemetry.flush, learnings.flush], { discard: true })
+    yield* flush.pipe(Effect.repeat(Schedule.spaced(FLUSH_EVERY)), Effect.forkScoped)
+    yield* Effect.addFinalizer(() => flush)
+
+    const baseline: HomeShape["baseline"] = (pattern, id, detection) =>
+      Effect.gen(function*() {
+        const folder = join(dir, "baselines", pattern)
+        const path = join(folder, `${id}.json`)
+        const stored = yield* Effect.tryPromise(() => readFile(path, "utf8")).pipe(
+          Effect.map((text) => {
+            try {
+              const parsed: unknown = JSON.parse(text)
+              return isStoredDetection(parsed) ? Option.some(parsed) : Option.none()
+            } catch {
+              return Option.none()
+            }
+          }),
+          Effect.orElseSucceed(() => Option.none<StoredDetection>())
+        )
+        if (Option.isSome(stored)) return driftBetween(id, stored.value, detection)
+        // First run with this id: this detection becomes the baseline (written atomically).
+        yield* Effect.tryPromise(async () => {
+          await mkdir(folder, { recursive: true })
+          await writeFile(`${path}.tmp`, JSON.stringify(detection), "utf8")
+          await rename(`${path}.tmp`, path)
+        }).pipe(Effect.catchAll((error) => warnOnce("write baseline", error.error)))
+        return { baseline: id, recorded: true, severity_change: null, profile_change: null, findings_new: [], findings_resolved: [] }
+      })
+
+    return {
+      telemetry: (record) => Effect.sync(() => telemetry.push(JSON.stringify(record))),
+      learning: (record) => Effect.sync(() => learnings.push(JSON.stringify(record))),
+      baseline,
+      flush
+    } satisfies HomeShape
+  })
+
+export const HomeLive = Layer.scoped(Home, Effect.flatMap(AppConfig, (config) => makeHome(config.home)))

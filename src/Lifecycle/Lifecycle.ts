@@ -1,0 +1,48 @@
+/**
+ * What draining needs (DECISIONS §7): the Node server itself (to stop listening, then to cut the
+ * connections still open when the grace runs out) and a count of requests in flight (to know
+ * when the last one has finished).
+ */
+import { Context, Effect, Layer } from "effect"
+import type { Server } from "node:http"
+
+export class ServerHandle extends Context.Tag("ServerHandle")<ServerHandle, { readonly server: Server }>() {}
+
+export interface RequestTrackerShape {
+  readonly started: () => void
+  readonly finished: () => void
+  readonly inFlight: () => number
+  /** Completes as soon as no request is in flight. */
+  readonly idle: Effect.Effect<void>
+}
+
+export class RequestTracker extends Context.Tag("RequestTracker")<RequestTracker, RequestTrackerShape>() {}
+
+export const makeRequestTracker = (): RequestTrackerShape => {
+  let count = 0
+  let waiters: Array<() => void> = []
+  return {
+    started: () => {
+      count += 1
+    },
+    finished: () => {
+      count = Math.max(0, count - 1)
+      if (count === 0 && waiters.length > 0) {
+        const wake = waiters
+        waiters = []
+        for (const resume of wake) resume()
+      }
+    },
+    inFlight: () => count,
+    idle: Effect.async<void>((resume) => {
+      if (count === 0) return resume(Effect.void)
+      const waiter = () => resume(Effect.void)
+      waiters.push(waiter)
+      return Effect.sync(() => {
+        waiters = waiters.filter((w) => w !== waiter)
+      })
+    })
+  }
+}
+
+export const RequestTrackerLive = Layer.sync(RequestTracker, makeRequestTracker)
