@@ -1,0 +1,162 @@
+/**
+ * Graceful draining (DECISIONS §7) with the real process (the built dist/server.mjs) and the
+ * provider double: in-flight analyses finish, readiness fails at once, the process exits 0 before
+ * the grace ends; analyses that outlast the grace are cut and their upstream connections closed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { exampleOutput, exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
+
+const server = join(import.meta.dirname, "..", "..", "dist", "server.mjs")
+let double: ProviderDouble
+beforeAll(async () => {
+  double = await startProviderDouble()
+})
+afterAll(async () => {
+  await double.close()
+})
+
+interface Spawned {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly logs: Array<{ readonly at: number; readonly line: Record<string, unknown> }>
+  readonly exited: Promise<{ readonly code: number | null; readonly at: number }>
+}
+
+const spawnService = async (env: Record<string, string>): Promise<Spawned> => {
+  const child = spawn(process.execPath, [server], {
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      SVC_PORT: "0",
+      SVC_HOME: mkdtempSync(join(tmpdir(), "svc-home-")),
+      OPENAI_API_KEY: "sk-drain-0123456789abcdef",
+      OPENAI_BASE_URL: `${double.url}/v1`,
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const logs: Spawned["logs"] = []
+  let resolveUrl: (url: string) => void = () => undefined
+  const ready = new Promise<string>((resolve) => {
+    resolveUrl = resolve
+  })
+  let pending = ""
+  child.stdout?.setEncoding("utf8")
+  child.stdout?.on("data", (chunk: string) => {
+    pending += chunk
+    const lines = pending.split("\n")
+    pending = lines.pop() ?? ""
+    for (const text of lines) {
+      try {
+        const line: Record<string, unknown> = JSON.parse(text)
+        logs.push({ at: Date.now(), line })
+        const annotations = line["annotations"]
+        if (line["message"] === "ready" && typeof annotations === "object" && annotations !== null) {
+          const address = Reflect.get(annotations, "address")
+          if (typeof address === "string") resolveUrl(address)
+        }
+      } catch {
+        // not a log line
+      }
+    }
+  })
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on("exit", (code) => resolve({ code, at: Date.now() })))
+  const url = await Promise.race([ready, exited.then(() => Promise.reject(new Error("the service exited before it was ready")))])
+  return { child, url, logs, exited }
+}
+
+const analyze = (url: string) =>
+  fetch(`${url}/v1/analyze/lewin`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ...exampleTrace("lewin"), mode: "quick" })
+  }).then(
+    async (response) => ({ status: response.status, at: Date.now(), body: await response.text() }),
+    (error: unknown) => ({ status: 0, at: Date.now(), body: String(error) })
+  )
+
+const waitFor = async (condition: () => boolean, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting")
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const logAt = (spawned: Spawned, message: string) => spawned.logs.find((entry) => entry.line["message"] === message)?.at
+
+describe("draining", () => {
+  it("SIGTERM with 200 analyses in flight: readyz 503 at once, every analysis completes, exit 0 before the grace", async () => {
+    double.reset()
+    double.script = () => ({ kind: "delay", ms: 2000, then: { kind: "object", value: exampleOutput("lewin") } })
+    const spawned = await spawnService({ SVC_DRAIN_DELAY_SECONDS: "1", SVC_SHUTDOWN_GRACE_SECONDS: "20" })
+    const requests = Array.from({ length: 200 }, () => analyze(spawned.url))
+    await waitFor(() => double.calls.length >= 200, 20_000)
+
+    const signalAt = Date.now()
+    spawned.child.kill("SIGTERM")
+    let readyz503At: number | undefined
+    while (readyz503At === undefined && Date.now() - signalAt < 2000) {
+      const status = await fetch(`${spawned.url}/readyz`).then((r) => r.status, () => 0)
+      if (status === 503) readyz503At = Date.now()
+    }
+    const results = await Promise.all(requests)
+    const exit = await spawned.exited
+
+    expect(readyz503At).toBeDefined()
+    expect(readyz503At! - signalAt).toBeLessThan(100)
+    expect(results.filter((r) => r.status === 200)).toHaveLength(200)
+    expect(exit.code).toBe(0)
+    expect(exit.at - signalAt).toBeLessThan(20_000)
+    const lastResponse = Math.max(...results.map((r) => r.at))
+    const timeline = {
+      readyz_503_ms: readyz503At! - signalAt,
+      listener_closed_ms: (logAt(spawned, "listener closed") ?? Number.NaN) - signalAt,
+      last_response_ms: lastResponse - signalAt,
+      exit_ms: exit.at - signalAt
+    }
+    console.info(`drain timeline (ms after SIGTERM): ${JSON.stringify(timeline)}`)
+    expect(timeline.listener_closed_ms).toBeGreaterThanOrEqual(900)
+    expect(timeline.exit_ms).toBeGreaterThanOrEqual(timeline.last_response_ms - 50)
+  }, 60_000)
+
+  it("analyses that outlast the grace are cut: the process still exits in time and upstream connections close", async () => {
+    double.reset()
+    double.script = () => ({ kind: "hang" })
+    const spawned = await spawnService({ SVC_DRAIN_DELAY_SECONDS: "0.2", SVC_SHUTDOWN_GRACE_SECONDS: "1.5" })
+    const requests = Array.from({ length: 20 }, () => analyze(spawned.url))
+    await waitFor(() => double.calls.length >= 20, 10_000)
+    const signalAt = Date.now()
+    spawned.child.kill("SIGTERM")
+    const exit = await spawned.exited
+    const results = await Promise.all(requests)
+    expect(exit.code).toBe(0)
+    expect(exit.at - signalAt).toBeLessThan(0.2 * 1000 + 1.5 * 1000 + 3000)
+    expect(results.every((r) => r.status !== 200)).toBe(true)
+    await waitFor(() => double.calls.every((call) => call.closedEarly), 3000)
+    expect(logAt(spawned, "requests finished")).toBeDefined()
+  }, 30_000)
+
+  it("SIGINT skips the drain delay; a second signal exits at once", async () => {
+    double.reset()
+    double.script = () => ({ kind: "hang" })
+    const first = await spawnService({ SVC_DRAIN_DELAY_SECONDS: "10", SVC_SHUTDOWN_GRACE_SECONDS: "1" })
+    const signalAt = Date.now()
+    first.child.kill("SIGINT")
+    const exit = await first.exited
+    expect(exit.code).toBe(0)
+    expect(exit.at - signalAt).toBeLessThan(5000)
+
+    const second = await spawnService({ SVC_DRAIN_DELAY_SECONDS: "10" })
+    second.child.kill("SIGTERM")
+    await waitFor(() => logAt(second, "draining") !== undefined, 5000)
+    const againAt = Date.now()
+    second.child.kill("SIGTERM")
+    const forced = await second.exited
+    expect(forced.code).toBe(1)
+    expect(forced.at - againAt).toBeLessThan(2000)
+  }, 30_000)
+})
