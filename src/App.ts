@@ -3,7 +3,7 @@
  * use are built before (outside) the HTTP server, so they are finalized after it.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Layer } from "effect"
+import { Effect, Layer, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { AnalyzerLive } from "./Analysis/Engine.js"
 import { ApiKeysLive } from "./Auth/ApiKeys.js"
 import { AnalysisCacheLive } from "./Cache/AnalysisCache.js"
@@ -34,3 +34,10 @@ export const AppLive = (config: AppConfigShape) =>
     Layer.provideMerge(ResourcesLive(config)),
     Layer.provide(loggingLayer(config.logLevel))
   )
+
+/**
+ * Effect 3 runs with per-fiber runtime metrics on by default (effect_fiber_*): a tagged metric
+ * update on every fiber start and end. They are off here; the service's own metrics are explicit.
+ */
+export const withoutRuntimeMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.withRuntimeFlagsPatch(effect, RuntimeFlagsPatch.disable(RuntimeFlags.RuntimeMetrics))

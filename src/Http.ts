@@ -3,7 +3,7 @@
  * (config, catalogue, readiness, metrics, the analyzer and its provider clients) are provided
  * outside the server layer so they outlive the requests that use them while the server drains.
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -44,7 +44,9 @@ export const HttpAppLive = Effect.gen(function*() {
 }).pipe(
   Layer.unwrapEffect,
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
-  Layer.provide(ApiLive)
+  Layer.provide(ApiLive),
+  // No trace exporter is configured: a span per request would be pure overhead.
+  HttpMiddleware.withTracerDisabledWhen(() => true)
 )
 
 /** The Node server, also exposed as ServerHandle so draining can stop it listening and cut it. */

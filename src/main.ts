@@ -4,8 +4,20 @@
  * and exit 1.
  */
 import { HttpServer } from "@effect/platform"
-import { Cause, ConfigProvider, Context, Deferred, Duration, Effect, Exit, Layer, Metric, Option, Scope } from "effect"
-import { AppLive } from "./App.js"
+import {
+  Cause,
+  ConfigProvider,
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Layer,
+  Metric,
+  Option,
+  Scope
+} from "effect"
+import { AppLive, withoutRuntimeMetrics } from "./App.js"
 import { appConfig, type AppConfigShape, describeConfigError } from "./Config.js"
 import { RequestTracker, ServerHandle } from "./Lifecycle/Lifecycle.js"
 import { Readiness } from "./Lifecycle/Readiness.js"
@@ -22,7 +34,7 @@ const fatal = (message: string): never => {
 const program = Effect.gen(function*() {
   const config = yield* Effect.either(appConfig)
   if (config._tag === "Left") return fatal(`invalid configuration:\n${describeConfigError(config.left)}`)
-  return yield* serve(config.right).pipe(Effect.provide(loggingLayer(config.right.logLevel)))
+  return yield* serve(config.right).pipe(Effect.provide(loggingLayer(config.right.logLevel)), withoutRuntimeMetrics)
 }).pipe(Effect.withConfigProvider(ConfigProvider.fromEnv()))
 
 const serve = (config: AppConfigShape) => Effect.gen(function*() {

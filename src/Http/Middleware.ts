@@ -5,12 +5,13 @@
  * here as the documented `{detail:{error,message}}` body.
  */
 import { type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Metric, Option } from "effect"
+import { Cause, Effect, FiberRef, LogLevel, Metric, Option } from "effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { httpRequestsTotal, recordAnalyze } from "../Observability/Metrics.js"
 import { makeGuards } from "./Guards.js"
+import { makeStaticResponses, type StaticResponse } from "./StaticResponses.js"
 import { CurrentRequest, type RequestState, requestIdFrom } from "./RequestContext.js"
 import { allowedMethods, routeTemplate } from "./Routes.js"
 
@@ -120,6 +121,22 @@ export interface MiddlewareOptions {
 
 const ANALYZE_PREFIX = "/v1/analyze/"
 
+/** Tagged counters are made once per (method, route, code), not on every request. */
+const httpCounters = new Map<string, Metric.Metric.Counter<number>>()
+const countHttp = (method: string, route: string, code: number) => {
+  const key = `${method} ${route} ${code}`
+  let counter = httpCounters.get(key)
+  if (counter === undefined) {
+    counter = httpRequestsTotal.pipe(
+      Metric.tagged("method", method),
+      Metric.tagged("route", route),
+      Metric.tagged("code", String(code))
+    )
+    httpCounters.set(key, counter)
+  }
+  return Metric.increment(counter)
+}
+
 const hasUnreadBody = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers["content-length"] !== undefined && request.headers["content-length"] !== "0") ||
   request.headers["transfer-encoding"] !== undefined
@@ -129,10 +146,50 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
     const guard = yield* makeGuards
     const reporting = yield* ErrorReporting
     const tracker = yield* RequestTracker
+    const statics = yield* makeStaticResponses
+    const accessLogs = yield* FiberRef.get(FiberRef.currentMinimumLogLevel).pipe(
+      Effect.map((level) => LogLevel.lessThanEqual(level, LogLevel.Info))
+    )
 
+    /** GETs whose bytes never change: guards, headers, metrics and log, then the prepared bytes. */
+    const serveStatic = (request: HttpServerRequest.HttpServerRequest, path: string, prepared: StaticResponse) =>
+      Effect.gen(function*() {
+        const started = performance.now()
+        const requestId = requestIdFrom(request.headers["x-request-id"])
+        const guarded = yield* Effect.either(guard(request, path))
+        const response = guarded._tag === "Left"
+          ? errorResponse(guarded.left)
+          : HttpServerResponse.uint8Array(prepared.body, { contentType: prepared.contentType })
+        const headers = guarded._tag === "Right" ? guarded.right.headers : {}
+        yield* countHttp("GET", prepared.route, response.status)
+        if (accessLogs) {
+          yield* Effect.logInfo("request").pipe(
+            Effect.annotateLogs({
+              method: "GET",
+              path,
+              status: response.status,
+              duration_ms: Math.round((performance.now() - started) * 100) / 100,
+              request_id: requestId
+            })
+          )
+        }
+        return HttpServerResponse.setHeaders(response, { ...SECURITY_HEADERS, ...headers, "x-request-id": requestId })
+      })
     /** Counted in flight from the first byte to the last, so draining knows when it is done. */
     const tracked = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
-      Effect.acquireUseRelease(Effect.sync(tracker.started), () => handle(app), () => Effect.sync(tracker.finished))
+      Effect.acquireUseRelease(
+        Effect.sync(tracker.started),
+        () =>
+          Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+            if (request.method === "GET") {
+              const path = pathOf(request.url)
+              const prepared = statics.get(path)
+              if (prepared !== undefined) return serveStatic(request, path, prepared)
+            }
+            return handle(app)
+          }),
+        () => Effect.sync(tracker.finished)
+      )
 
     const handle = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
       Effect.gen(function*() {
@@ -169,14 +226,7 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
       })
     const seconds = (performance.now() - state.startedAt) / 1000
     const route = routeTemplate(request.method, path)
-    yield* Metric.update(
-      httpRequestsTotal.pipe(
-        Metric.tagged("method", request.method.length <= 7 ? request.method : "OTHER"),
-        Metric.tagged("route", route),
-        Metric.tagged("code", String(response.status))
-      ),
-      1
-    )
+    yield* countHttp(request.method.length <= 7 ? request.method : "OTHER", route, response.status)
     const isAnalyze = path.startsWith(ANALYZE_PREFIX) && request.method === "POST"
     const patternName = isAnalyze && options.slugs.has(path.slice(ANALYZE_PREFIX.length)) ? path.slice(ANALYZE_PREFIX.length) : null
     if (isAnalyze) {

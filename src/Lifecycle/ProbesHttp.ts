@@ -4,9 +4,9 @@
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { Api, SERVER_NAME, VERSION } from "../Api.js"
-import { Catalogue } from "../Catalogue/Catalogue.js"
+import { Api } from "../Api.js"
 import { jsonBytes } from "../Http/Responses.js"
+import { makeStaticResponses } from "../Http/StaticResponses.js"
 import { MetricsExposition } from "../Observability/Metrics.js"
 import { Readiness } from "./Readiness.js"
 
@@ -14,13 +14,16 @@ const encoder = new TextEncoder()
 
 export const ProbesHttpLive = HttpApiBuilder.group(Api, "probes", (handlers) =>
   Effect.gen(function*() {
-    const catalogue = yield* Catalogue
+    const statics = yield* makeStaticResponses
     const readiness = yield* Readiness
     const metrics = yield* MetricsExposition
-    const health = encoder.encode(
-      JSON.stringify({ status: "ok", server: SERVER_NAME, version: VERSION, patterns: catalogue.entries.length })
-    )
-    const live = encoder.encode(JSON.stringify({ status: "ok" }))
+    const prepared = (path: string) => {
+      const found = statics.get(path)
+      if (found === undefined) throw new Error(`no prepared response for ${path}`)
+      return found.body
+    }
+    const health = prepared("/healthz")
+    const live = prepared("/livez")
     const readyBodies = {
       ready: encoder.encode(JSON.stringify({ status: "ready" })),
       starting: encoder.encode(JSON.stringify({ status: "starting" })),

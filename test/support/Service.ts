@@ -4,7 +4,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
-import { AppLive } from "../../src/App.js"
+import { AppLive, withoutRuntimeMetrics } from "../../src/App.js"
 import { appConfig } from "../../src/Config.js"
 import { Readiness } from "../../src/Lifecycle/Readiness.js"
 
@@ -35,6 +35,6 @@ export const startService = async (env: Record<string, string> = {}): Promise<Ru
         close: () => Effect.runPromise(Scope.close(scope, Exit.void)),
         setReadiness: (state: "starting" | "ready" | "draining") => Effect.runPromise(readiness.set(state))
       }
-    }).pipe(Effect.withConfigProvider(provider))
+    }).pipe(Effect.withConfigProvider(provider), withoutRuntimeMetrics)
   )
 }

@@ -1,0 +1,333 @@
+/**
+ * npm run bench: the built service against a plain node:http baseline measured in the same run,
+ * interleaved round by round, with autocannon as the load generator. Prints a table and writes
+ * bench/results/<time>.json and bench/results/latest.json. Not part of npm test.
+ *
+ * Processes: this runner (load client), the service (dist/server.mjs), the baseline
+ * (bench/baseline.mjs) and, where a model is needed, the provider double (bench/double.ts).
+ */
+import autocannon from "autocannon"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { request as httpRequest, Agent } from "node:http"
+import { createServer as createNetServer } from "node:net"
+import { cpus, tmpdir, totalmem } from "node:os"
+import { join } from "node:path"
+import { performance } from "node:perf_hooks"
+
+const repo = join(import.meta.dirname, "..")
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
+const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
+const CONNECTIONS = 64
+const KEY = "bench-key-0123456789abcdef"
+
+interface Started {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly startedMs: number
+}
+
+const children: Array<ChildProcess> = []
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL")
+})
+
+const firstLine = (child: ChildProcess) =>
+  new Promise<string>((resolve, reject) => {
+    let buffer = ""
+    child.stdout?.setEncoding("utf8")
+    child.stdout?.on("data", (chunk: string) => {
+      buffer += chunk
+      const newline = buffer.indexOf("\n")
+      if (newline >= 0) resolve(buffer.slice(0, newline))
+    })
+    child.on("exit", (code) => reject(new Error(`process exited early (${code})`)))
+  })
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createNetServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+const startService = async (env: Record<string, string>): Promise<Started> => {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const started = performance.now()
+  const child = spawn(process.execPath, [join(repo, "dist", "server.mjs")], {
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      SVC_PORT: String(port),
+      SVC_HOME: mkdtempSync(join(tmpdir(), "svc-bench-")),
+      SVC_LOG_LEVEL: "warning",
+      SVC_API_REQUIRE_AUTH: "true",
+      SVC_API_KEYS: `bench=${KEY}`,
+      SVC_API_RATE_LIMIT: "1000000000/60",
+      ...env
+    },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  children.push(child)
+  // Ready means /readyz answers 200.
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode})`)
+    const status = await fetch(`${url}/readyz`).then((r) => r.status, () => 0)
+    if (status === 200) break
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  return { child, url, startedMs: performance.now() - started }
+}
+
+const startBaseline = async (responses: { get?: Record<string, string>; post?: string }): Promise<Started> => {
+  const file = join(mkdtempSync(join(tmpdir(), "svc-baseline-")), "responses.json")
+  writeFileSync(file, JSON.stringify(responses))
+  const started = performance.now()
+  const child = spawn(process.execPath, [join(repo, "bench", "baseline.mjs"), file], { stdio: ["ignore", "pipe", "inherit"] })
+  children.push(child)
+  const port = await firstLine(child)
+  return { child, url: `http://127.0.0.1:${port}`, startedMs: performance.now() - started }
+}
+
+const startDouble = async (delayMs: number) => {
+  const child = spawn(join(repo, "node_modules", ".bin", "tsx"), [join(repo, "bench", "double.ts"), String(delayMs)], { stdio: ["ignore", "pipe", "inherit"] })
+  children.push(child)
+  const [url = "", stats = ""] = (await firstLine(child)).split(" ")
+  const calls = async () => {
+    const body: unknown = await (await fetch(stats)).json()
+    return typeof body === "object" && body !== null ? Number(Reflect.get(body, "calls")) : Number.NaN
+  }
+  return { child, url, calls }
+}
+
+const stop = (started: { readonly child: ChildProcess }) =>
+  new Promise<void>((resolve) => {
+    if (started.child.exitCode !== null) return resolve()
+    started.child.once("exit", () => resolve())
+    started.child.kill("SIGKILL")
+  })
+
+const rssOf = (pid: number | undefined, field: "VmRSS" | "VmHWM"): number => {
+  if (pid === undefined) return Number.NaN
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024
+}
+
+interface Load {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+}
+
+const load = async (url: string, options: { method?: "GET" | "POST"; body?: string; headers?: Record<string, string> }): Promise<Load> => {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    method: options.method ?? "GET",
+    ...(options.body === undefined ? {} : { body: options.body }),
+    headers: { authorization: `Bearer ${KEY}`, ...(options.body === undefined ? {} : { "content-type": "application/json" }), ...options.headers }
+  })
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx }
+}
+
+const median = (xs: ReadonlyArray<number>) => {
+  const sorted = xs.slice().sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid] ?? Number.NaN : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
+}
+const round2 = (x: number) => Math.round(x * 100) / 100
+
+interface Row {
+  readonly scenario: string
+  readonly metric: string
+  readonly service: number
+  readonly baseline: number | null
+  readonly ratio: number | null
+  readonly goal: string
+  readonly met: boolean | null
+  readonly detail?: Record<string, number | string>
+}
+const rows: Array<Row> = []
+
+/** Interleaved rounds: baseline then service, ROUNDS times; ratio per round, median of ratios. */
+const throughput = async (scenario: string, goal: number, serviceUrl: string, baselineUrl: string, options: Parameters<typeof load>[1]) => {
+  const service: Array<Load> = []
+  const baseline: Array<Load> = []
+  const ratios: Array<number> = []
+  await load(serviceUrl, { ...options }).catch(() => undefined) // warm-up
+  for (let r = 0; r < ROUNDS; r++) {
+    const b = await load(baselineUrl, options)
+    const s = await load(serviceUrl, options)
+    if (s.non2xx > 0) throw new Error(`${scenario}: the service answered ${s.non2xx} non-2xx responses`)
+    baseline.push(b)
+    service.push(s)
+    ratios.push(s.rps / b.rps)
+  }
+  const ratio = median(ratios)
+  rows.push({
+    scenario,
+    metric: "req/s",
+    service: Math.round(median(service.map((x) => x.rps))),
+    baseline: Math.round(median(baseline.map((x) => x.rps))),
+    ratio: round2(ratio),
+    goal: `>= ${goal}x`,
+    met: ratio >= goal,
+    detail: {
+      service_p50_ms: median(service.map((x) => x.p50)),
+      service_p99_ms: median(service.map((x) => x.p99)),
+      baseline_p50_ms: median(baseline.map((x) => x.p50)),
+      baseline_p99_ms: median(baseline.map((x) => x.p99)),
+      ratios: ratios.map(round2).join(" ")
+    }
+  })
+}
+
+const post = (url: string, body: string, agent: Agent) =>
+  new Promise<{ status: number; ms: number }>((resolve) => {
+    const started = performance.now()
+    const req = httpRequest(url, {
+      method: "POST",
+      agent,
+      headers: { "content-type": "application/json", authorization: `Bearer ${KEY}`, "content-length": Buffer.byteLength(body) }
+    }, (res) => {
+      res.resume()
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }))
+    })
+    req.on("error", () => resolve({ status: 0, ms: performance.now() - started }))
+    req.end(body)
+  })
+
+const trace = (steps: number, pad: number, salt: string) => ({
+  task: `Reconcile invoices against the ledger (${salt})`,
+  steps: Array.from({ length: steps }, (_, i) => ({
+    type: i % 40 === 13 ? "error" : i % 3 === 0 ? "thought" : "tool_call",
+    content: i % 40 === 13
+      ? `Error 503 from ledger API on invoice ${i}`
+      : `lookup(invoice=${i}) matched ledger row ${i * 3} amount ${(i * 17.5).toFixed(2)} ${"note ".repeat(pad)}`
+  })),
+  outcome: "Stopped after repeated ledger errors",
+  success: false
+})
+
+const main = async () => {
+  const started = new Date()
+  mkdirSync(join(repo, "bench", "results"), { recursive: true })
+
+  // 1. Start-up time to ready and idle RSS of the built service (median of 5 starts).
+  const starts: Array<number> = []
+  const idle: Array<number> = []
+  for (let i = 0; i < 5; i++) {
+    const s = await startService({})
+    starts.push(s.startedMs)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    idle.push(rssOf(s.child.pid, "VmRSS"))
+    await stop(s)
+  }
+  rows.push({ scenario: "start-up to first 200 on /readyz", metric: "ms", service: Math.round(median(starts)), baseline: null, ratio: null, goal: "< 500 ms", met: median(starts) < 500 })
+  rows.push({ scenario: "idle RSS after start-up", metric: "MiB", service: round2(median(idle)), baseline: null, ratio: null, goal: "< 100 MiB", met: median(idle) < 100 })
+
+  // 2-3. Static endpoints with auth, rate limiting, request ids and metrics all on.
+  const instant = await startDouble(0)
+  const service = await startService({ SVC_CACHE: "memory", ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instant.url })
+  const healthz = await (await fetch(`${service.url}/healthz`)).text()
+  const patterns = await (await fetch(`${service.url}/v1/patterns`, { headers: { authorization: `Bearer ${KEY}` } })).text()
+  const smallBody = JSON.stringify({ trace: trace(50, 4, "cache"), mode: "quick" })
+  const cached = await fetch(`${service.url}/v1/analyze/lewin`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` }, body: smallBody })
+  const cachedBody = await cached.text()
+  if (cached.status !== 200) throw new Error(`warm-up analysis failed: ${cached.status} ${cachedBody.slice(0, 200)}`)
+  const baseline = await startBaseline({ get: { "/healthz": healthz, "/v1/patterns": patterns }, post: cachedBody })
+  await throughput("GET /healthz", 0.5, `${service.url}/healthz`, `${baseline.url}/healthz`, {})
+  await throughput("GET /v1/patterns", 0.5, `${service.url}/v1/patterns`, `${baseline.url}/v1/patterns`, {})
+  // 4. Authenticated, rate-limited cache hit of a 50-step analyze vs JSON.parse + SHA-256.
+  await throughput("POST analyze, 50-step cache hit", 0.5, `${service.url}/v1/analyze/lewin`, `${baseline.url}/v1/analyze/lewin`, { method: "POST", body: smallBody })
+
+  // 5. Validation + hashing of a 5,000-step 4 MiB trace, cache miss, instant provider double.
+  const big = await startService({ SVC_API_MAX_TOTAL_CHARS: "8000000", ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instant.url })
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const bigBody = JSON.stringify({ trace: trace(5000, 150, "big"), mode: "quick" })
+  const bigTimes: Array<number> = []
+  const baseTimes: Array<number> = []
+  for (let i = 0; i < 3; i++) await post(`${big.url}/v1/analyze/lewin`, bigBody, agent)
+  for (let r = 0; r < 15; r++) {
+    baseTimes.push((await post(`${baseline.url}/v1/analyze/lewin`, bigBody, agent)).ms)
+    const s = await post(`${big.url}/v1/analyze/lewin`, bigBody, agent)
+    if (s.status !== 200) throw new Error(`4 MiB analysis answered ${s.status}`)
+    bigTimes.push(s.ms)
+  }
+  const bigRatio = median(bigTimes) / median(baseTimes)
+  rows.push({
+    scenario: `POST analyze, 5,000 steps (${(Buffer.byteLength(bigBody) / 1048576).toFixed(2)} MiB), cache miss`,
+    metric: "ms per request",
+    service: round2(median(bigTimes)),
+    baseline: round2(median(baseTimes)),
+    ratio: round2(bigRatio),
+    goal: "<= 2.5x",
+    met: bigRatio <= 2.5
+  })
+  await stop(big)
+  await stop(service)
+  await stop(baseline)
+
+  // 6. 10,000 concurrent in-flight analyses against a double answering after 2 s.
+  const slow = await startDouble(2000)
+  const wide = await startService({ ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: slow.url })
+  const many = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY })
+  const body = (i: number) => JSON.stringify({ trace: trace(20, 2, `wide-${i}`), mode: "quick" })
+  const results = await Promise.all(Array.from({ length: 10_000 }, (_, i) => post(`${wide.url}/v1/analyze/lewin`, body(i), many)))
+  const ok = results.filter((r) => r.status === 200).length
+  const overhead = results.map((r) => r.ms - 2000)
+  const sortedOverhead = overhead.slice().sort((a, b) => a - b)
+  const p99 = sortedOverhead[Math.floor(sortedOverhead.length * 0.99)] ?? Number.NaN
+  const peak = rssOf(wide.child.pid, "VmHWM")
+  rows.push({
+    scenario: "10,000 concurrent analyses, provider answers after 2 s",
+    metric: "p99 overhead ms",
+    service: Math.round(p99),
+    baseline: null,
+    ratio: null,
+    goal: "all complete",
+    met: ok === 10_000,
+    detail: { completed: ok, p50_overhead_ms: Math.round(sortedOverhead[Math.floor(sortedOverhead.length / 2)] ?? 0), peak_rss_mib: round2(peak) }
+  })
+  await stop(wide)
+  await stop(slow)
+
+  // 7. 1,000 identical concurrent analyses with the cache on: one provider call.
+  const once = await startDouble(500)
+  const shared = await startService({ SVC_CACHE: "memory", ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: once.url })
+  const same = JSON.stringify({ trace: trace(50, 4, "same"), mode: "quick" })
+  const identical = await Promise.all(Array.from({ length: 1000 }, () => post(`${shared.url}/v1/analyze/lewin`, same, many)))
+  const providerCalls = await once.calls()
+  rows.push({
+    scenario: "1,000 identical concurrent analyses (cache on)",
+    metric: "provider calls",
+    service: providerCalls,
+    baseline: null,
+    ratio: null,
+    goal: "1",
+    met: providerCalls === 1 && identical.every((r) => r.status === 200)
+  })
+  await stop(shared)
+  await stop(once)
+  await stop(instant)
+
+  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memory_gib: round2(totalmem() / 2 ** 30), node: process.version }
+  const report = { started: started.toISOString(), rounds: ROUNDS, seconds_per_round: DURATION, connections: CONNECTIONS, machine, rows }
+  const stamp = started.toISOString().replace(/[:.]/g, "-")
+  writeFileSync(join(repo, "bench", "results", `${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`)
+  writeFileSync(join(repo, "bench", "results", "latest.json"), `${JSON.stringify(report, null, 2)}\n`)
+  console.table(rows.map(({ detail: _detail, ...row }) => row))
+  for (const row of rows) if (row.detail !== undefined) console.log(`${row.scenario}: ${JSON.stringify(row.detail)}`)
+  console.log(`machine: ${JSON.stringify(machine)}`)
+}
+
+main().then(() => process.exit(0), (error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})
