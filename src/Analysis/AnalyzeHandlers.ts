@@ -6,7 +6,7 @@
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { Context, Duration, Effect, Layer, Metric } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Metric } from "effect"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import { unknownPattern } from "../Catalogue/CatalogueHttp.js"
 import type { PatternCode } from "../Catalogue/Pattern.js"
@@ -31,6 +31,7 @@ import { currentRequest, updateRequest } from "../Http/RequestContext.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
 import { analysesInFlight } from "../Observability/Metrics.js"
+import { RetryDeadline } from "../Providers/Retry.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { Analyzer } from "./Analyzer.js"
 import { checkTraceLimits, resolveBaseline, resolveMode, resolveModel, splitBody, validateTrace } from "./Intake.js"
@@ -127,6 +128,7 @@ export const AnalyzeHandlersLive = Layer.effect(
                 message: `the analysis exceeded the server-side deadline of ${deadlineSeconds} s; use quick mode or raise SVC_API_REQUEST_TIMEOUT`
               })
           })
+          const deadlineAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(limits.requestTimeout)
           const run = analyzer.analyze({
             pattern: entry.pattern,
             mode,
@@ -138,6 +140,7 @@ export const AnalyzeHandlersLive = Layer.effect(
             // One learnings line per computed detection (a shared run writes it once).
             Effect.tap((computed) => home.learning(learningOf(code.slug, mode, computed.detection))),
             deadline,
+            Effect.locally(RetryDeadline, deadlineAt),
             Effect.ensuring(Metric.incrementBy(analysesInFlight, -1)),
             (effect) => Effect.zipRight(Metric.increment(analysesInFlight), effect)
           )

@@ -7,6 +7,7 @@
 import { type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, FiberRef, LogLevel, Metric, Option } from "effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"
+import { AppConfig } from "../Config.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { httpRequestsTotal, recordAnalyze } from "../Observability/Metrics.js"
@@ -147,6 +148,10 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
     const reporting = yield* ErrorReporting
     const tracker = yield* RequestTracker
     const statics = yield* makeStaticResponses
+    const { limits } = yield* AppConfig
+    /** Refused from its Content-Length before a byte was read: the body is still coming. */
+    const declaredTooLarge = (request: HttpServerRequest.HttpServerRequest) =>
+      Number(request.headers["content-length"] ?? "0") > limits.maxBodyBytes
     const accessLogs = yield* FiberRef.get(FiberRef.currentMinimumLogLevel).pipe(
       Effect.map((level) => LogLevel.lessThanEqual(level, LogLevel.Info))
     )
@@ -222,7 +227,9 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
         ...(guarded._tag === "Right" ? guarded.right.headers : {}),
         "x-request-id": requestId,
         // A refused request may still be sending its body: close rather than read it.
-        ...(response.status === 413 || (guarded._tag === "Left" && hasUnreadBody(request)) ? { connection: "close" } : {})
+        ...((response.status === 413 && declaredTooLarge(request)) || (guarded._tag === "Left" && hasUnreadBody(request))
+          ? { connection: "close" }
+          : {})
       })
     const seconds = (performance.now() - state.startedAt) / 1000
     const route = routeTemplate(request.method, path)

@@ -18,7 +18,7 @@ import { AppConfig } from "../Config.js"
 import { AnalyzerError } from "../Errors.js"
 import type { JsonValue } from "./JsonSchema.js"
 import { DEFAULT_BASE_URLS, type ResolvedProvider } from "./Resolution.js"
-import { MAX_ATTEMPTS, withTransientRetries } from "./Retry.js"
+import { withTransientRetries } from "./Retry.js"
 
 export interface ModelMessage {
   readonly role: "user" | "assistant"
@@ -56,11 +56,11 @@ const describeAiError = (provider: string, error: AiError.AiError): string => {
     case "HttpResponseError":
       return error.reason === "StatusCode"
         ? `provider ${provider} answered HTTP ${error.response.status}${
-          error.response.status === 429 || error.response.status >= 500 ? ` after ${MAX_ATTEMPTS} attempts` : ""
+          error.response.status === 429 || error.response.status >= 500 ? " after retrying within the deadline" : ""
         }`
         : `provider ${provider} sent a response that could not be read (${error.reason})`
     case "HttpRequestError":
-      return `provider ${provider} could not be reached (${error.reason}) after ${MAX_ATTEMPTS} attempts`
+      return `provider ${provider} could not be reached (${error.reason}) after retrying within the deadline`
     case "MalformedOutput":
       return `provider ${provider} returned output that is not the requested JSON object`
     case "MalformedInput":
@@ -133,7 +133,7 @@ const generateLocal = (
     const response = yield* client.execute(request).pipe(
       Effect.mapError((error) =>
         error._tag === "RequestError"
-          ? localFailure(`could not be reached (${error.reason}) after ${MAX_ATTEMPTS} attempts`)
+          ? localFailure(`could not be reached (${error.reason}) after retrying within the deadline`)
           : localFailure(`sent a response that could not be read (${error.reason})`)
       )
     )

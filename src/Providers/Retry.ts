@@ -4,12 +4,26 @@
  * The caller's deadline bounds the whole loop: interruption cancels the wait and aborts the
  * request in flight.
  */
-import { HttpClient, type HttpClientError, type HttpClientResponse } from "@effect/platform"
-import { Duration, Effect } from "effect"
+import { HttpClient, HttpClientError, type HttpClientResponse } from "@effect/platform"
+import { Clock, Duration, Effect, FiberRef } from "effect"
+
+/**
+ * The absolute time (ms) by which the current analysis must end. A retry whose wait would end
+ * past it is not attempted: the caller gets the provider's own failure instead of a timeout.
+ */
+export const RetryDeadline = FiberRef.unsafeMake<number>(Number.POSITIVE_INFINITY)
+
+/** Waits `wait` ms and runs `next`, unless that would end past the deadline; then `otherwise`. */
+const retryWithin = <A, E>(wait: number, next: Effect.Effect<A, E>, otherwise: Effect.Effect<A, E>) =>
+  Effect.flatMap(Effect.all([Clock.currentTimeMillis, FiberRef.get(RetryDeadline)]), ([now, deadline]) =>
+    now + wait >= deadline ? otherwise : Effect.zipRight(Effect.sleep(Duration.millis(wait)), next))
 
 export const MAX_ATTEMPTS = 4
 const BASE_DELAY_MS = 500
 const MAX_DELAY_MS = 20_000
+
+/** Provider answers larger than this are refused from their Content-Length, unread. */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 export const isTransientStatus = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500
 
@@ -32,16 +46,25 @@ export const withTransientRetries = (client: HttpClient.HttpClient): HttpClient.
         Effect.matchEffect({
           onFailure: (error) =>
             error._tag === "RequestError" && error.reason === "Transport" && attempt + 1 < MAX_ATTEMPTS
-              ? Effect.sleep(Duration.millis(backoffMillis(attempt))).pipe(Effect.zipRight(loop(attempt + 1)))
+              ? retryWithin(backoffMillis(attempt), loop(attempt + 1), Effect.fail(error))
               : Effect.fail(error),
           onSuccess: (response) => {
+            if (Number(response.headers["content-length"] ?? "0") > MAX_RESPONSE_BYTES) {
+              return Effect.fail(
+                new HttpClientError.ResponseError({
+                  request: response.request,
+                  response,
+                  reason: "Decode",
+                  description: `response of ${response.headers["content-length"]} bytes exceeds ${MAX_RESPONSE_BYTES}`
+                })
+              )
+            }
             if (!isTransientStatus(response.status) || attempt + 1 >= MAX_ATTEMPTS) return Effect.succeed(response)
             const wait = retryAfterMillis(response.headers["retry-after"], Date.now()) ?? backoffMillis(attempt)
             // Read the failed response's body so its connection can be reused.
             return response.text.pipe(
               Effect.orElseSucceed(() => ""),
-              Effect.zipRight(Effect.sleep(Duration.millis(wait))),
-              Effect.zipRight(loop(attempt + 1))
+              Effect.zipRight(retryWithin(wait, loop(attempt + 1), Effect.succeed(response)))
             )
           }
         })

@@ -35,6 +35,12 @@ export type Reply =
   | { readonly kind: "hang" }
   | { readonly kind: "delay"; readonly ms: number; readonly then: Reply }
   | { readonly kind: "raw"; readonly status: number; readonly body: string }
+  /** Headers promise more than is sent, then the connection is cut. */
+  | { readonly kind: "truncated" }
+  /** A valid-looking body sent a few bytes at a time, slowly. */
+  | { readonly kind: "drip"; readonly everyMs: number }
+  /** A 200 whose body is `megabytes` MiB of JSON. */
+  | { readonly kind: "huge"; readonly megabytes: number }
 
 export type Script = (call: RecordedCall, index: number) => Reply | undefined
 
@@ -211,6 +217,27 @@ export const startProviderDouble = async (): Promise<ProviderDouble> => {
         res.writeHead(200, { "content-type": "application/json" })
         res.end(successBody(wire, call, reply))
         return
+      case "truncated": {
+        const body = successBody(wire, call, { kind: "object", value: { partial: true } })
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length * 2) })
+        res.write(body.slice(0, Math.floor(body.length / 2)))
+        setTimeout(() => res.destroy(), 20)
+        return
+      }
+      case "drip": {
+        res.writeHead(200, { "content-type": "application/json" })
+        const timer = setInterval(() => res.write(" "), reply.everyMs)
+        res.on("close", () => clearInterval(timer))
+        return
+      }
+      case "huge": {
+        const chunk = `"${"x".repeat(1024 * 1024 - 4)}",`
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(2 + chunk.length * reply.megabytes) })
+        res.write("[")
+        for (let i = 0; i < reply.megabytes; i++) res.write(i === reply.megabytes - 1 ? chunk.slice(0, -1) + " " : chunk)
+        res.end("]")
+        return
+      }
     }
   }
 
