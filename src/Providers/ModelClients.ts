@@ -1,17 +1,13 @@
 /**
  * Structured-output calls to the three kinds of model host (DECISIONS §4):
- * - hosted provider A through `@effect/ai-anthropic` (Messages API, forced tool call);
- * - hosted provider B through `@effect/ai-openai` (Responses API, strict json_schema format);
+ * - hosted provider A through `@effect/ai-anthropic` (Messages API, forced tool call) and
+ * - hosted provider B through `@effect/ai-openai` (Responses API, strict json_schema format),
+ *   both in HostedClients.ts, loaded only when one of them is configured;
  * - the local model host through the OpenAI-compatible Chat Completions API with a
  *   `json_schema` response format (Ollama, llama.cpp server, vLLM, LM Studio).
  * Clients are built once at start-up for the configured providers and outlive requests. Every
  * failure becomes an AnalyzerError whose message names the provider and what failed, never a key.
  */
-import { AiError, LanguageModel, Prompt } from "@effect/ai"
-import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
-import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
-import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
-import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
 import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { AppConfig } from "../Config.js"
@@ -46,58 +42,6 @@ export interface ModelClientsShape {
 }
 
 export class ModelClients extends Context.Tag("ModelClients")<ModelClients, ModelClientsShape>() {}
-
-/** A schema that passes any object through while showing the provider the given JSON Schema. */
-const passThrough = (jsonSchema: { readonly [key: string]: JsonValue }) =>
-  Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ jsonSchema })
-
-const describeAiError = (provider: string, error: AiError.AiError): string => {
-  switch (error._tag) {
-    case "HttpResponseError":
-      return error.reason === "StatusCode"
-        ? `provider ${provider} answered HTTP ${error.response.status}${
-          error.response.status === 429 || error.response.status >= 500 ? " after retrying within the deadline" : ""
-        }`
-        : `provider ${provider} sent a response that could not be read (${error.reason})`
-    case "HttpRequestError":
-      return `provider ${provider} could not be reached (${error.reason}) after retrying within the deadline`
-    case "MalformedOutput":
-      return `provider ${provider} returned output that is not the requested JSON object`
-    case "MalformedInput":
-      return `the request to provider ${provider} could not be built`
-    case "UnknownError":
-      return `provider ${provider} failed: ${error.description ?? "unknown error"}`
-  }
-}
-
-const prompt = (call: ModelCall) =>
-  Prompt.make([
-    { role: "system", content: call.system },
-    ...call.messages.map((message) =>
-      message.role === "user"
-        ? { role: "user" as const, content: message.content }
-        : { role: "assistant" as const, content: [{ type: "text" as const, text: message.content }] }
-    )
-  ])
-
-const generateWith = (
-  provider: string,
-  model: Effect.Effect<LanguageModel.Service>,
-  call: ModelCall
-): Effect.Effect<ModelReply, AnalyzerError> =>
-  Effect.flatMap(model, (languageModel) =>
-    languageModel.generateObject({
-      prompt: prompt(call),
-      schema: passThrough(call.jsonSchema),
-      objectName: call.objectName
-    })).pipe(
-      Effect.map((response): ModelReply => ({
-        value: response.value,
-        inputTokens: response.usage.inputTokens ?? 0,
-        outputTokens: response.usage.outputTokens ?? 0
-      })),
-      Effect.catchAll((error) => Effect.fail(new AnalyzerError({ message: describeAiError(provider, error) })))
-    )
 
 /** Chat Completions wire format (local model hosts). */
 const ChatCompletion = Schema.Struct({
@@ -162,46 +106,24 @@ export const ModelClientsLive: Layer.Layer<ModelClients, never, AppConfig | Http
   Effect.gen(function*() {
     const { providers } = yield* AppConfig
     const http = yield* HttpClient.HttpClient
-    const anthropic = yield* Effect.transposeOption(Option.map(providers.anthropicKey, (apiKey) =>
-      AnthropicClient.make({
-        apiKey,
-        apiUrl: Option.getOrElse(providers.anthropicBaseUrl, () => DEFAULT_BASE_URLS.anthropic),
-        transformClient: withTransientRetries
-      })))
-    const openai = yield* Effect.transposeOption(Option.map(providers.openaiKey, (apiKey) =>
-      OpenAiClient.make({
-        apiKey,
-        apiUrl: Option.getOrElse(providers.openaiBaseUrl, () => DEFAULT_BASE_URLS.openai),
-        transformClient: withTransientRetries
-      })))
+    const hostedConfigured = Option.isSome(providers.anthropicKey) || Option.isSome(providers.openaiKey)
+    // Loaded only when needed (see HostedClients.ts).
+    const hosted = hostedConfigured ? yield* Effect.promise(() => import("./HostedClients.js")) : undefined
+    const anthropic = yield* Effect.transposeOption(Option.flatMap(Option.fromNullable(hosted), (module) =>
+      Option.map(providers.anthropicKey, (apiKey) =>
+        module.makeAnthropic(apiKey, Option.getOrElse(providers.anthropicBaseUrl, () => DEFAULT_BASE_URLS.anthropic)))))
+    const openai = yield* Effect.transposeOption(Option.flatMap(Option.fromNullable(hosted), (module) =>
+      Option.map(providers.openaiKey, (apiKey) =>
+        module.makeOpenAi(apiKey, Option.getOrElse(providers.openaiBaseUrl, () => DEFAULT_BASE_URLS.openai)))))
     const local = withTransientRetries(http)
 
+    const missing = (provider: string) => Effect.fail(new AnalyzerError({ message: `provider ${provider} has no client` }))
     const generate = (target: ResolvedProvider, call: ModelCall): Effect.Effect<ModelReply, AnalyzerError> => {
       switch (target.provider) {
         case "anthropic":
-          return Option.match(anthropic, {
-            onNone: () => Effect.fail(new AnalyzerError({ message: "provider anthropic has no client" })),
-            onSome: (client) =>
-              generateWith(
-                "anthropic",
-                AnthropicLanguageModel.make({ model: target.model, config: { max_tokens: call.maxOutputTokens } }).pipe(
-                  Effect.provideService(AnthropicClient.AnthropicClient, client)
-                ),
-                call
-              )
-          })
+          return Option.match(anthropic, { onNone: () => missing("anthropic"), onSome: (run) => run(target.model, call) })
         case "openai":
-          return Option.match(openai, {
-            onNone: () => Effect.fail(new AnalyzerError({ message: "provider openai has no client" })),
-            onSome: (client) =>
-              generateWith(
-                "openai",
-                OpenAiLanguageModel.make({ model: target.model, config: { max_output_tokens: call.maxOutputTokens } }).pipe(
-                  Effect.provideService(OpenAiClient.OpenAiClient, client)
-                ),
-                call
-              )
-          })
+          return Option.match(openai, { onNone: () => missing("openai"), onSome: (run) => run(target.model, call) })
         case "local":
           return generateLocal(local, target, call)
       }
