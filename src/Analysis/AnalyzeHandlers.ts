@@ -6,7 +6,8 @@
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { Clock, Context, Duration, Effect, Layer, Metric } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Metric, Option } from "effect"
+import { createHash } from "node:crypto"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import { unknownPattern } from "../Catalogue/CatalogueHttp.js"
 import type { PatternCode } from "../Catalogue/Pattern.js"
@@ -26,14 +27,15 @@ import {
   type UnsupportedMediaType,
   type ValidationError
 } from "../Errors.js"
-import { readJsonObject } from "../Http/Body.js"
+import { parseJsonObject, readJsonBody } from "../Http/Body.js"
 import { currentRequest, updateRequest } from "../Http/RequestContext.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
 import { analysesInFlight } from "../Observability/Metrics.js"
 import { RetryDeadline } from "../Providers/Retry.js"
 import { cacheKey } from "../Cache/CacheKey.js"
-import { Analyzer } from "./Analyzer.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import { type AnalysisResult, Analyzer } from "./Analyzer.js"
 import { checkTraceLimits, resolveBaseline, resolveMode, resolveModel, splitBody, validateTrace } from "./Intake.js"
 
 type RawRequest = { readonly request: HttpServerRequest.HttpServerRequest }
@@ -80,6 +82,14 @@ export const storedOf = (detection: Readonly<Record<string, unknown>>): StoredDe
   generated_at: typeof detection["generated_at"] === "string" ? detection["generated_at"] : null
 })
 
+const bodyFingerprint = (slug: string, bytes: Uint8Array) =>
+  createHash("sha256").update(slug).update("\u0000").update(bytes).digest("hex")
+
+const encoder = new TextEncoder()
+/** The response of a cache hit, rendered once per stored detection. */
+const hitResponseBytes = (slug: string, mode: Mode, result: AnalysisResult) =>
+  encoder.encode(JSON.stringify({ pattern: slug, mode, model: result.model, detection: result.detection, cached: true }))
+
 const learningOf = (pattern: string, mode: string, detection: Readonly<Record<string, unknown>>): LearningRecord => ({
   time: new Date().toISOString(),
   pattern,
@@ -102,6 +112,17 @@ export const AnalyzeHandlersLive = Layer.effect(
     const home = yield* Home
     const { limits } = config
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
+    // Body fingerprint → validated cache key, for bodies that passed every check (bounded, LRU).
+    const fingerprints = new Map<string, { readonly key: string; readonly mode: Mode }>()
+    const maxFingerprints = config.cache.capacity * 2
+    const remember = (fingerprint: string, known: { readonly key: string; readonly mode: Mode }) => {
+      fingerprints.delete(fingerprint)
+      fingerprints.set(fingerprint, known)
+      if (fingerprints.size > maxFingerprints) {
+        const oldest = fingerprints.keys().next()
+        if (!oldest.done) fingerprints.delete(oldest.value)
+      }
+    }
 
     const handler = (code: PatternCode) => {
       const entry = catalogue.get(code.slug)
@@ -110,7 +131,22 @@ export const AnalyzeHandlersLive = Layer.effect(
           if (entry === undefined) {
             return yield* new InternalError({ message: `pattern ${code.slug} is registered but not loaded` })
           }
-          const body = yield* readJsonObject(request, limits.maxBodyBytes)
+          const bytes = yield* readJsonBody(request, limits.maxBodyBytes)
+          // Repeated identical bodies: their validated cache key is known, so a stored detection
+          // is answered from its prepared bytes without parsing or validating again.
+          const fingerprint = cache.enabled ? bodyFingerprint(code.slug, bytes) : undefined
+          const known = fingerprint === undefined ? undefined : fingerprints.get(fingerprint)
+          if (known !== undefined) {
+            const hit = yield* cache.hitBytes(known.key, (result) => hitResponseBytes(code.slug, known.mode, result))
+            if (Option.isSome(hit)) {
+              yield* updateRequest((state) => {
+                state.analyzeMode = known.mode
+                state.analyzeStatus = "cache_hit"
+              })
+              return HttpServerResponse.uint8Array(hit.value, { contentType: "application/json", headers: { "x-cache": "hit" } })
+            }
+          }
+          const body = yield* parseJsonObject(bytes)
           const parts = splitBody(body)
           yield* checkTraceLimits(parts.trace, code, limits)
           const mode = yield* resolveMode(parts.mode)
@@ -145,7 +181,8 @@ export const AnalyzeHandlersLive = Layer.effect(
             (effect) => Effect.zipRight(Metric.increment(analysesInFlight), effect)
           )
           // Checked before provider resolution: a cached detection needs no provider.
-          const key = cacheKey({ pattern: code.slug, mode, model, trace: trace.canonical })
+          const key = cache.enabled ? cacheKey({ pattern: code.slug, mode, model, trace: trace.canonical }) : ""
+          if (fingerprint !== undefined && baseline === null) remember(fingerprint, { key, mode })
           const { result, cached } = yield* cache.run(key, run).pipe(deadline)
           // Drift depends on the baseline store, not on the cache key: computed per request.
           const detection = baseline === null

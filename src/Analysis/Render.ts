@@ -11,7 +11,10 @@ export interface Unit {
   /** The field a sequence element belongs to (undefined for scalar fields). */
   readonly sequence: string | undefined
   readonly index: number
-  readonly text: string
+  /** The rendered line, computed only for units that are shown. */
+  readonly text: () => string
+  /** Characters the unit takes at most (rendering only ever shortens it). */
+  readonly size: number
 }
 
 export interface RenderedView {
@@ -42,24 +45,47 @@ const renderElement = (element: unknown): string => {
 const capText = (text: string, cap: number) =>
   text.length <= cap ? text : `${text.slice(0, cap)} […${text.length - cap} more characters not shown]`
 
-/** Splits a canonical trace into numbered units, in field order. */
+/** An upper bound of a rendered value's length (rendering only ever collapses whitespace). */
+const valueSize = (value: unknown): number =>
+  typeof value === "string"
+    ? value.length
+    : typeof value === "object" && value !== null
+    ? (JSON.stringify(value) ?? "").length
+    : String(value).length
+
+/** An upper bound of an element's rendered length, without rendering its long strings. */
+const sizeOf = (element: unknown): number =>
+  typeof element === "object" && element !== null && !Array.isArray(element)
+    ? Object.entries(element).reduce((sum, [key, item]) => sum + key.length + 2 + valueSize(item) + 3, 0)
+    : valueSize(element)
+
+const unit = (ref: string, sequence: string | undefined, index: number, value: unknown, elementCap: number): Unit => {
+  let rendered: string | undefined
+  return {
+    ref,
+    sequence,
+    index,
+    size: Math.min(sizeOf(value), elementCap + 40),
+    text: () => (rendered ??= capText(renderElement(value), elementCap))
+  }
+}
+
+/** Splits a canonical trace into numbered units, in field order; nothing is rendered yet. */
 export const traceUnits = (trace: Readonly<Record<string, unknown>>, elementCap: number): Array<Unit> => {
   const units: Array<Unit> = []
   for (const [field, value] of Object.entries(trace)) {
     if (HIDDEN_FIELDS.has(field) || value === undefined) continue
     if (Array.isArray(value)) {
-      value.forEach((element, index) =>
-        units.push({ ref: `${field}[${index}]`, sequence: field, index, text: capText(renderElement(element), elementCap) })
-      )
+      value.forEach((element, index) => units.push(unit(`${field}[${index}]`, field, index, element, elementCap)))
     } else {
-      units.push({ ref: field, sequence: undefined, index: 0, text: capText(renderElement(value), elementCap) })
+      units.push(unit(field, undefined, 0, value, elementCap))
     }
   }
   return units
 }
 
-const lineOf = (unit: Unit) => `${unit.ref} ${unit.text}`
-const costOf = (unit: Unit) => unit.ref.length + unit.text.length + 2
+const lineOf = (unit: Unit) => `${unit.ref} ${unit.text()}`
+const costOf = (unit: Unit) => unit.ref.length + unit.size + 2
 
 /** Upper bound of one gap marker ("[… N elements not shown: a to b …]"); each shown unit opens at most one gap. */
 const GAP_MARKER_CHARS = 80

@@ -25,6 +25,11 @@ export type AnalysisFailure = AnalyzerError | LlmResolutionError | Timeout
 
 export interface AnalysisCacheShape {
   readonly enabled: boolean
+  /**
+   * The prepared response bytes of a stored entry (rendered once per entry), counting a hit, or
+   * none when the key is not stored (nothing is computed).
+   */
+  readonly hitBytes: (key: string, render: (result: AnalysisResult) => Uint8Array) => Effect.Effect<Option.Option<Uint8Array>>
   readonly run: (key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) => Effect.Effect<CacheOutcome, AnalysisFailure>
   readonly size: () => number
 }
@@ -34,6 +39,7 @@ export class AnalysisCache extends Context.Tag("AnalysisCache")<AnalysisCache, A
 interface Entry {
   readonly result: AnalysisResult
   readonly storedAt: number
+  hitBytes?: Uint8Array
 }
 
 interface Flight {
@@ -127,7 +133,19 @@ export const makeAnalysisCache = (options: {
       return { result: yield* join(key, flight), cached: false }
     })
 
-  return { run, size: () => entries.size }
+  const hitBytes = (key: string, render: (result: AnalysisResult) => Uint8Array) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const hit = yield* lookup(key, now)
+      if (Option.isNone(hit)) return Option.none<Uint8Array>()
+      const entry = entries.get(key)
+      if (entry === undefined) return Option.none<Uint8Array>()
+      entry.hitBytes ??= render(entry.result)
+      yield* event("hit")
+      return Option.some(entry.hitBytes)
+    })
+
+  return { run, hitBytes, size: () => entries.size }
 }
 
 export const AnalysisCacheLive = Layer.scoped(
@@ -139,6 +157,7 @@ export const AnalysisCacheLive = Layer.scoped(
         enabled: false,
         run: (_key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) =>
           Effect.map(compute, (result): CacheOutcome => ({ result, cached: false })),
+        hitBytes: () => Effect.succeed(Option.none<Uint8Array>()),
         size: () => 0
       }
     }

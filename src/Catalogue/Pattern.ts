@@ -96,7 +96,6 @@ export const definePattern = <const Slug extends string, const P extends string,
   const modelOutput = modelOutputSchema(spec.name, spec.profiles, spec.headline)
   const detection = detectionSchema(spec.name, spec.profiles, spec.headline)
   const decodeInput = Schema.decodeUnknownEither(spec.input, { errors: "all", onExcessProperty: "ignore" })
-  const encodeInput = Schema.encodeEither(spec.input)
   const decodeOutput = Schema.decodeUnknownEither(modelOutput, { errors: "all", onExcessProperty: "ignore" })
   const encodeOutput = Schema.encodeSync(modelOutput)
   let structured: { readonly [key: string]: JsonValue } | undefined
@@ -110,14 +109,13 @@ export const definePattern = <const Slug extends string, const P extends string,
     family: spec.family,
     profiles: spec.profiles,
     sequences: spec.sequences.map((field) => ({ field, limit: field === "messages" ? "messages" : "steps" })),
+    // The decoded trace is the canonical form: aliases resolved, defaults applied, unknown
+    // fields dropped, and plain JSON (the input schemas have no class or date transformations).
     validate: (trace) =>
       Either.flatMap(decodeInput(trace), (decoded) =>
-        Either.flatMap(encodeInput(decoded), (encoded) =>
-          isRecord(encoded)
-            ? Either.right({ canonical: encoded, signals: () => spec.signals(decoded) })
-            : Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(spec.input.ast, encoded) }))
-        )
-      ),
+        isRecord(decoded)
+          ? Either.right({ canonical: decoded, signals: () => spec.signals(decoded) })
+          : Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(spec.input.ast, decoded) }))),
     validateModelOutput: (output) =>
       Either.map(decodeOutput(output), (decoded): ModelOutputData => {
         const encoded = encodeOutput(decoded)

@@ -56,7 +56,8 @@ export const repeatedIndices = (contents: ReadonlyArray<string>): Array<number> 
   const seen = new Set<string>()
   const repeats: Array<number> = []
   contents.forEach((content, i) => {
-    const key = normalise(content)
+    // Long outputs repeat verbatim; normalising them would cost more than it finds.
+    const key = content.length > 256 ? content : normalise(content)
     if (key.length === 0) return
     if (seen.has(key)) repeats.push(i)
     else seen.add(key)
@@ -73,6 +74,7 @@ const ZERO_COUNTS = /\b0\s+(?:failed|failures|errors?)\b|\b(?:failed|failures|er
 /** True when a step or message reads as an error (by its type or its wording). */
 export const looksLikeError = (type: string | undefined, content: string): boolean => {
   if (type !== undefined && /error|fail|exception/i.test(type)) return true
+  if (!ERROR_WORDS.test(content) && !STATUS_CODE.test(content)) return false
   const text = content.replace(ZERO_COUNTS, " ")
   return ERROR_WORDS.test(text) || STATUS_CODE.test(text)
 }

@@ -79,11 +79,11 @@ export const readBodyBytes = (
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
-/** Reads and parses a JSON object body: 415 for a non-JSON media type, 400 for bad UTF-8/JSON. */
-export const readJsonObject = (
+/** Reads a body sent as JSON: 413 over the limit, 415 for a non-JSON media type. */
+export const readJsonBody = (
   request: HttpServerRequest.HttpServerRequest,
   limit: number
-): Effect.Effect<Record<string, unknown>, RequestTooLarge | UnsupportedMediaType | ValidationError> =>
+): Effect.Effect<Uint8Array, RequestTooLarge | UnsupportedMediaType | ValidationError> =>
   Effect.gen(function*() {
     const bytes = yield* readBodyBytes(request, limit)
     if (!isJsonContentType(request.headers["content-type"])) {
@@ -93,6 +93,12 @@ export const readJsonObject = (
         })`
       })
     }
+    return bytes
+  })
+
+/** Parses a JSON object body: 400 for bad UTF-8, bad JSON, or anything but an object. */
+export const parseJsonObject = (bytes: Uint8Array): Effect.Effect<Record<string, unknown>, ValidationError> =>
+  Effect.gen(function*() {
     let text: string
     try {
       text = decoder.decode(bytes)
