@@ -6,7 +6,7 @@
  * terms of the user's purpose, plus wording typical of gaming a metric.
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
-import { type Highlight, ratio, round, signals } from "../../src/Catalogue/SignalKit.js"
+import { type Highlight, ratio, round, signals, contentWords } from "../../src/Catalogue/SignalKit.js"
 
 export interface SdtRewardTrace {
   readonly observed_behaviors: ReadonlyArray<string>
@@ -14,18 +14,11 @@ export interface SdtRewardTrace {
   readonly user_purpose?: string | undefined
 }
 
-const STOPWORDS = new Set([
-  "about", "after", "agent", "agents", "also", "been", "before", "being", "could", "does", "done", "each", "every",
-  "from", "have", "into", "made", "make", "more", "most", "must", "only", "other", "over", "should", "some", "such",
-  "than", "that", "their", "them", "then", "there", "these", "they", "this", "those", "task", "tasks", "used", "user",
-  "users", "uses", "using", "very", "were", "what", "when", "which", "will", "with", "would", "your"
-])
+/** Words too common in agent traces to tell one purpose from another. */
+const DOMAIN_STOPWORDS: ReadonlySet<string> = new Set(["agent", "agents", "task", "tasks", "user", "users"])
 
-/** Salient words of a text: lower-case words of 4+ letters that are not stopwords, de-duplicated. */
-export const salientWords = (text: string): Array<string> => {
-  const words = text.toLowerCase().match(/[a-z][a-z0-9_-]{3,}/g) ?? []
-  return [...new Set(words.filter((w) => !STOPWORDS.has(w)))]
-}
+/** Salient words of a text: content words (SignalKit) minus agent-trace vocabulary. */
+export const salientWords = (text: string): Array<string> => contentWords(text, DOMAIN_STOPWORDS)
 
 /** A text echoes a source when it contains at least min(2, |salient words of the source|) of them. */
 export const echoes = (text: string, sourceWords: ReadonlyArray<string>): boolean => {

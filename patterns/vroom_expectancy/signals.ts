@@ -7,7 +7,7 @@
  * performance shows a reward decoupled from the task, the condition for force to flow to a proxy.
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
-import { type Highlight, ratio, round, signals } from "../../src/Catalogue/SignalKit.js"
+import { type Highlight, ratio, round, signals, contentWords as kitContentWords } from "../../src/Catalogue/SignalKit.js"
 
 export type Performance = "achieved" | "partial" | "missed"
 
@@ -28,18 +28,8 @@ export interface VroomTrace {
     | undefined
 }
 
-const STOPWORDS = new Set([
-  "about", "after", "also", "been", "before", "being", "could", "does", "done", "each", "every", "from", "have",
-  "into", "made", "make", "more", "most", "must", "only", "other", "over", "should", "some", "such", "than", "that",
-  "their", "them", "then", "there", "these", "they", "this", "those", "used", "uses", "using", "very", "were", "what",
-  "when", "which", "will", "with", "would", "your"
-])
-
-/** Lower-case words of 4+ letters that are not stopwords, de-duplicated. */
-export const contentWords = (text: string): Array<string> => {
-  const words = text.toLowerCase().match(/[a-z][a-z0-9_-]{3,}/g) ?? []
-  return [...new Set(words.filter((w) => !STOPWORDS.has(w)))]
-}
+/** Content words of a text (SignalKit's definition, re-exported for this pattern's tests). */
+export const contentWords = (text: string): Array<string> => kitContentWords(text)
 
 /** Share of the task's content words that the reward's contingency mentions (0 = the reward checks something else). */
 export const contingencyOverlap = (task: string, contingentOn: string): number => {

@@ -96,6 +96,19 @@ export const longestRun = (indices: ReadonlyArray<number>): number => {
   return best
 }
 
+const STOPWORDS: ReadonlySet<string> = new Set([
+  "about", "after", "also", "been", "before", "being", "could", "does", "done", "each", "every", "from", "have",
+  "into", "made", "make", "more", "most", "must", "only", "other", "over", "should", "some", "such", "than", "that",
+  "their", "them", "then", "there", "these", "they", "this", "those", "used", "uses", "using", "very", "were", "what",
+  "when", "which", "will", "with", "would", "your"
+])
+
+/** Content words of a text: lower-case words of 4+ letters that are not stopwords, de-duplicated. */
+export const contentWords = (text: string, extraStopwords: ReadonlySet<string> = new Set()): Array<string> => {
+  const words = text.toLowerCase().match(/[a-z][a-z0-9_-]{3,}/g) ?? []
+  return [...new Set(words.filter((w) => !STOPWORDS.has(w) && !extraStopwords.has(w)))]
+}
+
 /** Words in a text (for contribution volume). */
 export const wordCount = (text: string): number => {
   const trimmed = text.trim()
