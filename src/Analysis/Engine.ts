@@ -161,23 +161,19 @@ export const AnalyzerLive = Layer.effect(
           jsonSchema: request.jsonSchema,
           maxOutputTokens: request.maxOutputTokens
         })
-        const once = Effect.tap(generate(call()), (reply) =>
-          Effect.sync(() => {
-            usage.calls += 1
-            usage.inputTokens += reply.inputTokens
-            usage.outputTokens += reply.outputTokens
-          }))
-        const first = yield* once
+        const counted = () =>
+          Effect.tap(generate(call()), (reply) =>
+            Effect.sync(() => {
+              usage.calls += 1
+              usage.inputTokens += reply.inputTokens
+              usage.outputTokens += reply.outputTokens
+            }))
+        const first = yield* counted()
         const checked = validate(first.value)
         if (Either.isRight(checked)) return checked.right
         const errors = formatIssues(checked.left)
         messages.push({ role: "assistant", content: JSON.stringify(first.value) }, { role: "user", content: repairMessage(errors) })
-        const second = yield* Effect.tap(generate(call()), (reply) =>
-          Effect.sync(() => {
-            usage.calls += 1
-            usage.inputTokens += reply.inputTokens
-            usage.outputTokens += reply.outputTokens
-          }))
+        const second = yield* counted()
         const rechecked = validate(second.value)
         if (Either.isRight(rechecked)) return rechecked.right
         return yield* new AnalyzerError({
@@ -258,7 +254,7 @@ export const AnalyzerLive = Layer.effect(
           )
           const merged = mergeDrafts(drafts)
           // Verify against the cited elements only; evidence that does not exist is removed first.
-          const pregrounded = groundOutput(merged, trace, new Set(pattern.playbooks.map((e) => e.key)), catalogue.slugs, pattern.code.slug).output
+          const pregrounded = groundOutput(merged, trace, pattern.playbookKeys, catalogue.slugs, pattern.code.slug).output
           const verdicts = pregrounded.findings.length === 0
             ? { verdicts: [] }
             : yield* callValidated(
@@ -298,7 +294,7 @@ export const AnalyzerLive = Layer.effect(
         const grounded = groundOutput(
           output,
           trace,
-          new Set(pattern.playbooks.map((entry) => entry.key)),
+          pattern.playbookKeys,
           catalogue.slugs,
           pattern.code.slug
         )

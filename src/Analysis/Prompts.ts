@@ -46,8 +46,26 @@ const playbookDetail = (playbooks: ReadonlyArray<PlaybookEntry>) =>
     ].join("\n")
   ).join("\n\n")
 
-/** System prompt of a pass: house rules, the framework lens, the pass's instructions, playbooks. */
-export const systemPrompt = (pattern: LoadedPattern, passInstructions: string) =>
+const systemPrompts = new WeakMap<LoadedPattern, Map<string, string>>()
+
+/**
+ * System prompt of a pass: house rules, the framework lens, the pass's instructions, playbooks.
+ * It depends only on the pattern and the pass, so each is assembled once.
+ */
+export const systemPrompt = (pattern: LoadedPattern, passInstructions: string): string => {
+  let byPass = systemPrompts.get(pattern)
+  if (byPass === undefined) {
+    byPass = new Map()
+    systemPrompts.set(pattern, byPass)
+  }
+  const known = byPass.get(passInstructions)
+  if (known !== undefined) return known
+  const assembled = assembleSystemPrompt(pattern, passInstructions)
+  byPass.set(passInstructions, assembled)
+  return assembled
+}
+
+const assembleSystemPrompt = (pattern: LoadedPattern, passInstructions: string) =>
   [
     HOUSE_RULES,
     `# Pattern: ${pattern.code.friendly} (\`${pattern.code.slug}\`), anchored in ${pattern.code.anchor}`,

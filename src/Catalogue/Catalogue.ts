@@ -35,7 +35,7 @@ export const makeCatalogue = (patterns: ReadonlyArray<LoadedPattern>): Catalogue
     playbooksJson: jsonBytes({ pattern: pattern.code.slug, count: pattern.playbooks.length, playbooks: pattern.playbooks }),
     compositionJson: jsonBytes({ pattern: pattern.code.slug, composition: pattern.composition }),
     citations: encoder.encode(pattern.citations),
-    playbookKeys: new Set(pattern.playbooks.map((entry) => entry.key))
+    playbookKeys: pattern.playbookKeys
   }))
   const bySlug = new Map(entries.map((entry) => [entry.pattern.code.slug, entry]))
   return {

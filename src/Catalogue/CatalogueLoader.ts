@@ -35,6 +35,8 @@ export interface LoadedPattern {
   readonly code: PatternCode
   readonly record: PatternRecord
   readonly playbooks: ReadonlyArray<PlaybookEntry>
+  /** The playbook keys, for checking references to them. */
+  readonly playbookKeys: ReadonlySet<string>
   readonly composition: CompositionType
   readonly citations: string
   readonly prompts: Readonly<Record<PromptName, string>>
@@ -179,7 +181,7 @@ export const loadPattern = (
       }
       prompts[mode] = text
     }
-    return { code, record: makeRecord(code), playbooks, composition, citations, prompts }
+    return { code, record: makeRecord(code), playbooks, playbookKeys: keys, composition, citations, prompts }
   })
 }
 

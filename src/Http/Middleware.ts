@@ -122,6 +122,18 @@ export interface MiddlewareOptions {
 
 const ANALYZE_PREFIX = "/v1/analyze/"
 
+/** The one access-log line of a request. */
+const accessLog = (method: string, path: string, status: number, seconds: number, requestId: string) =>
+  Effect.logInfo("request").pipe(
+    Effect.annotateLogs({
+      method,
+      path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
+      status,
+      duration_ms: Math.round(seconds * 100_000) / 100,
+      request_id: requestId
+    })
+  )
+
 /** Tagged counters are made once per (method, route, code), not on every request. */
 const httpCounters = new Map<string, Metric.Metric.Counter<number>>()
 const countHttp = (method: string, route: string, code: number) => {
@@ -168,15 +180,7 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
         const headers = guarded._tag === "Right" ? guarded.right.headers : {}
         yield* countHttp("GET", prepared.route, response.status)
         if (accessLogs) {
-          yield* Effect.logInfo("request").pipe(
-            Effect.annotateLogs({
-              method: "GET",
-              path,
-              status: response.status,
-              duration_ms: Math.round((performance.now() - started) * 100) / 100,
-              request_id: requestId
-            })
-          )
+          yield* accessLog("GET", path, response.status, (performance.now() - started) / 1000, requestId)
         }
         return HttpServerResponse.setHeaders(response, { ...SECURITY_HEADERS, ...headers, "x-request-id": requestId })
       })
@@ -250,15 +254,7 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
         mode: isAnalyze ? state.analyzeMode : null
       })
     }
-    yield* Effect.logInfo("request").pipe(
-      Effect.annotateLogs({
-        method: request.method,
-        path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
-        status: response.status,
-        duration_ms: Math.round(seconds * 100_000) / 100,
-        request_id: requestId
-      })
-    )
+    yield* accessLog(request.method, path, response.status, seconds, requestId)
     return withHeaders
   })
 
