@@ -20,6 +20,9 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
 const KEY = "bench-key-0123456789abcdef"
+/** BENCH_ONLY=startup,static,hit,big,wide,identical runs only those scenarios (default: all). */
+const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
+const wants = (...names: Array<string>) => ONLY.size === 0 || names.some((name) => ONLY.has(name))
 
 interface Started {
   readonly child: ChildProcess
@@ -94,7 +97,8 @@ const startBaseline = async (responses: { get?: Record<string, string>; post?: s
 }
 
 const startDouble = async (delayMs: number) => {
-  const child = spawn(join(repo, "node_modules", ".bin", "tsx"), [join(repo, "bench", "double.ts"), String(delayMs)], { stdio: ["ignore", "pipe", "inherit"] })
+  // node itself (not the tsx wrapper, whose child would outlive a kill) with tsx as a loader.
+  const child = spawn(process.execPath, ["--import", "tsx", join(repo, "bench", "double.ts"), String(delayMs)], { cwd: repo, stdio: ["ignore", "pipe", "inherit"] })
   children.push(child)
   const [url = "", stats = ""] = (await firstLine(child)).split(" ")
   const calls = async () => {
@@ -222,15 +226,17 @@ const main = async () => {
   // 1. Start-up time to ready and idle RSS of the built service (median of 5 starts).
   const starts: Array<number> = []
   const idle: Array<number> = []
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < (wants("startup") ? 5 : 0); i++) {
     const s = await startService({})
     starts.push(s.startedMs)
     await new Promise((resolve) => setTimeout(resolve, 1000))
     idle.push(rssOf(s.child.pid, "VmRSS"))
     await stop(s)
   }
-  rows.push({ scenario: "start-up to first 200 on /readyz", metric: "ms", service: Math.round(median(starts)), baseline: null, ratio: null, goal: "< 500 ms", met: median(starts) < 500 })
-  rows.push({ scenario: "idle RSS after start-up", metric: "MiB", service: round2(median(idle)), baseline: null, ratio: null, goal: "< 100 MiB", met: median(idle) < 100 })
+  if (wants("startup")) {
+    rows.push({ scenario: "start-up to first 200 on /readyz", metric: "ms", service: Math.round(median(starts)), baseline: null, ratio: null, goal: "< 500 ms", met: median(starts) < 500 })
+    rows.push({ scenario: "idle RSS after start-up", metric: "MiB", service: round2(median(idle)), baseline: null, ratio: null, goal: "< 100 MiB", met: median(idle) < 100 })
+  }
 
   // 2-3. Static endpoints with auth, rate limiting, request ids and metrics all on.
   const instant = await startDouble(0)
@@ -242,10 +248,12 @@ const main = async () => {
   const cachedBody = await cached.text()
   if (cached.status !== 200) throw new Error(`warm-up analysis failed: ${cached.status} ${cachedBody.slice(0, 200)}`)
   const baseline = await startBaseline({ get: { "/healthz": healthz, "/v1/patterns": patterns }, post: cachedBody })
-  await throughput("GET /healthz", 0.5, `${service.url}/healthz`, `${baseline.url}/healthz`, {})
-  await throughput("GET /v1/patterns", 0.5, `${service.url}/v1/patterns`, `${baseline.url}/v1/patterns`, {})
+  if (wants("static")) {
+    await throughput("GET /healthz", 0.5, `${service.url}/healthz`, `${baseline.url}/healthz`, {})
+    await throughput("GET /v1/patterns", 0.5, `${service.url}/v1/patterns`, `${baseline.url}/v1/patterns`, {})
+  }
   // 4. Authenticated, rate-limited cache hit of a 50-step analyze vs JSON.parse + SHA-256.
-  await throughput("POST analyze, 50-step cache hit", 0.5, `${service.url}/v1/analyze/lewin`, `${baseline.url}/v1/analyze/lewin`, { method: "POST", body: smallBody })
+  if (wants("hit")) await throughput("POST analyze, 50-step cache hit", 0.5, `${service.url}/v1/analyze/lewin`, `${baseline.url}/v1/analyze/lewin`, { method: "POST", body: smallBody })
 
   // 5. Validation + hashing of a 5,000-step 4 MiB trace, cache miss, instant provider double.
   const big = await startService({ SVC_API_MAX_TOTAL_CHARS: "8000000", ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instant.url })
@@ -254,14 +262,14 @@ const main = async () => {
   const bigTimes: Array<number> = []
   const baseTimes: Array<number> = []
   for (let i = 0; i < 3; i++) await post(`${big.url}/v1/analyze/lewin`, bigBody, agent)
-  for (let r = 0; r < 15; r++) {
+  for (let r = 0; r < (wants("big") ? 15 : 0); r++) {
     baseTimes.push((await post(`${baseline.url}/v1/analyze/lewin`, bigBody, agent)).ms)
     const s = await post(`${big.url}/v1/analyze/lewin`, bigBody, agent)
     if (s.status !== 200) throw new Error(`4 MiB analysis answered ${s.status}`)
     bigTimes.push(s.ms)
   }
   const bigRatio = median(bigTimes) / median(baseTimes)
-  rows.push({
+  if (wants("big")) rows.push({
     scenario: `POST analyze, 5,000 steps (${(Buffer.byteLength(bigBody) / 1048576).toFixed(2)} MiB), cache miss`,
     metric: "ms per request",
     service: round2(median(bigTimes)),
@@ -275,53 +283,58 @@ const main = async () => {
   await stop(baseline)
 
   // 6. 10,000 concurrent in-flight analyses against a double answering after 2 s.
-  const slow = await startDouble(2000)
-  const wide = await startService({ ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: slow.url })
   const many = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY })
-  const body = (i: number) => JSON.stringify({ trace: trace(20, 2, `wide-${i}`), mode: "quick" })
-  const results = await Promise.all(Array.from({ length: 10_000 }, (_, i) => post(`${wide.url}/v1/analyze/lewin`, body(i), many)))
-  const ok = results.filter((r) => r.status === 200).length
-  const overhead = results.map((r) => r.ms - 2000)
-  const sortedOverhead = overhead.slice().sort((a, b) => a - b)
-  const p99 = sortedOverhead[Math.floor(sortedOverhead.length * 0.99)] ?? Number.NaN
-  const peak = rssOf(wide.child.pid, "VmHWM")
-  rows.push({
-    scenario: "10,000 concurrent analyses, provider answers after 2 s",
-    metric: "p99 overhead ms",
-    service: Math.round(p99),
-    baseline: null,
-    ratio: null,
-    goal: "all complete",
-    met: ok === 10_000,
-    detail: { completed: ok, p50_overhead_ms: Math.round(sortedOverhead[Math.floor(sortedOverhead.length / 2)] ?? 0), peak_rss_mib: round2(peak) }
-  })
-  await stop(wide)
-  await stop(slow)
+  if (wants("wide")) {
+    const slow = await startDouble(2000)
+    const wide = await startService({ ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: slow.url })
+    const body = (i: number) => JSON.stringify({ trace: trace(20, 2, `wide-${i}`), mode: "quick" })
+    const results = await Promise.all(Array.from({ length: 10_000 }, (_, i) => post(`${wide.url}/v1/analyze/lewin`, body(i), many)))
+    const ok = results.filter((r) => r.status === 200).length
+    const overhead = results.map((r) => r.ms - 2000)
+    const sortedOverhead = overhead.slice().sort((a, b) => a - b)
+    const p99 = sortedOverhead[Math.floor(sortedOverhead.length * 0.99)] ?? Number.NaN
+    const peak = rssOf(wide.child.pid, "VmHWM")
+    rows.push({
+      scenario: "10,000 concurrent analyses, provider answers after 2 s",
+      metric: "p99 overhead ms",
+      service: Math.round(p99),
+      baseline: null,
+      ratio: null,
+      goal: "all complete",
+      met: ok === 10_000,
+      detail: { completed: ok, p50_overhead_ms: Math.round(sortedOverhead[Math.floor(sortedOverhead.length / 2)] ?? 0), peak_rss_mib: round2(peak) }
+    })
+    await stop(wide)
+    await stop(slow)
+  }
 
   // 7. 1,000 identical concurrent analyses with the cache on: one provider call.
-  const once = await startDouble(500)
-  const shared = await startService({ SVC_CACHE: "memory", ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: once.url })
-  const same = JSON.stringify({ trace: trace(50, 4, "same"), mode: "quick" })
-  const identical = await Promise.all(Array.from({ length: 1000 }, () => post(`${shared.url}/v1/analyze/lewin`, same, many)))
-  const providerCalls = await once.calls()
-  rows.push({
-    scenario: "1,000 identical concurrent analyses (cache on)",
-    metric: "provider calls",
-    service: providerCalls,
-    baseline: null,
-    ratio: null,
-    goal: "1",
-    met: providerCalls === 1 && identical.every((r) => r.status === 200)
-  })
-  await stop(shared)
-  await stop(once)
+  if (wants("identical")) {
+    const once = await startDouble(500)
+    const shared = await startService({ SVC_CACHE: "memory", ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: once.url })
+    const same = JSON.stringify({ trace: trace(50, 4, "same"), mode: "quick" })
+    const identical = await Promise.all(Array.from({ length: 1000 }, () => post(`${shared.url}/v1/analyze/lewin`, same, many)))
+    const providerCalls = await once.calls()
+    rows.push({
+      scenario: "1,000 identical concurrent analyses (cache on)",
+      metric: "provider calls",
+      service: providerCalls,
+      baseline: null,
+      ratio: null,
+      goal: "1",
+      met: providerCalls === 1 && identical.every((r) => r.status === 200)
+    })
+    await stop(shared)
+    await stop(once)
+  }
   await stop(instant)
 
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memory_gib: round2(totalmem() / 2 ** 30), node: process.version }
   const report = { started: started.toISOString(), rounds: ROUNDS, seconds_per_round: DURATION, connections: CONNECTIONS, machine, rows }
   const stamp = started.toISOString().replace(/[:.]/g, "-")
   writeFileSync(join(repo, "bench", "results", `${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`)
-  writeFileSync(join(repo, "bench", "results", "latest.json"), `${JSON.stringify(report, null, 2)}\n`)
+  // latest.json is the full run that docs/performance.md records; partial runs do not replace it.
+  if (ONLY.size === 0) writeFileSync(join(repo, "bench", "results", "latest.json"), `${JSON.stringify(report, null, 2)}\n`)
   console.table(rows.map(({ detail: _detail, ...row }) => row))
   for (const row of rows) if (row.detail !== undefined) console.log(`${row.scenario}: ${JSON.stringify(row.detail)}`)
   console.log(`machine: ${JSON.stringify(machine)}`)

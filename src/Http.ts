@@ -6,7 +6,6 @@
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { AnalyzeHandlersLive } from "./Analysis/AnalyzeHandlers.js"
 import { AnalyzeHttpLive } from "./Analysis/AnalyzeHttp.generated.js"
 import { Api } from "./Api.js"
@@ -14,6 +13,7 @@ import { AuthenticationLive } from "./Auth/Authentication.js"
 import { patternCodes } from "./Catalogue/Catalogue.js"
 import { CatalogueHttpLive } from "./Catalogue/CatalogueHttp.js"
 import { DocsHttpLive } from "./Docs/DocsHttp.js"
+import { FastServer, makeFastPath } from "./Http/FastPath.js"
 import { makeOuterMiddleware } from "./Http/Middleware.js"
 import { ServerHandle } from "./Lifecycle/Lifecycle.js"
 import { ProbesHttpLive } from "./Lifecycle/ProbesHttp.js"
@@ -27,24 +27,30 @@ export const SERVER_TIMEOUTS = {
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, DocsHttpLive]),
-  Layer.provide([AnalyzeHandlersLive, AuthenticationLive])
+  Layer.provide(AuthenticationLive)
 )
 
 const slugs = new Set(patternCodes.map((code) => code.slug))
 
 /**
- * The HTTP app served by whatever HttpServer is provided. The outer middleware wraps the HttpApi
- * app itself (not HttpServer.serve's middleware, which in v3 runs after the response is written),
- * so it can normalise errors and set headers on every response.
+ * The HTTP app served by the Node server. The outer middleware wraps the HttpApi app itself (not
+ * HttpServer.serve's middleware, which in v3 runs after the response is written), so it can
+ * normalise errors and set headers on every response. In front of it, on the server's request
+ * event, the fast path answers prepared responses (Http/FastPath.ts).
  */
 export const HttpAppLive = Effect.gen(function*() {
   const app = yield* HttpApiBuilder.httpApp
   const middleware = yield* makeOuterMiddleware({ slugs })
+  const fast = yield* makeFastPath(slugs)
+  const { server } = yield* ServerHandle
+  server.fast = fast(server)
   return HttpServer.serve(middleware(app))
 }).pipe(
   Layer.unwrapEffect,
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
   Layer.provide(ApiLive),
+  // One instance for the HttpApi handlers and the fast path (its cache-hit lookups).
+  Layer.provide(AnalyzeHandlersLive),
   // No trace exporter is configured: a span per request would be pure overhead.
   HttpMiddleware.withTracerDisabledWhen(() => true)
 )
@@ -53,7 +59,7 @@ export const HttpAppLive = Effect.gen(function*() {
 export const nodeServerLayer = (host: string, port: number) =>
   Layer.unwrapEffect(
     Effect.sync(() => {
-      const server = createServer({ ...SERVER_TIMEOUTS })
+      const server = new FastServer({ ...SERVER_TIMEOUTS })
       return Layer.merge(NodeHttpServer.layer(() => server, { host, port }), Layer.succeed(ServerHandle, { server }))
     })
   )

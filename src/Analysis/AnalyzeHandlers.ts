@@ -6,7 +6,7 @@
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { Clock, Context, Duration, Effect, Layer, Metric, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Metric } from "effect"
 import { createHash } from "node:crypto"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import { unknownPattern } from "../Catalogue/CatalogueHttp.js"
@@ -54,7 +54,19 @@ export type AnalyzeFailure =
   | Timeout
   | InternalError
 
+/** A stored detection answered from its prepared bytes. */
+export interface CachedResponse {
+  readonly bytes: Uint8Array
+  readonly mode: Mode
+}
+
 export interface AnalyzeHandlersShape {
+  readonly cacheEnabled: boolean
+  /**
+   * The stored detection for a body identical to one already validated for this pattern (counted
+   * as a cache hit), else undefined. Synchronous: the node:http fast path answers hits with it.
+   */
+  readonly cachedResponse: (slug: string, bytes: Uint8Array) => CachedResponse | undefined
   readonly handler: (code: PatternCode) => (request: RawRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, AnalyzeFailure>
   readonly unknownPattern: (request: { readonly path: { readonly name: string } }) => Effect.Effect<never, UnknownPattern>
 }
@@ -124,6 +136,24 @@ export const AnalyzeHandlersLive = Layer.effect(
       }
     }
 
+    // The fingerprint of a body, computed once per body (the fast path and the handler share it).
+    const fingerprintOf = new WeakMap<Uint8Array, string>()
+    const fingerprint = (slug: string, bytes: Uint8Array) => {
+      let known = fingerprintOf.get(bytes)
+      if (known === undefined) {
+        known = bodyFingerprint(slug, bytes)
+        fingerprintOf.set(bytes, known)
+      }
+      return known
+    }
+    const cachedResponse = (slug: string, bytes: Uint8Array): CachedResponse | undefined => {
+      if (!cache.enabled) return undefined
+      const known = fingerprints.get(fingerprint(slug, bytes))
+      if (known === undefined) return undefined
+      const hit = cache.hitBytesAt(known.key, (result) => hitResponseBytes(slug, known.mode, result), cache.now())
+      return hit === undefined ? undefined : { bytes: hit, mode: known.mode }
+    }
+
     const handler = (code: PatternCode) => {
       const entry = catalogue.get(code.slug)
       return ({ request }: RawRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, AnalyzeFailure> =>
@@ -134,17 +164,13 @@ export const AnalyzeHandlersLive = Layer.effect(
           const bytes = yield* readJsonBody(request, limits.maxBodyBytes)
           // Repeated identical bodies: their validated cache key is known, so a stored detection
           // is answered from its prepared bytes without parsing or validating again.
-          const fingerprint = cache.enabled ? bodyFingerprint(code.slug, bytes) : undefined
-          const known = fingerprint === undefined ? undefined : fingerprints.get(fingerprint)
-          if (known !== undefined) {
-            const hit = yield* cache.hitBytes(known.key, (result) => hitResponseBytes(code.slug, known.mode, result))
-            if (Option.isSome(hit)) {
-              yield* updateRequest((state) => {
-                state.analyzeMode = known.mode
-                state.analyzeStatus = "cache_hit"
-              })
-              return HttpServerResponse.uint8Array(hit.value, { contentType: "application/json", headers: { "x-cache": "hit" } })
-            }
+          const hit = cachedResponse(code.slug, bytes)
+          if (hit !== undefined) {
+            yield* updateRequest((state) => {
+              state.analyzeMode = hit.mode
+              state.analyzeStatus = "cache_hit"
+            })
+            return HttpServerResponse.uint8Array(hit.bytes, { contentType: "application/json", headers: { "x-cache": "hit" } })
           }
           const body = yield* parseJsonObject(bytes)
           const parts = splitBody(body)
@@ -182,7 +208,7 @@ export const AnalyzeHandlersLive = Layer.effect(
           )
           // Checked before provider resolution: a cached detection needs no provider.
           const key = cache.enabled ? cacheKey({ pattern: code.slug, mode, model, trace: trace.canonical }) : ""
-          if (fingerprint !== undefined && baseline === null) remember(fingerprint, { key, mode })
+          if (cache.enabled && baseline === null) remember(fingerprint(code.slug, bytes), { key, mode })
           const { result, cached } = yield* cache.run(key, run).pipe(deadline)
           // Drift depends on the baseline store, not on the cache key: computed per request.
           const detection = baseline === null
@@ -211,6 +237,8 @@ export const AnalyzeHandlersLive = Layer.effect(
     }
 
     return {
+      cacheEnabled: cache.enabled,
+      cachedResponse,
       handler,
       unknownPattern: ({ path }) =>
         updateRequest((state) => {

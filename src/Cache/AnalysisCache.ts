@@ -12,7 +12,7 @@ import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Metric,
 import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
 import type { AnalysisResult } from "../Analysis/Analyzer.js"
 import { AppConfig } from "../Config.js"
-import { cacheEntries, cacheEvents } from "../Observability/Metrics.js"
+import { cacheEntries, cacheEvents, labelled } from "../Observability/Metrics.js"
 
 export interface CacheOutcome {
   readonly result: AnalysisResult
@@ -30,6 +30,10 @@ export interface AnalysisCacheShape {
    * none when the key is not stored (nothing is computed).
    */
   readonly hitBytes: (key: string, render: (result: AnalysisResult) => Uint8Array) => Effect.Effect<Option.Option<Uint8Array>>
+  /** The same at a given time in epoch milliseconds (for synchronous callers). */
+  readonly hitBytesAt: (key: string, render: (result: AnalysisResult) => Uint8Array, now: number) => Uint8Array | undefined
+  /** The Clock the cache keeps time by. */
+  readonly now: () => number
   readonly run: (key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) => Effect.Effect<CacheOutcome, AnalysisFailure>
   readonly size: () => number
 }
@@ -48,7 +52,13 @@ interface Flight {
   waiters: number
 }
 
-const event = (name: "hit" | "miss" | "coalesced" | "eviction" | "expiry") => Metric.update(cacheEvents.pipe(Metric.tagged("event", name)), 1)
+type CacheEvent = "hit" | "miss" | "coalesced" | "eviction" | "expiry"
+const eventCounters = new Map<CacheEvent, (input: number) => void>(
+  (["hit", "miss", "coalesced", "eviction", "expiry"] as const).map((name) => [name, labelled(cacheEvents, { event: name })])
+)
+const eventNow = (name: CacheEvent) => eventCounters.get(name)?.(1)
+const entriesHeld = labelled(cacheEntries, {})
+const event = (name: CacheEvent) => Effect.sync(() => eventNow(name))
 
 export const makeAnalysisCache = (options: {
   readonly capacity: number
@@ -71,20 +81,19 @@ export const makeAnalysisCache = (options: {
       yield* Metric.set(cacheEntries, entries.size)
     })
 
-  const lookup = (key: string, now: number) =>
-    Effect.gen(function*() {
-      const entry = entries.get(key)
-      if (entry === undefined) return Option.none<AnalysisResult>()
-      if (options.ttlMillis !== undefined && now - entry.storedAt >= options.ttlMillis) {
-        entries.delete(key)
-        yield* event("expiry")
-        yield* Metric.set(cacheEntries, entries.size)
-        return Option.none<AnalysisResult>()
-      }
-      entries.delete(key)
-      entries.set(key, entry)
-      return Option.some(entry.result)
-    })
+  /** The live entry of a key (moved to the most-recently-used end), dropping it once expired. */
+  const lookup = (key: string, now: number): Entry | undefined => {
+    const entry = entries.get(key)
+    if (entry === undefined) return undefined
+    entries.delete(key)
+    if (options.ttlMillis !== undefined && now - entry.storedAt >= options.ttlMillis) {
+      eventNow("expiry")
+      entriesHeld(entries.size)
+      return undefined
+    }
+    entries.set(key, entry)
+    return entry
+  }
 
   /** Waits for a flight; the last waiter to leave interrupts the run. */
   const join = (key: string, flight: Flight): Effect.Effect<AnalysisResult, AnalysisFailure> =>
@@ -105,10 +114,10 @@ export const makeAnalysisCache = (options: {
   const run = (key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>): Effect.Effect<CacheOutcome, AnalysisFailure> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const hit = yield* lookup(key, now)
-      if (Option.isSome(hit)) {
+      const hit = lookup(key, now)
+      if (hit !== undefined) {
         yield* event("hit")
-        return { result: hit.value, cached: true }
+        return { result: hit.result, cached: true }
       }
       const existing = flights.get(key)
       if (existing !== undefined) {
@@ -133,19 +142,17 @@ export const makeAnalysisCache = (options: {
       return { result: yield* join(key, flight), cached: false }
     })
 
+  const hitBytesAt = (key: string, render: (result: AnalysisResult) => Uint8Array, now: number): Uint8Array | undefined => {
+    const entry = lookup(key, now)
+    if (entry === undefined) return undefined
+    entry.hitBytes ??= render(entry.result)
+    eventNow("hit")
+    return entry.hitBytes
+  }
   const hitBytes = (key: string, render: (result: AnalysisResult) => Uint8Array) =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const hit = yield* lookup(key, now)
-      if (Option.isNone(hit)) return Option.none<Uint8Array>()
-      const entry = entries.get(key)
-      if (entry === undefined) return Option.none<Uint8Array>()
-      entry.hitBytes ??= render(entry.result)
-      yield* event("hit")
-      return Option.some(entry.hitBytes)
-    })
+    Effect.map(Clock.currentTimeMillis, (now) => Option.fromNullable(hitBytesAt(key, render, now)))
 
-  return { run, hitBytes, size: () => entries.size }
+  return { run, hitBytes, hitBytesAt, size: () => entries.size }
 }
 
 export const AnalysisCacheLive = Layer.scoped(
@@ -158,15 +165,18 @@ export const AnalysisCacheLive = Layer.scoped(
         run: (_key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) =>
           Effect.map(compute, (result): CacheOutcome => ({ result, cached: false })),
         hitBytes: () => Effect.succeed(Option.none<Uint8Array>()),
+        hitBytesAt: () => undefined,
+        now: () => Date.now(),
         size: () => 0
       }
     }
     const scope = yield* Effect.scope
+    const clock = yield* Effect.clock
     const made = makeAnalysisCache({
       capacity: cache.capacity,
       ttlMillis: Option.getOrUndefined(Option.map(cache.ttl, Duration.toMillis)),
       scope
     })
-    return { enabled: true, ...made }
+    return { enabled: true, now: () => clock.unsafeCurrentTimeMillis(), ...made }
   })
 )

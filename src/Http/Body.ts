@@ -8,6 +8,7 @@
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { handoffs } from "./RequestContext.js"
 import { RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
 
 /** Past this many bytes beyond the limit, stop draining and close the connection. */
@@ -31,6 +32,12 @@ export const readBodyBytes = (
 ): Effect.Effect<Uint8Array, RequestTooLarge | ValidationError> =>
   Effect.async<Uint8Array, RequestTooLarge | ValidationError>((resume) => {
     const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const handed = handoffs.get(incoming)?.body
+    if (handed !== undefined) {
+      // The fast path read it already (under the same limit).
+      resume(Effect.succeed(handed))
+      return
+    }
     const declared = incoming.headers["content-length"]
     if (declared !== undefined && Number(declared) > limit) {
       // Do not read it: answer now (the middleware closes the connection on 413).

@@ -31,3 +31,18 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 /** The client's X-Request-ID when it is 1-128 characters of [A-Za-z0-9._:-], else a fresh one. */
 export const requestIdFrom = (header: string | undefined): string =>
   header !== undefined && REQUEST_ID.test(header) ? header : crypto.randomUUID()
+
+/**
+ * What the node:http fast path already did for a request it handed on to the Effect server: the
+ * request id and start time, the guards it passed (with their rate-limit headers; they are not
+ * run or counted twice), the tracker count it took, and the body when it read one.
+ */
+export interface Handoff {
+  readonly requestId: string
+  readonly startedAt: number
+  readonly limitHeaders: Readonly<Record<string, string>>
+  readonly body: Uint8Array | undefined
+}
+
+/** Keyed by node's request object, so an entry lives exactly as long as its request. */
+export const handoffs = new WeakMap<object, Handoff>()

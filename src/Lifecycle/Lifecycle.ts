@@ -4,9 +4,9 @@
  * when the last one has finished).
  */
 import { Context, Effect, Layer } from "effect"
-import type { Server } from "node:http"
+import type { FastServer } from "../Http/FastPath.js"
 
-export class ServerHandle extends Context.Tag("ServerHandle")<ServerHandle, { readonly server: Server }>() {}
+export class ServerHandle extends Context.Tag("ServerHandle")<ServerHandle, { readonly server: FastServer }>() {}
 
 export interface RequestTrackerShape {
   readonly started: () => void

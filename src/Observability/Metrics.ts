@@ -6,7 +6,7 @@
 import * as OtelMetrics from "@effect/opentelemetry/Metrics"
 import * as OtelResource from "@effect/opentelemetry/Resource"
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
-import { Context, Effect, Layer, Metric, MetricBoundaries } from "effect"
+import { Context, Effect, Layer, Metric, MetricBoundaries, MetricLabel } from "effect"
 import { SERVER_NAME, VERSION } from "../Api.js"
 
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
@@ -106,27 +106,60 @@ export interface AnalyzeLabels {
   readonly status: string
 }
 
-/** Records one analyze request: counter with status, histogram without. */
-export const recordAnalyze = (labels: AnalyzeLabels, seconds: number) =>
-  Effect.all([
-    Metric.update(
-      requestsTotal.pipe(
-        Metric.tagged("surface", labels.surface),
-        Metric.tagged("pattern", labels.pattern),
-        Metric.tagged("mode", labels.mode),
-        Metric.tagged("status", labels.status)
-      ),
-      1
-    ),
-    Metric.update(
-      requestDuration.pipe(
-        Metric.tagged("surface", labels.surface),
-        Metric.tagged("pattern", labels.pattern),
-        Metric.tagged("mode", labels.mode)
-      ),
-      seconds
-    )
-  ], { discard: true })
+/**
+ * An update of a metric under fixed labels, made once and applied in place. The label array is
+ * made once too: Effect resolves a metric's registry entry per label-array identity, so a stable
+ * array is one WeakMap hit per update, where `Metric.tagged` would hash the key on every update.
+ */
+export const labelled = <Type, In, Out>(metric: Metric.Metric<Type, In, Out>, labels: Readonly<Record<string, string>>) => {
+  const tags = Object.entries(labels).map(([key, value]) => MetricLabel.make(key, value))
+  return (input: In): void => metric.unsafeUpdate(input, tags)
+}
+
+/** `labelled` per label set, kept by a key that names the labels. */
+const memo = <In>(make: (key: string) => (input: In) => void) => {
+  const made = new Map<string, (input: In) => void>()
+  return (key: string): ((input: In) => void) => {
+    let update = made.get(key)
+    if (update === undefined) {
+      update = make(key)
+      made.set(key, update)
+    }
+    return update
+  }
+}
+
+const SEP = "\u0000"
+const analyzeCounter = memo((key) => {
+  const [surface = "", pattern = "", mode = "", status = ""] = key.split(SEP)
+  return labelled(requestsTotal, { surface, pattern, mode, status })
+})
+const analyzeHistogram = memo((key) => {
+  const [surface = "", pattern = "", mode = ""] = key.split(SEP)
+  return labelled(requestDuration, { surface, pattern, mode })
+})
+const httpCounter = memo((key) => {
+  const [method = "", route = "", code = ""] = key.split(SEP)
+  return labelled(httpRequestsTotal, { method, route, code })
+})
+
+/**
+ * Records one analyze request (counter with status, histogram without), in place. Label values
+ * are bounded by the caller: pattern slugs (else `unknown`), modes and status kinds.
+ */
+export const recordAnalyzeNow = (labels: AnalyzeLabels, seconds: number): void => {
+  const base = `${labels.surface}${SEP}${labels.pattern}${SEP}${labels.mode}`
+  analyzeCounter(`${base}${SEP}${labels.status}`)(1)
+  analyzeHistogram(base)(seconds)
+}
+
+/** Counts one HTTP response by method, route template and status code, in place. */
+export const countHttpNow = (method: string, route: string, code: number): void =>
+  httpCounter(`${method}${SEP}${route}${SEP}${code}`)(1)
+
+export const recordAnalyze = (labels: AnalyzeLabels, seconds: number) => Effect.sync(() => recordAnalyzeNow(labels, seconds))
+
+/** Counts one HTTP response by method, route template and status code, in place. */
 
 export interface MetricsExpositionShape {
   /** The Prometheus text exposition of every metric. */

@@ -28,6 +28,8 @@ interface Bucket {
 export interface RateLimiterShape {
   /** Counts one request against the bucket when allowed. */
   readonly check: (bucket: string) => Effect.Effect<Decision>
+  /** The same, at a given time in epoch milliseconds (for synchronous callers). */
+  readonly decide: (bucket: string, now: number) => Decision
   /** Buckets currently held. */
   readonly size: () => number
 }
@@ -81,6 +83,7 @@ export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number) =
 
   return {
     check: (key: string) => Effect.map(Clock.currentTimeMillis, (now) => decide(key, now)),
+    decide,
     size: () => buckets.size
   }
 }
