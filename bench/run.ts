@@ -22,6 +22,8 @@ const CONNECTIONS = 64
 const KEY = "bench-key-0123456789abcdef"
 /** BENCH_ONLY=startup,static,hit,big,wide,identical runs only those scenarios (default: all). */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
+/** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
+const SERVICE_FLAGS = (process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ").filter((flag) => flag.length > 0)
 const wants = (...names: Array<string>) => ONLY.size === 0 || names.some((name) => ONLY.has(name))
 
 interface Started {
@@ -62,7 +64,7 @@ const startService = async (env: Record<string, string>): Promise<Started> => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
-  const child = spawn(process.execPath, [join(repo, "dist", "server.mjs")], {
+  const child = spawn(process.execPath, [...SERVICE_FLAGS, join(repo, "dist", "server.mjs")], {
     env: {
       PATH: process.env["PATH"] ?? "",
       SVC_PORT: String(port),
@@ -111,8 +113,13 @@ const startDouble = async (delayMs: number) => {
 const stop = (started: { readonly child: ChildProcess }) =>
   new Promise<void>((resolve) => {
     if (started.child.exitCode !== null) return resolve()
-    started.child.once("exit", () => resolve())
-    started.child.kill("SIGKILL")
+    // SIGINT drains (without the SIGTERM routing delay) and lets --cpu-prof write its profile.
+    const kill = setTimeout(() => started.child.kill("SIGKILL"), 10_000)
+    started.child.once("exit", () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    started.child.kill("SIGINT")
   })
 
 const rssOf = (pid: number | undefined, field: "VmRSS" | "VmHWM"): number => {
@@ -192,8 +199,9 @@ const throughput = async (scenario: string, goal: number, serviceUrl: string, ba
   })
 }
 
+/** One POST; `status` 0 with `error` (the socket error code) when no HTTP answer came. */
 const post = (url: string, body: string, agent: Agent) =>
-  new Promise<{ status: number; ms: number }>((resolve) => {
+  new Promise<{ status: number; ms: number; error?: string }>((resolve) => {
     const started = performance.now()
     const req = httpRequest(url, {
       method: "POST",
@@ -203,7 +211,7 @@ const post = (url: string, body: string, agent: Agent) =>
       res.resume()
       res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }))
     })
-    req.on("error", () => resolve({ status: 0, ms: performance.now() - started }))
+    req.on("error", (error: NodeJS.ErrnoException) => resolve({ status: 0, ms: performance.now() - started, error: error.code ?? error.message }))
     req.end(body)
   })
 
@@ -218,6 +226,16 @@ const trace = (steps: number, pad: number, salt: string) => ({
   outcome: "Stopped after repeated ledger errors",
   success: false
 })
+
+/** "200×9990 0:ECONNRESET×10" style summary of the statuses seen (0 = no HTTP answer, with its error). */
+const statusCounts = (results: ReadonlyArray<{ readonly status: number; readonly error?: string }>) => {
+  const counts = new Map<string, number>()
+  for (const { status, error } of results) {
+    const key = error === undefined ? String(status) : `${status}:${error}`
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  return Array.from(counts).sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${status}×${n}`).join(" ")
+}
 
 const main = async () => {
   const started = new Date()
@@ -302,7 +320,7 @@ const main = async () => {
       ratio: null,
       goal: "all complete",
       met: ok === 10_000,
-      detail: { completed: ok, p50_overhead_ms: Math.round(sortedOverhead[Math.floor(sortedOverhead.length / 2)] ?? 0), peak_rss_mib: round2(peak) }
+      detail: { completed: ok, statuses: statusCounts(results), p50_overhead_ms: Math.round(sortedOverhead[Math.floor(sortedOverhead.length / 2)] ?? 0), peak_rss_mib: round2(peak) }
     })
     await stop(wide)
     await stop(slow)

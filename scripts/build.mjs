@@ -1,12 +1,21 @@
-// Production build: src/main.ts and everything it imports (patterns included) bundled into one
-// ESM file, dist/server.mjs. Swagger UI and Redoc assets stay in node_modules and are read at run time.
+// Production build: src/boot.ts → dist/server.mjs, which loads the application (src/main.ts and
+// everything it imports, patterns included) from dist/chunks/. Code only some configurations use
+// (the hosted provider SDKs, the OpenTelemetry exporter behind /metrics) is in chunks loaded on
+// first use, so start-up does not parse or run it. Swagger UI and Redoc assets stay in
+// node_modules and are read at run time.
 import { build } from "esbuild"
+import { rmSync } from "node:fs"
 
 const started = Date.now()
+// No stale chunks from an earlier build.
+rmSync("dist", { recursive: true, force: true })
 await build({
-  entryPoints: ["src/main.ts"],
-  outfile: "dist/server.mjs",
+  entryPoints: { server: "src/boot.ts" },
+  outdir: "dist",
+  chunkNames: "chunks/[name]-[hash]",
+  outExtension: { ".js": ".mjs" },
   bundle: true,
+  splitting: true,
   platform: "node",
   format: "esm",
   target: "node20",

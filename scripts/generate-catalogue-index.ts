@@ -28,7 +28,8 @@ const files: Record<string, string> = {
   ].join("\n"),
   "src/Analysis/AnalyzeGroup.generated.ts": [
     header,
-    'import { HttpApiGroup, OpenApi } from "@effect/platform"',
+    'import * as HttpApiGroup from "@effect/platform/HttpApiGroup"',
+    'import * as OpenApi from "@effect/platform/OpenApi"',
     ...present.map((slug) => `import { pattern as ${slug} } from "../../patterns/${slug}/pattern.js"`),
     'import { analyzeEndpoint, unknownPatternEndpoint } from "./AnalyzeContract.js"',
     "",
@@ -42,7 +43,7 @@ const files: Record<string, string> = {
   ].join("\n"),
   "src/Analysis/AnalyzeHttp.generated.ts": [
     header,
-    'import { HttpApiBuilder } from "@effect/platform"',
+    'import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"',
     'import { Effect } from "effect"',
     ...present.map((slug) => `import { pattern as ${slug} } from "../../patterns/${slug}/pattern.js"`),
     'import { Api } from "../Api.js"',

@@ -2,7 +2,11 @@
  * The whole HTTP contract of pattern-analysis-service. One definition drives the server
  * (HttpApiBuilder), the OpenAPI 3.1 document (/openapi.json) and the typed client (Client.ts).
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import packageJson from "../package.json" with { type: "json" }
 import { AnalyzeGroup } from "./Analysis/AnalyzeGroup.generated.js"

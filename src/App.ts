@@ -22,7 +22,7 @@ import { ModelClientsLive } from "./Providers/ModelClients.js"
 export const ResourcesLive = (config: AppConfigShape) => {
   const ConfigLive = Layer.succeed(AppConfig, config)
   const Catalogue = CatalogueLive.pipe(Layer.provide(ConfigLive))
-  const Clients = ModelClientsLive.pipe(Layer.provide([ConfigLive, NodeHttpClient.layerUndici]))
+  const Clients = ModelClientsLive.pipe(Layer.provide([ConfigLive, NodeHttpClient.layer]))
   const HomeFiles = HomeLive.pipe(Layer.provide(ConfigLive))
   const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue, HomeFiles]))
   const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, AnalysisCacheLive, ErrorReportingLive).pipe(Layer.provide(ConfigLive))

@@ -6,7 +6,9 @@
  *   const patterns = yield* client.catalogue.listPatterns()
  *   const result = yield* client.analyze.lewin({ payload: { trace, mode: "quick" } })
  */
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Effect } from "effect"
 import { Api } from "./Api.js"
 

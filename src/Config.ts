@@ -4,8 +4,21 @@
  * and its accepted form; there is no silent fallback. Secrets are `Redacted`.
  */
 import { Config, ConfigError, Context, Duration, Either, Layer, Option, Redacted } from "effect"
+import { existsSync } from "node:fs"
 import { homedir } from "node:os"
-import { join, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
+
+/**
+ * The checkout's patterns/ folder: the nearest ancestor of this module's directory that holds
+ * patterns/catalogue.json (src/ when run from source, dist/chunks/ when built).
+ */
+const bundledPatternsDir = (): string => {
+  for (let dir = import.meta.dirname; ; dir = dirname(dir)) {
+    const candidate = join(dir, "patterns")
+    if (existsSync(join(candidate, "catalogue.json"))) return candidate
+    if (dirname(dir) === dir) return resolve(import.meta.dirname, "..", "patterns")
+  }
+}
 
 export type ProviderName = "anthropic" | "openai" | "local"
 
@@ -191,7 +204,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   ),
   patternsDir: withDefault(
     parsed("SVC_PATTERNS_DIR", "a directory path", (raw) => (raw.length > 0 ? resolve(raw) : undefined)),
-    resolve(import.meta.dirname, "..", "patterns")
+    bundledPatternsDir()
   ),
   logLevel: withDefault(
     parsed("SVC_LOG_LEVEL", "one of trace, debug, info, warning, error, fatal, none", (raw) => {

@@ -4,7 +4,7 @@
  * one place, `wire` below, used both by the HttpApi contract (so OpenAPI and the typed client see
  * it) and by the outer middleware for errors raised outside any endpoint.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", { message: Schema.String }) {}

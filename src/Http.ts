@@ -3,7 +3,9 @@
  * (config, catalogue, readiness, metrics, the analyzer and its provider clients) are provided
  * outside the server layer so they outlive the requests that use them while the server drains.
  */
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import { AnalyzeHandlersLive } from "./Analysis/AnalyzeHandlers.js"
@@ -24,6 +26,13 @@ export const SERVER_TIMEOUTS = {
   requestTimeout: 60_000,
   keepAliveTimeout: 5_000
 } as const
+
+/**
+ * Connections the kernel queues before the server accepts them (capped by net.core.somaxconn).
+ * Node's default of 511 overflows under a burst of thousands of new connections, and an overflowing
+ * queue drops handshakes that clients then see as resets.
+ */
+export const LISTEN_BACKLOG = 4096
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, DocsHttpLive]),
@@ -60,7 +69,7 @@ export const nodeServerLayer = (host: string, port: number) =>
   Layer.unwrapEffect(
     Effect.sync(() => {
       const server = new FastServer({ ...SERVER_TIMEOUTS })
-      return Layer.merge(NodeHttpServer.layer(() => server, { host, port }), Layer.succeed(ServerHandle, { server }))
+      return Layer.merge(NodeHttpServer.layer(() => server, { host, port, backlog: LISTEN_BACKLOG }), Layer.succeed(ServerHandle, { server }))
     })
   )
 

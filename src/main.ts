@@ -3,7 +3,7 @@
  * (DECISIONS §7). Start-up problems (configuration, catalogue, port) print one clear message
  * and exit 1.
  */
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import {
   Cause,
   ConfigProvider,
@@ -17,6 +17,7 @@ import {
   Option,
   Scope
 } from "effect"
+import { setFlagsFromString } from "node:v8"
 import { AppLive, withoutRuntimeMetrics } from "./App.js"
 import { appConfig, type AppConfigShape, describeConfigError } from "./Config.js"
 import { RequestTracker, ServerHandle } from "./Lifecycle/Lifecycle.js"
@@ -72,7 +73,11 @@ const serve = (config: AppConfigShape) => Effect.gen(function*() {
   const handle = Context.get(context, ServerHandle)
   const tracker = Context.get(context, RequestTracker)
   yield* readiness.set("ready")
-  yield* Effect.logInfo("ready").pipe(Effect.annotateLogs({ address: HttpServer.formatAddress(server.address) }))
+  // V8's default young-generation growth, held during start-up by boot.ts.
+  setFlagsFromString("--semi-space-growth-factor=2")
+  yield* Effect.logInfo("ready").pipe(
+    Effect.annotateLogs({ address: HttpServer.formatAddress(server.address), startup_ms: Math.round(performance.now()) })
+  )
 
   const signal = yield* Deferred.await(signalled)
   const signalledAt = Date.now()

@@ -2,7 +2,8 @@
  * The contract of `POST /v1/analyze/{name}`: one endpoint per pattern with its own request and
  * detection schema, plus a fallback that answers 404 `unknown_pattern` for any other name.
  */
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import type { PatternSpec } from "../Catalogue/Pattern.js"
 import { Mode } from "../Catalogue/Resources.js"

@@ -4,8 +4,8 @@
  * 413 trace limits → 400 invalid_mode → 400 schema → cache → provider (502) → engine under the
  * deadline (504 / 502). The handler records the mode and outcome for the metrics middleware.
  */
-import type { HttpServerRequest } from "@effect/platform"
-import { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Context, Duration, Effect, Layer, Metric } from "effect"
 import { createHash } from "node:crypto"
 import { Catalogue } from "../Catalogue/Catalogue.js"

@@ -5,7 +5,9 @@
  * any body byte is read; by the time this middleware runs the request has already passed them,
  * so its implementation has nothing left to check.
  */
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Layer } from "effect"
 import { UnauthorizedWire } from "../Errors.js"
 

@@ -1,5 +1,5 @@
 /** The catalogue endpoints: every body was serialised once when the catalogue loaded. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { UnknownPattern } from "../Errors.js"

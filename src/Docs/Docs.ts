@@ -3,7 +3,7 @@
  * contract, and the Swagger UI and Redoc pages whose assets come from npm packages
  * (swagger-ui-dist, redoc) and are served by the service itself. Assets are read on first use.
  */
-import { OpenApi } from "@effect/platform"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"

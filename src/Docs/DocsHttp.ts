@@ -1,5 +1,5 @@
 /** /openapi.json, /docs, /redoc and their assets (an allow-list: nothing else is read from disk). */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { NotFound } from "../Errors.js"

@@ -6,7 +6,7 @@
  * - a body that keeps coming past a hard cap is cut and the connection closed.
  */
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { handoffs } from "./RequestContext.js"
 import { RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"

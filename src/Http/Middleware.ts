@@ -5,7 +5,10 @@
  * here as the documented `{detail:{error,message}}` body. Requests the node:http fast path
  * (FastPath.ts) started on arrive with a Handoff: their id, start time and guard result are reused.
  */
-import { type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Cause, Effect, Option } from "effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"

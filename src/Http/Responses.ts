@@ -1,5 +1,5 @@
 /** Small response helpers shared by the handlers. */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 
 export const jsonBytes = (bytes: Uint8Array, status = 200) =>
   HttpServerResponse.uint8Array(bytes, { status, contentType: "application/json" })

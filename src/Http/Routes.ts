@@ -2,7 +2,7 @@
  * The route table derived from the HttpApi contract, used to tell 404 from 405 and to label
  * HTTP metrics with bounded route templates.
  */
-import { HttpApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
 import { Api } from "../Api.js"
 
 export interface RouteInfo {

@@ -2,7 +2,8 @@
  * /healthz, /livez, /readyz and /metrics (DECISIONS §2). Health and liveness bodies are fixed
  * at start-up; readiness reads the Readiness cell; metrics renders the Prometheus exporter.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { jsonBytes } from "../Http/Responses.js"

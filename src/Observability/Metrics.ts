@@ -3,11 +3,7 @@
  * metric reader (DECISIONS §8), read from the /metrics handler so metrics live on the main port.
  * Counters are created `incremental` so they export as Prometheus counters, not gauges.
  */
-import * as OtelMetrics from "@effect/opentelemetry/Metrics"
-import * as OtelResource from "@effect/opentelemetry/Resource"
-import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
 import { Context, Effect, Layer, Metric, MetricBoundaries, MetricLabel } from "effect"
-import { SERVER_NAME, VERSION } from "../Api.js"
 
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
@@ -168,20 +164,17 @@ export interface MetricsExpositionShape {
 
 export class MetricsExposition extends Context.Tag("MetricsExposition")<MetricsExposition, MetricsExpositionShape>() {}
 
-/** Registers the Prometheus exporter as the metric reader of Effect's metric registry. */
-export const MetricsLive: Layer.Layer<MetricsExposition> = Layer.unwrapEffect(
-  Effect.sync(() => {
-    const exporter = new PrometheusExporter({ preventServerStart: true })
-    const serializer = new PrometheusSerializer(undefined, false)
-    const render = Effect.promise(() => exporter.collect()).pipe(
-      Effect.map(({ resourceMetrics }) => serializer.serialize(resourceMetrics))
+/**
+ * /metrics through the OpenTelemetry Prometheus exporter, registered on the first scrape
+ * (Prometheus.ts, loaded then) and kept until the application's scope closes.
+ */
+export const MetricsLive: Layer.Layer<MetricsExposition> = Layer.scoped(
+  MetricsExposition,
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const renderer = yield* Effect.cached(
+      Effect.promise(() => import("./Prometheus.js")).pipe(Effect.flatMap((prometheus) => prometheus.makePrometheus(scope)))
     )
-    return Layer.succeed(MetricsExposition, { render }).pipe(
-      Layer.provideMerge(
-        OtelMetrics.layer(() => exporter).pipe(
-          Layer.provide(OtelResource.layer({ serviceName: SERVER_NAME, serviceVersion: VERSION }))
-        )
-      )
-    )
+    return { render: Effect.flatten(renderer) }
   })
 )

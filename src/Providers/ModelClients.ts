@@ -8,7 +8,9 @@
  * Clients are built once at start-up for the configured providers and outlive requests. Every
  * failure becomes an AnalyzerError whose message names the provider and what failed, never a key.
  */
-import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpBody from "@effect/platform/HttpBody"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { AppConfig } from "../Config.js"
 import { AnalyzerError } from "../Errors.js"

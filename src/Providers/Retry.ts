@@ -4,7 +4,9 @@
  * The caller's deadline bounds the whole loop: interruption cancels the wait and aborts the
  * request in flight.
  */
-import { HttpClient, HttpClientError, type HttpClientResponse } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Duration, Effect, FiberRef } from "effect"
 
 /**

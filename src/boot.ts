@@ -1,0 +1,13 @@
+/**
+ * The built service's entry (dist/server.mjs); the application itself (main.ts and everything
+ * it imports) is loaded from here, after one V8 setting:
+ * start-up allocates mostly long-lived data (the catalogue, the API's schemas), and V8 would grow
+ * the young generation for it, up to 2 × 16 MiB that then sit empty, although all of it is
+ * promoted anyway. Growth is held until the service is ready; main.ts restores V8's default
+ * factor then, so under load the young generation grows as usual. Measured: idle RSS 117 → 86 MiB
+ * (docs/performance.md).
+ */
+import { setFlagsFromString } from "node:v8"
+
+setFlagsFromString("--semi-space-growth-factor=1")
+await import("./main.js")
