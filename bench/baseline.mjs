@@ -30,4 +30,4 @@ const server = createServer((req, res) => {
   })
 })
 server.keepAliveTimeout = 5000
-server.listen(0, "127.0.0.1", () => process.stdout.write(`${server.address().port}\n`))
+server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, () => process.stdout.write(`${server.address().port}\n`))

@@ -16,9 +16,39 @@ import type { JsonValue } from "./JsonSchema.js"
 import type { ModelCall, ModelReply } from "./ModelClients.js"
 import { withTransientRetries } from "./Retry.js"
 
-/** A schema that passes any object through while showing the provider the given JSON Schema. */
-const passThrough = (jsonSchema: { readonly [key: string]: JsonValue }) =>
-  Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ jsonSchema })
+type JsonSchemaObject = { readonly [key: string]: JsonValue }
+type PassThrough = Schema.Record$<typeof Schema.String, typeof Schema.Unknown>
+const passThroughs = new WeakMap<JsonSchemaObject, PassThrough>()
+/**
+ * A schema that passes any object through while showing the provider the given JSON Schema; one
+ * per JSON Schema (they are made once per pattern and pass), not one per call.
+ */
+const passThrough = (jsonSchema: JsonSchemaObject): PassThrough => {
+  let schema = passThroughs.get(jsonSchema)
+  if (schema === undefined) {
+    schema = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ jsonSchema })
+    passThroughs.set(jsonSchema, schema)
+  }
+  return schema
+}
+
+/**
+ * The LanguageModel service of one model and output budget, built once and reused: building it
+ * per call costs CPU and keeps a service's worth of closures alive per request in flight.
+ */
+const MAX_MEMO_MODELS = 64
+const memoModels = <E, R>(build: (model: string, maxOutputTokens: number) => Effect.Effect<LanguageModel.Service, E, R>) => {
+  const built = new Map<string, LanguageModel.Service>()
+  return (model: string, maxOutputTokens: number): Effect.Effect<LanguageModel.Service, E, R> => {
+    const key = `${maxOutputTokens} ${model}`
+    const known = built.get(key)
+    if (known !== undefined) return Effect.succeed(known)
+    // Model names come from requests: past a few dozen, build per call rather than grow.
+    return Effect.tap(build(model, maxOutputTokens), (service) => {
+      if (built.size < MAX_MEMO_MODELS) built.set(key, service)
+    })
+  }
+}
 
 const describeAiError = (provider: string, error: AiError.AiError): string => {
   switch (error._tag) {
@@ -74,24 +104,24 @@ export const makeAnthropic = (
   apiKey: Redacted.Redacted<string>,
   apiUrl: string
 ): Effect.Effect<HostedGenerate, never, HttpClient.HttpClient | Scope.Scope> =>
-  Effect.map(AnthropicClient.make({ apiKey, apiUrl, transformClient: withTransientRetries }), (client) => (model, call) =>
-    generateWith(
-      "anthropic",
-      AnthropicLanguageModel.make({ model, config: { max_tokens: call.maxOutputTokens } }).pipe(
+  Effect.map(AnthropicClient.make({ apiKey, apiUrl, transformClient: withTransientRetries }), (client) => {
+    const models = memoModels((model, maxTokens) =>
+      AnthropicLanguageModel.make({ model, config: { max_tokens: maxTokens } }).pipe(
         Effect.provideService(AnthropicClient.AnthropicClient, client)
-      ),
-      call
-    ))
+      )
+    )
+    return (model, call) => generateWith("anthropic", models(model, call.maxOutputTokens), call)
+  })
 
 export const makeOpenAi = (
   apiKey: Redacted.Redacted<string>,
   apiUrl: string
 ): Effect.Effect<HostedGenerate, never, HttpClient.HttpClient | Scope.Scope> =>
-  Effect.map(OpenAiClient.make({ apiKey, apiUrl, transformClient: withTransientRetries }), (client) => (model, call) =>
-    generateWith(
-      "openai",
-      OpenAiLanguageModel.make({ model, config: { max_output_tokens: call.maxOutputTokens } }).pipe(
+  Effect.map(OpenAiClient.make({ apiKey, apiUrl, transformClient: withTransientRetries }), (client) => {
+    const models = memoModels((model, maxTokens) =>
+      OpenAiLanguageModel.make({ model, config: { max_output_tokens: maxTokens } }).pipe(
         Effect.provideService(OpenAiClient.OpenAiClient, client)
-      ),
-      call
-    ))
+      )
+    )
+    return (model, call) => generateWith("openai", models(model, call.maxOutputTokens), call)
+  })
