@@ -208,8 +208,14 @@ const post = (url: string, body: string, agent: Agent) =>
       agent,
       headers: { "content-type": "application/json", authorization: `Bearer ${KEY}`, "content-length": Buffer.byteLength(body) }
     }, (res) => {
-      res.resume()
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }))
+      // The body is kept only for failures (their error message says what went wrong).
+      let text = ""
+      const ok = res.statusCode === 200
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => {
+        if (!ok && text.length < 300) text += chunk
+      })
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, ...(ok ? {} : { error: text.slice(0, 300) }) }))
     })
     req.on("error", (error: NodeJS.ErrnoException) => resolve({ status: 0, ms: performance.now() - started, error: error.code ?? error.message }))
     req.end(body)
@@ -306,7 +312,22 @@ const main = async () => {
     const slow = await startDouble(2000)
     const wide = await startService({ ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: slow.url })
     const body = (i: number) => JSON.stringify({ trace: trace(20, 2, `wide-${i}`), mode: "quick" })
+    // A probe's view meanwhile: GET /healthz on a new connection every 200 ms.
+    const probes: Array<number> = []
+    let probing = true
+    const probe = async () => {
+      while (probing) {
+        const sent = performance.now()
+        const status = await fetch(`${wide.url}/healthz`, { headers: { connection: "close" } }).then((r) => r.status, () => 0)
+        probes.push(status === 200 ? performance.now() - sent : Number.POSITIVE_INFINITY)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+    }
+    const probed = probe()
     const results = await Promise.all(Array.from({ length: 10_000 }, (_, i) => post(`${wide.url}/v1/analyze/lewin`, body(i), many)))
+    probing = false
+    await probed
+    const sortedProbes = probes.slice().sort((a, b) => a - b)
     const ok = results.filter((r) => r.status === 200).length
     const overhead = results.map((r) => r.ms - 2000)
     const sortedOverhead = overhead.slice().sort((a, b) => a - b)
@@ -320,7 +341,16 @@ const main = async () => {
       ratio: null,
       goal: "all complete",
       met: ok === 10_000,
-      detail: { completed: ok, statuses: statusCounts(results), p50_overhead_ms: Math.round(sortedOverhead[Math.floor(sortedOverhead.length / 2)] ?? 0), peak_rss_mib: round2(peak) }
+      detail: {
+      completed: ok,
+      statuses: statusCounts(results),
+      // When the failures (if any) ended, in ms after they were sent: tells a timeout from a reset.
+      failures_at_ms: results.filter((r) => r.status !== 200).slice(0, 10).map((r) => Math.round(r.ms)).join(" "),
+      healthz_during_p50_ms: round2(median(sortedProbes)),
+      healthz_during_p99_ms: round2(sortedProbes[Math.floor(sortedProbes.length * 0.99)] ?? Number.NaN),
+      healthz_during_max_ms: round2(sortedProbes[sortedProbes.length - 1] ?? Number.NaN),
+      healthz_probes: sortedProbes.length,
+      p50_overhead_ms: Math.round(sortedOverhead[Math.floor(sortedOverhead.length / 2)] ?? 0), peak_rss_mib: round2(peak) }
     })
     await stop(wide)
     await stop(slow)

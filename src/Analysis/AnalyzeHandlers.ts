@@ -36,6 +36,7 @@ import { RetryDeadline } from "../Providers/Retry.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { type AnalysisResult, Analyzer } from "./Analyzer.js"
+import { makeTurns } from "./Turns.js"
 import { checkTraceLimits, resolveBaseline, resolveMode, resolveModel, splitBody, validateTrace } from "./Intake.js"
 
 type RawRequest = { readonly request: HttpServerRequest.HttpServerRequest }
@@ -97,6 +98,9 @@ export const storedOf = (detection: Readonly<Record<string, unknown>>): StoredDe
 const bodyFingerprint = (slug: string, bytes: Uint8Array) =>
   createHash("sha256").update(slug).update("\u0000").update(bytes).digest("hex")
 
+/** Analyses admitted to their CPU-heavy part per event-loop turn (Turns.ts). */
+const ANALYSES_PER_TURN = 8
+
 const encoder = new TextEncoder()
 /** The response of a cache hit, rendered once per stored detection. */
 const hitResponseBytes = (slug: string, mode: Mode, result: AnalysisResult) =>
@@ -123,6 +127,7 @@ export const AnalyzeHandlersLive = Layer.effect(
     const cache = yield* AnalysisCache
     const home = yield* Home
     const { limits } = config
+    const turns = makeTurns(ANALYSES_PER_TURN)
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
     // Body fingerprint → validated cache key, for bodies that passed every check (bounded, LRU).
     const fingerprints = new Map<string, { readonly key: string; readonly mode: Mode }>()
@@ -172,6 +177,9 @@ export const AnalyzeHandlersLive = Layer.effect(
             })
             return HttpServerResponse.uint8Array(hit.bytes, { contentType: "application/json", headers: { "x-cache": "hit" } })
           }
+          // Parsing, validation, signals and prompt assembly are CPU work: paced per loop turn, so
+          // under overload requests queue here, inside their deadline, not in unread sockets.
+          yield* turns.turn
           const body = yield* parseJsonObject(bytes)
           const parts = splitBody(body)
           yield* checkTraceLimits(parts.trace, code, limits)
