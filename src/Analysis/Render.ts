@@ -112,7 +112,10 @@ export const selectUnits = (units: ReadonlyArray<Unit>, signals: Signals, budget
   }
   const sequences = new Map<string, Array<number>>()
   units.forEach((unit, i) => {
-    if (unit.sequence !== undefined) sequences.set(unit.sequence, [...(sequences.get(unit.sequence) ?? []), i])
+    if (unit.sequence === undefined) return
+    const indices = sequences.get(unit.sequence)
+    if (indices === undefined) sequences.set(unit.sequence, [i])
+    else indices.push(i)
   })
   for (const indices of sequences.values()) {
     indices.slice(0, HEAD_TAIL).forEach(take)

@@ -71,17 +71,31 @@ const STATUS_CODE = /\b(?:http(?:\/\d(?:\.\d)?)?|status(?: code)?|code|error)\s*
 /** Counts of zero are reports of success ("0 failed", "errors: 0", "no errors"). */
 const ZERO_COUNTS = /\b0\s+(?:failed|failures|errors?)\b|\b(?:failed|failures|errors?)\s*[:=]\s*0\b|\bno (?:errors?|failures)\b|\bwithout (?:errors?|failures?)\b/gi
 
+/** The status-code pattern is costly to scan; text without a 4xx/5xx-looking number cannot match it. */
+const STATUS_DIGITS = /[45]\d\d/
+const hasStatusCode = (text: string) => STATUS_DIGITS.test(text) && STATUS_CODE.test(text)
+
 /** True when a step or message reads as an error (by its type or its wording). */
 export const looksLikeError = (type: string | undefined, content: string): boolean => {
   if (type !== undefined && /error|fail|exception/i.test(type)) return true
-  if (!ERROR_WORDS.test(content) && !STATUS_CODE.test(content)) return false
+  if (!ERROR_WORDS.test(content) && !hasStatusCode(content)) return false
   const text = content.replace(ZERO_COUNTS, " ")
-  return ERROR_WORDS.test(text) || STATUS_CODE.test(text)
+  return ERROR_WORDS.test(text) || hasStatusCode(text)
 }
 
-/** Indices of elements that read as errors. */
-export const errorIndices = (elements: ReadonlyArray<{ readonly type?: string | undefined; readonly content: string }>) =>
-  elements.flatMap((element, i) => (looksLikeError(element.type, element.content) ? [i] : []))
+type Elements = ReadonlyArray<{ readonly type?: string | undefined; readonly content: string }>
+/** Per element list: several signals of one pattern ask the same question of the same steps. */
+const errorIndicesOf = new WeakMap<Elements, ReadonlyArray<number>>()
+
+/** Indices of elements that read as errors (computed once per list). */
+export const errorIndices = (elements: Elements): ReadonlyArray<number> => {
+  let indices = errorIndicesOf.get(elements)
+  if (indices === undefined) {
+    indices = elements.flatMap((element, i) => (looksLikeError(element.type, element.content) ? [i] : []))
+    errorIndicesOf.set(elements, indices)
+  }
+  return indices
+}
 
 /** Longest run of consecutive indices in a sorted index list. */
 export const longestRun = (indices: ReadonlyArray<number>): number => {

@@ -6,7 +6,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Duration, Effect, FiberRef } from "effect"
 
 /**
@@ -40,6 +40,15 @@ export const retryAfterMillis = (header: string | undefined, now: number): numbe
 
 export const backoffMillis = (attempt: number) => Math.min(BASE_DELAY_MS * 2 ** attempt, MAX_DELAY_MS) * (0.75 + Math.random() * 0.5)
 
+/**
+ * Aborts the request behind a client response, closing its connection. The platform's client
+ * wraps each response with the AbortController of its request (`controller`).
+ */
+const abortResponse = (response: HttpClientResponse.HttpClientResponse) => {
+  const controller: unknown = Reflect.get(response, "controller")
+  if (controller instanceof AbortController) controller.abort()
+}
+
 export const withTransientRetries = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.transform(client, (execute) => {
     // `execute` sends the request once; running it again re-sends it.
@@ -52,10 +61,14 @@ export const withTransientRetries = (client: HttpClient.HttpClient): HttpClient.
               : Effect.fail(error),
           onSuccess: (response) => {
             if (Number(response.headers["content-length"] ?? "0") > MAX_RESPONSE_BYTES) {
+              // Refused unread: the connection is cut now (not left paused until garbage
+              // collection), and the error carries an empty stand-in, so nothing downstream
+              // tries to read the refused body.
+              abortResponse(response)
               return Effect.fail(
                 new HttpClientError.ResponseError({
                   request: response.request,
-                  response,
+                  response: HttpClientResponse.fromWeb(response.request, new Response(null, { status: response.status })),
                   reason: "Decode",
                   description: `response of ${response.headers["content-length"]} bytes exceeds ${MAX_RESPONSE_BYTES}`
                 })

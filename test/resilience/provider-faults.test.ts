@@ -66,7 +66,7 @@ describe("provider faults", () => {
   it("leaves no analysis in flight and no socket open", async () => {
     double.reset()
     expect(await gauge("svc_analyses_in_flight")).toBe(0)
-    // Idle keep-alive connections to the provider close after undici's keep-alive timeout.
+    // Idle keep-alive connections to the provider close after the client agent's keep-alive timeout.
     const deadline = Date.now() + 15_000
     while (double.openConnections() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200))
     expect(double.openConnections()).toBe(0)
