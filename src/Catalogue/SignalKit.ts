@@ -151,12 +151,41 @@ export const signals = (
   return { values, highlights: Array.from(reasons, ([ref, list]) => ({ ref, reason: list.join("; ") })) }
 }
 
+/**
+ * `repeatedIndices` of steps keyed by type, tool and content, without building the joined
+ * `type:tool:content` string of every step: long steps (where that string would pass 256
+ * characters and be compared exactly) are compared by their own content within their type and
+ * tool, so a 4 MiB trace is not copied once more just to be hashed.
+ */
+const repeatedStepIndices = (steps: ReadonlyArray<{ readonly type: string; readonly content: string; readonly tool?: string | undefined }>) => {
+  const short = new Set<string>()
+  const long = new Map<string, Set<string>>()
+  const repeats: Array<number> = []
+  steps.forEach((step, i) => {
+    const prefix = `${step.type}:${step.tool ?? ""}:`
+    let seen: Set<string>
+    let key: string
+    if (prefix.length + step.content.length > 256) {
+      key = step.content
+      seen = long.get(prefix) ?? new Set<string>()
+      long.set(prefix, seen)
+    } else {
+      key = normalise(prefix + step.content)
+      if (key.length === 0) return
+      seen = short
+    }
+    if (seen.has(key)) repeats.push(i)
+    else seen.add(key)
+  })
+  return repeats
+}
+
 /** Generic measurements of a step list, shared by step_trace patterns. */
 export const stepStats = (
   steps: ReadonlyArray<{ readonly type: string; readonly content: string; readonly tool?: string | undefined }>
 ) => {
   const errors = errorIndices(steps)
-  const repeats = repeatedIndices(steps.map((s) => `${s.type}:${s.tool ?? ""}:${s.content}`))
+  const repeats = repeatedStepIndices(steps)
   const highlights: Array<Highlight> = [
     ...errors.map((i) => ({ ref: `steps[${i}]`, reason: "reads as an error" })),
     ...repeats.map((i) => ({ ref: `steps[${i}]`, reason: "repeats an earlier step" }))

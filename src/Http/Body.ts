@@ -8,6 +8,7 @@
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
+import { isUtf8 } from "node:buffer"
 import { handoffs } from "./RequestContext.js"
 import { RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
 
@@ -68,7 +69,7 @@ export const readBodyBytes = (
       chunks.push(chunk)
     }
     const onEnd = () =>
-      finish(over ? Effect.fail(tooLarge(limit)) : Effect.succeed(new Uint8Array(Buffer.concat(chunks, received))))
+      finish(over ? Effect.fail(tooLarge(limit)) : Effect.succeed(Buffer.concat(chunks, received)))
     const onError = () => finish(Effect.fail(new ValidationError({ message: "the request body could not be read" })))
     const onAborted = () => finish(Effect.fail(new ValidationError({ message: "the client aborted the request body" })))
     const cleanup = () => {
@@ -84,7 +85,15 @@ export const readBodyBytes = (
     return Effect.sync(cleanup)
   })
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
+/**
+ * Strict UTF-8 decoding: invalid sequences are refused, not replaced; a leading byte-order mark is
+ * dropped. (`isUtf8` + `toString` is several times faster than a fatal TextDecoder on large bodies.)
+ */
+const decodeUtf8 = (bytes: Uint8Array): string | undefined => {
+  if (!isUtf8(bytes)) return undefined
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
 
 /** Reads a body sent as JSON: 413 over the limit, 415 for a non-JSON media type. */
 export const readJsonBody = (
@@ -106,12 +115,8 @@ export const readJsonBody = (
 /** Parses a JSON object body: 400 for bad UTF-8, bad JSON, or anything but an object. */
 export const parseJsonObject = (bytes: Uint8Array): Effect.Effect<Record<string, unknown>, ValidationError> =>
   Effect.gen(function*() {
-    let text: string
-    try {
-      text = decoder.decode(bytes)
-    } catch {
-      return yield* new ValidationError({ message: "the request body is not valid UTF-8" })
-    }
+    const text = decodeUtf8(bytes)
+    if (text === undefined) return yield* new ValidationError({ message: "the request body is not valid UTF-8" })
     if (text.trim().length === 0) return yield* new ValidationError({ message: "the request body is empty; send a JSON object" })
     let parsed: unknown
     try {
