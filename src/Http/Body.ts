@@ -9,6 +9,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { isUtf8 } from "node:buffer"
+import type { IncomingMessage } from "node:http"
 import { handoffs } from "./RequestContext.js"
 import { RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
 
@@ -25,6 +26,28 @@ export const isJsonContentType = (header: string | undefined): boolean => {
   if (header === undefined) return false
   const media = header.split(";")[0]?.trim().toLowerCase() ?? ""
   return media === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(media)
+}
+
+export interface BodyListeners {
+  readonly data: (chunk: Buffer) => void
+  readonly end: () => void
+  readonly error: () => void
+  /** The client went away before the body ended. */
+  readonly aborted: () => void
+}
+
+/** Listens to a request body's events; returns the function that stops listening. */
+export const subscribeBody = (incoming: IncomingMessage, listeners: BodyListeners): (() => void) => {
+  incoming.on("data", listeners.data)
+  incoming.on("end", listeners.end)
+  incoming.on("error", listeners.error)
+  incoming.on("aborted", listeners.aborted)
+  return () => {
+    incoming.off("data", listeners.data)
+    incoming.off("end", listeners.end)
+    incoming.off("error", listeners.error)
+    incoming.off("aborted", listeners.aborted)
+  }
 }
 
 export const readBodyBytes = (
@@ -72,16 +95,7 @@ export const readBodyBytes = (
       finish(over ? Effect.fail(tooLarge(limit)) : Effect.succeed(Buffer.concat(chunks, received)))
     const onError = () => finish(Effect.fail(new ValidationError({ message: "the request body could not be read" })))
     const onAborted = () => finish(Effect.fail(new ValidationError({ message: "the client aborted the request body" })))
-    const cleanup = () => {
-      incoming.off("data", onData)
-      incoming.off("end", onEnd)
-      incoming.off("error", onError)
-      incoming.off("aborted", onAborted)
-    }
-    incoming.on("data", onData)
-    incoming.on("end", onEnd)
-    incoming.on("error", onError)
-    incoming.on("aborted", onAborted)
+    const cleanup = subscribeBody(incoming, { data: onData, end: onEnd, error: onError, aborted: onAborted })
     return Effect.sync(cleanup)
   })
 

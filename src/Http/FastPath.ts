@@ -18,7 +18,7 @@ import { errorKinds } from "../Errors.js"
 import { AppConfig } from "../Config.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { countHttpNow, recordAnalyzeNow } from "../Observability/Metrics.js"
-import { isJsonContentType } from "./Body.js"
+import { isJsonContentType, subscribeBody } from "./Body.js"
 import { headerValue, makeGuards } from "./Guards.js"
 import { ANALYZE_PREFIX } from "./Middleware.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
@@ -48,6 +48,12 @@ export class FastServer extends Server {
 }
 
 const SECURITY = Object.entries(SECURITY_HEADERS).flat()
+/**
+ * The fast path reads a body into a buffer of its declared length, allocated up front; larger
+ * bodies (allowed when SVC_API_MAX_BODY_BYTES is raised) are handed on unread, so a declared
+ * length alone never reserves more than this.
+ */
+const FAST_BODY_MAX_BYTES = 8 * 1024 * 1024
 const JSON_TYPE = "application/json"
 
 export const makeFastPath = (slugs: ReadonlySet<string>) =>
@@ -121,7 +127,8 @@ export const makeFastPath = (slugs: ReadonlySet<string>) =>
       const length = declared === undefined ? Number.NaN : Number(declared)
       // Only bodies that could be a hit are read here; every refusal is the Effect server's.
       if (
-        !(length > 0 && length <= limits.maxBodyBytes) || request.headers["transfer-encoding"] !== undefined ||
+        !(length > 0 && length <= Math.min(limits.maxBodyBytes, FAST_BODY_MAX_BYTES)) ||
+        request.headers["transfer-encoding"] !== undefined ||
         !isJsonContentType(headerValue(request.headers, "content-type"))
       ) {
         return handOn(undefined)
@@ -144,16 +151,7 @@ export const makeFastPath = (slugs: ReadonlySet<string>) =>
         cleanup()
         done(499, "unknown", "validation_error")
       }
-      const cleanup = () => {
-        request.off("data", onData)
-        request.off("end", onEnd)
-        request.off("error", onGone)
-        request.off("aborted", onGone)
-      }
-      request.on("data", onData)
-      request.on("end", onEnd)
-      request.on("error", onGone)
-      request.on("aborted", onGone)
+      const cleanup = subscribeBody(request, { data: onData, end: onEnd, error: onGone, aborted: onGone })
     }
 
     return (server: FastServer): FastHandler => (request, response) => {
