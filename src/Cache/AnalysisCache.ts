@@ -26,11 +26,10 @@ export type AnalysisFailure = AnalyzerError | LlmResolutionError | Timeout
 export interface AnalysisCacheShape {
   readonly enabled: boolean
   /**
-   * The prepared response bytes of a stored entry (rendered once per entry), counting a hit, or
-   * none when the key is not stored (nothing is computed).
+   * The prepared response bytes of a stored entry at a time in epoch milliseconds (rendered once
+   * per entry), counting a hit, or undefined when the key is not stored (nothing is computed).
+   * Synchronous, for the node:http fast path.
    */
-  readonly hitBytes: (key: string, render: (result: AnalysisResult) => Uint8Array) => Effect.Effect<Option.Option<Uint8Array>>
-  /** The same at a given time in epoch milliseconds (for synchronous callers). */
   readonly hitBytesAt: (key: string, render: (result: AnalysisResult) => Uint8Array, now: number) => Uint8Array | undefined
   /** The Clock the cache keeps time by. */
   readonly now: () => number
@@ -149,10 +148,7 @@ export const makeAnalysisCache = (options: {
     eventNow("hit")
     return entry.hitBytes
   }
-  const hitBytes = (key: string, render: (result: AnalysisResult) => Uint8Array) =>
-    Effect.map(Clock.currentTimeMillis, (now) => Option.fromNullable(hitBytesAt(key, render, now)))
-
-  return { run, hitBytes, hitBytesAt, size: () => entries.size }
+  return { run, hitBytesAt, size: () => entries.size }
 }
 
 export const AnalysisCacheLive = Layer.scoped(
@@ -164,7 +160,6 @@ export const AnalysisCacheLive = Layer.scoped(
         enabled: false,
         run: (_key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) =>
           Effect.map(compute, (result): CacheOutcome => ({ result, cached: false })),
-        hitBytes: () => Effect.succeed(Option.none<Uint8Array>()),
         hitBytesAt: () => undefined,
         now: () => Date.now(),
         size: () => 0

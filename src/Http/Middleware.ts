@@ -18,7 +18,7 @@ import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { countHttpNow, recordAnalyzeNow } from "../Observability/Metrics.js"
 import { type GuardOutcome, makeGuards } from "./Guards.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
-import { CurrentRequest, handoffs, type RequestState, requestIdFrom } from "./RequestContext.js"
+import { CurrentRequest, type Handoff, handoffs, type RequestState, requestIdFrom } from "./RequestContext.js"
 import { allowedMethods, routeTemplate } from "./Routes.js"
 
 /** The JSON error response of an ApiError, with the headers its kind requires. */
@@ -113,7 +113,7 @@ export const makeOuterMiddleware = (options: MiddlewareOptions) =>
     const handle = <E, R>(
       app: HttpApp.Default<E, R>,
       request: HttpServerRequest.HttpServerRequest,
-      handoff: { readonly requestId: string; readonly startedAt: number; readonly limitHeaders: Readonly<Record<string, string>> } | null
+      handoff: Handoff | null
     ): HttpApp.Default<never, R> =>
       Effect.gen(function*() {
         const requestId = handoff?.requestId ?? requestIdFrom(request.headers["x-request-id"])

@@ -2,35 +2,21 @@
  * The analysis engine end to end: the real service on a loopback port, the model providers
  * replaced by the provider double at the network boundary.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { ParseResult, Schema } from "effect"
 import { definitions } from "../../patterns/index.js"
-import { exampleOutput, exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
-import { type RunningService, startService } from "../support/Service.js"
+import { useProviderDouble } from "../support/Harness.js"
+import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
+import type { RunningService } from "../support/Service.js"
 
 const ANTHROPIC_KEY = "sk-ant-test-0123456789abcdef"
 const OPENAI_KEY = "sk-openai-test-0123456789abcdef"
 
-let double: ProviderDouble
-const services: Array<RunningService> = []
-
-beforeAll(async () => {
-  double = await startProviderDouble()
-})
-afterEach(() => double.reset())
-afterAll(async () => {
-  await Promise.all(services.map((service) => service.close()))
-  await double.close()
-})
-
-const start = async (env: Record<string, string>) => {
-  const service = await startService(env)
-  services.push(service)
-  return service
-}
-const anthropicEnv = () => ({ ANTHROPIC_API_KEY: ANTHROPIC_KEY, ANTHROPIC_BASE_URL: double.url })
-const openaiEnv = () => ({ OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: `${double.url}/v1` })
-const localEnv = () => ({ LOCAL_MODEL_HOST: double.url })
+const harness = useProviderDouble()
+const start = harness.start
+const anthropicEnv = () => ({ ANTHROPIC_API_KEY: ANTHROPIC_KEY, ANTHROPIC_BASE_URL: harness.double.url })
+const openaiEnv = () => ({ OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: `${harness.double.url}/v1` })
+const localEnv = () => ({ LOCAL_MODEL_HOST: harness.double.url })
 
 interface AnalyzeReply {
   readonly status: number
@@ -75,7 +61,7 @@ describe("providers: requests are well formed and the requested model is the one
     const reply = await analyze(service, "lewin", { ...exampleTrace("lewin"), mode: "quick" })
     expect(reply.status).toBe(200)
     expect(reply.body.model).toBe("claude-sonnet-4-6")
-    const call = double.calls[0]!
+    const call = harness.double.calls[0]!
     expect(call.wire).toBe("anthropic")
     expect(call.headers["x-api-key"]).toBe(ANTHROPIC_KEY)
     expect(call.body["model"]).toBe("claude-sonnet-4-6")
@@ -91,7 +77,7 @@ describe("providers: requests are well formed and the requested model is the one
     const reply = await analyze(service, "lewin", { trace: exampleTrace("lewin"), mode: "quick", model: "gpt-4.1-mini" })
     expect(reply.status).toBe(200)
     expect(reply.body.model).toBe("gpt-4.1-mini")
-    const call = double.calls[0]!
+    const call = harness.double.calls[0]!
     expect(call.wire).toBe("openai")
     expect(call.headers["authorization"]).toBe(`Bearer ${OPENAI_KEY}`)
     expect(call.body["model"]).toBe("gpt-4.1-mini")
@@ -104,7 +90,7 @@ describe("providers: requests are well formed and the requested model is the one
     const reply = await analyze(service, "lewin", { ...exampleTrace("lewin"), mode: "quick" })
     expect(reply.status).toBe(200)
     expect(reply.body.model).toBe("llama3.1:8b")
-    const call = double.calls[0]!
+    const call = harness.double.calls[0]!
     expect(call.wire).toBe("chat")
     expect(call.path).toBe("/v1/chat/completions")
     expect(call.headers["authorization"]).toBeUndefined()
@@ -114,14 +100,14 @@ describe("providers: requests are well formed and the requested model is the one
   it("precedence A, B, local; SVC_LLM_PROVIDER forces one; provider:model selects one", async () => {
     const all = await start({ ...anthropicEnv(), ...openaiEnv(), ...localEnv() })
     await analyze(all, "lewin", { ...exampleTrace("lewin"), mode: "quick" })
-    expect(double.calls.at(-1)?.wire).toBe("anthropic")
+    expect(harness.double.calls.at(-1)?.wire).toBe("anthropic")
     const prefixed = await analyze(all, "lewin", { ...exampleTrace("lewin"), mode: "quick", model: "local:qwen2.5:7b" })
-    expect(double.calls.at(-1)?.wire).toBe("chat")
-    expect(double.calls.at(-1)?.body["model"]).toBe("qwen2.5:7b")
+    expect(harness.double.calls.at(-1)?.wire).toBe("chat")
+    expect(harness.double.calls.at(-1)?.body["model"]).toBe("qwen2.5:7b")
     expect(prefixed.body.model).toBe("qwen2.5:7b")
     const forced = await start({ ...anthropicEnv(), ...openaiEnv(), SVC_LLM_PROVIDER: "openai", SVC_MODEL: "gpt-4o-mini" })
     const reply = await analyze(forced, "lewin", { ...exampleTrace("lewin"), mode: "quick" })
-    expect(double.calls.at(-1)?.wire).toBe("openai")
+    expect(harness.double.calls.at(-1)?.wire).toBe("openai")
     expect(reply.body.model).toBe("gpt-4o-mini")
   })
 
@@ -133,7 +119,7 @@ describe("providers: requests are well formed and the requested model is the one
     expect(forced.body.detail?.message).toContain("OPENAI_API_KEY")
     const prefixed = await analyze(service, "lewin", { ...exampleTrace("lewin"), model: "local:llama3" })
     expect(prefixed.body.detail?.message).toContain("LOCAL_MODEL_HOST")
-    expect(double.calls).toHaveLength(0)
+    expect(harness.double.calls).toHaveLength(0)
   })
 
   it("fences the trace as data and keeps trace content out of the system prompt", async () => {
@@ -142,7 +128,7 @@ describe("providers: requests are well formed and the requested model is the one
     const trace = exampleTrace("lewin")
     const steps = Array.isArray(trace["steps"]) ? trace["steps"] : []
     await analyze(service, "lewin", { ...trace, steps: [...steps, { type: "observation", content: marker }], mode: "quick" })
-    const call = double.calls[0]!
+    const call = harness.double.calls[0]!
     expect(JSON.stringify(call.body["system"])).not.toContain(marker)
     const user = JSON.stringify(call.body["messages"])
     expect(user).toContain(marker)
@@ -161,7 +147,7 @@ describe("modes", () => {
     const reply = await analyze(service, "lencioni", { trace: exampleTrace("lencioni"), mode })
     expect(reply.status).toBe(200)
     expect(reply.body.mode).toBe(mode)
-    expect(double.calls).toHaveLength(calls)
+    expect(harness.double.calls).toHaveLength(calls)
     expect(reply.body.detection?.usage.llm_calls).toBe(calls)
     expect(reply.body.detection?.usage.input_tokens).toBe(1200 * calls)
     expect(reply.body.detection?.usage.output_tokens).toBe(400 * calls)
@@ -170,24 +156,24 @@ describe("modes", () => {
   it("standard's second pass grounds interventions in the playbooks in full", async () => {
     const service = await start(openaiEnv())
     await analyze(service, "lencioni", exampleTrace("lencioni"))
-    expect(double.calls).toHaveLength(2)
-    expect(double.calls[1]!.text).toContain("The pattern's playbooks in full")
-    expect(double.calls[1]!.text).toContain("Detection from the analysis pass")
+    expect(harness.double.calls).toHaveLength(2)
+    expect(harness.double.calls[1]!.text).toContain("The pattern's playbooks in full")
+    expect(harness.double.calls[1]!.text).toContain("Detection from the analysis pass")
   })
 
   it("forensic verifies findings against only the elements they cite, and drops refuted ones", async () => {
     const service = await start(openaiEnv())
     const output = exampleOutput("lewin")
-    double.script = (call) =>
+    harness.double.script = (call) =>
       call.objectName === "Verdicts"
         ? { kind: "object", value: { verdicts: [{ finding_id: "f2", verdict: "refuted", confidence: 0.2, reason: "The cited step shows a retry, not an assumption." }] } }
         : undefined
     const reply = await analyze(service, "lewin", { trace: exampleTrace("lewin"), mode: "forensic" })
     expect(reply.status).toBe(200)
-    const verification = double.calls.find((call) => call.objectName === "Verdicts")!
+    const verification = harness.double.calls.find((call) => call.objectName === "Verdicts")!
     expect(verification.text).toContain("steps[2] ")
     expect(verification.text).not.toContain("steps[0] ")
-    const rootCause = double.calls[2]!
+    const rootCause = harness.double.calls[2]!
     expect(rootCause.text).toContain("Verified findings")
     expect(rootCause.text).not.toContain('"id":"f2"')
     expect(output["findings"]).toBeDefined()
@@ -197,7 +183,7 @@ describe("modes", () => {
     const service = await start(openaiEnv())
     const reply = await analyze(service, "lewin", { trace: exampleTrace("lewin"), mode: null })
     expect(reply.body.mode).toBe("standard")
-    expect(double.calls).toHaveLength(2)
+    expect(harness.double.calls).toHaveLength(2)
   })
 })
 
@@ -208,7 +194,7 @@ describe("bodies", () => {
     const envelope = await analyze(service, "social_loafing", { trace: exampleTrace("social_loafing"), mode: "quick" })
     expect(flat.status).toBe(200)
     expect(stripVolatile(flat.body.detection)).toEqual(stripVolatile(envelope.body.detection))
-    expect(double.calls[0]!.text).toBe(double.calls[1]!.text)
+    expect(harness.double.calls[0]!.text).toBe(harness.double.calls[1]!.text)
   })
 })
 
@@ -224,7 +210,7 @@ describe("grounding", () => {
         { ...findings[1], evidence: [{ ref: "steps[99]", quote: "anything" }, { ref: "nonsense", quote: "x" }] }
       ]
     }
-    double.script = () => ({ kind: "object", value: fabricated })
+    harness.double.script = () => ({ kind: "object", value: fabricated })
     const reply = await analyze(service, "lewin", { ...exampleTrace("lewin"), mode: "quick" })
     expect(reply.status).toBe(200)
     const detection = reply.body.detection!
@@ -270,11 +256,11 @@ describe("condensing a trace over the mode's budget", () => {
     expect(coverage.condensed).toBe(true)
     expect(coverage.elements_total).toBe(5003)
     expect(coverage.elements_seen).toBeLessThan(coverage.elements_total)
-    const text = double.calls[0]!.text
+    const text = harness.double.calls[0]!.text
     expect(text).toMatch(/\[… \d+ elements not shown: steps\[\d+\] to steps\[\d+\] …\]/)
     expect(text).toContain("steps[7] type: error")
     expect(text).toContain("steps[4999]")
-    expect(double.calls[0]!.text).toBe(double.calls[1]!.text)
+    expect(harness.double.calls[0]!.text).toBe(harness.double.calls[1]!.text)
     expect(text.length).toBeLessThan(60_000)
     expect(second.status).toBe(200)
   })
@@ -289,13 +275,13 @@ describe("condensing a trace over the mode's budget", () => {
       ...output,
       findings: findings.map((finding) => ({ ...finding, evidence: [{ ref: "steps[7]", quote: "Error 503 from ledger API" }] }))
     }
-    double.script = (call) => (call.objectName === "LewinDetection" ? { kind: "object", value: grounded } : undefined)
+    harness.double.script = (call) => (call.objectName === "LewinDetection" ? { kind: "object", value: grounded } : undefined)
     const reply = await analyze(service, "lewin", { trace: padded, mode: "forensic" })
     expect(reply.status).toBe(200)
     const chunks = reply.body.detection!.coverage.chunks
     expect(chunks).toBeGreaterThan(1)
     expect(reply.body.detection!.usage.llm_calls).toBe(chunks + 3)
-    expect(double.calls.filter((call) => call.text.includes("(map step)"))).toHaveLength(chunks)
+    expect(harness.double.calls.filter((call) => call.text.includes("(map step)"))).toHaveLength(chunks)
   })
 })
 
@@ -303,29 +289,29 @@ describe("failures", () => {
   it("repairs a schema-invalid answer once, showing the model its validation errors", async () => {
     const service = await start(anthropicEnv())
     const { headline: _headline, ...invalid } = exampleOutput("lewin")
-    double.script = (_call, index) => (index === 0 ? { kind: "object", value: invalid } : undefined)
+    harness.double.script = (_call, index) => (index === 0 ? { kind: "object", value: invalid } : undefined)
     const reply = await analyze(service, "lewin", { ...exampleTrace("lewin"), mode: "quick" })
     expect(reply.status).toBe(200)
-    expect(double.calls).toHaveLength(2)
-    expect(double.calls[1]!.text).toContain("did not match the required JSON schema")
-    expect(double.calls[1]!.text).toContain("headline")
+    expect(harness.double.calls).toHaveLength(2)
+    expect(harness.double.calls[1]!.text).toContain("did not match the required JSON schema")
+    expect(harness.double.calls[1]!.text).toContain("headline")
     expect(reply.body.detection?.usage.llm_calls).toBe(2)
   })
 
   it("answers 502 analyzer_error naming the field when the repair fails too", async () => {
     const service = await start(anthropicEnv())
     const { headline: _headline, ...invalid } = exampleOutput("lewin")
-    double.script = () => ({ kind: "object", value: invalid })
+    harness.double.script = () => ({ kind: "object", value: invalid })
     const reply = await analyze(service, "lewin", { ...exampleTrace("lewin"), mode: "quick" })
     expect(reply.status).toBe(502)
     expect(reply.body.detail?.error).toBe("analyzer_error")
     expect(reply.body.detail?.message).toContain("headline")
-    expect(double.calls).toHaveLength(2)
+    expect(harness.double.calls).toHaveLength(2)
   })
 
   it("retries 429 (honouring Retry-After) and 5xx, then succeeds", async () => {
     const service = await start(openaiEnv())
-    double.script = (_call, index) =>
+    harness.double.script = (_call, index) =>
       index === 0
         ? { kind: "status", status: 429, headers: { "retry-after": "0" } }
         : index === 1
@@ -333,32 +319,32 @@ describe("failures", () => {
         : undefined
     const reply = await analyze(service, "lewin", { trace: exampleTrace("lewin"), mode: "quick" })
     expect(reply.status).toBe(200)
-    expect(double.calls).toHaveLength(3)
+    expect(harness.double.calls).toHaveLength(3)
   })
 
   it("answers 502 analyzer_error with the provider status after the retries, never echoing keys", async () => {
     const service = await start(anthropicEnv())
-    double.script = () => ({ kind: "status", status: 500 })
+    harness.double.script = () => ({ kind: "status", status: 500 })
     const reply = await analyze(service, "lewin", { ...exampleTrace("lewin"), mode: "quick" })
     expect(reply.status).toBe(502)
     expect(reply.body.detail?.error).toBe("analyzer_error")
     expect(reply.body.detail?.message).toContain("HTTP 500")
     expect(reply.text).not.toContain(ANTHROPIC_KEY)
-    expect(double.calls).toHaveLength(4)
+    expect(harness.double.calls).toHaveLength(4)
   })
 
   it("does not retry a 400 from the provider", async () => {
     const service = await start(openaiEnv())
-    double.script = () => ({ kind: "status", status: 400 })
+    harness.double.script = () => ({ kind: "status", status: 400 })
     const reply = await analyze(service, "lewin", { trace: exampleTrace("lewin"), mode: "quick" })
     expect(reply.status).toBe(502)
     expect(reply.body.detail?.message).toContain("HTTP 400")
-    expect(double.calls).toHaveLength(1)
+    expect(harness.double.calls).toHaveLength(1)
   })
 
   it("answers 504 timeout at the deadline and closes the connection to the provider", async () => {
     const service = await start({ ...anthropicEnv(), SVC_API_REQUEST_TIMEOUT: "1500ms" })
-    double.script = () => ({ kind: "hang" })
+    harness.double.script = () => ({ kind: "hang" })
     const started = Date.now()
     const reply = await analyze(service, "lewin", { ...exampleTrace("lewin"), mode: "quick" })
     const elapsed = Date.now() - started
@@ -367,20 +353,20 @@ describe("failures", () => {
     expect(reply.body.detail?.message).toContain("SVC_API_REQUEST_TIMEOUT")
     expect(elapsed).toBeGreaterThanOrEqual(1400)
     await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(double.calls[0]!.closedEarly).toBe(true)
+    expect(harness.double.calls[0]!.closedEarly).toBe(true)
   })
 
   it("a client that disconnects interrupts its analysis and the provider request", async () => {
     const service = await start(anthropicEnv())
-    double.script = () => ({ kind: "hang" })
+    harness.double.script = () => ({ kind: "hang" })
     const controller = new AbortController()
     const pending = analyze(service, "lewin", { ...exampleTrace("lewin"), mode: "quick" }, controller.signal).catch((error: unknown) => error)
-    for (let i = 0; i < 50 && double.calls.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(double.calls).toHaveLength(1)
+    for (let i = 0; i < 50 && harness.double.calls.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(harness.double.calls).toHaveLength(1)
     controller.abort()
     await pending
-    for (let i = 0; i < 50 && !double.calls[0]!.closedEarly; i++) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(double.calls[0]!.closedEarly).toBe(true)
+    for (let i = 0; i < 50 && !harness.double.calls[0]!.closedEarly; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(harness.double.calls[0]!.closedEarly).toBe(true)
   })
 })
 

@@ -2,30 +2,19 @@
  * The analysis cache: key identity, hits and the X-Cache header, single flight under concurrency,
  * failures not cached, LRU and TTL on TestClock, interruption of shared runs, metrics.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schema, TestClock } from "effect"
 import type { AnalysisResult } from "../../src/Analysis/Analyzer.js"
 import { makeAnalysisCache } from "../../src/Cache/AnalysisCache.js"
 import { cacheKey, canonicalJson } from "../../src/Cache/CacheKey.js"
 import { AnalyzerError } from "../../src/Errors.js"
-import { exampleOutput, exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
-import { type RunningService, startService } from "../support/Service.js"
+import { useProviderDouble } from "../support/Harness.js"
+import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
+import type { RunningService } from "../support/Service.js"
 
-let double: ProviderDouble
-const services: Array<RunningService> = []
-beforeAll(async () => {
-  double = await startProviderDouble()
-})
-afterEach(() => double.reset())
-afterAll(async () => {
-  await Promise.all(services.map((service) => service.close()))
-  await double.close()
-})
-const start = async (env: Record<string, string> = {}) => {
-  const service = await startService({ ANTHROPIC_API_KEY: "sk-ant-cache-0123456789", ANTHROPIC_BASE_URL: double.url, SVC_CACHE: "memory", ...env })
-  services.push(service)
-  return service
-}
+const harness = useProviderDouble()
+const start = (env: Record<string, string> = {}) =>
+  harness.start({ ANTHROPIC_API_KEY: "sk-ant-cache-0123456789", ANTHROPIC_BASE_URL: harness.double.url, SVC_CACHE: "memory", ...env })
 const post = (service: RunningService, body: unknown, signal?: AbortSignal) =>
   fetch(`${service.url}/v1/analyze/lewin`, {
     method: "POST",
@@ -122,7 +111,7 @@ describe("over HTTP", () => {
     const secondBody = Schema.decodeUnknownSync(Reply)(await second.json())
     expect(secondBody.cached).toBe(true)
     expect(secondBody.detection).toEqual(firstBody.detection)
-    expect(double.calls).toHaveLength(1)
+    expect(harness.double.calls).toHaveLength(1)
   })
 
   it("ignores key order inside the trace and unknown extra fields", async () => {
@@ -132,32 +121,32 @@ describe("over HTTP", () => {
     await post(service, { trace, mode: "quick" })
     const again = await post(service, { trace: { ...reversed, note: "not part of the schema" }, mode: "quick" })
     expect(again.headers.get("x-cache")).toBe("hit")
-    expect(double.calls).toHaveLength(1)
+    expect(harness.double.calls).toHaveLength(1)
   })
 
   it("single flight: 25 identical concurrent requests, one provider call, 25 identical responses", async () => {
     const service = await start()
-    double.script = () => ({ kind: "delay", ms: 300, then: { kind: "object", value: exampleOutput("lewin") } })
+    harness.double.script = () => ({ kind: "delay", ms: 300, then: { kind: "object", value: exampleOutput("lewin") } })
     const responses = await Promise.all(Array.from({ length: 25 }, () => post(service, { ...exampleTrace("lewin"), mode: "quick" })))
     const bodies = await Promise.all(responses.map((response) => response.text()))
     expect(responses.every((response) => response.status === 200)).toBe(true)
-    expect(double.calls).toHaveLength(1)
+    expect(harness.double.calls).toHaveLength(1)
     expect(new Set(bodies).size).toBe(1)
   })
 
   it("does not cache failures", async () => {
     const service = await start()
-    double.script = (_call, index) => (index < 4 ? { kind: "status", status: 500 } : undefined)
+    harness.double.script = (_call, index) => (index < 4 ? { kind: "status", status: 500 } : undefined)
     expect((await post(service, { ...exampleTrace("lewin"), mode: "quick" })).status).toBe(502)
     const retry = await post(service, { ...exampleTrace("lewin"), mode: "quick" })
     expect(retry.status).toBe(200)
     expect(retry.headers.get("x-cache")).toBe("miss")
-    expect(double.calls).toHaveLength(5)
+    expect(harness.double.calls).toHaveLength(5)
   })
 
   it("a shared run survives one client leaving, and is cut when all have left", async () => {
     const service = await start()
-    double.script = () => ({ kind: "delay", ms: 600, then: { kind: "object", value: exampleOutput("lewin") } })
+    harness.double.script = () => ({ kind: "delay", ms: 600, then: { kind: "object", value: exampleOutput("lewin") } })
     const leaving = new AbortController()
     const left = post(service, { ...exampleTrace("lewin"), mode: "quick" }, leaving.signal).catch((error: unknown) => error)
     const staying = post(service, { ...exampleTrace("lewin"), mode: "quick" })
@@ -166,21 +155,21 @@ describe("over HTTP", () => {
     await left
     const response = await staying
     expect(response.status).toBe(200)
-    expect(double.calls).toHaveLength(1)
-    expect(double.calls[0]!.closedEarly).toBe(false)
+    expect(harness.double.calls).toHaveLength(1)
+    expect(harness.double.calls[0]!.closedEarly).toBe(false)
 
-    double.reset()
-    double.script = () => ({ kind: "hang" })
+    harness.double.reset()
+    harness.double.script = () => ({ kind: "hang" })
     const a = new AbortController()
     const b = new AbortController()
     const body = { ...exampleTrace("lewin"), mode: "standard" }
     const pending = [post(service, body, a.signal).catch(() => undefined), post(service, body, b.signal).catch(() => undefined)]
-    for (let i = 0; i < 50 && double.calls.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    for (let i = 0; i < 50 && harness.double.calls.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
     a.abort()
     b.abort()
     await Promise.all(pending)
-    for (let i = 0; i < 50 && !double.calls[0]?.closedEarly; i++) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(double.calls[0]!.closedEarly).toBe(true)
+    for (let i = 0; i < 50 && !harness.double.calls[0]?.closedEarly; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(harness.double.calls[0]!.closedEarly).toBe(true)
   })
 
   it("counts hits, misses, coalesced runs and evictions in /metrics", async () => {

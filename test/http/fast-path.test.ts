@@ -4,37 +4,26 @@
  * and headers, guards counted once (also when a request is handed on), the same metrics, and
  * refusals in the documented error shape.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { request } from "node:http"
 import { connect } from "node:net"
-import { exampleOutput, exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
-import { type RunningService, startService } from "../support/Service.js"
+import { useProviderDouble } from "../support/Harness.js"
+import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
+import type { RunningService } from "../support/Service.js"
 
 const KEY = "fast-path-key-0123456789"
-let double: ProviderDouble
-const services: Array<RunningService> = []
-beforeAll(async () => {
-  double = await startProviderDouble()
-})
-afterEach(() => double.reset())
-afterAll(async () => {
-  await Promise.all(services.map((service) => service.close()))
-  await double.close()
-})
-const start = async (env: Record<string, string> = {}) => {
-  const service = await startService({
+const harness = useProviderDouble()
+const start = (env: Record<string, string> = {}) =>
+  harness.start({
     ANTHROPIC_API_KEY: "sk-ant-fast-0123456789",
-    ANTHROPIC_BASE_URL: double.url,
+    ANTHROPIC_BASE_URL: harness.double.url,
     SVC_CACHE: "memory",
     SVC_API_REQUIRE_AUTH: "true",
     SVC_API_KEYS: `tester=${KEY}`,
     SVC_API_RATE_LIMIT: "1000/60",
     ...env
   })
-  services.push(service)
-  return service
-}
 const body = JSON.stringify({ trace: exampleTrace("lewin"), mode: "quick" })
 const analyze = (service: RunningService, headers: Record<string, string> = {}) =>
   fetch(`${service.url}/v1/analyze/lewin`, {
@@ -76,7 +65,7 @@ const metrics = async (service: RunningService) => (await fetch(`${service.url}/
 describe("cache hits on the fast path", () => {
   it("answers an identical body from the cache with the Effect path's bytes and headers, counting the limit once per request", async () => {
     const service = await start()
-    double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
+    harness.double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
     const miss = await analyze(service)
     expect(miss.status).toBe(200)
     expect(miss.headers.get("x-cache")).toBe("miss")
@@ -93,7 +82,7 @@ describe("cache hits on the fast path", () => {
     const cached = await reply(hit)
     expect(cached).toMatchObject({ cached: true, pattern: "lewin", mode: "quick" })
     expect(cached.detection).toEqual(computed.detection)
-    expect(double.calls).toHaveLength(1)
+    expect(harness.double.calls).toHaveLength(1)
 
     // The limit is counted once per request, whichever path answered it.
     const remaining = [miss, hit].map((response) => Number(response.headers.get("x-ratelimit-remaining")))
@@ -104,7 +93,7 @@ describe("cache hits on the fast path", () => {
 
   it("hands a chunked body on to the Effect server, which reads it and still finds the hit", async () => {
     const service = await start()
-    double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
+    harness.double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
     expect((await analyze(service)).status).toBe(200)
     const before = Number((await analyze(service)).headers.get("x-ratelimit-remaining"))
     const chunked = await chunkedAnalyze(service)
@@ -112,12 +101,12 @@ describe("cache hits on the fast path", () => {
     expect(chunked.headers["x-cache"]).toBe("hit")
     expect(Number(chunked.headers["x-ratelimit-remaining"])).toBe(before - 1)
     expect(Schema.decodeUnknownSync(Schema.parseJson(Reply))(chunked.text).cached).toBe(true)
-    expect(double.calls).toHaveLength(1)
+    expect(harness.double.calls).toHaveLength(1)
   })
 
   it("counts fast-path hits in the HTTP and analyze metrics", async () => {
     const service = await start()
-    double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
+    harness.double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
     await analyze(service)
     const before = await metrics(service)
     for (let i = 0; i < 3; i++) expect((await analyze(service)).headers.get("x-cache")).toBe("hit")
@@ -137,7 +126,7 @@ describe("cache hits on the fast path", () => {
     expect(response.headers.get("www-authenticate")).toBe('Bearer realm="svc"')
     expect(response.headers.get("connection")).toBe("close")
     expect(await response.json()).toEqual({ detail: { error: "unauthorized", message: "the API key is not valid" } })
-    expect(double.calls).toHaveLength(0)
+    expect(harness.double.calls).toHaveLength(0)
   })
 
   it("survives a client that leaves halfway through its body, and keeps serving", async () => {
