@@ -1,6 +1,9 @@
 /**
  * The whole HTTP contract of pattern-analysis-service. One definition drives the server
  * (HttpApiBuilder), the OpenAPI 3.1 document (/openapi.json) and the typed client (Client.ts).
+ * It imports schemas only (patterns' contracts, never their signals), so the client stays lean.
+ * Authentication, rate limits and body limits are the edge's (src/Edge/); the contract declares
+ * their errors and the API-key schemes (Contract/Security.ts).
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -9,8 +12,8 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import packageJson from "../package.json" with { type: "json" }
-import { AnalyzeGroup } from "./Analysis/AnalyzeGroup.generated.js"
-import { Authentication } from "./Auth/Authentication.js"
+import { AnalyzeGroup } from "./Contract/AnalyzeGroup.generated.js"
+import { apiKeyRequirement, declareSecuritySchemes } from "./Contract/Security.js"
 import { CatalogueResponse, CompositionResponse, PatternRecord, PlaybooksResponse } from "./Catalogue/Resources.js"
 import {
   AuthMisconfiguredWire,
@@ -151,9 +154,12 @@ export class DocsGroup extends HttpApiGroup.make("docs")
 export class Api extends HttpApi.make("pattern-analysis-service")
   .add(ProbesGroup)
   .add(
-    CatalogueGroup.addError(UnauthorizedWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire).middleware(Authentication)
+    CatalogueGroup.addError(UnauthorizedWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire).annotateEndpoints(
+      OpenApi.Override,
+      apiKeyRequirement
+    )
   )
-  .add(AnalyzeGroup.middleware(Authentication))
+  .add(AnalyzeGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(DocsGroup)
   .addError(InternalErrorWire)
   .annotate(OpenApi.Title, "pattern-analysis-service")
@@ -163,4 +169,5 @@ export class Api extends HttpApi.make("pattern-analysis-service")
     "Reads AI-agent traces through 34 organizational-behaviour frameworks and returns cited, evidence-checked detections. Every error is `{detail:{error, message}}`."
   )
   .annotate(OpenApi.Servers, [{ url: "/", description: "This service (same origin)" }])
+  .annotate(OpenApi.Transform, declareSecuritySchemes)
 {}

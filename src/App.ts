@@ -4,20 +4,22 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Layer, RuntimeFlags, RuntimeFlagsPatch } from "effect"
+import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
 import { AnalyzerLive } from "./Analysis/Engine.js"
 import { ApiKeysLive } from "./Auth/ApiKeys.js"
 import { AnalysisCacheLive } from "./Cache/AnalysisCache.js"
-import { RateLimiterLive } from "./RateLimit/RateLimiter.js"
+import { CachedRepliesLive } from "./Cache/CachedReplies.js"
 import { CatalogueLive } from "./Catalogue/Catalogue.js"
 import { AppConfig, type AppConfigShape } from "./Config.js"
 import { HomeLive } from "./Home/Home.js"
-import { ServerLive } from "./Http.js"
+import { HttpLive } from "./Http.js"
 import { RequestTrackerLive } from "./Lifecycle/Lifecycle.js"
 import { ReadinessLive } from "./Lifecycle/Readiness.js"
 import { loggingLayer } from "./Observability/Logging.js"
 import { ErrorReportingLive } from "./Observability/ErrorReporting.js"
 import { MetricsLive } from "./Observability/Metrics.js"
 import { ModelClientsLive } from "./Providers/ModelClients.js"
+import { RateLimiterLive } from "./RateLimit/RateLimiter.js"
 
 export const ResourcesLive = (config: AppConfigShape) => {
   const ConfigLive = Layer.succeed(AppConfig, config)
@@ -25,12 +27,15 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const Clients = ModelClientsLive.pipe(Layer.provide([ConfigLive, NodeHttpClient.layer]))
   const HomeFiles = HomeLive.pipe(Layer.provide(ConfigLive))
   const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue, HomeFiles]))
-  const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, AnalysisCacheLive, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
-  return Layer.mergeAll(ConfigLive, Catalogue, Analyzer, Guards, HomeFiles, ReadinessLive, RequestTrackerLive, MetricsLive)
+  const Cache = AnalysisCacheLive.pipe(Layer.provide(ConfigLive))
+  const Replies = CachedRepliesLive.pipe(Layer.provide([ConfigLive, Cache]))
+  const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles]))
+  const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
+  return Layer.mergeAll(ConfigLive, Catalogue, Analyses, Cache, Replies, Guards, HomeFiles, ReadinessLive, RequestTrackerLive, MetricsLive)
 }
 
 export const AppLive = (config: AppConfigShape) =>
-  ServerLive(config.host, config.port).pipe(
+  HttpLive(config.host, config.port).pipe(
     Layer.provideMerge(ResourcesLive(config)),
     Layer.provide(loggingLayer(config.logLevel))
   )

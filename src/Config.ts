@@ -3,7 +3,7 @@
  * validated at start-up. A malformed value stops the process with a message naming the variable
  * and its accepted form; there is no silent fallback. Secrets are `Redacted`.
  */
-import { Config, ConfigError, Context, Duration, Either, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Duration, Either, Option, Redacted } from "effect"
 import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -285,9 +285,6 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     environment: optionalString("ERROR_REPORTING_ENVIRONMENT")
   })
 })
-
-/** Reads and validates the configuration from the current ConfigProvider. */
-export const AppConfigLive = Layer.effect(AppConfig, appConfig)
 
 /** Renders a ConfigError for a person: one line per problem, variable first. */
 export const describeConfigError = (error: ConfigError.ConfigError): string => {

@@ -12,7 +12,11 @@ export class InvalidMode extends Schema.TaggedError<InvalidMode>()("InvalidMode"
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {}
 export class UnknownPattern extends Schema.TaggedError<UnknownPattern>()("UnknownPattern", { message: Schema.String }) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
-export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", { message: Schema.String }) {}
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
+  message: Schema.String,
+  /** The methods the path does allow, for the Allow header. */
+  allow: Schema.String
+}) {}
 export class RequestTooLarge extends Schema.TaggedError<RequestTooLarge>()("RequestTooLarge", { message: Schema.String }) {}
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
   message: Schema.String
@@ -105,7 +109,7 @@ export const InvalidModeWire = wire("InvalidMode", InvalidMode, {})
 export const UnauthorizedWire = wire("Unauthorized", Unauthorized, {})
 export const UnknownPatternWire = wire("UnknownPattern", UnknownPattern, {})
 export const NotFoundWire = wire("NotFound", NotFound, {})
-export const MethodNotAllowedWire = wire("MethodNotAllowed", MethodNotAllowed, {})
+export const MethodNotAllowedWire = wire("MethodNotAllowed", MethodNotAllowed, { allow: "" })
 export const RequestTooLargeWire = wire("RequestTooLarge", RequestTooLarge, {})
 export const UnsupportedMediaTypeWire = wire("UnsupportedMediaType", UnsupportedMediaType, {})
 export const RateLimitedWire = wire("RateLimited", RateLimited, { retryAfterSeconds: 0, limit: 0 })

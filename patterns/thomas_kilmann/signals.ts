@@ -7,20 +7,11 @@
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
 import { type Highlight, normalise, ratio, repeatedIndices, round, signals } from "../../src/Catalogue/SignalKit.js"
+import { TASK_CATEGORIES } from "./contract.js"
 
 export const MODES = ["competing", "collaborating", "compromising", "avoiding", "accommodating"] as const
 export type Mode = (typeof MODES)[number]
 
-export const TASK_CATEGORIES = [
-  "safety_or_policy",
-  "emergency",
-  "negotiation",
-  "complex_problem_solving",
-  "customer_support",
-  "low_stakes_preference",
-  "relationship_repair",
-  "other"
-] as const
 export type TaskCategory = (typeof TASK_CATEGORIES)[number]
 
 /**

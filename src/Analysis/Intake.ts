@@ -3,16 +3,16 @@
  * mode (400 invalid_mode), then the pattern's schema (400 validation_error naming field paths).
  * Pure functions; no I/O.
  */
-import { Either, ParseResult } from "effect"
+import { Either, ParseResult, Schema } from "effect"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
-import type { Mode } from "../Catalogue/Resources.js"
+import { Mode } from "../Catalogue/Resources.js"
+import { BaselineId } from "../Contract/AnalyzeContract.js"
 import type { AppConfigShape } from "../Config.js"
 import { InvalidMode, RequestTooLarge, ValidationError } from "../Errors.js"
 
 export const MAX_NESTING_DEPTH = 64
 const OPTION_KEYS = new Set(["mode", "model", "baseline"])
 const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"])
-const BASELINE_ID = /^[A-Za-z0-9_-]{1,64}$/
 
 export interface BodyParts {
   readonly trace: Record<string, unknown>
@@ -116,8 +116,9 @@ export const checkTraceLimits = (
   return Either.void
 }
 
-export const MODES: ReadonlyArray<Mode> = ["quick", "standard", "forensic"]
-const isMode = (u: unknown): u is Mode => u === "quick" || u === "standard" || u === "forensic"
+// The contract's own schemas decide what a mode and a baseline id are.
+const isMode = Schema.is(Mode)
+const isBaselineId = Schema.is(BaselineId)
 
 /** `mode` absent or null means standard; anything else outside the three is invalid_mode. */
 export const resolveMode = (mode: unknown): Either.Either<Mode, InvalidMode> => {
@@ -137,7 +138,7 @@ export const resolveModel = (model: unknown): Either.Either<string | null, Valid
 
 export const resolveBaseline = (baseline: unknown): Either.Either<string | null, ValidationError> => {
   if (baseline === undefined || baseline === null) return Either.right(null)
-  if (typeof baseline === "string" && BASELINE_ID.test(baseline)) return Either.right(baseline)
+  if (isBaselineId(baseline)) return Either.right(baseline)
   return Either.left(
     new ValidationError({ message: "baseline must be an id of 1-64 characters of [A-Za-z0-9_-] (never a path)" })
   )

@@ -8,10 +8,11 @@
  * - Failures are not cached.
  * Without SVC_CACHE=memory every request runs on its own.
  */
-import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Metric, Option, type Scope } from "effect"
-import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
+import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, type Scope } from "effect"
 import type { AnalysisResult } from "../Analysis/Analyzer.js"
 import { AppConfig } from "../Config.js"
+import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
+import { Lru } from "../Lru.js"
 import { cacheEntries, cacheEvents, labelled } from "../Observability/Metrics.js"
 
 export interface CacheOutcome {
@@ -28,7 +29,7 @@ export interface AnalysisCacheShape {
   /**
    * The prepared response bytes of a stored entry at a time in epoch milliseconds (rendered once
    * per entry), counting a hit, or undefined when the key is not stored (nothing is computed).
-   * Synchronous, for the node:http fast path.
+   * Synchronous, for the edge (Cache/CachedReplies.ts).
    */
   readonly hitBytesAt: (key: string, render: (result: AnalysisResult) => Uint8Array, now: number) => Uint8Array | undefined
   /** The Clock the cache keeps time by. */
@@ -57,40 +58,31 @@ const eventCounters = new Map<CacheEvent, (input: number) => void>(
 )
 const eventNow = (name: CacheEvent) => eventCounters.get(name)?.(1)
 const entriesHeld = labelled(cacheEntries, {})
-const event = (name: CacheEvent) => Effect.sync(() => eventNow(name))
 
 export const makeAnalysisCache = (options: {
   readonly capacity: number
   readonly ttlMillis: number | undefined
   readonly scope: Scope.Scope
 }) => {
-  const entries = new Map<string, Entry>()
+  const entries = new Lru<string, Entry>(options.capacity, () => eventNow("eviction"))
   const flights = new Map<string, Flight>()
 
   const store = (key: string, result: AnalysisResult, now: number) =>
-    Effect.gen(function*() {
-      entries.delete(key)
+    Effect.sync(() => {
       entries.set(key, { result, storedAt: now })
-      while (entries.size > options.capacity) {
-        const oldest = entries.keys().next()
-        if (oldest.done) break
-        entries.delete(oldest.value)
-        yield* event("eviction")
-      }
-      yield* Metric.set(cacheEntries, entries.size)
+      entriesHeld(entries.size)
     })
 
-  /** The live entry of a key (moved to the most-recently-used end), dropping it once expired. */
+  /** The live entry of a key (made the newest), dropping it once expired. */
   const lookup = (key: string, now: number): Entry | undefined => {
     const entry = entries.get(key)
     if (entry === undefined) return undefined
-    entries.delete(key)
     if (options.ttlMillis !== undefined && now - entry.storedAt >= options.ttlMillis) {
+      entries.delete(key)
       eventNow("expiry")
       entriesHeld(entries.size)
       return undefined
     }
-    entries.set(key, entry)
     return entry
   }
 
@@ -115,15 +107,15 @@ export const makeAnalysisCache = (options: {
       const now = yield* Clock.currentTimeMillis
       const hit = lookup(key, now)
       if (hit !== undefined) {
-        yield* event("hit")
+        eventNow("hit")
         return { result: hit.result, cached: true }
       }
       const existing = flights.get(key)
       if (existing !== undefined) {
-        yield* event("coalesced")
+        eventNow("coalesced")
         return { result: yield* join(key, existing), cached: false }
       }
-      yield* event("miss")
+      eventNow("miss")
       const flight: Flight = { deferred: yield* Deferred.make<AnalysisResult, AnalysisFailure>(), fiber: undefined, waiters: 0 }
       flights.set(key, flight)
       flight.fiber = yield* compute.pipe(

@@ -1,39 +1,15 @@
 /**
- * What one pattern is in code. Each `patterns/<slug>/pattern.ts` calls `definePattern`; its data
+ * What one pattern is in code. Each `patterns/<slug>/pattern.ts` calls `definePattern` with its
+ * contract (`contract.ts`, schemas only) and its signals (`signals.ts`); its data
  * files (playbooks.json, composition.json, CITATIONS.md, prompts/*.md) are loaded and validated at
  * start-up by `CatalogueLoader`. The engine treats every pattern the same way: it never looks at a
  * slug to decide what to do.
  */
 import { Either, ParseResult, Schema } from "effect"
 import { type JsonValue, structuredOutputSchema } from "../Providers/JsonSchema.js"
-import { detectionSchema, modelOutputSchema, type Signals } from "./Detection.js"
+import type { Group, PatternContract, SequenceLimit } from "./Contract.js"
+import { modelOutputSchema, type Signals } from "./Detection.js"
 import type { Family } from "./Families.js"
-
-export const Group = Schema.Literal("individual", "team", "organization").annotations({ identifier: "PatternGroup" })
-export type Group = typeof Group.Type
-
-/** Sequence fields and the limit they count against (CATALOGUE.md: `messages` vs the rest). */
-export type SequenceLimit = "steps" | "messages"
-
-export interface PatternSpec<Slug extends string, P extends string, I, IE, H, HE> {
-  readonly slug: Slug
-  /** PascalCase name used for OpenAPI component names, e.g. `Lewin` → `LewinInput`. */
-  readonly name: string
-  readonly friendly: string
-  readonly group: Group
-  readonly summary: string
-  /** Primary citation, short form, e.g. "Lewin 1936; Kelley 1967; Ross 1977". */
-  readonly anchor: string
-  readonly family: Family
-  readonly input: Schema.Schema<I, IE>
-  /** The pattern's profile enum; must include "indeterminate". */
-  readonly profiles: readonly [P, ...Array<P>]
-  readonly headline: Schema.Schema<H, HE>
-  /** Array fields of the input that count against the trace limits. */
-  readonly sequences: ReadonlyArray<string>
-  /** Deterministic measurements from the validated trace; pure, never calls the model. */
-  readonly signals: (trace: I) => Signals
-}
 
 /** The type-erased view of a pattern that the engine, loader and guards use. */
 export interface PatternCode {
@@ -90,11 +66,16 @@ export interface ModelOutputData {
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-export const definePattern = <const Slug extends string, const P extends string, I, IE, H, HE>(
-  spec: PatternSpec<Slug, P, I, IE, H, HE>
+/**
+ * A pattern: its contract (Contract.ts) joined to its behaviour, the deterministic measurements
+ * it takes from a validated trace (pure; never calls the model).
+ */
+export const definePattern = <const Slug extends string, const P extends string, I, IE, H, HE, D, DE>(
+  contract: PatternContract<Slug, P, I, IE, H, HE, D, DE>,
+  signals: (trace: I) => Signals
 ) => {
+  const { spec, detection } = contract
   const modelOutput = modelOutputSchema(spec.name, spec.profiles, spec.headline)
-  const detection = detectionSchema(spec.name, spec.profiles, spec.headline)
   const decodeInput = Schema.decodeUnknownEither(spec.input, { errors: "all", onExcessProperty: "ignore" })
   const decodeOutput = Schema.decodeUnknownEither(modelOutput, { errors: "all", onExcessProperty: "ignore" })
   const encodeOutput = Schema.encodeSync(modelOutput)
@@ -114,7 +95,7 @@ export const definePattern = <const Slug extends string, const P extends string,
     validate: (trace) =>
       Either.flatMap(decodeInput(trace), (decoded) =>
         isRecord(decoded)
-          ? Either.right({ canonical: decoded, signals: () => spec.signals(decoded) })
+          ? Either.right({ canonical: decoded, signals: () => signals(decoded) })
           : Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(spec.input.ast, decoded) }))),
     validateModelOutput: (output) =>
       Either.map(decodeOutput(output), (decoded): ModelOutputData => {

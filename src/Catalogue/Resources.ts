@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { Family } from "./Families.js"
-import { Group } from "./Pattern.js"
+import { Group } from "./Contract.js"
 
 export const Slug = Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]*$/)).annotations({
   identifier: "PatternSlug",

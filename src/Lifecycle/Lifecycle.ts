@@ -1,12 +1,8 @@
 /**
- * What draining needs (DECISIONS §7): the Node server itself (to stop listening, then to cut the
- * connections still open when the grace runs out) and a count of requests in flight (to know
- * when the last one has finished).
+ * The count of requests in flight (the edge counts each from its first byte to its last), so
+ * draining knows when the last one has finished (DECISIONS §7).
  */
 import { Context, Effect, Layer } from "effect"
-import type { FastServer } from "../Http/FastPath.js"
-
-export class ServerHandle extends Context.Tag("ServerHandle")<ServerHandle, { readonly server: FastServer }>() {}
 
 export interface RequestTrackerShape {
   readonly started: () => void

@@ -4,6 +4,8 @@
  * Counters are created `incremental` so they export as Prometheus counters, not gauges.
  */
 import { Context, Effect, Layer, Metric, MetricBoundaries, MetricLabel } from "effect"
+import type { Mode } from "../Catalogue/Resources.js"
+import type { ErrorKind } from "../Errors.js"
 
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
@@ -78,34 +80,11 @@ export const modelLabel = (model: string): string => {
   return model
 }
 
-export const recordModelCall = (labels: {
-  readonly provider: string
-  readonly model: string
-  readonly outcome: "ok" | "error"
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly seconds: number
-}) => {
-  const model = modelLabel(labels.model)
-  return Effect.all([
-    Metric.update(modelCalls.pipe(Metric.tagged("provider", labels.provider), Metric.tagged("model", model), Metric.tagged("outcome", labels.outcome)), 1),
-    Metric.update(modelTokens.pipe(Metric.tagged("provider", labels.provider), Metric.tagged("model", model), Metric.tagged("direction", "input")), labels.inputTokens),
-    Metric.update(modelTokens.pipe(Metric.tagged("provider", labels.provider), Metric.tagged("model", model), Metric.tagged("direction", "output")), labels.outputTokens),
-    Metric.update(modelCallDuration.pipe(Metric.tagged("provider", labels.provider)), labels.seconds)
-  ], { discard: true })
-}
-
-export interface AnalyzeLabels {
-  readonly surface: "rest" | "mcp"
-  readonly pattern: string
-  readonly mode: string
-  readonly status: string
-}
-
 /**
- * An update of a metric under fixed labels, made once and applied in place. The label array is
- * made once too: Effect resolves a metric's registry entry per label-array identity, so a stable
- * array is one WeakMap hit per update, where `Metric.tagged` would hash the key on every update.
+ * An update of a metric under fixed labels, made once and applied in place: the one way this
+ * service updates a metric. The label array is made once too: Effect resolves a metric's registry
+ * entry per label-array identity, so a stable array is one WeakMap hit per update, where
+ * `Metric.tagged` would hash the key on every update.
  */
 export const labelled = <Type, In, Out>(metric: Metric.Metric<Type, In, Out>, labels: Readonly<Record<string, string>>) => {
   const tags = Object.entries(labels).map(([key, value]) => MetricLabel.make(key, value))
@@ -125,12 +104,65 @@ const memo = <In>(make: (key: string) => (input: In) => void) => {
   }
 }
 
+/** A gauge that counts up and down (things in progress), updated in place. */
+const upDown = (gauge: Metric.Metric.Gauge<number>) => {
+  const set = labelled(gauge, {})
+  let value = 0
+  return {
+    increment: () => set(++value),
+    decrement: () => set(--value)
+  }
+}
+
 const SEP = "\u0000"
-const analyzeCounter = memo((key) => {
+const modelCallCounter = memo((key) => {
+  const [provider = "", model = "", outcome = ""] = key.split(SEP)
+  return labelled(modelCalls, { provider, model, outcome })
+})
+const modelTokenCounter = memo((key) => {
+  const [provider = "", model = "", direction = ""] = key.split(SEP)
+  return labelled(modelTokens, { provider, model, direction })
+})
+const modelCallHistogram = memo((provider) => labelled(modelCallDuration, { provider }))
+
+export const recordModelCall = (labels: {
+  readonly provider: string
+  readonly model: string
+  readonly outcome: "ok" | "error"
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly seconds: number
+}) =>
+  Effect.sync(() => {
+    const base = `${labels.provider}${SEP}${modelLabel(labels.model)}`
+    modelCallCounter(`${base}${SEP}${labels.outcome}`)(1)
+    modelTokenCounter(`${base}${SEP}input`)(labels.inputTokens)
+    modelTokenCounter(`${base}${SEP}output`)(labels.outputTokens)
+    modelCallHistogram(labels.provider)(labels.seconds)
+  })
+
+/** Analyses running now (shared single-flight runs count once). */
+export const analysesRunning = upDown(analysesInFlight)
+/** 1 from the moment a shutdown signal arrives. */
+export const markDraining = labelled(drainingGauge, {})
+
+/** How one analysis ended: `ok`, `cache_hit`, the error kind, or `client_closed`. */
+export type AnalysisStatus = "ok" | "cache_hit" | ErrorKind | "client_closed"
+
+export interface AnalysisLabels {
+  readonly surface: "rest" | "mcp"
+  /** A catalogue slug, or `unknown` (label values stay bounded). */
+  readonly pattern: string
+  /** The effective mode, or `unknown` when the request ended before its mode was known. */
+  readonly mode: Mode | "unknown"
+  readonly status: AnalysisStatus
+}
+
+const analysisCounter = memo((key) => {
   const [surface = "", pattern = "", mode = "", status = ""] = key.split(SEP)
   return labelled(requestsTotal, { surface, pattern, mode, status })
 })
-const analyzeHistogram = memo((key) => {
+const analysisHistogram = memo((key) => {
   const [surface = "", pattern = "", mode = ""] = key.split(SEP)
   return labelled(requestDuration, { surface, pattern, mode })
 })
@@ -140,22 +172,20 @@ const httpCounter = memo((key) => {
 })
 
 /**
- * Records one analyze request (counter with status, histogram without), in place. Label values
- * are bounded by the caller: pattern slugs (else `unknown`), modes and status kinds.
+ * The analysis recorder: `svc_requests_total` and `svc_request_duration_seconds` for one analysis
+ * request, in place. Every surface calls it once per analysis request it answers, with typed
+ * labels: the edge for the requests it answers itself (cache hits, refusals), the REST handler
+ * for the rest, later the MCP adapter per tool call.
  */
-export const recordAnalyzeNow = (labels: AnalyzeLabels, seconds: number): void => {
+export const recordAnalysis = (labels: AnalysisLabels, seconds: number): void => {
   const base = `${labels.surface}${SEP}${labels.pattern}${SEP}${labels.mode}`
-  analyzeCounter(`${base}${SEP}${labels.status}`)(1)
-  analyzeHistogram(base)(seconds)
+  analysisCounter(`${base}${SEP}${labels.status}`)(1)
+  analysisHistogram(base)(seconds)
 }
 
 /** Counts one HTTP response by method, route template and status code, in place. */
-export const countHttpNow = (method: string, route: string, code: number): void =>
+export const countHttp = (method: string, route: string, code: number): void =>
   httpCounter(`${method}${SEP}${route}${SEP}${code}`)(1)
-
-export const recordAnalyze = (labels: AnalyzeLabels, seconds: number) => Effect.sync(() => recordAnalyzeNow(labels, seconds))
-
-/** Counts one HTTP response by method, route template and status code, in place. */
 
 export interface MetricsExpositionShape {
   /** The Prometheus text exposition of every metric. */

@@ -13,7 +13,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, type Redacted, Schema, type Scope } from "effect"
 import { AnalyzerError } from "../Errors.js"
 import type { JsonValue } from "./JsonSchema.js"
-import type { ModelCall, ModelReply } from "./ModelClients.js"
+import type { ModelCall, ModelReply } from "./ModelCall.js"
 import { withTransientRetries } from "./Retry.js"
 
 type JsonSchemaObject = { readonly [key: string]: JsonValue }

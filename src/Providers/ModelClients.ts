@@ -14,30 +14,9 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { AppConfig } from "../Config.js"
 import { AnalyzerError } from "../Errors.js"
-import type { JsonValue } from "./JsonSchema.js"
+import type { ModelCall, ModelReply } from "./ModelCall.js"
 import { DEFAULT_BASE_URLS, type ResolvedProvider } from "./Resolution.js"
 import { withTransientRetries } from "./Retry.js"
-
-export interface ModelMessage {
-  readonly role: "user" | "assistant"
-  readonly content: string
-}
-
-export interface ModelCall {
-  readonly system: string
-  readonly messages: ReadonlyArray<ModelMessage>
-  /** Name of the structured object (tool / json_schema name). */
-  readonly objectName: string
-  readonly jsonSchema: { readonly [key: string]: JsonValue }
-  readonly maxOutputTokens: number
-}
-
-export interface ModelReply {
-  /** The parsed JSON object the model returned (not yet validated). */
-  readonly value: unknown
-  readonly inputTokens: number
-  readonly outputTokens: number
-}
 
 export interface ModelClientsShape {
   readonly generate: (target: ResolvedProvider, call: ModelCall) => Effect.Effect<ModelReply, AnalyzerError>

@@ -1,24 +1,18 @@
 /**
- * Transient provider failures (connection errors, 408, 409, 429, 5xx) are retried with
- * exponential backoff; a `Retry-After` header (seconds or HTTP date) sets the wait when present.
- * The caller's deadline bounds the whole loop: interruption cancels the wait and aborts the
- * request in flight.
+ * Transient provider failures are retried through the platform's `HttpClient.retryTransient`:
+ * connection errors, timeouts and the transient statuses (408, 409, 429, 5xx). Waits grow
+ * exponentially with jitter; a `Retry-After` header (seconds or HTTP date) sets the wait when
+ * present. The schedule is bounded by the caller's deadline: a retry whose wait would end past it
+ * is not attempted, and the caller gets the provider's own answer instead of a timeout.
+ * Interruption (the deadline, a client that left) cancels the wait and aborts the request.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Clock, Duration, Effect, FiberRef } from "effect"
+import { Clock, Duration, Effect, FiberRef, Schedule, Stream } from "effect"
 
-/**
- * The absolute time (ms) by which the current analysis must end. A retry whose wait would end
- * past it is not attempted: the caller gets the provider's own failure instead of a timeout.
- */
+/** The absolute time (ms) by which the current analysis must end. */
 export const RetryDeadline = FiberRef.unsafeMake<number>(Number.POSITIVE_INFINITY)
-
-/** Waits `wait` ms and runs `next`, unless that would end past the deadline; then `otherwise`. */
-const retryWithin = <A, E>(wait: number, next: Effect.Effect<A, E>, otherwise: Effect.Effect<A, E>) =>
-  Effect.flatMap(Effect.all([Clock.currentTimeMillis, FiberRef.get(RetryDeadline)]), ([now, deadline]) =>
-    now + wait >= deadline ? otherwise : Effect.zipRight(Effect.sleep(Duration.millis(wait)), next))
 
 export const MAX_ATTEMPTS = 4
 const BASE_DELAY_MS = 500
@@ -40,49 +34,63 @@ export const retryAfterMillis = (header: string | undefined, now: number): numbe
 
 export const backoffMillis = (attempt: number) => Math.min(BASE_DELAY_MS * 2 ** attempt, MAX_DELAY_MS) * (0.75 + Math.random() * 0.5)
 
-/**
- * Aborts the request behind a client response, closing its connection. The platform's client
- * wraps each response with the AbortController of its request (`controller`).
- */
-const abortResponse = (response: HttpClientResponse.HttpClientResponse) => {
-  const controller: unknown = Reflect.get(response, "controller")
-  if (controller instanceof AbortController) controller.abort()
-}
+/** A response with a transient status, turned into an error so the retry sees it. */
+const isTransientStatusError = (error: HttpClientError.HttpClientError): error is HttpClientError.ResponseError =>
+  error._tag === "ResponseError" && error.reason === "StatusCode" && isTransientStatus(error.response.status)
 
-export const withTransientRetries = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
-  HttpClient.transform(client, (execute) => {
-    // `execute` sends the request once; running it again re-sends it.
-    const loop = (attempt: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
-      execute.pipe(
-        Effect.matchEffect({
-          onFailure: (error) =>
-            error._tag === "RequestError" && error.reason === "Transport" && attempt + 1 < MAX_ATTEMPTS
-              ? retryWithin(backoffMillis(attempt), loop(attempt + 1), Effect.fail(error))
-              : Effect.fail(error),
-          onSuccess: (response) => {
-            if (Number(response.headers["content-length"] ?? "0") > MAX_RESPONSE_BYTES) {
-              // Refused unread: the connection is cut now (not left paused until garbage
-              // collection), and the error carries an empty stand-in, so nothing downstream
-              // tries to read the refused body.
-              abortResponse(response)
-              return Effect.fail(
-                new HttpClientError.ResponseError({
-                  request: response.request,
-                  response: HttpClientResponse.fromWeb(response.request, new Response(null, { status: response.status })),
-                  reason: "Decode",
-                  description: `response of ${response.headers["content-length"]} bytes exceeds ${MAX_RESPONSE_BYTES}`
-                })
-              )
-            }
-            if (!isTransientStatus(response.status) || attempt + 1 >= MAX_ATTEMPTS) return Effect.succeed(response)
-            const wait = retryAfterMillis(response.headers["retry-after"], Date.now()) ?? backoffMillis(attempt)
-            // Read the failed response's body so its connection can be reused.
-            return response.text.pipe(
-              Effect.orElseSucceed(() => ""),
-              Effect.zipRight(retryWithin(wait, loop(attempt + 1), Effect.succeed(response)))
-            )
-          }
+/** Reads what a failed response sent, so its connection can be reused for the retry. */
+const drain = (error: HttpClientError.HttpClientError) =>
+  error._tag === "ResponseError" ? Effect.ignore(error.response.text) : Effect.void
+
+/** Up to MAX_ATTEMPTS - 1 retries, each waiting Retry-After or the backoff, all inside the deadline. */
+const withinDeadline = Schedule.identity<HttpClientError.HttpClientError>().pipe(
+  Schedule.intersect(Schedule.recurs(MAX_ATTEMPTS - 1)),
+  Schedule.mapEffect(([error, attempt]) =>
+    Effect.map(Clock.currentTimeMillis, (now) => ({
+      error,
+      wait: (error._tag === "ResponseError" ? retryAfterMillis(error.response.headers["retry-after"], now) : undefined) ??
+        backoffMillis(attempt)
+    }))
+  ),
+  Schedule.checkEffect((_, { wait }) =>
+    Effect.map(Effect.all([Clock.currentTimeMillis, FiberRef.get(RetryDeadline)]), ([now, deadline]) => now + wait < deadline)
+  ),
+  Schedule.modifyDelayEffect(({ error, wait }) => Effect.as(drain(error), Duration.millis(wait)))
+)
+
+/**
+ * Refuses an answer too large to hold, from its Content-Length: its body is closed after at most
+ * one chunk (closing the body stream destroys the connection), and the error names the size and
+ * carries an empty stand-in response, so nothing downstream tries to read the refused body.
+ */
+const refuseOversized = (response: HttpClientResponse.HttpClientResponse) => {
+  const declared = Number(response.headers["content-length"] ?? "0")
+  if (declared <= MAX_RESPONSE_BYTES) return Effect.succeed(response)
+  return Stream.runHead(response.stream).pipe(
+    Effect.ignore,
+    Effect.zipRight(
+      Effect.fail(
+        new HttpClientError.ResponseError({
+          request: response.request,
+          response: HttpClientResponse.fromWeb(response.request, new Response(null, { status: response.status })),
+          reason: "Decode",
+          description: `response of ${declared} bytes exceeds ${MAX_RESPONSE_BYTES}`
         })
       )
-    return loop(0)
-  })
+    )
+  )
+}
+
+const failTransientStatus = (response: HttpClientResponse.HttpClientResponse) =>
+  isTransientStatus(response.status)
+    ? Effect.fail(new HttpClientError.ResponseError({ request: response.request, response, reason: "StatusCode" }))
+    : Effect.succeed(response)
+
+export const withTransientRetries = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  client.pipe(
+    HttpClient.transformResponse(Effect.flatMap(refuseOversized)),
+    HttpClient.transformResponse(Effect.flatMap(failTransientStatus)),
+    HttpClient.retryTransient({ mode: "errors-only", while: isTransientStatusError, schedule: withinDeadline }),
+    // Out of retries: the provider's own answer goes to its client, which reads the error body.
+    HttpClient.transformResponse(Effect.catchIf(isTransientStatusError, (error) => Effect.succeed(error.response)))
+  )

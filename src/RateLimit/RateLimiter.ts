@@ -10,6 +10,7 @@
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig, type RateLimitSetting } from "../Config.js"
+import { Lru } from "../Lru.js"
 
 export interface Decision {
   readonly allowed: boolean
@@ -26,6 +27,8 @@ interface Bucket {
 }
 
 export interface RateLimiterShape {
+  /** False when SVC_API_RATE_LIMIT is unset or off: every request is allowed and nothing is held. */
+  readonly enabled: boolean
   /** Counts one request against the bucket when allowed. */
   readonly check: (bucket: string) => Effect.Effect<Decision>
   /** The same, at a given time in epoch milliseconds (for synchronous callers). */
@@ -36,26 +39,17 @@ export interface RateLimiterShape {
 
 export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLimiterShape>() {}
 
-export const DEFAULT_MAX_BUCKETS = 10_000
-
-export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number) => {
+export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number): RateLimiterShape => {
   const windowMs = setting.windowSeconds * 1000
   const limit = setting.requests
-  const buckets = new Map<string, Bucket>()
+  const buckets = new Lru<string, Bucket>(maxBuckets)
 
   const decide = (key: string, now: number): Decision => {
     let bucket = buckets.get(key)
     if (bucket === undefined) {
       bucket = { windowStart: now - (now % windowMs), current: 0, previous: 0 }
-      if (buckets.size >= maxBuckets) {
-        const oldest = buckets.keys().next()
-        if (!oldest.done) buckets.delete(oldest.value)
-      }
-    } else {
-      // Move to the most-recently-used end.
-      buckets.delete(key)
+      buckets.set(key, bucket)
     }
-    buckets.set(key, bucket)
     const windowStart = now - (now % windowMs)
     if (windowStart !== bucket.windowStart) {
       bucket.previous = windowStart - bucket.windowStart === windowMs ? bucket.current : 0
@@ -82,17 +76,29 @@ export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number) =
   }
 
   return {
+    enabled: true,
     check: (key: string) => Effect.map(Clock.currentTimeMillis, (now) => decide(key, now)),
     decide,
     size: () => buckets.size
   }
 }
 
-/** The limiter of the configured setting, or none when SVC_API_RATE_LIMIT is unset or off. */
-export class RateLimiterOption extends Context.Tag("RateLimiterOption")<RateLimiterOption, Option.Option<RateLimiterShape>>() {}
+const ALLOWED: Decision = { allowed: true, limit: 0, remaining: 0, retryAfterSeconds: 0 }
 
+/** No limit configured. */
+export const unlimited: RateLimiterShape = {
+  enabled: false,
+  check: () => Effect.succeed(ALLOWED),
+  decide: () => ALLOWED,
+  size: () => 0
+}
+
+/** The limiter of the configured setting (`unlimited` when SVC_API_RATE_LIMIT is unset or off). */
 export const RateLimiterLive = Layer.effect(
-  RateLimiterOption,
+  RateLimiter,
   Effect.map(AppConfig, (config) =>
-    Option.map(config.rateLimit, (setting) => makeRateLimiter(setting, config.rateLimitMaxBuckets)))
+    Option.match(config.rateLimit, {
+      onNone: () => unlimited,
+      onSome: (setting) => makeRateLimiter(setting, config.rateLimitMaxBuckets)
+    }))
 )

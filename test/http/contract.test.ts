@@ -311,4 +311,16 @@ describe("OpenAPI", () => {
       expect(doc.paths[path], path).toBeDefined()
     }
   })
+
+  it("declares the API-key schemes the edge enforces: on the catalogue and analyze, not on probes", async () => {
+    const doc: unknown = await (await get("/openapi.json")).json()
+    const at = (...keys: ReadonlyArray<string>) =>
+      keys.reduce<unknown>((node, key) => (typeof node === "object" && node !== null ? Reflect.get(node, key) : undefined), doc)
+    expect(at("components", "securitySchemes", "bearer")).toMatchObject({ type: "http", scheme: "bearer" })
+    expect(at("components", "securitySchemes", "apiKey")).toMatchObject({ type: "apiKey", name: "X-API-Key", in: "header" })
+    const either = [{ bearer: [] }, { apiKey: [] }]
+    expect(at("paths", "/v1/analyze/lewin", "post", "security")).toEqual(either)
+    expect(at("paths", "/v1/patterns", "get", "security")).toEqual(either)
+    expect(at("paths", "/healthz", "get", "security")).toEqual([])
+  })
 })

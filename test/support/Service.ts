@@ -2,10 +2,10 @@
  * Starts the real application in this process on a loopback port (port 0), configured through
  * ConfigProvider.fromMap exactly as the environment would configure it. Tests talk HTTP to it.
  */
-import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
 import { AppLive, withoutRuntimeMetrics } from "../../src/App.js"
 import { appConfig } from "../../src/Config.js"
+import { ServerHandle } from "../../src/Edge/Server.js"
 import { Readiness } from "../../src/Lifecycle/Readiness.js"
 
 export interface RunningService {
@@ -24,11 +24,9 @@ export const startService = async (env: Record<string, string> = {}): Promise<Ru
       const context = yield* Layer.buildWithScope(AppLive(config), scope).pipe(
         Effect.tapErrorCause(() => Scope.close(scope, Exit.void))
       )
-      const server = Context.get(context, HttpServer.HttpServer)
+      const { address } = Context.get(context, ServerHandle)
       const readiness = Context.get(context, Readiness)
-      yield* readiness.set("ready")
-      const address = server.address
-      const port = address._tag === "TcpAddress" ? address.port : 0
+      const port = address.port
       return {
         url: `http://127.0.0.1:${port}`,
         port,

@@ -1,0 +1,169 @@
+/**
+ * An analysis from a parsed body to a detection, for every surface, in the order of DECISIONS §3:
+ * trace limits (413) → mode (400 invalid_mode) → model → baseline → schema (400) → cache →
+ * provider (502) → engine under the deadline (504 / 502) → learnings, drift. Three steps, each with
+ * a typed result: `admit` (limits and mode), `prepare` (the rest of intake: pure CPU work, no I/O)
+ * and `run`. A surface labels what fails after `admit` with the mode it learned there.
+ */
+import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { cacheKey } from "../Cache/CacheKey.js"
+import { AnalysisCache } from "../Cache/AnalysisCache.js"
+import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
+import type { ValidatedTrace } from "../Catalogue/Pattern.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import { AppConfig } from "../Config.js"
+import {
+  type AnalyzerError,
+  InternalError,
+  type InvalidMode,
+  type LlmResolutionError,
+  type RequestTooLarge,
+  Timeout,
+  type ValidationError
+} from "../Errors.js"
+import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
+import { analysesRunning } from "../Observability/Metrics.js"
+import { RetryDeadline } from "../Providers/Retry.js"
+import { type AnalysisResult, Analyzer } from "./Analyzer.js"
+import { type BodyParts, checkTraceLimits, resolveBaseline, resolveMode, resolveModel, splitBody, validateTrace } from "./Intake.js"
+import { makeTurns } from "./Turns.js"
+
+export type IntakeFailure = RequestTooLarge | ValidationError | InvalidMode | InternalError
+export type RunFailure = LlmResolutionError | AnalyzerError | Timeout
+
+/** A body within the trace limits, with its effective mode. */
+export interface AdmittedAnalysis {
+  readonly entry: CatalogueEntry
+  readonly parts: BodyParts
+  readonly mode: Mode
+}
+
+/** A request that passed intake: what to run, and its cache key ("" with the cache off). */
+export interface PreparedAnalysis {
+  readonly entry: CatalogueEntry
+  readonly mode: Mode
+  readonly model: string | null
+  readonly baseline: string | null
+  readonly trace: ValidatedTrace
+  readonly key: string
+}
+
+export interface AnalysisOutcome {
+  readonly result: AnalysisResult
+  /** The detection to answer: the result's, with `drift` when a baseline was named. */
+  readonly detection: Readonly<Record<string, unknown>>
+  /** True when the result came from the cache. */
+  readonly cached: boolean
+}
+
+export interface AnalyzeServiceShape {
+  /**
+   * Waits for this request's turn at the CPU-heavy part (parsing, validation, signals, prompts):
+   * under overload requests queue here, inside their deadline, not in unread sockets (Turns.ts).
+   */
+  readonly pace: Effect.Effect<void>
+  readonly admit: (slug: string, body: Readonly<Record<string, unknown>>) => Effect.Effect<AdmittedAnalysis, IntakeFailure>
+  readonly prepare: (admitted: AdmittedAnalysis) => Effect.Effect<PreparedAnalysis, IntakeFailure>
+  readonly run: (prepared: PreparedAnalysis, requestId: string) => Effect.Effect<AnalysisOutcome, RunFailure>
+}
+
+export class AnalyzeService extends Context.Tag("AnalyzeService")<AnalyzeService, AnalyzeServiceShape>() {}
+
+const strings = (list: unknown, field: string): Array<string> =>
+  Array.isArray(list)
+    ? list.flatMap((item) => {
+      const value: unknown = typeof item === "object" && item !== null ? Reflect.get(item, field) : undefined
+      return typeof value === "string" ? [value] : []
+    })
+    : []
+
+const SEVERITIES: ReadonlyArray<StoredDetection["severity"]> = ["none", "low", "medium", "high", "critical"]
+const severityOf = (u: unknown): StoredDetection["severity"] => SEVERITIES.find((s) => s === u) ?? "none"
+
+/**
+ * What a baseline keeps of a detection: enough to compare severity, profile and findings, and
+ * nothing quoted from the trace (no evidence, no signals, no summary).
+ */
+export const storedOf = (detection: Readonly<Record<string, unknown>>): StoredDetection & Readonly<Record<string, unknown>> => ({
+  severity: severityOf(detection["severity"]),
+  confidence: typeof detection["confidence"] === "number" ? detection["confidence"] : null,
+  profile: typeof detection["profile"] === "string" ? detection["profile"] : "indeterminate",
+  findings: strings(detection["findings"], "title").map((title) => ({ title })),
+  generated_at: typeof detection["generated_at"] === "string" ? detection["generated_at"] : null
+})
+
+const learningOf = (pattern: string, mode: string, detection: Readonly<Record<string, unknown>>): LearningRecord => ({
+  time: new Date().toISOString(),
+  pattern,
+  mode,
+  severity: severityOf(detection["severity"]),
+  profile: typeof detection["profile"] === "string" ? detection["profile"] : "indeterminate",
+  findings: strings(detection["findings"], "title"),
+  interventions: strings(detection["interventions"], "type")
+})
+
+/** Analyses admitted to their CPU-heavy part per event-loop turn (Turns.ts). */
+const ANALYSES_PER_TURN = 8
+
+export const AnalyzeServiceLive = Layer.effect(
+  AnalyzeService,
+  Effect.gen(function*() {
+    const { limits } = yield* AppConfig
+    const catalogue = yield* Catalogue
+    const analyzer = yield* Analyzer
+    const cache = yield* AnalysisCache
+    const home = yield* Home
+    const turns = makeTurns(ANALYSES_PER_TURN)
+    const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
+    const deadline = Effect.timeoutFail({
+      duration: limits.requestTimeout,
+      onTimeout: () =>
+        new Timeout({
+          message: `the analysis exceeded the server-side deadline of ${deadlineSeconds} s; use quick mode or raise SVC_API_REQUEST_TIMEOUT`
+        })
+    })
+
+    const admit = (slug: string, body: Readonly<Record<string, unknown>>) =>
+      Effect.gen(function*() {
+        const entry = catalogue.get(slug)
+        if (entry === undefined) return yield* new InternalError({ message: `pattern ${slug} is registered but not loaded` })
+        const parts = splitBody(body)
+        yield* checkTraceLimits(parts.trace, entry.pattern.code, limits)
+        const mode = yield* resolveMode(parts.mode)
+        return { entry, parts, mode }
+      })
+
+    const prepare = ({ entry, mode, parts }: AdmittedAnalysis) =>
+      Effect.gen(function*() {
+        const model = yield* resolveModel(parts.model)
+        const baseline = yield* resolveBaseline(parts.baseline)
+        const trace = yield* validateTrace(entry.pattern.code, parts.trace)
+        const key = cache.enabled ? cacheKey({ pattern: entry.pattern.code.slug, mode, model, trace: trace.canonical }) : ""
+        return { entry, mode, model, baseline, trace, key }
+      })
+
+    const run = (prepared: PreparedAnalysis, requestId: string) =>
+      Effect.gen(function*() {
+        const { entry, mode, model, baseline, trace } = prepared
+        const slug = entry.pattern.code.slug
+        const deadlineAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(limits.requestTimeout)
+        const compute = analyzer.analyze({ pattern: entry.pattern, mode, model, trace, baseline, requestId }).pipe(
+          // One learnings line per computed detection (a shared run writes it once).
+          Effect.tap((computed) => home.learning(learningOf(slug, mode, computed.detection))),
+          deadline,
+          Effect.locally(RetryDeadline, deadlineAt),
+          Effect.ensuring(Effect.sync(analysesRunning.decrement)),
+          (effect) => Effect.zipRight(Effect.sync(analysesRunning.increment), effect)
+        )
+        const { result, cached } = yield* cache.run(prepared.key, compute).pipe(deadline)
+        // Drift depends on the baseline store, not on the cache key: computed per request.
+        const detection = baseline === null
+          ? result.detection
+          : { ...result.detection, drift: yield* home.baseline(slug, baseline, storedOf(result.detection)) }
+        return { result, detection, cached }
+      }).pipe(Effect.withSpan("AnalyzeService.run", { attributes: { pattern: prepared.entry.pattern.code.slug } }))
+
+    return { pace: turns.turn, admit, prepare, run }
+  })
+)
+

@@ -1,0 +1,68 @@
+/**
+ * Replies to analyze bodies seen before. When a body passes every check, its fingerprint (pattern
+ * + body bytes) is remembered with the cache key it validated to; an identical body later is
+ * answered from the stored detection's prepared response bytes, synchronously, without parsing or
+ * validating again. The edge answers cache hits with it; bounded (LRU) like the cache itself.
+ */
+import { Context, Effect, Layer } from "effect"
+import { createHash } from "node:crypto"
+import type { AnalysisResult } from "../Analysis/Analyzer.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import { AppConfig } from "../Config.js"
+import { Lru } from "../Lru.js"
+import { AnalysisCache } from "./AnalysisCache.js"
+
+export interface CachedReply {
+  readonly bytes: Uint8Array
+  readonly mode: Mode
+}
+
+export interface KnownBody {
+  /** The cache key the body validated to. */
+  readonly key: string
+  readonly mode: Mode
+  /** The response bytes of a stored result (rendered once per stored entry). */
+  readonly render: (result: AnalysisResult) => Uint8Array
+}
+
+export interface CachedRepliesShape {
+  readonly enabled: boolean
+  /** The reply for a known body whose detection is stored (counted as a cache hit), else undefined. */
+  readonly lookup: (slug: string, body: Uint8Array) => CachedReply | undefined
+  /** Remembers a body that passed every check. */
+  readonly remember: (slug: string, body: Uint8Array, known: KnownBody) => void
+}
+
+export class CachedReplies extends Context.Tag("CachedReplies")<CachedReplies, CachedRepliesShape>() {}
+
+const disabled: CachedRepliesShape = { enabled: false, lookup: () => undefined, remember: () => undefined }
+
+export const CachedRepliesLive = Layer.effect(
+  CachedReplies,
+  Effect.gen(function*() {
+    const cache = yield* AnalysisCache
+    const config = yield* AppConfig
+    if (!cache.enabled) return disabled
+    const known = new Lru<string, KnownBody>(config.cache.capacity * 2)
+    // A body is fingerprinted once: the edge's lookup and the handler's remember share it.
+    const fingerprints = new WeakMap<Uint8Array, string>()
+    const fingerprint = (slug: string, body: Uint8Array) => {
+      let print = fingerprints.get(body)
+      if (print === undefined) {
+        print = createHash("sha256").update(slug).update("\u0000").update(body).digest("hex")
+        fingerprints.set(body, print)
+      }
+      return print
+    }
+    return {
+      enabled: true,
+      lookup: (slug, body) => {
+        const entry = known.get(fingerprint(slug, body))
+        if (entry === undefined) return undefined
+        const bytes = cache.hitBytesAt(entry.key, entry.render, cache.now())
+        return bytes === undefined ? undefined : { bytes, mode: entry.mode }
+      },
+      remember: (slug, body, entry) => known.set(fingerprint(slug, body), entry)
+    }
+  })
+)

@@ -1,0 +1,42 @@
+/**
+ * What one pattern is in the HTTP contract: its names, input schema and detection schema, and
+ * nothing that runs. Each `patterns/<slug>/contract.ts` calls `defineContract`; the typed client
+ * and the OpenAPI document import these alone. The pattern's behaviour (its signals) is joined to
+ * its contract in `patterns/<slug>/pattern.ts` (Pattern.ts, `definePattern`).
+ */
+import { Schema } from "effect"
+import { detectionSchema } from "./Detection.js"
+import type { Family } from "./Families.js"
+
+export const Group = Schema.Literal("individual", "team", "organization").annotations({ identifier: "PatternGroup" })
+export type Group = typeof Group.Type
+
+/** Sequence fields and the limit they count against (CATALOGUE.md: `messages` vs the rest). */
+export type SequenceLimit = "steps" | "messages"
+
+export interface PatternSpec<Slug extends string, P extends string, I, IE, H, HE> {
+  readonly slug: Slug
+  /** PascalCase name used for OpenAPI component names, e.g. `Lewin` → `LewinInput`. */
+  readonly name: string
+  readonly friendly: string
+  readonly group: Group
+  readonly summary: string
+  /** Primary citation, short form, e.g. "Lewin 1936; Kelley 1967; Ross 1977". */
+  readonly anchor: string
+  readonly family: Family
+  readonly input: Schema.Schema<I, IE>
+  /** The pattern's profile enum; must include "indeterminate". */
+  readonly profiles: readonly [P, ...Array<P>]
+  readonly headline: Schema.Schema<H, HE>
+  /** Array fields of the input that count against the trace limits. */
+  readonly sequences: ReadonlyArray<string>
+}
+
+export const defineContract = <const Slug extends string, const P extends string, I, IE, H, HE>(
+  spec: PatternSpec<Slug, P, I, IE, H, HE>
+) => ({ spec, detection: detectionSchema(spec.name, spec.profiles, spec.headline) }) as const
+
+export interface PatternContract<Slug extends string, P extends string, I, IE, H, HE, D, DE> {
+  readonly spec: PatternSpec<Slug, P, I, IE, H, HE>
+  readonly detection: Schema.Schema<D, DE>
+}

@@ -1,0 +1,95 @@
+/**
+ * The contract of `POST /v1/analyze/{name}`: one endpoint per pattern with its own request and
+ * detection schema, plus a fallback that answers 404 `unknown_pattern` for any other name.
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Schema } from "effect"
+import type { PatternSpec } from "../Catalogue/Contract.js"
+import { Mode } from "../Catalogue/Resources.js"
+import {
+  AnalyzerErrorWire,
+  AuthMisconfiguredWire,
+  InvalidModeWire,
+  LlmResolutionErrorWire,
+  RateLimitedWire,
+  RequestTooLargeWire,
+  TimeoutWire,
+  UnauthorizedWire,
+  UnknownPatternWire,
+  UnsupportedMediaTypeWire,
+  ValidationErrorWire
+} from "../Errors.js"
+
+export const BaselineId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/)).annotations({
+  identifier: "BaselineId",
+  description: "Id of a stored baseline detection to compare against ([A-Za-z0-9_-]{1,64})."
+})
+
+const options = {
+  mode: Schema.optional(
+    Schema.NullOr(Mode).annotations({ description: "quick, standard (default) or forensic; null counts as absent." })
+  ),
+  model: Schema.optional(
+    Schema.NullOr(Schema.String).annotations({
+      description:
+        "Model to call; a `provider:model` prefix (anthropic:, openai:, local:) selects the provider. Default: the provider's default model."
+    })
+  ),
+  baseline: Schema.optional(BaselineId)
+}
+
+/** Request body: the envelope `{trace, mode?, model?}` or the flat trace with top-level options. */
+export const analyzeRequest = <Slug extends string, P extends string, I, IE, H, HE>(
+  spec: PatternSpec<Slug, P, I, IE, H, HE>
+) =>
+  Schema.Union(
+    Schema.Struct({ trace: spec.input, ...options }).annotations({
+      identifier: `${spec.name}AnalyzeEnvelope`,
+      description: "Envelope body: the trace under `trace`, options beside it."
+    }),
+    Schema.extend(Schema.encodedBoundSchema(spec.input), Schema.Struct(options)).annotations({
+      identifier: `${spec.name}AnalyzeFlat`,
+      description: "Flat body: the trace fields at the top level, options beside them."
+    })
+  ).annotations({
+    identifier: `${spec.name}AnalyzeRequest`,
+    description: `A trace for ${spec.friendly}, flat or in an envelope; both give identical results.`
+  })
+
+/** Response body: the envelope around the pattern's detection. */
+export const analyzeResponse = <Slug extends string, D, DE>(slug: Slug, name: string, detection: Schema.Schema<D, DE>) =>
+  Schema.Struct({
+    pattern: Schema.Literal(slug),
+    mode: Mode,
+    model: Schema.String.annotations({ description: "The model actually called." }),
+    cached: Schema.Boolean.annotations({ description: "True when the detection came from the cache." }),
+    detection
+  }).annotations({ identifier: `${name}AnalyzeResponse`, description: "AnalyzeResponseEnvelope" })
+
+/** One endpoint per pattern: `POST /v1/analyze/<slug>`, named by the slug. */
+export const analyzeEndpoint = <const Slug extends string, P extends string, I, IE, H, HE, D, DE>(definition: {
+  readonly spec: PatternSpec<Slug, P, I, IE, H, HE>
+  readonly detection: Schema.Schema<D, DE>
+}) =>
+  HttpApiEndpoint.post(definition.spec.slug, `/v1/analyze/${definition.spec.slug}`)
+      .setPayload(analyzeRequest(definition.spec))
+      .addSuccess(analyzeResponse(definition.spec.slug, definition.spec.name, definition.detection))
+      .addError(ValidationErrorWire)
+      .addError(InvalidModeWire)
+      .addError(UnauthorizedWire)
+      .addError(RequestTooLargeWire)
+      .addError(UnsupportedMediaTypeWire)
+      .addError(RateLimitedWire)
+      .addError(AuthMisconfiguredWire)
+      .addError(LlmResolutionErrorWire)
+      .addError(AnalyzerErrorWire)
+      .addError(TimeoutWire)
+      .annotate(OpenApi.Summary, `Analyze a trace with ${definition.spec.friendly} (${definition.spec.anchor})`)
+      .annotate(OpenApi.Description, definition.spec.summary)
+
+/** The fallback for names outside the catalogue. */
+export const unknownPatternEndpoint = HttpApiEndpoint.post("unknownPattern", "/v1/analyze/:name")
+  .setPath(Schema.Struct({ name: Schema.String.annotations({ description: "A name that is not in the catalogue." }) }))
+  .addError(UnknownPatternWire)
+  .annotate(OpenApi.Summary, "Any other name: 404 unknown_pattern")

@@ -1,0 +1,161 @@
+/**
+ * Request bodies (DECISIONS §3, STYLE "known traps"), read once, by the edge:
+ * - Content-Length over the limit: 413 before reading a byte (the edge checks it);
+ * - chunked or lying bodies: bytes are counted as they arrive; past the limit they are discarded
+ *   (never buffered) until the body ends, so the client still reads a JSON 413 instead of a reset;
+ * - a body that keeps coming past a hard cap is cut and the connection closed.
+ * Then, for the handlers: the JSON media type (415) and strict UTF-8 JSON objects (400).
+ */
+import { Effect } from "effect"
+import { isUtf8 } from "node:buffer"
+import type { IncomingMessage } from "node:http"
+import { RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
+
+/** Past this many bytes beyond the limit, stop draining and close the connection. */
+const DRAIN_CAP_BYTES = 256 * 1024 * 1024
+/**
+ * A body that declared its length is read into a buffer of that length, allocated up front, up to
+ * this size; larger ones are collected in chunks, so a declared length alone never reserves more.
+ */
+const PREALLOCATE_MAX_BYTES = 8 * 1024 * 1024
+
+/** True for application/json and any +json media type (parameters such as charset allowed). */
+export const isJsonContentType = (header: string | undefined): boolean => {
+  if (header === undefined) return false
+  const media = header.split(";")[0]?.trim().toLowerCase() ?? ""
+  return media === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(media)
+}
+
+interface BodyListeners {
+  readonly data: (chunk: Buffer) => void
+  readonly end: () => void
+  readonly error: () => void
+  /** The client went away before the body ended. */
+  readonly aborted: () => void
+}
+
+/** Listens to a request body's events; returns the function that stops listening. */
+const subscribeBody = (incoming: IncomingMessage, listeners: BodyListeners): (() => void) => {
+  incoming.on("data", listeners.data)
+  incoming.on("end", listeners.end)
+  incoming.on("error", listeners.error)
+  incoming.on("aborted", listeners.aborted)
+  return () => {
+    incoming.off("data", listeners.data)
+    incoming.off("end", listeners.end)
+    incoming.off("error", listeners.error)
+    incoming.off("aborted", listeners.aborted)
+  }
+}
+
+export type BodyOutcome =
+  | { readonly _tag: "Read"; readonly bytes: Uint8Array }
+  | { readonly _tag: "TooLarge" }
+  /** The body could not be read: the client went away or the stream failed. */
+  | { readonly _tag: "Gone" }
+
+/**
+ * Reads a request body under the byte limit and calls `done` once. A body that declared its length
+ * (up to 8 MiB) is read into one buffer of that length; chunked bodies are collected. Past the limit
+ * bytes are discarded (never buffered) until the body ends, so the client still reads a JSON 413;
+ * past a hard cap the stream is paused and the caller closes the connection.
+ */
+export const readBody = (incoming: IncomingMessage, limit: number, done: (outcome: BodyOutcome) => void): void => {
+  const declaredHeader = incoming.headers["content-length"]
+  const declared = declaredHeader === undefined ? Number.NaN : Number(declaredHeader)
+  const preallocated = declared > 0 && declared <= Math.min(limit, PREALLOCATE_MAX_BYTES) ? Buffer.allocUnsafe(declared) : undefined
+  const chunks: Array<Buffer> = []
+  let received = 0
+  let over = false
+  let finished = false
+  const finish = (outcome: BodyOutcome) => {
+    if (finished) return
+    finished = true
+    cleanup()
+    done(outcome)
+  }
+  const onData = (chunk: Buffer) => {
+    if (preallocated !== undefined) {
+      received += chunk.copy(preallocated, received)
+      return
+    }
+    received += chunk.length
+    if (received > limit) {
+      over = true
+      chunks.length = 0
+      if (received > limit + DRAIN_CAP_BYTES) {
+        incoming.pause()
+        finish({ _tag: "TooLarge" })
+      }
+      return
+    }
+    chunks.push(chunk)
+  }
+  const onEnd = () => {
+    if (over) return finish({ _tag: "TooLarge" })
+    const bytes = preallocated === undefined
+      ? Buffer.concat(chunks, received)
+      : new Uint8Array(preallocated.buffer, preallocated.byteOffset, received)
+    finish({ _tag: "Read", bytes })
+  }
+  const onGone = () => finish({ _tag: "Gone" })
+  const cleanup = subscribeBody(incoming, { data: onData, end: onEnd, error: onGone, aborted: onGone })
+}
+
+/** The 413 of a body over SVC_API_MAX_BODY_BYTES. */
+export const bodyTooLarge = (limit: number) =>
+  new RequestTooLarge({
+    message: `request body exceeds ${limit} bytes; raise SVC_API_MAX_BODY_BYTES to accept larger traces`
+  })
+
+/** The 415 of a body that is not sent as JSON. */
+export const requireJson = (contentType: string | undefined): Effect.Effect<void, UnsupportedMediaType> =>
+  isJsonContentType(contentType)
+    ? Effect.void
+    : Effect.fail(
+      new UnsupportedMediaType({
+        message: `send the trace as JSON with Content-Type: application/json (got ${
+          contentType === undefined ? "no Content-Type" : JSON.stringify(contentType.slice(0, 80))
+        })`
+      })
+    )
+
+/**
+ * Strict UTF-8 decoding: invalid sequences are refused, not replaced; a leading byte-order mark is
+ * dropped. (`isUtf8` + `toString` is several times faster than a fatal TextDecoder on large bodies.)
+ */
+const decodeUtf8 = (bytes: Uint8Array): string | undefined => {
+  if (!isUtf8(bytes)) return undefined
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
+
+/** Parses a JSON object body: 400 for bad UTF-8, bad JSON, or anything but an object. */
+export const parseJsonObject = (bytes: Uint8Array): Effect.Effect<Record<string, unknown>, ValidationError> =>
+  Effect.gen(function*() {
+    const text = decodeUtf8(bytes)
+    if (text === undefined) return yield* new ValidationError({ message: "the request body is not valid UTF-8" })
+    if (text.trim().length === 0) return yield* new ValidationError({ message: "the request body is empty; send a JSON object" })
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch (error) {
+      const detail = error instanceof SyntaxError ? error.message : "nesting too deep"
+      return yield* new ValidationError({ message: `the request body is not valid JSON: ${detail.slice(0, 200)}` })
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      return yield* new ValidationError({
+        message: `the request body must be a JSON object (got ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : typeof parsed})`
+      })
+    }
+    return yield* Effect.succeed(objectEntries(parsed))
+  })
+
+/** Copies a parsed object's own entries into a fresh record (no prototype surprises). */
+const objectEntries = (value: object): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [key, entry] of Object.entries(value)) {
+    Object.defineProperty(out, key, { value: entry, enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}

@@ -1,0 +1,161 @@
+/**
+ * The edge: the one request handler of the service, on node's request event. It owns a request's
+ * lifecycle from its first byte to its last, in one place:
+ *
+ *   request id → in flight → guards (auth misconfiguration, rate limit, API key) → prepared
+ *   responses → body under the byte limit → cache hits → the app (HttpApi) with the edge's
+ *   context → on close: HTTP metric, error report, access log, out of flight.
+ *
+ * It answers what needs no Effect machinery itself (refusals, prepared GETs, cache hits), with
+ * the same headers as every response; everything else goes to the app behind it (Forward.ts)
+ * with the security, rate-limit and request-id headers already set on the response. The edge
+ * serves any content type: it only ever adds headers to what the app writes.
+ */
+import { Effect, FiberRef, LogLevel, Runtime } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { CachedReplies } from "../Cache/CachedReplies.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import { AppConfig } from "../Config.js"
+import { type ApiError, errorKinds } from "../Errors.js"
+import { RequestTracker } from "../Lifecycle/Lifecycle.js"
+import { ErrorReporting } from "../Observability/ErrorReporting.js"
+import { type AnalysisStatus, countHttp, recordAnalysis } from "../Observability/Metrics.js"
+import { bodyTooLarge, readBody } from "./Body.js"
+import { headerValue, makeGuards } from "./Guards.js"
+import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
+import { EdgeIncomingMessage, type RequestFailure, requestIdFrom } from "./RequestContext.js"
+import { ANALYZE_PREFIX, routeTemplate } from "./Routes.js"
+import { makeStaticResponses } from "./StaticResponses.js"
+
+/** A node request handler. */
+export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
+
+const SECURITY = Object.entries(SECURITY_HEADERS)
+const SECURITY_FLAT = SECURITY.flat()
+const JSON_TYPE = "application/json"
+const kindByStatus = new Map<number, string>(Object.values(errorKinds).map(({ kind, status }) => [status, kind]))
+
+/** Builds the edge in front of `app` (the HttpApi app as a node handler). */
+export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
+  Effect.gen(function*() {
+    const guards = yield* makeGuards
+    const statics = yield* makeStaticResponses
+    const tracker = yield* RequestTracker
+    const replies = yield* CachedReplies
+    const reporting = yield* ErrorReporting
+    const { limits } = yield* AppConfig
+    const runtime = yield* Effect.runtime<never>()
+    const logs = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
+
+    /** Writes a whole response the edge answers itself. */
+    const send = (
+      response: ServerResponse,
+      status: number,
+      contentType: string,
+      body: Uint8Array | string,
+      requestId: string,
+      extra: Readonly<Record<string, string>>,
+      close: boolean
+    ) => {
+      const headers: Array<string> = ["content-type", contentType, "content-length", String(Buffer.byteLength(body)), ...SECURITY_FLAT]
+      for (const name in extra) headers.push(name, extra[name] ?? "")
+      headers.push("x-request-id", requestId)
+      if (close) headers.push("connection", "close")
+      response.writeHead(status, headers)
+      response.end(body)
+    }
+
+    return (request: IncomingMessage, response: ServerResponse): void => {
+      const startedAt = performance.now()
+      tracker.started()
+      const method = request.method ?? "GET"
+      const path = pathOf(request.url ?? "/")
+      const requestId = requestIdFrom(headerValue(request.headers, "x-request-id"))
+      // An analyze request's pattern label: its slug, or `unknown` (label values stay bounded).
+      const pattern = method === "POST" && path.startsWith(ANALYZE_PREFIX)
+        ? (slugs.has(path.slice(ANALYZE_PREFIX.length)) ? path.slice(ANALYZE_PREFIX.length) : "unknown")
+        : null
+      let failure: RequestFailure | null = null
+
+      response.once("close", () => {
+        // A response that never ended: the client went away first (nginx's 499).
+        const status = response.writableEnded ? response.statusCode : 499
+        countHttp(method.length <= 7 ? method : "OTHER", routeTemplate(method, path), status)
+        if (status >= 500 && status !== 503) {
+          Runtime.runFork(runtime, reporting.report({
+            kind: failure?.kind ?? kindByStatus.get(status) ?? "internal_error",
+            status,
+            message: failure?.message ?? `HTTP ${status}`,
+            requestId,
+            pattern: failure?.pattern ?? pattern,
+            mode: failure?.mode ?? null
+          }))
+        }
+        if (logs) Runtime.runSync(runtime, accessLog(method, path, status, (performance.now() - startedAt) / 1000, requestId))
+        tracker.finished()
+      })
+
+      /** An analyze request the edge answers itself is recorded here (the rest by its handler). */
+      const recordHere = (status: AnalysisStatus, mode: Mode | "unknown" = "unknown") => {
+        if (pattern !== null) recordAnalysis({ surface: "rest", pattern, mode, status }, (performance.now() - startedAt) / 1000)
+      }
+      const refuse = (error: ApiError, close: boolean) => {
+        const reply = errorReply(error)
+        const kind = errorKinds[error._tag].kind
+        failure = { kind, message: error.message, pattern, mode: null }
+        send(response, reply.status, JSON_TYPE, reply.body, requestId, reply.headers, close)
+        recordHere(kind)
+      }
+
+      const guarded = guards.check(request.headers, request.socket.remoteAddress, path)
+      // A refused request may still be sending its body: close rather than read it.
+      if (guarded._tag === "Fail") return refuse(guarded.error, hasUnreadBody(request.headers))
+
+      if (method === "GET") {
+        const prepared = statics.get(path)
+        if (prepared !== undefined) {
+          return send(response, 200, prepared.contentType, prepared.body, requestId, guarded.headers, false)
+        }
+      }
+
+      const handOn = (body: Uint8Array | null) => {
+        for (const [name, value] of SECURITY) response.setHeader(name, value)
+        for (const name in guarded.headers) response.setHeader(name, guarded.headers[name] ?? "")
+        response.setHeader("x-request-id", requestId)
+        if (!(request instanceof EdgeIncomingMessage)) throw new Error("the edge serves its own server's requests only")
+        request.edge = {
+          requestId,
+          startedAt,
+          keyName: guarded.keyName,
+          body,
+          noteFailure: (noted) => {
+            failure ??= noted
+          }
+        }
+        app(request, response)
+      }
+
+      // Bodies are read here, once, for the routes that take one; an unknown pattern's body is
+      // never read (its 404 comes first, DECISIONS §3).
+      if (method !== "POST" || pattern === "unknown" || routeTemplate(method, path) === "unmatched") return handOn(null)
+      if (Number(headerValue(request.headers, "content-length") ?? "0") > limits.maxBodyBytes) {
+        // Refused before a byte is read; the body is still coming, so the connection closes.
+        return refuse(bodyTooLarge(limits.maxBodyBytes), true)
+      }
+      readBody(request, limits.maxBodyBytes, (outcome) => {
+        switch (outcome._tag) {
+          case "TooLarge":
+            return refuse(bodyTooLarge(limits.maxBodyBytes), !request.complete)
+          case "Gone":
+            // Nobody reads an answer; the close handler counts the 499.
+            return recordHere("client_closed")
+          case "Read": {
+            const hit = pattern === null ? undefined : replies.lookup(pattern, outcome.bytes)
+            if (hit === undefined) return handOn(outcome.bytes)
+            send(response, 200, JSON_TYPE, hit.bytes, requestId, { ...guarded.headers, "x-cache": "hit" }, false)
+            return recordHere("cache_hit", hit.mode)
+          }
+        }
+      })
+    }
+  })

@@ -1,0 +1,67 @@
+/**
+ * The app behind the edge: the HttpApi app, given the edge's context of each request (provided
+ * once, going down) and with every failure turned into the documented `{detail:{error,message}}`
+ * response. The edge (Edge.ts) sets headers, counts, logs and reports; nothing of that is here.
+ */
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { Cause, Effect, Option } from "effect"
+import { type ApiError, errorKinds, InternalError, MethodNotAllowed, NotFound, ValidationError } from "../Errors.js"
+import { errorReply, pathOf } from "./Replies.js"
+import { CurrentRequest, EdgeIncomingMessage, type EdgeRequest } from "./RequestContext.js"
+import { allowedMethods } from "./Routes.js"
+
+/** The JSON error response of an ApiError, with the headers its kind requires. */
+export const errorResponse = (error: ApiError): HttpServerResponse.HttpServerResponse => {
+  const reply = errorReply(error)
+  return HttpServerResponse.text(reply.body, { status: reply.status, contentType: "application/json", headers: reply.headers })
+}
+
+const isApiError = (u: unknown): u is ApiError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in errorKinds &&
+  "message" in u && typeof u.message === "string"
+
+/** What a failure of the app is, as a documented error (undefined: the client went away). */
+const failureOf = (cause: Cause.Cause<unknown>, method: string, path: string): ApiError | undefined => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    if (isApiError(error)) return error
+    if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+      const allowed = allowedMethods(path)
+      return allowed.length > 0 && !allowed.includes(method)
+        ? new MethodNotAllowed({ message: `${method} is not allowed on ${path}; use ${allowed.join(", ")}`, allow: allowed.join(", ") })
+        : new NotFound({ message: `no route for ${method} ${path.slice(0, 200)}` })
+    }
+    if (HttpServerError.isServerError(error) && error._tag === "RequestError") {
+      return new ValidationError({ message: "the request could not be read" })
+    }
+  }
+  if (Cause.isInterruptedOnly(cause)) return undefined
+  return new InternalError({ message: "the service failed unexpectedly; the request id identifies it in the logs" })
+}
+
+const respondToFailure = (cause: Cause.Cause<unknown>, method: string, path: string, edge: EdgeRequest) => {
+  const error = failureOf(cause, method, path)
+  // The client went away; nobody reads this response.
+  if (error === undefined) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+  edge.noteFailure({ kind: errorKinds[error._tag].kind, message: error.message, pattern: null, mode: null })
+  const response = Effect.succeed(errorResponse(error))
+  return error._tag === "InternalError" ? Effect.zipRight(Effect.logError("unexpected failure", Cause.pretty(cause)), response) : response
+}
+
+/** The app as the edge hands requests to it (through `NodeHttpServer.makeHandler`). */
+export const behindEdge = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const edge = incoming instanceof EdgeIncomingMessage ? incoming.edge : undefined
+    if (edge === undefined) return Effect.die(new Error("a request reached the app without passing the edge"))
+    return app.pipe(
+      Effect.catchAllCause((cause) => respondToFailure(cause, request.method, pathOf(request.url), edge)),
+      Effect.provideService(CurrentRequest, edge),
+      Effect.annotateLogs("request_id", edge.requestId)
+    )
+  })

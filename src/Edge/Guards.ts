@@ -1,0 +1,131 @@
+/**
+ * The guards every request passes before it reaches the app (DECISIONS §5), in this order:
+ * auth misconfiguration (500) → who is asking (API key name, else client address) → rate limit
+ * (429) → authentication (401). Rate limiting comes before the 401 so that guessing keys costs the
+ * guesser's address its quota. Nothing here reads the request body.
+ * The check is synchronous (time from the Clock the guards were built with, metrics updated in
+ * place): the edge runs it once per request, on node's request event.
+ */
+import { Effect } from "effect"
+import { ApiKeys } from "../Auth/ApiKeys.js"
+import { AppConfig } from "../Config.js"
+import { AuthMisconfigured, RateLimited, Unauthorized } from "../Errors.js"
+import { authFailures, labelled, rateLimitBuckets, rateLimitRejections } from "../Observability/Metrics.js"
+import { clientAddress } from "../RateLimit/ClientAddress.js"
+import { RateLimiter } from "../RateLimit/RateLimiter.js"
+
+const AUTH_EXEMPT = new Set(["/healthz", "/livez", "/readyz", "/metrics", "/openapi.json"])
+const RATE_EXEMPT = new Set(["/healthz", "/readyz", "/livez", "/metrics", "/openapi.json"])
+
+export const isAuthExempt = (path: string) =>
+  AUTH_EXEMPT.has(path) || path === "/docs" || path.startsWith("/docs/") || path === "/redoc" || path.startsWith("/redoc/")
+export const isRateExempt = (path: string) => RATE_EXEMPT.has(path)
+
+/** Request headers as node:http and the Effect platform both hold them (lower-case names). */
+export type HeaderBag = { readonly [name: string]: string | ReadonlyArray<string> | undefined }
+
+/** A header's value when it was sent once (a repeated header is not trusted for anything). */
+export const headerValue = (headers: HeaderBag, name: string): string | undefined => {
+  const value = headers[name]
+  return typeof value === "string" ? value : undefined
+}
+
+/** The key a request presents: `Authorization: Bearer <key>` (preferred) or `X-API-Key: <key>`. */
+export const presentedKey = (headers: HeaderBag): string | undefined => {
+  const authorization = headerValue(headers, "authorization")
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
+    if (match?.[1] !== undefined) return match[1]
+  }
+  const apiKey = headerValue(headers, "x-api-key")
+  return apiKey !== undefined && apiKey.length > 0 ? apiKey.trim() : undefined
+}
+
+export type GuardFailure = Unauthorized | AuthMisconfigured | RateLimited
+
+export type GuardOutcome =
+  /**
+   * `headers`: X-RateLimit-* for the response (empty on exempt paths or without a limit);
+   * `keyName`: the verified key's name, null when none was presented, verified or looked at.
+   */
+  | { readonly _tag: "Pass"; readonly headers: Readonly<Record<string, string>>; readonly keyName: string | null }
+  | { readonly _tag: "Fail"; readonly error: GuardFailure }
+
+export interface GuardsShape {
+  /** Runs the guards for one request, counting it against its rate-limit bucket. */
+  readonly check: (headers: HeaderBag, remoteAddress: string | undefined, path: string) => GuardOutcome
+  /** True when the request would be refused as misconfigured (500); counts nothing. */
+  readonly misconfigured: (path: string) => boolean
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = {}
+const PASS: GuardOutcome = { _tag: "Pass", headers: NO_HEADERS, keyName: null }
+const authFailure = {
+  misconfigured: labelled(authFailures, { reason: "misconfigured" }),
+  missing: labelled(authFailures, { reason: "missing" }),
+  invalid: labelled(authFailures, { reason: "invalid" })
+}
+const bucketsHeld = labelled(rateLimitBuckets, {})
+const rejected = labelled(rateLimitRejections, {})
+
+export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys | RateLimiter> = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const keys = yield* ApiKeys
+  const rateLimiter = yield* RateLimiter
+  const limiter = rateLimiter.enabled ? rateLimiter : undefined
+  const clock = yield* Effect.clock
+  const required = config.auth.required
+
+  const misconfigured = (path: string) => required && !keys.configured() && !isAuthExempt(path)
+
+  const check = (headers: HeaderBag, remoteAddress: string | undefined, path: string): GuardOutcome => {
+    if (misconfigured(path)) {
+      authFailure.misconfigured(1)
+      return {
+        _tag: "Fail",
+        error: new AuthMisconfigured({
+          message: "SVC_API_REQUIRE_AUTH=true but no API keys are configured; set SVC_API_KEYS or SVC_API_KEYS_FILE"
+        })
+      }
+    }
+    const authExempt = isAuthExempt(path)
+    const rateExempt = limiter === undefined || isRateExempt(path)
+    // Nothing to decide (health, probes, metrics): the key is not even looked at.
+    if (authExempt && rateExempt) return PASS
+    const presented = presentedKey(headers)
+    const keyName = presented === undefined ? undefined : keys.verify(presented)
+    let limitHeaders = NO_HEADERS
+    if (limiter !== undefined && !rateExempt) {
+      const bucket = keyName !== undefined
+        ? `key:${keyName}`
+        : `ip:${clientAddress(headerValue(headers, "x-forwarded-for"), remoteAddress, config.trustedProxies)}`
+      const decision = limiter.decide(bucket, clock.unsafeCurrentTimeMillis())
+      bucketsHeld(limiter.size())
+      limitHeaders = { "x-ratelimit-limit": String(decision.limit), "x-ratelimit-remaining": String(decision.remaining) }
+      if (!decision.allowed) {
+        rejected(1)
+        return {
+          _tag: "Fail",
+          error: new RateLimited({
+            message: `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
+            retryAfterSeconds: decision.retryAfterSeconds,
+            limit: decision.limit
+          })
+        }
+      }
+    }
+    if (required && keyName === undefined && !authExempt) {
+      authFailure[presented === undefined ? "missing" : "invalid"](1)
+      return {
+        _tag: "Fail",
+        error: new Unauthorized({
+          message: presented === undefined
+            ? "an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>"
+            : "the API key is not valid"
+        })
+      }
+    }
+    return { _tag: "Pass", headers: limitHeaders, keyName: keyName ?? null }
+  }
+  return { check, misconfigured }
+})

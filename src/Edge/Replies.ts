@@ -1,0 +1,85 @@
+/**
+ * What every response shares, whichever part of the pipeline answers it (the edge itself or the
+ * HttpApi app behind it): security headers, the wire form of errors, the access-log line.
+ */
+import { Effect } from "effect"
+import { type ApiError, errorBody, errorKinds } from "../Errors.js"
+import { type HeaderBag, headerValue } from "./Guards.js"
+
+/** Applied to every response (CSP allows the self-hosted docs pages and nothing else). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "content-security-policy": [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'"
+  ].join("; "),
+  "cross-origin-opener-policy": "same-origin",
+  "cache-control": "no-store"
+}
+
+/** An error as it goes on the wire: status, the headers its kind requires, the JSON body. */
+export interface ErrorReply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = {}
+
+export const errorReply = (error: ApiError): ErrorReply => {
+  const { kind, status } = errorKinds[error._tag]
+  const body = JSON.stringify(errorBody(kind, error.message))
+  switch (error._tag) {
+    case "Unauthorized":
+      return { status, body, headers: { "www-authenticate": 'Bearer realm="svc"' } }
+    case "RateLimited":
+      return {
+        status,
+        body,
+        headers: {
+          "retry-after": String(error.retryAfterSeconds),
+          "x-ratelimit-limit": String(error.limit),
+          "x-ratelimit-remaining": "0"
+        }
+      }
+    case "MethodNotAllowed":
+      return { status, body, headers: { allow: error.allow } }
+    default:
+      return { status, body, headers: NO_HEADERS }
+  }
+}
+
+/** The path of a request target, without its query. */
+export const pathOf = (url: string): string => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/** True when the request announced a body (that a refusal will not read). */
+export const hasUnreadBody = (headers: HeaderBag) => {
+  const length = headerValue(headers, "content-length")
+  return (length !== undefined && length !== "0") || headers["transfer-encoding"] !== undefined
+}
+
+/** The one access-log line of a request. */
+export const accessLog = (method: string, path: string, status: number, seconds: number, requestId: string) =>
+  Effect.logInfo("request").pipe(
+    Effect.annotateLogs({
+      method,
+      path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
+      status,
+      duration_ms: Math.round(seconds * 100_000) / 100,
+      request_id: requestId
+    })
+  )

@@ -1,0 +1,56 @@
+/**
+ * What the edge knows of a request, handed down once to the app behind it. The edge (Edge.ts)
+ * fills it before it passes the request on; the app provides it to its handlers as the
+ * `CurrentRequest` service. Nothing below the edge writes to it: the one way up is `noteFailure`,
+ * by which the app tells the edge why a request failed, for the error report the edge makes when
+ * the response finishes.
+ */
+import { Context } from "effect"
+import { IncomingMessage } from "node:http"
+
+/** Why a request failed, as the part of the app that knows best describes it. */
+export interface RequestFailure {
+  readonly kind: string
+  readonly message: string
+  readonly pattern: string | null
+  readonly mode: string | null
+}
+
+export interface EdgeRequest {
+  readonly requestId: string
+  /** When the edge received the request (performance.now()). */
+  readonly startedAt: number
+  /** The name of the API key the request presented and that verified, else null. */
+  readonly keyName: string | null
+  /** The body the edge read under the byte limit (POSTs to known routes), else null. */
+  readonly body: Uint8Array | null
+  /** Tells the edge why the request failed; the first note counts. */
+  readonly noteFailure: (failure: RequestFailure) => void
+}
+
+const NO_REQUEST: EdgeRequest = {
+  requestId: "none",
+  startedAt: 0,
+  keyName: null,
+  body: null,
+  noteFailure: () => undefined
+}
+
+/** The current request; a reference (with a default) so reading it adds no requirement. */
+export class CurrentRequest extends Context.Reference<CurrentRequest>()("CurrentRequest", {
+  defaultValue: () => NO_REQUEST
+}) {}
+
+/**
+ * node's request object on this server (the `IncomingMessage` option of `http.createServer`),
+ * carrying the edge's context to the app with the request itself.
+ */
+export class EdgeIncomingMessage extends IncomingMessage {
+  edge: EdgeRequest | undefined = undefined
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The client's X-Request-ID when it is 1-128 characters of [A-Za-z0-9._:-], else a fresh one. */
+export const requestIdFrom = (header: string | undefined): string =>
+  header !== undefined && REQUEST_ID.test(header) ? header : crypto.randomUUID()

@@ -1,0 +1,48 @@
+/**
+ * The route table derived from the HttpApi contract, used to tell 404 from 405 and to label
+ * HTTP metrics with bounded route templates.
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import { Api } from "../Api.js"
+
+/** Every analyze path starts so: `/v1/analyze/<pattern>`. */
+export const ANALYZE_PREFIX = "/v1/analyze/"
+
+export interface RouteInfo {
+  readonly method: string
+  readonly template: string
+  readonly pattern: RegExp
+}
+
+const toRegExp = (path: string): RegExp =>
+  new RegExp(`^${path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}$`)
+
+export const routes: ReadonlyArray<RouteInfo> = (() => {
+  const out: Array<RouteInfo> = []
+  HttpApi.reflect(Api, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint }) => {
+      out.push({ method: endpoint.method, template: endpoint.path, pattern: toRegExp(endpoint.path) })
+    }
+  })
+  return out
+})()
+
+/** Methods that exist for a path (empty when the path is unknown). */
+export const allowedMethods = (path: string): Array<string> => {
+  const methods = new Set<string>()
+  for (const route of routes) if (route.pattern.test(path)) methods.add(route.method)
+  if (methods.has("GET")) methods.add("HEAD")
+  return Array.from(methods).sort()
+}
+
+const exact = new Map(routes.filter((route) => !route.template.includes(":")).map((route) => [`${route.method} ${route.template}`, route.template]))
+const parametric = routes.filter((route) => route.template.includes(":"))
+
+/** The route template a request matched, or `unmatched` (keeps metric labels bounded). */
+export const routeTemplate = (method: string, path: string): string => {
+  const hit = exact.get(`${method} ${path}`)
+  if (hit !== undefined) return hit
+  for (const route of parametric) if (route.method === method && route.pattern.test(path)) return route.template
+  return "unmatched"
+}

@@ -1,0 +1,154 @@
+/**
+ * `POST /v1/analyze/{name}` over REST: a thin adapter over AnalyzeService. The body was read by
+ * the edge (under the byte limit); here: 415 not JSON → 400 not a JSON object → intake and run
+ * (AnalyzeService) → the response. Each request it answers is recorded once, with typed labels,
+ * through the analysis recorder; a failure is also noted to the edge for its error report.
+ */
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Cause, Context, Effect, Exit, Layer } from "effect"
+import { type AdmittedAnalysis, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
+import type { AnalysisResult } from "../../Analysis/Analyzer.js"
+import { CachedReplies } from "../../Cache/CachedReplies.js"
+import type { Mode } from "../../Catalogue/Resources.js"
+import {
+  type AnalyzerError,
+  type AuthMisconfigured,
+  errorKinds,
+  type InternalError,
+  type InvalidMode,
+  type LlmResolutionError,
+  type RateLimited,
+  type RequestTooLarge,
+  type Timeout,
+  type Unauthorized,
+  type UnknownPattern,
+  type UnsupportedMediaType,
+  type ValidationError
+} from "../../Errors.js"
+import { parseJsonObject, requireJson } from "../../Edge/Body.js"
+import { CurrentRequest, type EdgeRequest } from "../../Edge/RequestContext.js"
+import { type AnalysisStatus, recordAnalysis } from "../../Observability/Metrics.js"
+import { unknownPattern } from "./CatalogueHttp.js"
+
+type RawRequest = { readonly request: HttpServerRequest.HttpServerRequest }
+
+/** The errors an analyze endpoint declares (AnalyzeContract) plus the API-wide internal error. */
+export type AnalyzeFailure =
+  | ValidationError
+  | InvalidMode
+  | Unauthorized
+  | RequestTooLarge
+  | UnsupportedMediaType
+  | RateLimited
+  | AuthMisconfigured
+  | LlmResolutionError
+  | AnalyzerError
+  | Timeout
+  | InternalError
+
+export interface AnalyzeRestShape {
+  readonly handler: (slug: string) => (request: RawRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, AnalyzeFailure>
+  readonly unknownPattern: (request: { readonly path: { readonly name: string } }) => Effect.Effect<never, UnknownPattern>
+}
+
+export class AnalyzeRest extends Context.Tag("AnalyzeRest")<AnalyzeRest, AnalyzeRestShape>() {}
+
+const encoder = new TextEncoder()
+const EMPTY = new Uint8Array(0)
+
+/** The status label of a finished analysis request. */
+const statusOf = (exit: Exit.Exit<{ readonly cached: boolean }, AnalyzeFailure>): AnalysisStatus =>
+  Exit.match(exit, {
+    onSuccess: (outcome) => (outcome.cached ? "cache_hit" : "ok"),
+    onFailure: (cause) => {
+      if (Cause.isInterruptedOnly(cause)) return "client_closed"
+      const failure = Cause.failureOption(cause)
+      return failure._tag === "Some" ? errorKinds[failure.value._tag].kind : "internal_error"
+    }
+  })
+
+export const AnalyzeRestLive = Layer.effect(
+  AnalyzeRest,
+  Effect.gen(function*() {
+    const service = yield* AnalyzeService
+    const replies = yield* CachedReplies
+
+    /** Records the request once it has an outcome, and notes a failure to the edge. */
+    const settle = (edge: EdgeRequest, slug: string, mode: Mode | "unknown", exit: Exit.Exit<{ readonly cached: boolean }, AnalyzeFailure>) =>
+      Effect.sync(() => {
+        const status = statusOf(exit)
+        recordAnalysis({ surface: "rest", pattern: slug, mode, status }, (performance.now() - edge.startedAt) / 1000)
+        if (exit._tag === "Failure" && status !== "client_closed") {
+          const failure = Cause.failureOption(exit.cause)
+          edge.noteFailure({
+            kind: status,
+            message: failure._tag === "Some" ? failure.value.message : "unexpected failure",
+            pattern: slug,
+            mode: mode === "unknown" ? null : mode
+          })
+        }
+      })
+
+    /** 415, 400, the CPU turn, trace limits and mode: what fails here has no mode yet. */
+    const admit = (slug: string, request: HttpServerRequest.HttpServerRequest, bytes: Uint8Array) =>
+      Effect.gen(function*() {
+        yield* requireJson(request.headers["content-type"])
+        yield* service.pace
+        return yield* service.admit(slug, yield* parseJsonObject(bytes))
+      })
+
+    const prepare = (slug: string, admitted: AdmittedAnalysis, bytes: Uint8Array) =>
+      Effect.gen(function*() {
+        const prepared = yield* service.prepare(admitted)
+        // An identical body later is a cache hit the edge answers from the stored detection.
+        if (replies.enabled && prepared.baseline === null) {
+          const mode = prepared.mode
+          replies.remember(slug, bytes, {
+            key: prepared.key,
+            mode,
+            render: (result: AnalysisResult) =>
+              encoder.encode(JSON.stringify({ pattern: slug, mode, model: result.model, detection: result.detection, cached: true }))
+          })
+        }
+        return prepared
+      })
+
+    const respond = (slug: string, prepared: PreparedAnalysis, outcome: AnalysisOutcome) => {
+      const response = HttpServerResponse.unsafeJson({
+        pattern: slug,
+        mode: prepared.mode,
+        model: outcome.result.model,
+        detection: outcome.detection,
+        cached: outcome.cached
+      })
+      return prepared.key === "" ? response : HttpServerResponse.setHeader(response, "x-cache", outcome.cached ? "hit" : "miss")
+    }
+
+    const handler = (slug: string) => ({ request }: RawRequest) =>
+      Effect.flatMap(CurrentRequest, (edge) => {
+        const bytes = edge.body ?? EMPTY
+        return admit(slug, request, bytes).pipe(
+          Effect.onError((cause) => settle(edge, slug, "unknown", Exit.failCause(cause))),
+          Effect.flatMap((admitted) =>
+            prepare(slug, admitted, bytes).pipe(
+              Effect.flatMap((prepared) =>
+                Effect.map(service.run(prepared, edge.requestId), (outcome) => ({ prepared, outcome, cached: outcome.cached }))
+              ),
+              Effect.onExit((exit) => settle(edge, slug, admitted.mode, exit)),
+              Effect.map(({ prepared, outcome }) => respond(slug, prepared, outcome))
+            )
+          )
+        )
+      })
+
+    return {
+      handler,
+      unknownPattern: ({ path }) =>
+        Effect.flatMap(CurrentRequest, (edge) => {
+          recordAnalysis({ surface: "rest", pattern: "unknown", mode: "unknown", status: "unknown_pattern" }, (performance.now() - edge.startedAt) / 1000)
+          return Effect.fail(unknownPattern(path.name))
+        })
+    }
+  })
+)

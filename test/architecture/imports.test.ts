@@ -1,0 +1,146 @@
+/**
+ * The import graph of src/ keeps its shape (STYLE "Folders point one way"): no cycles, the edge
+ * never reaches the analysis engine, and the contract (what the typed client loads) imports
+ * schemas only. The graph is read with TypeScript's own parser: static imports and re-exports,
+ * type-only or not, and dynamic `import()`s.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { dirname, join, relative, resolve } from "node:path"
+import ts from "typescript"
+
+const repo = resolve(import.meta.dirname, "../..")
+
+interface Edge {
+  readonly to: string
+  /** Erased at run time (`import type`, or every named import is `type`). */
+  readonly typeOnly: boolean
+}
+
+const sourceFiles = (dir: string): Array<string> =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith(".ts") ? [path] : []
+  })
+
+/** Relative imports of a file, resolved to repository paths (`.js` specifiers name `.ts` files). */
+const importsOf = (file: string): Array<Edge> => {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
+  const edges: Array<Edge> = []
+  const add = (specifier: string, typeOnly: boolean) => {
+    if (!specifier.startsWith(".")) return
+    edges.push({ to: relative(repo, resolve(dirname(file), specifier.replace(/\.js$/, ".ts"))), typeOnly })
+  }
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause
+      const named = clause?.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : []
+      const typeOnly = clause !== undefined &&
+        (clause.isTypeOnly || (clause.name === undefined && named.length > 0 && named.every((element) => element.isTypeOnly)))
+      add(node.moduleSpecifier.text, typeOnly)
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+      add(node.moduleSpecifier.text, node.isTypeOnly)
+    } else if (
+      ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      add(node.arguments[0].text, false)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return edges
+}
+
+const graph = new Map<string, Array<Edge>>()
+const load = (file: string) => {
+  if (graph.has(file)) return
+  const edges = importsOf(join(repo, file))
+  graph.set(file, edges)
+  for (const edge of edges) load(edge.to)
+}
+for (const file of sourceFiles(join(repo, "src"))) load(relative(repo, file))
+
+/** Files reachable from `from`, following run-time imports only or every import. */
+const reachable = (from: string, runtimeOnly: boolean): Set<string> => {
+  const seen = new Set<string>()
+  const stack = [from]
+  while (stack.length > 0) {
+    const file = stack.pop()
+    if (file === undefined || seen.has(file)) continue
+    seen.add(file)
+    for (const edge of graph.get(file) ?? []) if (!(runtimeOnly && edge.typeOnly)) stack.push(edge.to)
+  }
+  return seen
+}
+
+/** Strongly connected components with more than one file (or a self-import): the cycles. */
+const cycles = (): Array<Array<string>> => {
+  let index = 0
+  const indices = new Map<string, number>()
+  const low = new Map<string, number>()
+  const onStack = new Set<string>()
+  const stack: Array<string> = []
+  const found: Array<Array<string>> = []
+  const connect = (file: string) => {
+    indices.set(file, index)
+    low.set(file, index)
+    index += 1
+    stack.push(file)
+    onStack.add(file)
+    for (const { to } of graph.get(file) ?? []) {
+      if (!indices.has(to)) {
+        connect(to)
+        low.set(file, Math.min(low.get(file) ?? 0, low.get(to) ?? 0))
+      } else if (onStack.has(to)) {
+        low.set(file, Math.min(low.get(file) ?? 0, indices.get(to) ?? 0))
+      }
+    }
+    if (low.get(file) === indices.get(file)) {
+      const component: Array<string> = []
+      let member: string | undefined
+      do {
+        member = stack.pop()
+        if (member === undefined) break
+        onStack.delete(member)
+        component.push(member)
+      } while (member !== file)
+      const selfImport = (graph.get(file) ?? []).some((edge) => edge.to === file)
+      if (component.length > 1 || selfImport) found.push(component.sort())
+    }
+  }
+  for (const file of graph.keys()) if (!indices.has(file)) connect(file)
+  return found
+}
+
+const under = (folder: string) => (file: string) => file.startsWith(`${folder}/`)
+
+describe("the import graph of src/", () => {
+  it("is read whole (the parser finds the files and their imports)", () => {
+    expect(graph.size).toBeGreaterThan(60)
+    expect(graph.get("src/Http.ts")?.map((edge) => edge.to)).toContain("src/Edge/Server.ts")
+  })
+
+  it("has no import cycle, type-only imports included", () => {
+    expect(cycles()).toEqual([])
+  })
+
+  it("the edge imports nothing from Analysis/, directly, and nothing at run time, transitively", () => {
+    const edgeFiles = Array.from(graph.keys()).filter(under("src/Edge"))
+    expect(edgeFiles.length).toBeGreaterThan(5)
+    const direct = edgeFiles.flatMap((file) => (graph.get(file) ?? []).filter((edge) => under("src/Analysis")(edge.to)).map((edge) => `${file} → ${edge.to}`))
+    expect(direct).toEqual([])
+    const transitive = edgeFiles.flatMap((file) => Array.from(reachable(file, true)).filter(under("src/Analysis")).map((to) => `${file} ⇝ ${to}`))
+    expect(transitive).toEqual([])
+  })
+
+  it("the contract and the client load schemas only: no signals, SignalKit, engine, edge or server code", () => {
+    const loaded = Array.from(reachable("src/Client.ts", false))
+    const forbidden = loaded.filter((file) =>
+      /\/signals\.ts$/.test(file) || file.endsWith("SignalKit.ts") || file.endsWith("src/Catalogue/Pattern.ts") ||
+      ["src/Analysis", "src/Edge", "src/Surfaces", "src/Providers", "src/Cache", "src/Lifecycle", "src/Observability"].some((folder) => under(folder)(file))
+    )
+    expect(forbidden).toEqual([])
+    expect(loaded).toContain("patterns/lewin/contract.ts")
+  })
+})
