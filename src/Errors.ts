@@ -30,9 +30,6 @@ export class AuthMisconfigured extends Schema.TaggedError<AuthMisconfigured>()("
   message: Schema.String
 }) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {}
-export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", {
-  message: Schema.String
-}) {}
 export class LlmResolutionError extends Schema.TaggedError<LlmResolutionError>()("LlmResolutionError", {
   message: Schema.String
 }) {}
@@ -51,7 +48,6 @@ export type ApiError =
   | RateLimited
   | AuthMisconfigured
   | InternalError
-  | ServiceUnavailable
   | LlmResolutionError
   | AnalyzerError
   | Timeout
@@ -71,7 +67,6 @@ export const errorKinds = {
   InternalError: { kind: "internal_error", status: 500 },
   LlmResolutionError: { kind: "llm_resolution_error", status: 502 },
   AnalyzerError: { kind: "analyzer_error", status: 502 },
-  ServiceUnavailable: { kind: "service_unavailable", status: 503 },
   Timeout: { kind: "timeout", status: 504 }
 } as const satisfies Record<ApiError["_tag"], { kind: string; status: number }>
 
@@ -109,13 +104,11 @@ export const InvalidModeWire = wire("InvalidMode", InvalidMode, {})
 export const UnauthorizedWire = wire("Unauthorized", Unauthorized, {})
 export const UnknownPatternWire = wire("UnknownPattern", UnknownPattern, {})
 export const NotFoundWire = wire("NotFound", NotFound, {})
-export const MethodNotAllowedWire = wire("MethodNotAllowed", MethodNotAllowed, { allow: "" })
 export const RequestTooLargeWire = wire("RequestTooLarge", RequestTooLarge, {})
 export const UnsupportedMediaTypeWire = wire("UnsupportedMediaType", UnsupportedMediaType, {})
 export const RateLimitedWire = wire("RateLimited", RateLimited, { retryAfterSeconds: 0, limit: 0 })
 export const AuthMisconfiguredWire = wire("AuthMisconfigured", AuthMisconfigured, {})
 export const InternalErrorWire = wire("InternalError", InternalError, {})
-export const ServiceUnavailableWire = wire("ServiceUnavailable", ServiceUnavailable, {})
 export const LlmResolutionErrorWire = wire("LlmResolutionError", LlmResolutionError, {})
 export const AnalyzerErrorWire = wire("AnalyzerError", AnalyzerError, {})
 export const TimeoutWire = wire("Timeout", Timeout, {})

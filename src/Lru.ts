@@ -24,11 +24,6 @@ export class Lru<K, V> {
     return value
   }
 
-  /** The value of a key without touching its place. */
-  peek(key: K): V | undefined {
-    return this.entries.get(key)
-  }
-
   /** Stores a value as the newest, evicting the oldest entries past the capacity. */
   set(key: K, value: V): void {
     this.entries.delete(key)

@@ -3,14 +3,16 @@ import { Score } from "../../src/Catalogue/Detection.js"
 import { familyFields, NonEmptyText, traceInput, UnitInterval } from "../../src/Catalogue/Families.js"
 import { defineContract } from "../../src/Catalogue/Contract.js"
 
-const Factor = Schema.Literal(
+export const FACTORS = [
   "honesty_humility",
   "emotionality",
   "extraversion",
   "agreeableness",
   "conscientiousness",
   "openness"
-)
+] as const
+
+const Factor = Schema.Literal(...FACTORS)
 
 const targetLevel = (factor: string) =>
   Schema.optional(UnitInterval.annotations({ description: `Desired ${factor} level for this role, 0 (low pole) to 1 (high pole).` }))

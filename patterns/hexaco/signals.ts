@@ -9,15 +9,8 @@
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
 import { type Highlight, ratio, round, signals } from "../../src/Catalogue/SignalKit.js"
+import { FACTORS } from "./contract.js"
 
-export const FACTORS = [
-  "honesty_humility",
-  "emotionality",
-  "extraversion",
-  "agreeableness",
-  "conscientiousness",
-  "openness"
-] as const
 export type Factor = (typeof FACTORS)[number]
 
 export type TargetProfile = { readonly [K in Factor]?: number | undefined }

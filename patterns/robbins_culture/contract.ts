@@ -3,17 +3,17 @@ import { Score } from "../../src/Catalogue/Detection.js"
 import { familyFields, NonEmptyText, traceInput } from "../../src/Catalogue/Families.js"
 import { defineContract } from "../../src/Catalogue/Contract.js"
 
-const Dimension = Schema.Literal(
+export const DIMENSIONS = [
   "innovation",
   "attention_to_detail",
   "outcome_orientation",
   "people_orientation",
   "team_orientation",
   "aggressiveness",
-  "stability",
-  "none",
-  "indeterminate"
-)
+  "stability"
+] as const
+
+const Dimension = Schema.Literal(...DIMENSIONS)
 
 export const contract = defineContract({
   slug: "robbins_culture",

@@ -9,21 +9,13 @@
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
 import { type Highlight, ratio, round, signals } from "../../src/Catalogue/SignalKit.js"
+import { DIMENSIONS } from "./contract.js"
 
 export interface RobbinsTrace {
   readonly observed_behaviors: ReadonlyArray<string>
   readonly task_class: string
 }
 
-export const DIMENSIONS = [
-  "innovation",
-  "attention_to_detail",
-  "outcome_orientation",
-  "people_orientation",
-  "team_orientation",
-  "aggressiveness",
-  "stability"
-] as const
 export type Dimension = (typeof DIMENSIONS)[number]
 
 /** Cues that show a dimension high (`high`) or low (`low`) in an agent's behaviour. */

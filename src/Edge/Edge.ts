@@ -23,7 +23,8 @@ import { type AnalysisStatus, countHttp, recordAnalysis } from "../Observability
 import { bodyTooLarge, readBody } from "./Body.js"
 import { headerValue, makeGuards } from "./Guards.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
-import { EdgeIncomingMessage, type RequestFailure, requestIdFrom } from "./RequestContext.js"
+import type { EdgeIncomingMessage, RequestFailure } from "./RequestContext.js"
+import { requestIdFrom } from "./RequestContext.js"
 import { ANALYZE_PREFIX, routeTemplate } from "./Routes.js"
 import { makeStaticResponses } from "./StaticResponses.js"
 
@@ -65,7 +66,7 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
       response.end(body)
     }
 
-    return (request: IncomingMessage, response: ServerResponse): void => {
+    return (request: EdgeIncomingMessage, response: ServerResponse): void => {
       const startedAt = performance.now()
       tracker.started()
       const method = request.method ?? "GET"
@@ -122,7 +123,6 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
         for (const [name, value] of SECURITY) response.setHeader(name, value)
         for (const name in guarded.headers) response.setHeader(name, guarded.headers[name] ?? "")
         response.setHeader("x-request-id", requestId)
-        if (!(request instanceof EdgeIncomingMessage)) throw new Error("the edge serves its own server's requests only")
         request.edge = {
           requestId,
           startedAt,

@@ -9,7 +9,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Clock, Duration, Effect, FiberRef, Schedule, Stream } from "effect"
+import { Clock, Duration, Effect, Fiber, FiberRef, Schedule } from "effect"
 
 /** The absolute time (ms) by which the current analysis must end. */
 export const RetryDeadline = FiberRef.unsafeMake<number>(Number.POSITIVE_INFINITY)
@@ -59,15 +59,17 @@ const withinDeadline = Schedule.identity<HttpClientError.HttpClientError>().pipe
 )
 
 /**
- * Refuses an answer too large to hold, from its Content-Length: its body is closed after at most
- * one chunk (closing the body stream destroys the connection), and the error names the size and
- * carries an empty stand-in response, so nothing downstream tries to read the refused body.
+ * Refuses an answer too large to hold, from its Content-Length, unread. Its body read is started
+ * and interrupted: the platform aborts a request whose body read is interrupted, which closes the
+ * connection. The error names the size and carries an empty stand-in response, so nothing
+ * downstream tries to read the refused body.
  */
 const refuseOversized = (response: HttpClientResponse.HttpClientResponse) => {
   const declared = Number(response.headers["content-length"] ?? "0")
   if (declared <= MAX_RESPONSE_BYTES) return Effect.succeed(response)
-  return Stream.runHead(response.stream).pipe(
-    Effect.ignore,
+  return Effect.fork(response.arrayBuffer).pipe(
+    Effect.tap(() => Effect.yieldNow()),
+    Effect.flatMap(Fiber.interrupt),
     Effect.zipRight(
       Effect.fail(
         new HttpClientError.ResponseError({
