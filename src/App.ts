@@ -7,6 +7,7 @@ import { Effect, Layer, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
 import { AnalyzerLive } from "./Analysis/Engine.js"
 import { ApiKeysLive } from "./Auth/ApiKeys.js"
+import { ScopesLive } from "./Auth/Scopes.js"
 import { AnalysisCacheLive } from "./Cache/AnalysisCache.js"
 import { CachedRepliesLive } from "./Cache/CachedReplies.js"
 import { CatalogueLive } from "./Catalogue/Catalogue.js"
@@ -29,9 +30,22 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue, HomeFiles]))
   const Cache = AnalysisCacheLive.pipe(Layer.provide(ConfigLive))
   const Replies = CachedRepliesLive.pipe(Layer.provide([ConfigLive, Cache]))
-  const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles]))
+  const Scopes = ScopesLive.pipe(Layer.provide(ConfigLive))
+  const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes]))
   const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
-  return Layer.mergeAll(ConfigLive, Catalogue, Analyses, Cache, Replies, Guards, HomeFiles, ReadinessLive, RequestTrackerLive, MetricsLive)
+  return Layer.mergeAll(
+    ConfigLive,
+    Catalogue,
+    Analyses,
+    Cache,
+    Replies,
+    Scopes,
+    Guards,
+    HomeFiles,
+    ReadinessLive,
+    RequestTrackerLive,
+    MetricsLive
+  )
 }
 
 export const AppLive = (config: AppConfigShape) =>

@@ -58,6 +58,8 @@ export interface AppConfigShape {
     readonly enabled: boolean
     readonly capacity: number
     readonly ttl: Option.Option<Duration.Duration>
+    /** With auth required: hits and single flight per key name (`key`) or across keys (`global`). */
+    readonly scope: "key" | "global"
   }
   readonly lifecycle: {
     readonly drainDelay: Duration.Duration
@@ -139,7 +141,6 @@ export const parseKeyList = (
   source: string
 ): Either.Either<Array<ApiKeyEntry>, string> => {
   const out: Array<ApiKeyEntry> = []
-  const names = new Set<string>()
   const keys = new Set<string>()
   for (const [index, entry] of entries.entries()) {
     const at = entry.indexOf("=")
@@ -149,9 +150,7 @@ export const parseKeyList = (
     const key = entry.slice(at + 1).trim()
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return Either.left(`${where}: key names are 1-64 characters of [A-Za-z0-9_.-]`)
     if (key.length < MIN_KEY_LENGTH) return Either.left(`${where}: keys must be at least ${MIN_KEY_LENGTH} characters`)
-    if (names.has(name)) return Either.left(`${where}: duplicate key name`)
     if (keys.has(key)) return Either.left(`${where}: duplicate key (two names share one key)`)
-    names.add(name)
     keys.add(key)
     out.push({ name, key: Redacted.make(key) })
   }
@@ -250,7 +249,14 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       false
     ),
     capacity: withDefault(parsed("SVC_CACHE_CAPACITY", "a positive integer", integer(1, 100_000_000)), 1024),
-    ttl: Config.option(parsed("SVC_CACHE_TTL_SECONDS", "a positive duration in seconds", parseDuration))
+    ttl: Config.option(parsed("SVC_CACHE_TTL_SECONDS", "a positive duration in seconds", parseDuration)),
+    scope: withDefault(
+      parsed("SVC_CACHE_SCOPE", "key or global", (raw) => {
+        const lower = raw.toLowerCase()
+        return lower === "key" || lower === "global" ? lower : undefined
+      }),
+      "key"
+    )
   }),
   lifecycle: Config.all({
     drainDelay: withDefault(

@@ -30,7 +30,7 @@ describe("configuration", () => {
     expect(Duration.toSeconds(config.limits.requestTimeout)).toBe(120)
     expect(Option.isNone(config.rateLimit)).toBe(true)
     expect(config.trustedProxies).toBe(1)
-    expect(config.cache).toEqual({ enabled: false, capacity: 1024, ttl: Option.none() })
+    expect(config.cache).toEqual({ enabled: false, capacity: 1024, ttl: Option.none(), scope: "key" })
     expect(Duration.toSeconds(config.lifecycle.drainDelay)).toBe(5)
     expect(Duration.toSeconds(config.lifecycle.shutdownGrace)).toBe(20)
     expect(config.auth.required).toBe(false)
@@ -55,6 +55,7 @@ describe("configuration", () => {
     ["SVC_CACHE", "redis", "memory or off"],
     ["SVC_CACHE_CAPACITY", "big", "a positive integer"],
     ["SVC_CACHE_TTL_SECONDS", "soon", "a positive duration"],
+    ["SVC_CACHE_SCOPE", "tenant", "key or global"],
     ["SVC_DRAIN_DELAY_SECONDS", "x", "a duration in seconds"],
     ["SVC_SHUTDOWN_GRACE_SECONDS", "-3", "a duration in seconds"],
     ["SVC_LLM_PROVIDER", "gemini", "one of anthropic, openai, local"],
@@ -73,6 +74,7 @@ describe("configuration", () => {
       SVC_API_REQUEST_TIMEOUT: "90s",
       SVC_CACHE: "memory",
       SVC_CACHE_TTL_SECONDS: "300",
+      SVC_CACHE_SCOPE: "Global",
       SVC_API_KEYS: "ci=abcdefghijklmnop0123,ops=qrstuvwxyzABCDEF4567",
       SVC_LLM_PROVIDER: "local",
       OLLAMA_HOST: "127.0.0.1:11434"
@@ -80,6 +82,8 @@ describe("configuration", () => {
     expect(Option.getOrThrow(config.rateLimit)).toEqual({ requests: 100, windowSeconds: 60 })
     expect(Duration.toSeconds(config.limits.requestTimeout)).toBe(90)
     expect(config.cache.enabled).toBe(true)
+    expect(config.cache.scope).toBe("global")
+    expect(Either.getOrThrow(load({})).cache.scope).toBe("key")
     expect(config.auth.keys.map((k) => k.name)).toEqual(["ci", "ops"])
     expect(Redacted.value(config.auth.keys[0]!.key)).toBe("abcdefghijklmnop0123")
     expect(Option.getOrThrow(config.providers.localHost)).toBe("http://127.0.0.1:11434")
@@ -92,12 +96,15 @@ describe("configuration", () => {
     expect(Option.map(config.providers.openaiKey, Redacted.value)).toEqual(Option.some("sk-b-0123456789"))
   })
 
-  it("refuses short, duplicate and malformed API keys without showing them", () => {
+  it("refuses short, shared and malformed API keys without showing them; a name may hold several keys", () => {
     const short = refused({ SVC_API_KEYS: "ci=short-key" })
     expect(short).toContain("SVC_API_KEYS")
     expect(short).toContain("at least 16 characters")
     expect(short).not.toContain("short-key")
-    expect(refused({ SVC_API_KEYS: "a=abcdefghijklmnop0123,a=qrstuvwxyzABCDEF4567" })).toContain("duplicate key name")
+    // Two keys under one name: the overlap of a rotation, which keeps the name and so its data.
+    const rotating = Either.getOrThrow(load({ SVC_API_KEYS: "a=abcdefghijklmnop0123,a=qrstuvwxyzABCDEF4567" }))
+    expect(rotating.auth.keys.map((entry) => entry.name)).toEqual(["a", "a"])
+    expect(refused({ SVC_API_KEYS: "a=abcdefghijklmnop0123,a=abcdefghijklmnop0123" })).toContain("duplicate key")
     expect(refused({ SVC_API_KEYS: "a=abcdefghijklmnop0123,b=abcdefghijklmnop0123" })).toContain("duplicate key")
     expect(refused({ SVC_API_KEYS: "novalue" })).toContain("<key_name>=<API_KEY>")
   })

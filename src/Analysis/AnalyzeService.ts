@@ -6,6 +6,7 @@
  * and `run`. A surface labels what fails after `admit` with the mode it learned there.
  */
 import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { type RequestScopes, Scopes } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
@@ -38,13 +39,17 @@ export interface AdmittedAnalysis {
   readonly mode: Mode
 }
 
-/** A request that passed intake: what to run, and its cache key ("" with the cache off). */
+/**
+ * A request that passed intake: what to run, whose data it reads and writes, and its cache key
+ * (the cache scope, `/`, the hash of DECISIONS §6; "" with the cache off).
+ */
 export interface PreparedAnalysis {
   readonly entry: CatalogueEntry
   readonly mode: Mode
   readonly model: string | null
   readonly baseline: string | null
   readonly trace: ValidatedTrace
+  readonly scopes: RequestScopes
   readonly key: string
 }
 
@@ -63,7 +68,8 @@ export interface AnalyzeServiceShape {
    */
   readonly pace: Effect.Effect<void>
   readonly admit: (slug: string, body: Readonly<Record<string, unknown>>) => Effect.Effect<AdmittedAnalysis, IntakeFailure>
-  readonly prepare: (admitted: AdmittedAnalysis) => Effect.Effect<PreparedAnalysis, IntakeFailure>
+  /** `keyName`: the caller's verified API key name, null when none (Auth/Scopes.ts). */
+  readonly prepare: (admitted: AdmittedAnalysis, keyName: string | null) => Effect.Effect<PreparedAnalysis, IntakeFailure>
   readonly run: (prepared: PreparedAnalysis, requestId: string) => Effect.Effect<AnalysisOutcome, RunFailure>
 }
 
@@ -113,6 +119,7 @@ export const AnalyzeServiceLive = Layer.effect(
     const analyzer = yield* Analyzer
     const cache = yield* AnalysisCache
     const home = yield* Home
+    const scopesOf = (yield* Scopes).of
     const turns = makeTurns(ANALYSES_PER_TURN)
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
     const deadline = Effect.timeoutFail({
@@ -133,18 +140,23 @@ export const AnalyzeServiceLive = Layer.effect(
         return { entry, parts, mode }
       })
 
-    const prepare = ({ entry, mode, parts }: AdmittedAnalysis) =>
+    const prepare = ({ entry, mode, parts }: AdmittedAnalysis, keyName: string | null) =>
       Effect.gen(function*() {
+        const scopes = scopesOf(keyName)
+        // The guards refuse such a request (401) before it gets here: fail closed if one does.
+        if (scopes === undefined) return yield* new InternalError({ message: "no API key was verified for a request that requires one" })
         const model = yield* resolveModel(parts.model)
         const baseline = yield* resolveBaseline(parts.baseline)
         const trace = yield* validateTrace(entry.pattern.code, parts.trace)
-        const key = cache.enabled ? cacheKey({ pattern: entry.pattern.code.slug, mode, model, trace: trace.canonical }) : ""
-        return { entry, mode, model, baseline, trace, key }
+        const key = cache.enabled
+          ? `${scopes.cache}/${cacheKey({ pattern: entry.pattern.code.slug, mode, model, trace: trace.canonical })}`
+          : ""
+        return { entry, mode, model, baseline, trace, scopes, key }
       })
 
     const run = (prepared: PreparedAnalysis, requestId: string) =>
       Effect.gen(function*() {
-        const { entry, mode, model, baseline, trace } = prepared
+        const { entry, mode, model, baseline, trace, scopes } = prepared
         const slug = entry.pattern.code.slug
         const deadlineAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(limits.requestTimeout)
         const compute = analyzer.analyze({ pattern: entry.pattern, mode, model, trace, baseline, requestId }).pipe(
@@ -159,7 +171,7 @@ export const AnalyzeServiceLive = Layer.effect(
         // Drift depends on the baseline store, not on the cache key: computed per request.
         const detection = baseline === null
           ? result.detection
-          : { ...result.detection, drift: yield* home.baseline(slug, baseline, storedOf(result.detection)) }
+          : { ...result.detection, drift: yield* home.baseline(scopes.data, slug, baseline, storedOf(result.detection)) }
         return { result, detection, cached }
       }).pipe(Effect.withSpan("AnalyzeService.run", { attributes: { pattern: prepared.entry.pattern.code.slug } }))
 

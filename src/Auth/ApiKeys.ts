@@ -2,8 +2,9 @@
  * API keys (SEED §5, DECISIONS §5). Keys come from SVC_API_KEYS and SVC_API_KEYS_FILE, merged;
  * only their SHA-256 digests are kept, and a presented key is compared with every digest in
  * constant time. The key file is re-read when it changes: a bad new file keeps the old keys and
- * logs why (never the keys). Key names are internal: they name rate-limit buckets and never
- * appear in logs, errors, metrics or telemetry.
+ * logs why (never the keys). Key names are internal: they name rate-limit buckets and, with auth
+ * required, data scopes (directories under SVC_HOME: Auth/Scopes.ts), and never appear in logs,
+ * errors, metrics or telemetry.
  */
 import { Context, Data, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -48,15 +49,17 @@ export const parseKeyFile = (text: string, path: string): Either.Either<Array<Ap
     `SVC_API_KEYS_FILE (${path})`
   )
 
-/** Merges the two sources; a name or key present in both is refused. */
+/**
+ * Merges the two sources; a key present in both is refused. A name may hold several keys (within
+ * a source or across both), so a key can be rotated with an overlap and keep its name, and so its
+ * data (Auth/Scopes.ts).
+ */
 export const mergeKeys = (
   fromEnv: ReadonlyArray<ApiKeyEntry>,
   fromFile: ReadonlyArray<ApiKeyEntry>
 ): Either.Either<Array<ApiKeyEntry>, string> => {
-  const names = new Set(fromEnv.map((entry) => entry.name))
   const keys = new Set(fromEnv.map((entry) => Redacted.value(entry.key)))
   for (const entry of fromFile) {
-    if (names.has(entry.name)) return Either.left("SVC_API_KEYS and SVC_API_KEYS_FILE both define a key with the same name")
     if (keys.has(Redacted.value(entry.key))) return Either.left("SVC_API_KEYS and SVC_API_KEYS_FILE share a key")
   }
   return Either.right([...fromEnv, ...fromFile])

@@ -1,6 +1,6 @@
 /**
- * Replies to analyze bodies seen before. When a body passes every check, its fingerprint (pattern
- * + body bytes) is remembered with the cache key it validated to; an identical body later is
+ * Replies to analyze bodies seen before. When a body passes every check, its fingerprint (cache
+ * scope + pattern + body bytes: Auth/Scopes.ts) is remembered with the cache key it validated to; an identical body later is
  * answered from the stored detection's prepared response bytes, synchronously, without parsing or
  * validating again. The edge answers cache hits with it; bounded (LRU) like the cache itself.
  */
@@ -27,10 +27,13 @@ export interface KnownBody {
 
 export interface CachedRepliesShape {
   readonly enabled: boolean
-  /** The reply for a known body whose detection is stored (counted as a cache hit), else undefined. */
-  readonly lookup: (slug: string, body: Uint8Array) => CachedReply | undefined
-  /** Remembers a body that passed every check. */
-  readonly remember: (slug: string, body: Uint8Array, known: KnownBody) => void
+  /**
+   * The reply for a body this cache scope sent before whose detection is stored (counted as a
+   * cache hit), else undefined.
+   */
+  readonly lookup: (scope: string, slug: string, body: Uint8Array) => CachedReply | undefined
+  /** Remembers a body that passed every check, for its cache scope. */
+  readonly remember: (scope: string, slug: string, body: Uint8Array, known: KnownBody) => void
 }
 
 export class CachedReplies extends Context.Tag("CachedReplies")<CachedReplies, CachedRepliesShape>() {}
@@ -45,24 +48,24 @@ export const CachedRepliesLive = Layer.effect(
     if (!cache.enabled) return disabled
     const known = new Lru<string, KnownBody>(config.cache.capacity * 2)
     // A body is fingerprinted once: the edge's lookup and the handler's remember share it.
-    const fingerprints = new WeakMap<Uint8Array, string>()
-    const fingerprint = (slug: string, body: Uint8Array) => {
-      let print = fingerprints.get(body)
-      if (print === undefined) {
-        print = createHash("sha256").update(slug).update("\u0000").update(body).digest("hex")
-        fingerprints.set(body, print)
-      }
+    const fingerprints = new WeakMap<Uint8Array, { readonly of: string; readonly print: string }>()
+    const fingerprint = (scope: string, slug: string, body: Uint8Array) => {
+      const of = `${scope}\u0000${slug}`
+      const memo = fingerprints.get(body)
+      if (memo !== undefined && memo.of === of) return memo.print
+      const print = createHash("sha256").update(of).update("\u0000").update(body).digest("hex")
+      fingerprints.set(body, { of, print })
       return print
     }
     return {
       enabled: true,
-      lookup: (slug, body) => {
-        const entry = known.get(fingerprint(slug, body))
+      lookup: (scope, slug, body) => {
+        const entry = known.get(fingerprint(scope, slug, body))
         if (entry === undefined) return undefined
         const bytes = cache.hitBytesAt(entry.key, entry.render, cache.now())
         return bytes === undefined ? undefined : { bytes, mode: entry.mode }
       },
-      remember: (slug, body, entry) => known.set(fingerprint(slug, body), entry)
+      remember: (scope, slug, body, entry) => known.set(fingerprint(scope, slug, body), entry)
     }
   })
 )

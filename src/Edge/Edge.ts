@@ -13,6 +13,7 @@
  */
 import { Effect, FiberRef, LogLevel, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { Scopes } from "../Auth/Scopes.js"
 import { CachedReplies } from "../Cache/CachedReplies.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
@@ -43,6 +44,7 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
     const statics = yield* makeStaticResponses
     const tracker = yield* RequestTracker
     const replies = yield* CachedReplies
+    const scopes = yield* Scopes
     const reporting = yield* ErrorReporting
     const { limits } = yield* AppConfig
     const runtime = yield* Effect.runtime<never>()
@@ -150,7 +152,8 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
             // Nobody reads an answer; the close handler counts the 499.
             return recordHere("client_closed")
           case "Read": {
-            const hit = pattern === null ? undefined : replies.lookup(pattern, outcome.bytes)
+            const cacheScope = pattern === null ? undefined : scopes.of(guarded.keyName)?.cache
+            const hit = pattern === null || cacheScope === undefined ? undefined : replies.lookup(cacheScope, pattern, outcome.bytes)
             if (hit === undefined) return handOn(outcome.bytes)
             send(response, 200, JSON_TYPE, hit.bytes, requestId, { ...guarded.headers, "x-cache": "hit" }, false)
             return recordHere("cache_hit", hit.mode)

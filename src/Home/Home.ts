@@ -2,7 +2,10 @@
  * The per-instance home directory, SVC_HOME (DECISIONS §9):
  *   telemetry.jsonl   one line per model call (no trace content, no keys)
  *   learnings.jsonl   one line per new (uncached) detection
- *   baselines/<pattern>/<id>.json   stored detections that later runs are compared with
+ *   baselines/<pattern>/<id>.json   stored detections that later runs are compared with (the
+ *                                   shared scope: auth not required)
+ *   scopes/<encoded key name>/baselines/<pattern>/<id>.json   the same, per key (auth required;
+ *                                   Auth/Scopes.ts encodes the name)
  * Lines are buffered and appended whole by a background flusher (never on the request path),
  * files rotate by size, readers skip a torn last line, and an unwritable or full home logs one
  * warning and serving goes on. The buffer is flushed when the service stops.
@@ -10,6 +13,7 @@
 import { Context, Effect, Layer, Option, Schedule } from "effect"
 import { appendFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
+import { type DataScope, encodeScopeName } from "../Auth/Scopes.js"
 import { AppConfig } from "../Config.js"
 
 export const ROTATE_BYTES = 10 * 1024 * 1024
@@ -61,8 +65,11 @@ export interface Drift {
 export interface HomeShape {
   readonly telemetry: (record: TelemetryRecord) => Effect.Effect<void>
   readonly learning: (record: LearningRecord) => Effect.Effect<void>
-  /** Compares with the stored baseline, or records this detection as the baseline when there is none. */
-  readonly baseline: (pattern: string, id: string, detection: StoredDetection & Readonly<Record<string, unknown>>) => Effect.Effect<Drift>
+  /**
+   * Compares with the scope's stored baseline, or records this detection as the scope's baseline
+   * when it has none. No scope reads or writes another's.
+   */
+  readonly baseline: (scope: DataScope, pattern: string, id: string, detection: StoredDetection & Readonly<Record<string, unknown>>) => Effect.Effect<Drift>
   /** Appends everything buffered so far. */
   readonly flush: Effect.Effect<void>
 }
@@ -110,6 +117,10 @@ interface Appender {
   readonly push: (line: string) => void
   readonly flush: Effect.Effect<void>
 }
+
+/** Where a scope's baselines live under SVC_HOME. */
+export const baselinesDir = (home: string, scope: DataScope): string =>
+  scope._tag === "Shared" ? join(home, "baselines") : join(home, "scopes", encodeScopeName(scope.name), "baselines")
 
 export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES) =>
   Effect.gen(function*() {
@@ -160,9 +171,9 @@ export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES) =>
     yield* flush.pipe(Effect.repeat(Schedule.spaced(FLUSH_EVERY)), Effect.forkScoped)
     yield* Effect.addFinalizer(() => flush)
 
-    const baseline: HomeShape["baseline"] = (pattern, id, detection) =>
+    const baseline: HomeShape["baseline"] = (scope, pattern, id, detection) =>
       Effect.gen(function*() {
-        const folder = join(dir, "baselines", pattern)
+        const folder = join(baselinesDir(dir, scope), pattern)
         const path = join(folder, `${id}.json`)
         const stored = yield* Effect.tryPromise(() => readFile(path, "utf8")).pipe(
           Effect.map((text) => {

@@ -98,13 +98,13 @@ export const AnalyzeRestLive = Layer.effect(
         return yield* service.admit(slug, yield* parseJsonObject(bytes))
       })
 
-    const prepare = (slug: string, admitted: AdmittedAnalysis, bytes: Uint8Array) =>
+    const prepare = (slug: string, admitted: AdmittedAnalysis, edge: EdgeRequest, bytes: Uint8Array) =>
       Effect.gen(function*() {
-        const prepared = yield* service.prepare(admitted)
+        const prepared = yield* service.prepare(admitted, edge.keyName)
         // An identical body later is a cache hit the edge answers from the stored detection.
         if (replies.enabled && prepared.baseline === null) {
           const mode = prepared.mode
-          replies.remember(slug, bytes, {
+          replies.remember(prepared.scopes.cache, slug, bytes, {
             key: prepared.key,
             mode,
             render: (result: AnalysisResult) =>
@@ -131,7 +131,7 @@ export const AnalyzeRestLive = Layer.effect(
         return admit(slug, request, bytes).pipe(
           Effect.onError((cause) => settle(edge, slug, "unknown", Exit.failCause(cause))),
           Effect.flatMap((admitted) =>
-            prepare(slug, admitted, bytes).pipe(
+            prepare(slug, admitted, edge, bytes).pipe(
               Effect.flatMap((prepared) =>
                 Effect.map(service.run(prepared, edge.requestId), (outcome) => ({ prepared, outcome, cached: outcome.cached }))
               ),

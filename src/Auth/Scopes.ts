@@ -1,0 +1,76 @@
+/**
+ * Whose data a request reads and writes (DECISIONS §15, issue 12). With SVC_API_REQUIRE_AUTH=true
+ * everything a request stores and later reads back (baselines and their drift) belongs to the
+ * verified API key's name, and so do cache hits and single flight unless SVC_CACHE_SCOPE=global.
+ * Without required auth there is one shared scope, as before. A rotated key keeps its name, so
+ * its data. The scope is part of a store's key (a directory, a key prefix), never of the trace hash.
+ *
+ * Names are encoded by `encodeScopeName` into one path segment / store-key component that no
+ * other name encodes to, on case-sensitive and case-insensitive file systems alike: `.`, `/`,
+ * `:`, `%` and upper-case letters are escaped, so `..` cannot address another scope.
+ */
+import { Context, Effect, Layer } from "effect"
+import { AppConfig } from "../Config.js"
+
+/** The owner of stored data: everyone (auth not required) or one key name. */
+export type DataScope = { readonly _tag: "Shared" } | { readonly _tag: "Key"; readonly name: string }
+
+export const SHARED: DataScope = { _tag: "Shared" }
+
+/** The scopes of one request. */
+export interface RequestScopes {
+  /** Baselines and drift. */
+  readonly data: DataScope
+  /** The prefix of cache and single-flight keys: "shared" or "key:<encoded name>". */
+  readonly cache: string
+}
+
+const literal = (byte: number) =>
+  (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte === 0x5f || byte === 0x2d
+
+const utf8 = new TextEncoder()
+
+/**
+ * Lower-case letters, digits, `_` and `-` stay; every other UTF-8 byte becomes `%XX` (upper-case
+ * hex). Injective; the result never contains `/`, `\`, `:` or `.`, and never differs from another
+ * result by letter case only. The empty name (refused by the key parsers) encodes as `%`, which no
+ * other name encodes to.
+ */
+export const encodeScopeName = (name: string): string => {
+  if (name.length === 0) return "%"
+  let out = ""
+  for (const byte of utf8.encode(name)) {
+    out += literal(byte) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`
+  }
+  return out
+}
+
+/** The cache prefix of a data scope. */
+const cacheTokenOf = (scope: DataScope) => (scope._tag === "Shared" ? "shared" : `key:${encodeScopeName(scope.name)}`)
+
+export interface ScopesShape {
+  /**
+   * The scopes of a request by its verified key's name (null when no key was verified); undefined
+   * when auth is required and no key was verified, which the guards have already refused (401).
+   */
+  readonly of: (keyName: string | null) => RequestScopes | undefined
+}
+
+export class Scopes extends Context.Tag("Scopes")<Scopes, ScopesShape>() {}
+
+export const makeScopes = (options: { readonly authRequired: boolean; readonly cacheScope: "key" | "global" }): ScopesShape => {
+  const shared: RequestScopes = { data: SHARED, cache: cacheTokenOf(SHARED) }
+  return {
+    of: (keyName) => {
+      if (!options.authRequired) return shared
+      if (keyName === null) return undefined
+      const data: DataScope = { _tag: "Key", name: keyName }
+      return { data, cache: options.cacheScope === "global" ? shared.cache : cacheTokenOf(data) }
+    }
+  }
+}
+
+export const ScopesLive = Layer.effect(
+  Scopes,
+  Effect.map(AppConfig, (config) => makeScopes({ authRequired: config.auth.required, cacheScope: config.cache.scope }))
+)
