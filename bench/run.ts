@@ -20,7 +20,7 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
 const KEY = "bench-key-0123456789abcdef"
-/** BENCH_ONLY=startup,static,hit,big,wide,identical runs only those scenarios (default: all). */
+/** BENCH_ONLY=startup,static,hit,big,otlp,wide,identical runs only those scenarios (default: all). */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 /** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
 const SERVICE_FLAGS = (process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ").filter((flag) => flag.length > 0)
@@ -233,6 +233,69 @@ const trace = (steps: number, pad: number, salt: string) => ({
   success: false
 })
 
+/**
+ * An OTLP/JSON ExportTraceServiceRequest of about `bytes`: an agent span over alternating chat
+ * spans (OpenTelemetry GenAI `gen_ai.input.messages` carrying the conversation's last turns, as
+ * instrumentations record them) and execute_tool spans, some failing.
+ */
+const otlpExport = (bytes: number) => {
+  const traceId = "5b8efff798038103d269b633813fc60c"
+  const hex = (n: number) => n.toString(16).padStart(16, "0")
+  const attr = (key: string, value: string | number) =>
+    ({ key, value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value } })
+  const at = (i: number) => String(1_700_000_000_000_000_000n + BigInt(i) * 1_000_000n)
+  const spans: Array<Record<string, unknown>> = [{
+    traceId,
+    spanId: hex(1),
+    name: "invoke_agent ledger",
+    kind: 1,
+    startTimeUnixNano: at(0),
+    endTimeUnixNano: at(1_000_000),
+    attributes: [attr("gen_ai.operation.name", "invoke_agent"), attr("gen_ai.agent.name", "ledger")],
+    status: { code: 2, message: "stopped after repeated ledger errors" }
+  }]
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const note = `invoice ${i} ledger row ${i * 3} amount ${(i * 17.5).toFixed(2)} ${"note ".repeat(60)}`
+    const span: Record<string, unknown> = i % 2 === 0
+      ? {
+        traceId,
+        spanId: hex(i + 2),
+        parentSpanId: hex(1),
+        name: "chat gpt-4o",
+        kind: 3,
+        startTimeUnixNano: at(i * 10 + 1),
+        endTimeUnixNano: at(i * 10 + 5),
+        attributes: [
+          attr("gen_ai.operation.name", "chat"),
+          attr("gen_ai.request.model", "gpt-4o"),
+          attr("gen_ai.input.messages", JSON.stringify([{ role: "user", parts: [{ type: "text", content: `Reconcile ${note}` }] }])),
+          attr("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "tool_call", id: `call_${i}`, name: "lookup", arguments: { invoice: i } }] }]))
+        ],
+        status: { code: 0 }
+      }
+      : {
+        traceId,
+        spanId: hex(i + 2),
+        parentSpanId: hex(1),
+        name: "execute_tool lookup",
+        kind: 1,
+        startTimeUnixNano: at(i * 10 + 6),
+        endTimeUnixNano: at(i * 10 + 9),
+        attributes: [
+          attr("gen_ai.operation.name", "execute_tool"),
+          attr("gen_ai.tool.name", "lookup"),
+          attr("gen_ai.tool.call.id", `call_${i - 1}`),
+          attr("gen_ai.tool.call.result", i % 7 === 1 ? `Error 503: ledger unavailable for ${note}` : `matched ${note}`)
+        ],
+        status: i % 7 === 1 ? { code: 2, message: "ledger unavailable" } : { code: 0 }
+      }
+    spans.push(span)
+    size += JSON.stringify(span).length
+  }
+  return { resourceSpans: [{ resource: { attributes: [attr("service.name", "ledger-agent")] }, scopeSpans: [{ scope: { name: "bench" }, spans }] }] }
+}
+
 /** "200×9990 0:ECONNRESET×10" style summary of the statuses seen (0 = no HTTP answer, with its error). */
 const statusCounts = (results: ReadonlyArray<{ readonly status: number; readonly error?: string }>) => {
   const counts = new Map<string, number>()
@@ -303,6 +366,41 @@ const main = async () => {
     met: bigRatio <= 2.5
   })
   await stop(big)
+
+  // 5b. The same for a 4 MiB OTLP/JSON export (OpenTelemetry GenAI spans): detection,
+  // normalization with history de-duplication, projection, validation and hashing.
+  const otlp = await startService({
+    SVC_API_MAX_TOTAL_CHARS: "8000000",
+    SVC_API_MAX_TRACE_STEPS: "20000",
+    ANTHROPIC_API_KEY: "sk-bench-0123456789",
+    ANTHROPIC_BASE_URL: instant.url
+  })
+  const otlpBody = JSON.stringify(otlpExport(4 * 1024 * 1024))
+  const otlpTimes: Array<number> = []
+  const otlpBase: Array<number> = []
+  if (wants("otlp")) {
+    for (let i = 0; i < 3; i++) {
+      const warm = await post(`${otlp.url}/v1/analyze/lewin`, otlpBody, agent)
+      if (warm.status !== 200) throw new Error(`OTLP analysis answered ${warm.status}`)
+    }
+    for (let r = 0; r < 15; r++) {
+      otlpBase.push((await post(`${baseline.url}/v1/analyze/lewin`, otlpBody, agent)).ms)
+      const s = await post(`${otlp.url}/v1/analyze/lewin`, otlpBody, agent)
+      if (s.status !== 200) throw new Error(`OTLP analysis answered ${s.status}`)
+      otlpTimes.push(s.ms)
+    }
+    const otlpRatio = median(otlpTimes) / median(otlpBase)
+    rows.push({
+      scenario: `POST analyze, OTLP/JSON export (${(Buffer.byteLength(otlpBody) / 1048576).toFixed(2)} MiB), cache miss`,
+      metric: "ms per request",
+      service: round2(median(otlpTimes)),
+      baseline: round2(median(otlpBase)),
+      ratio: round2(otlpRatio),
+      goal: "<= 3x",
+      met: otlpRatio <= 3
+    })
+  }
+  await stop(otlp)
   await stop(service)
   await stop(baseline)
 

@@ -49,6 +49,13 @@ for (const group of groups) {
       p.code.summary,
       "",
       `- **Input family:** \`${p.code.family}\``,
+      `- **Raw traces** (docs/traces.md): ${
+        !p.code.reading.accepts
+          ? `not accepted; ${escape(p.code.reading.needs)}`
+          : p.code.reading.needs.length > 0
+          ? `accepted with hints: ${escape(p.code.reading.needs)}`
+          : `accepted as they are${p.code.derive === undefined ? "" : " (extras derived from the trace by code, or given in `hints`)"}`
+      }`,
       `- **Profiles:** ${p.code.profiles.map((profile) => `\`${profile}\``).join(", ")}`,
       `- **Anchor:** ${p.code.anchor}`,
       `- **Playbooks:** ${p.playbooks.map((entry) => `\`${entry.key}\``).join(", ")}`,

@@ -8,6 +8,7 @@ import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
 import { AnalyzerLive } from "./Analysis/Engine.js"
 import { ApiKeysLive } from "./Auth/ApiKeys.js"
 import { ScopesLive } from "./Auth/Scopes.js"
+import { TraceReaderLive } from "./Traces/TraceReader.js"
 import { AnalysisCacheLive } from "./Cache/AnalysisCache.js"
 import { CachedRepliesLive } from "./Cache/CachedReplies.js"
 import { CatalogueLive } from "./Catalogue/Catalogue.js"
@@ -31,6 +32,7 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const Cache = AnalysisCacheLive.pipe(Layer.provide(ConfigLive))
   const Replies = CachedRepliesLive.pipe(Layer.provide([ConfigLive, Cache]))
   const Scopes = ScopesLive.pipe(Layer.provide(ConfigLive))
+  const Traces = TraceReaderLive.pipe(Layer.provide(ConfigLive))
   const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes]))
   const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
   return Layer.mergeAll(
@@ -40,6 +42,7 @@ export const ResourcesLive = (config: AppConfigShape) => {
     Cache,
     Replies,
     Scopes,
+    Traces,
     Guards,
     HomeFiles,
     ReadinessLive,

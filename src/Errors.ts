@@ -8,6 +8,10 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", { message: Schema.String }) {}
+/** A raw trace in no supported format (DECISIONS §12); the message names the formats and what was seen. */
+export class UnsupportedTraceFormat extends Schema.TaggedError<UnsupportedTraceFormat>()("UnsupportedTraceFormat", {
+  message: Schema.String
+}) {}
 export class InvalidMode extends Schema.TaggedError<InvalidMode>()("InvalidMode", { message: Schema.String }) {}
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {}
 export class UnknownPattern extends Schema.TaggedError<UnknownPattern>()("UnknownPattern", { message: Schema.String }) {}
@@ -38,6 +42,7 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", { message:
 
 export type ApiError =
   | ValidationError
+  | UnsupportedTraceFormat
   | InvalidMode
   | Unauthorized
   | UnknownPattern
@@ -55,6 +60,7 @@ export type ApiError =
 /** The documented kind and status of each error. */
 export const errorKinds = {
   ValidationError: { kind: "validation_error", status: 400 },
+  UnsupportedTraceFormat: { kind: "unsupported_trace_format", status: 400 },
   InvalidMode: { kind: "invalid_mode", status: 400 },
   Unauthorized: { kind: "unauthorized", status: 401 },
   UnknownPattern: { kind: "unknown_pattern", status: 404 },
@@ -100,6 +106,7 @@ const wire = <Tag extends ApiError["_tag"], Self extends { readonly _tag: Tag; r
 }
 
 export const ValidationErrorWire = wire("ValidationError", ValidationError, {})
+export const UnsupportedTraceFormatWire = wire("UnsupportedTraceFormat", UnsupportedTraceFormat, {})
 export const InvalidModeWire = wire("InvalidMode", InvalidMode, {})
 export const UnauthorizedWire = wire("Unauthorized", Unauthorized, {})
 export const UnknownPatternWire = wire("UnknownPattern", UnknownPattern, {})

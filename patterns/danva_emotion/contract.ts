@@ -55,5 +55,9 @@ export const contract = defineContract({
     identifier: "DanvaEmotionHeadline",
     description: "DANVA emotion reading: accuracy, confusion pairs and intensity error (computed without the model)."
   }),
-  sequences: ["items"]
+  sequences: ["items"],
+  traces: {
+    accepts: false,
+    needs: "hints.items: labelled emotion-reading items (the user's message, the true emotion and intensity from ground truth, the emotion the agent inferred), which a run cannot carry."
+  }
 })

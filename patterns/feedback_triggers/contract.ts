@@ -34,9 +34,12 @@ export const contract = defineContract({
         .annotations({ description: "The message log in order; referenced as messages[i]. Mark feedback messages with `is_feedback`." }),
       outcome: familyFields.message_log.outcome,
       success: familyFields.message_log.success,
-      feedback_incorporated: Schema.Boolean.annotations({
-        description: "Whether the feedback given during the run ended up in the final result (judged by the operator, a diff or an eval)."
-      })
+      feedback_incorporated: Schema.optional(
+        Schema.Boolean.annotations({
+          description:
+            "Whether the feedback given during the run ended up in the final result (judged by the operator, a diff or an eval). Optional: without it (a raw trace, say) the model judges it from the later messages."
+        })
+      )
     }
   ),
   profiles: ["truth", "relationship", "identity", "none", "indeterminate"],

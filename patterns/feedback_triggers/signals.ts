@@ -19,7 +19,7 @@ export interface FeedbackMessageLike {
 export interface FeedbackTrace {
   readonly agents: ReadonlyArray<string>
   readonly messages: ReadonlyArray<FeedbackMessageLike>
-  readonly feedback_incorporated: boolean
+  readonly feedback_incorporated?: boolean | undefined
 }
 
 const FEEDBACK_TYPE = /feedback|critique|critic|review|comment|evaluation/i
@@ -182,7 +182,7 @@ export const feedbackTriggerSignals = (trace: FeedbackTrace): Signals => {
       triggered_agents: [...new Set(triggered.map((t) => t.receiver))],
       first_triggered_response: triggered[0] === undefined ? null : ref(triggered[0].i),
       trigger_hint: triggerHint,
-      feedback_incorporated: trace.feedback_incorporated
+      feedback_incorporated: trace.feedback_incorporated ?? null
     },
     highlights
   )

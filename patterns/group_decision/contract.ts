@@ -129,5 +129,9 @@ export const contract = defineContract({
     identifier: "GroupDecisionHeadline",
     description: "Recommended Vroom-Yetton decision process and the protocol that implements it."
   }),
-  sequences: []
+  sequences: [],
+  traces: {
+    accepts: true,
+    needs: "hints.options (the alternatives on the table) and hints.stakes (low, medium, high or critical); the title and the agents are read from the trace."
+  }
 })

@@ -60,5 +60,9 @@ export const contract = defineContract({
       description: "The most consequential thing observers could see and the agent could not, in one sentence; null when there is none."
     })
   }).annotations({ identifier: "JohariHeadline", description: "Johari window: quadrant sizes and self-report accuracy." }),
-  sequences: ["turns"]
+  sequences: ["turns"],
+  traces: {
+    accepts: true,
+    needs: "hints.self_report (the agent's own summary, claims and confidence) when the agent sends no final message in the trace."
+  }
 })

@@ -82,5 +82,9 @@ export const contract = defineContract({
     identifier: "ProcessGainLossHeadline",
     description: "Process gain or loss against the solo baselines, and where the loss came from."
   }),
-  sequences: ["interaction_log"]
+  sequences: ["interaction_log"],
+  traces: {
+    accepts: true,
+    needs: "hints.individual_baselines (each member's solo quality on the same task) and hints.team_result (the team's measured quality); the interaction log is read from the trace."
+  }
 })

@@ -1,5 +1,6 @@
 import { definePattern } from "../../src/Catalogue/Pattern.js"
 import { contract } from "./contract.js"
+import { deriveFromTrace } from "./reading.js"
 import { processGainLossSignals } from "./signals.js"
 
-export const pattern = definePattern(contract, processGainLossSignals)
+export const pattern = definePattern(contract, processGainLossSignals, deriveFromTrace)

@@ -44,5 +44,9 @@ export const contract = defineContract({
     identifier: "ScheinCultureHeadline",
     description: "Schein's three levels read from the agent: artifacts, espoused values, assumptions, and where they misalign."
   }),
-  sequences: ["observed_behaviors"]
+  sequences: ["observed_behaviors"],
+  traces: {
+    accepts: true,
+    needs: "hints.system_prompt (the agent's system prompt, its espoused values) when the trace holds no system prompt of its own."
+  }
 })

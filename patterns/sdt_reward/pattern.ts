@@ -1,5 +1,6 @@
 import { definePattern } from "../../src/Catalogue/Pattern.js"
 import { contract } from "./contract.js"
+import { deriveFromTrace } from "./reading.js"
 import { sdtRewardSignals } from "./signals.js"
 
-export const pattern = definePattern(contract, sdtRewardSignals)
+export const pattern = definePattern(contract, sdtRewardSignals, deriveFromTrace)

@@ -1,5 +1,6 @@
 import { definePattern } from "../../src/Catalogue/Pattern.js"
 import { contract } from "./contract.js"
+import { deriveFromTrace } from "./reading.js"
 import { superflocksSignals } from "./signals.js"
 
-export const pattern = definePattern(contract, superflocksSignals)
+export const pattern = definePattern(contract, superflocksSignals, deriveFromTrace)

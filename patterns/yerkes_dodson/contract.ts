@@ -32,10 +32,27 @@ const Pressure = Schema.Struct({
   ),
   context_fill: Schema.optional(
     UnitInterval.annotations({ description: "Peak share of the model's context window in use during the run, 0..1." })
+  ),
+  observed: Schema.optional(
+    Schema.Struct({
+      retries: Schema.Int.pipe(Schema.nonNegative()).annotations({
+        description: "Tool calls that repeated a call to the same tool after it had failed."
+      }),
+      errors: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "Error events in the run." }),
+      tool_calls: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "Tool calls in the run." }),
+      elapsed_seconds: Schema.optional(
+        Schema.Number.pipe(Schema.nonNegative()).annotations({
+          description: "Time from the first to the last timestamped event, in seconds, when the trace has timestamps."
+        })
+      )
+    }).annotations({
+      description:
+        "The strain a raw trace shows, counted by code (retries, errors, tool calls, elapsed time). It states no limit, so it adds no load of its own: it is reported next to the load as an estimate."
+    })
   )
 }).annotations({
   description:
-    "The pressures the agent ran under. Each part is optional; the load score is computed from the parts given (deadline, budget, retry cap, context fill), and complexity sets the optimal band."
+    "The pressures the agent ran under. Each part is optional; the load score is computed from the parts given (deadline, budget, retry cap, context fill), and complexity sets the optimal band. From a raw trace the limits are read from the set-up's own wording (\"within 10 minutes\", \"at most 3 retries\") and `observed` is counted from the events."
 })
 
 export const contract = defineContract({

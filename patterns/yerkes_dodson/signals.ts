@@ -8,6 +8,8 @@
  * the lower the optimal arousal). The behaviour report is scanned for over-arousal markers
  * (retry loops, skipped checks, shortcuts, truncation) and under-arousal markers (shallow or
  * generic work, premature completion, tools not used).
+ * `pressure.observed` (counted by code from a raw trace) adds no load: it is reported beside the
+ * load as the strain the run showed (retries and errors per tool call), an estimate, not a limit.
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
 import { type Highlight, mean, repeatedIndices, round, signals } from "../../src/Catalogue/SignalKit.js"
@@ -20,6 +22,9 @@ export interface Pressure {
   readonly retry_cap?: { readonly cap: number; readonly used: number } | undefined
   readonly complexity?: Complexity | undefined
   readonly context_fill?: number | undefined
+  readonly observed?:
+    | { readonly retries: number; readonly errors: number; readonly tool_calls: number; readonly elapsed_seconds?: number | undefined }
+    | undefined
 }
 
 export interface YerkesTrace {
@@ -94,6 +99,7 @@ export const yerkesSignals = (trace: YerkesTrace): Signals => {
     ? "under"
     : "mixed"
   const repeats = repeatedIndices(behaviours)
+  const observed = trace.pressure.observed
 
   const highlights: Array<Highlight> = [
     ...over.map((i) => ({ ref: `observed_behaviors[${i}]`, reason: "over-arousal marker (retry loop, shortcut, skipped check, truncation)" })),
@@ -115,6 +121,12 @@ export const yerkesSignals = (trace: YerkesTrace): Signals => {
       load_zone_estimate: zone,
       distance_from_band: load === null ? null : load < band[0] ? round(load - band[0]) : load > band[1] ? round(load - band[1]) : 0,
       budget_unit: trace.pressure.budget?.unit ?? null,
+      pressure_basis: given.length > 0 ? "stated_limits" : observed === undefined ? "none" : "observed_only",
+      observed_retries: observed?.retries ?? null,
+      observed_errors: observed?.errors ?? null,
+      observed_tool_calls: observed?.tool_calls ?? null,
+      observed_elapsed_seconds: observed?.elapsed_seconds ?? null,
+      observed_strain: observed === undefined ? null : round(clamp((observed.retries + observed.errors) / Math.max(1, observed.tool_calls))),
       behaviour_count: behaviours.length,
       over_arousal_markers: over.length,
       under_arousal_markers: under.length,

@@ -20,23 +20,27 @@ import {
   type LlmResolutionError,
   type RequestTooLarge,
   Timeout,
+  type UnsupportedTraceFormat,
   type ValidationError
 } from "../Errors.js"
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
 import { analysesRunning } from "../Observability/Metrics.js"
 import { RetryDeadline } from "../Providers/Retry.js"
+import { detectFormat } from "../Traces/Normalize.js"
 import { type AnalysisResult, Analyzer } from "./Analyzer.js"
-import { type BodyParts, checkTraceLimits, resolveBaseline, resolveMode, resolveModel, splitBody, validateTrace } from "./Intake.js"
+import { type BodyParts, resolveBaseline, resolveFormat, resolveHints, resolveMode, resolveModel, resolveSelect, splitBody } from "./Intake.js"
+import { type AdmittedTrace, admitTrace, type TraceOrigin, validateAdmitted } from "./RawTraces.js"
 import { makeTurns } from "./Turns.js"
 
-export type IntakeFailure = RequestTooLarge | ValidationError | InvalidMode | InternalError
+export type IntakeFailure = RequestTooLarge | ValidationError | UnsupportedTraceFormat | InvalidMode | InternalError
 export type RunFailure = LlmResolutionError | AnalyzerError | Timeout
 
-/** A body within the trace limits, with its effective mode. */
+/** A body within the trace limits, with its effective mode, its trace native or normalized. */
 export interface AdmittedAnalysis {
   readonly entry: CatalogueEntry
   readonly parts: BodyParts
   readonly mode: Mode
+  readonly trace: AdmittedTrace
 }
 
 /**
@@ -49,6 +53,8 @@ export interface PreparedAnalysis {
   readonly model: string | null
   readonly baseline: string | null
   readonly trace: ValidatedTrace
+  /** How a raw trace was read; undefined for the pattern's own shape. */
+  readonly origin: TraceOrigin | undefined
   readonly scopes: RequestScopes
   readonly key: string
 }
@@ -67,7 +73,8 @@ export interface AnalyzeServiceShape {
    * under overload requests queue here, inside their deadline, not in unread sockets (Turns.ts).
    */
   readonly pace: Effect.Effect<void>
-  readonly admit: (slug: string, body: Readonly<Record<string, unknown>>) => Effect.Effect<AdmittedAnalysis, IntakeFailure>
+  /** `body`: the parsed request body, an object or (a raw trace) an array. */
+  readonly admit: (slug: string, body: Record<string, unknown> | Array<unknown>) => Effect.Effect<AdmittedAnalysis, IntakeFailure>
   /** `keyName`: the caller's verified API key name, null when none (Auth/Scopes.ts). */
   readonly prepare: (admitted: AdmittedAnalysis, keyName: string | null) => Effect.Effect<PreparedAnalysis, IntakeFailure>
   readonly run: (prepared: PreparedAnalysis, requestId: string) => Effect.Effect<AnalysisOutcome, RunFailure>
@@ -130,36 +137,46 @@ export const AnalyzeServiceLive = Layer.effect(
         })
     })
 
-    const admit = (slug: string, body: Readonly<Record<string, unknown>>) =>
+    const admit = (slug: string, body: Record<string, unknown> | Array<unknown>) =>
       Effect.gen(function*() {
         const entry = catalogue.get(slug)
         if (entry === undefined) return yield* new InternalError({ message: `pattern ${slug} is registered but not loaded` })
-        const parts = splitBody(body)
-        yield* checkTraceLimits(parts.trace, entry.pattern.code, limits)
+        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined)
+        const format = yield* resolveFormat(parts.format)
+        const select = yield* resolveSelect(parts.select)
+        const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits)
         const mode = yield* resolveMode(parts.mode)
-        return { entry, parts, mode }
+        return { entry, parts, mode, trace }
       })
 
-    const prepare = ({ entry, mode, parts }: AdmittedAnalysis, keyName: string | null) =>
+    const prepare = ({ entry, mode, parts, trace: admitted }: AdmittedAnalysis, keyName: string | null) =>
       Effect.gen(function*() {
         const scopes = scopesOf(keyName)
         // The guards refuse such a request (401) before it gets here: fail closed if one does.
         if (scopes === undefined) return yield* new InternalError({ message: "no API key was verified for a request that requires one" })
         const model = yield* resolveModel(parts.model)
         const baseline = yield* resolveBaseline(parts.baseline)
-        const trace = yield* validateTrace(entry.pattern.code, parts.trace)
-        const key = cache.enabled
-          ? `${scopes.cache}/${cacheKey({ pattern: entry.pattern.code.slug, mode, model, trace: trace.canonical })}`
-          : ""
-        return { entry, mode, model, baseline, trace, scopes, key }
+        const hints = yield* resolveHints(parts.hints)
+        const { trace, origin } = yield* validateAdmitted(entry.pattern.code, admitted, hints)
+        const pattern = entry.pattern.code.slug
+        const key = !cache.enabled
+          ? ""
+          : `${scopes.cache}/${
+            cacheKey(
+              origin === undefined
+                ? { pattern, mode, model, trace: trace.canonical }
+                : { pattern, mode, model, trace: trace.canonical, intake: origin.keyParts }
+            )
+          }`
+        return { entry, mode, model, baseline, trace, origin, scopes, key }
       })
 
     const run = (prepared: PreparedAnalysis, requestId: string) =>
       Effect.gen(function*() {
-        const { entry, mode, model, baseline, trace, scopes } = prepared
+        const { entry, mode, model, baseline, trace, origin, scopes } = prepared
         const slug = entry.pattern.code.slug
         const deadlineAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(limits.requestTimeout)
-        const compute = analyzer.analyze({ pattern: entry.pattern, mode, model, trace, baseline, requestId }).pipe(
+        const compute = analyzer.analyze({ pattern: entry.pattern, mode, model, trace, origin, baseline, requestId }).pipe(
           // One learnings line per computed detection (a shared run writes it once).
           Effect.tap((computed) => home.learning(learningOf(slug, mode, computed.detection))),
           deadline,

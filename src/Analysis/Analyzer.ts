@@ -8,6 +8,7 @@ import type { LoadedPattern } from "../Catalogue/CatalogueLoader.js"
 import type { ValidatedTrace } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
+import type { TraceOrigin } from "./RawTraces.js"
 
 export interface AnalysisRequest {
   readonly pattern: LoadedPattern
@@ -15,6 +16,8 @@ export interface AnalysisRequest {
   /** The model the client asked for (with an optional provider prefix), or null. */
   readonly model: string | null
   readonly trace: ValidatedTrace
+  /** How a raw trace in a supported format was read; undefined for the pattern's own shape. */
+  readonly origin: TraceOrigin | undefined
   readonly baseline: string | null
   readonly requestId: string
 }

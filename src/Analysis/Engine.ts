@@ -28,6 +28,7 @@ import {
   analysisMessage,
   GROUNDING_INSTRUCTIONS,
   groundingMessage,
+  intakeNote,
   repairMessage,
   ROOT_CAUSE_INSTRUCTIONS,
   rootCauseMessage,
@@ -192,6 +193,9 @@ export const AnalyzerLive = Layer.effect(
         const plan = MODE_PLANS[mode]
         const signals: Signals = request.trace.signals()
         const trace = request.trace.canonical
+        const origin = request.origin
+        const derived: ReadonlySet<string> = new Set(origin?.derived ?? [])
+        const originNote = origin === undefined ? undefined : intakeNote(origin)
         const usage: UsageCounter = { calls: 0, inputTokens: 0, outputTokens: 0 }
         /** A model call, measured: metrics and one telemetry line (no trace content, no keys). */
         const generate = (call: ModelCall): Effect.Effect<ModelReply, AnalyzerError> =>
@@ -242,14 +246,14 @@ export const AnalyzerLive = Layer.effect(
         let output: ModelOutputData
         let coverage: { elements_total: number; elements_seen: number; condensed: boolean; chunks: number }
         if (mode === "forensic") {
-          const chunks = chunkTrace(trace, signals, plan.traceChars, plan.elementChars, plan.maxChunks)
+          const chunks = chunkTrace(trace, signals, plan.traceChars, plan.elementChars, plan.maxChunks, derived)
           const views = chunks.views
           const drafts = yield* Effect.forEach(
             views,
             (view, index) =>
               detectionCall(
                 systemPrompt(pattern, pattern.prompts.forensic),
-                analysisMessage(pattern, signals, view, { index, count: views.length })
+                analysisMessage(pattern, signals, view, { index, count: views.length }, originNote)
               ),
             { concurrency: 2 }
           )
@@ -271,7 +275,7 @@ export const AnalyzerLive = Layer.effect(
               decodeVerdicts
             )
           const verified = applyVerdicts(pregrounded, verdicts.verdicts)
-          const overview: RenderedView = renderTrace(trace, signals, plan.traceChars, plan.elementChars)
+          const overview: RenderedView = renderTrace(trace, signals, plan.traceChars, plan.elementChars, derived)
           const rooted = yield* detectionCall(
             systemPrompt(pattern, ROOT_CAUSE_INSTRUCTIONS),
             rootCauseMessage(pattern, verified, signals, overview)
@@ -284,8 +288,11 @@ export const AnalyzerLive = Layer.effect(
             chunks: views.length
           }
         } else {
-          const view = renderTrace(trace, signals, plan.traceChars, plan.elementChars)
-          const draft = yield* detectionCall(systemPrompt(pattern, pattern.prompts[mode]), analysisMessage(pattern, signals, view))
+          const view = renderTrace(trace, signals, plan.traceChars, plan.elementChars, derived)
+          const draft = yield* detectionCall(
+            systemPrompt(pattern, pattern.prompts[mode]),
+            analysisMessage(pattern, signals, view, undefined, originNote)
+          )
           output = mode === "standard"
             ? yield* detectionCall(systemPrompt(pattern, GROUNDING_INSTRUCTIONS), groundingMessage(draft, pattern.playbooks))
             : draft
@@ -302,6 +309,13 @@ export const AnalyzerLive = Layer.effect(
         const finishedAt = yield* Clock.currentTimeMillis
         const detection = {
           ...grounded.output,
+          // Every evidence item of a raw trace points back into it (DECISIONS §12).
+          findings: origin === undefined
+            ? grounded.output.findings
+            : grounded.output.findings.map((finding) => ({
+              ...finding,
+              evidence: finding.evidence.map((item) => ({ ...item, source: origin.sourceOf(item.ref) }))
+            })),
           handoff: handoffFor(pattern, grounded.output.profile, grounded.output.interventions),
           signals,
           evidence_check: grounded.check,
@@ -313,7 +327,18 @@ export const AnalyzerLive = Layer.effect(
             elapsed_ms: finishedAt - startedAt
           },
           drift: null,
-          generated_at: new Date(finishedAt).toISOString()
+          generated_at: new Date(finishedAt).toISOString(),
+          ...(origin === undefined ? {} : {
+            intake: {
+              format: origin.format,
+              trace_id: origin.traceId,
+              events: origin.events,
+              skipped: origin.skipped,
+              success: origin.success,
+              derived: origin.derived,
+              hints: origin.hinted
+            }
+          })
         }
         return { model: target.model, detection }
       }).pipe(Effect.withSpan("Analyzer.analyze", { attributes: { pattern: request.pattern.code.slug, mode: request.mode } }))

@@ -9,31 +9,82 @@ import { Mode } from "../Catalogue/Resources.js"
 import { BaselineId } from "../Contract/AnalyzeContract.js"
 import type { AppConfigShape } from "../Config.js"
 import { InvalidMode, RequestTooLarge, ValidationError } from "../Errors.js"
+import { FORMATS, FormatOption } from "../Traces/Model.js"
 
 export const MAX_NESTING_DEPTH = 64
 const OPTION_KEYS = new Set(["mode", "model", "baseline"])
 const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"])
 
 export interface BodyParts {
-  readonly trace: Record<string, unknown>
+  /** The trace: the pattern's own shape (an object) or a raw trace in a supported format. */
+  readonly trace: unknown
+  /** True when the body itself was a raw trace (an array, or recognisably a format): no options. */
+  readonly raw: boolean
   readonly mode: unknown
   readonly model: unknown
   readonly baseline: unknown
+  readonly format: unknown
+  readonly select: unknown
+  readonly hints: unknown
 }
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** Envelope when `trace` is an object; otherwise the flat body minus the option keys. */
-export const splitBody = (body: Record<string, unknown>): BodyParts => {
+/**
+ * The three body forms (DECISIONS §3, §12): a raw trace as it is (an array, or an object
+ * recognisably in a supported format: its own `model`, `mode` or `trace` fields are trace data,
+ * never options); the envelope `{trace, mode?, model?, baseline?, format?, select?, hints?}` when
+ * `trace` is an object or an array; otherwise the flat native trace minus the option keys.
+ */
+export const splitBody = (body: Record<string, unknown> | Array<unknown>, recognised: (body: unknown) => boolean): BodyParts => {
+  const none = { mode: undefined, model: undefined, baseline: undefined, format: undefined, select: undefined, hints: undefined }
+  if (Array.isArray(body) || recognised(body)) return { trace: body, raw: true, ...none }
   const envelopeTrace = body["trace"]
-  if (isRecord(envelopeTrace)) {
-    return { trace: envelopeTrace, mode: body["mode"], model: body["model"], baseline: body["baseline"] }
+  if (isRecord(envelopeTrace) || Array.isArray(envelopeTrace)) {
+    return {
+      trace: envelopeTrace,
+      raw: false,
+      mode: body["mode"],
+      model: body["model"],
+      baseline: body["baseline"],
+      format: body["format"],
+      select: body["select"],
+      hints: body["hints"]
+    }
   }
   const trace: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(body)) {
     if (!OPTION_KEYS.has(key)) trace[key] = value
   }
-  return { trace, mode: body["mode"], model: body["model"], baseline: body["baseline"] }
+  return { ...none, trace, raw: false, mode: body["mode"], model: body["model"], baseline: body["baseline"] }
+}
+
+const isFormatOption = Schema.is(FormatOption)
+
+/** `format` absent or null means auto. */
+export const resolveFormat = (format: unknown): Either.Either<FormatOption, ValidationError> => {
+  if (format === undefined || format === null) return Either.right("auto")
+  if (isFormatOption(format)) return Either.right(format)
+  return Either.left(
+    new ValidationError({ message: `format must be one of auto, ${FORMATS.join(", ")} (got ${JSON.stringify(String(format).slice(0, 40))})` })
+  )
+}
+
+/** `hints`: an object of the pattern's extra input fields, absent by default. */
+export const resolveHints = (hints: unknown): Either.Either<Readonly<Record<string, unknown>>, ValidationError> => {
+  if (hints === undefined || hints === null) return Either.right({})
+  if (!isRecord(hints)) return Either.left(new ValidationError({ message: "hints must be an object of the pattern's extra input fields" }))
+  const safe: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(hints)) if (!UNSAFE_KEYS.has(key)) safe[key] = value
+  return Either.right(safe)
+}
+
+/** `select`: a trace id or an index, when a body holds several traces. */
+export const resolveSelect = (select: unknown): Either.Either<string | number | undefined, ValidationError> => {
+  if (select === undefined || select === null) return Either.right(undefined)
+  if (typeof select === "string" && select.length > 0 && select.length <= 256) return Either.right(select)
+  if (typeof select === "number" && Number.isInteger(select) && select >= 0) return Either.right(select)
+  return Either.left(new ValidationError({ message: "select must be a trace id (a string) or an index (an integer >= 0)" }))
 }
 
 export type Limits = AppConfigShape["limits"]

@@ -111,14 +111,31 @@ export const analysisMessage = (
   pattern: LoadedPattern,
   signals: Signals,
   view: RenderedView,
-  chunk?: { readonly index: number; readonly count: number }
+  chunk?: { readonly index: number; readonly count: number },
+  origin?: string
 ) =>
   [
     `Analyse this agent run with the ${pattern.code.friendly} pattern.`,
+    ...(origin === undefined ? [] : [origin]),
     signalsBlock(signals),
     coverageNote(view, chunk),
     fence(view.lines)
   ].join("\n\n")
+
+/** How a raw trace was read, for the model: its format, and what it does not say. */
+export const intakeNote = (origin: {
+  readonly format: string
+  readonly events: number
+  readonly success: boolean | null
+  readonly derived: ReadonlyArray<string>
+}) =>
+  [
+    `The trace was exported by the team's tooling (${origin.format}) and normalized to ${origin.events} events, one numbered element per event.`,
+    origin.success === null ? "The trace does not say whether the run met its task: do not assume either." : "",
+    origin.derived.length > 0
+      ? `The fields ${origin.derived.join(", ")} were derived from the trace by code: they are estimates, shown after the trace and marked as derived.`
+      : ""
+  ].filter((line) => line.length > 0).join(" ")
 
 export const GROUNDING_INSTRUCTIONS = `Ground the interventions in the playbooks. You receive the detection from the analysis pass
 and the pattern's playbooks in full. Return the whole detection again with:

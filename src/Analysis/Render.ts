@@ -24,6 +24,8 @@ export interface RenderedView {
   readonly condensed: boolean
 }
 
+const NONE: ReadonlySet<string> = new Set()
+
 /** Fields that are never shown to the model (free-form, not analysed). */
 const HIDDEN_FIELDS = new Set(["metadata"])
 const HEAD_TAIL = 8
@@ -70,13 +72,30 @@ const unit = (ref: string, sequence: string | undefined, index: number, value: u
   }
 }
 
-/** Splits a canonical trace into numbered units, in field order; nothing is rendered yet. */
-export const traceUnits = (trace: Readonly<Record<string, unknown>>, elementCap: number): Array<Unit> => {
+const DERIVED_NOTE = "(derived by code from the trace: an estimate, not stated by the trace or the operator) "
+
+/**
+ * Splits a canonical trace into numbered units, in field order; nothing is rendered yet. Fields
+ * derived by code from a raw trace come last, each line named as derived.
+ */
+export const traceUnits = (
+  trace: Readonly<Record<string, unknown>>,
+  elementCap: number,
+  derived: ReadonlySet<string> = NONE
+): Array<Unit> => {
   const units: Array<Unit> = []
-  for (const [field, value] of Object.entries(trace)) {
-    if (HIDDEN_FIELDS.has(field) || value === undefined) continue
+  const fields = Object.entries(trace)
+  const ordered = derived.size === 0
+    ? fields
+    : [...fields.filter(([field]) => !derived.has(field)), ...fields.filter(([field]) => derived.has(field))]
+  for (const [field, raw] of ordered) {
+    if (HIDDEN_FIELDS.has(field) || raw === undefined) continue
+    const value = derived.has(field) && !Array.isArray(raw) ? { derived: DERIVED_NOTE.trim(), value: raw } : raw
     if (Array.isArray(value)) {
-      value.forEach((element, index) => units.push(unit(`${field}[${index}]`, field, index, element, elementCap)))
+      const note = derived.has(field) ? DERIVED_NOTE : ""
+      value.forEach((element, index) =>
+        units.push(unit(`${field}[${index}]`, field, index, note === "" ? element : { derived: note.trim(), value: element }, elementCap))
+      )
     } else {
       units.push(unit(field, undefined, 0, value, elementCap))
     }
@@ -164,9 +183,10 @@ export const renderTrace = (
   trace: Readonly<Record<string, unknown>>,
   signals: Signals,
   budget: number,
-  elementCap: number
+  elementCap: number,
+  derived: ReadonlySet<string> = NONE
 ): RenderedView => {
-  const units = traceUnits(trace, elementCap)
+  const units = traceUnits(trace, elementCap, derived)
   const total = units.reduce((sum, unit) => sum + costOf(unit), 0)
   const chosen = total <= budget ? new Set(units.map((_, i) => i)) : selectUnits(units, signals, budget)
   return {
@@ -186,9 +206,10 @@ export const chunkTrace = (
   signals: Signals,
   budget: number,
   elementCap: number,
-  maxChunks: number
+  maxChunks: number,
+  derived: ReadonlySet<string> = NONE
 ): { readonly views: Array<RenderedView>; readonly elementsSeen: number; readonly elementsTotal: number } => {
-  const units = traceUnits(trace, elementCap)
+  const units = traceUnits(trace, elementCap, derived)
   const scalars = units.filter((unit) => unit.sequence === undefined)
   const elements = units.filter((unit) => unit.sequence !== undefined)
   const scalarCost = scalars.reduce((sum, unit) => sum + costOf(unit), 0)

@@ -1,7 +1,9 @@
 /**
  * The cache key (DECISIONS §6): SHA-256 of the canonical JSON (keys sorted, no spaces, RFC 8785
  * style) of {pattern, mode (effective), model (requested or null), trace (validated)}. Flat and
- * envelope bodies, and any key order inside the trace, give the same key.
+ * envelope bodies, and any key order inside the trace, give the same key. For a raw trace in a
+ * supported format (DECISIONS §12) the key also covers `intake`: the format, the selected trace
+ * normalized with its source pointers, and the hints.
  */
 import { createHash } from "node:crypto"
 
@@ -24,4 +26,5 @@ export const cacheKey = (parts: {
   readonly mode: string
   readonly model: string | null
   readonly trace: unknown
+  readonly intake?: unknown
 }): string => createHash("sha256").update(canonicalJson(parts)).digest("hex")

@@ -73,6 +73,8 @@ export const makeRecord = (code: PatternCode): PatternRecord => ({
   summary: code.summary,
   anchor: code.anchor,
   input_shape: code.family,
+  accepts_traces: code.reading.accepts,
+  needs: code.reading.needs,
   modes: ["quick", "standard", "forensic"],
   analyze_url: `/v1/analyze/${code.slug}`,
   resources: {

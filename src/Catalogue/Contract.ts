@@ -5,6 +5,7 @@
  * its contract in `patterns/<slug>/pattern.ts` (Pattern.ts, `definePattern`).
  */
 import { Schema } from "effect"
+import type { TraceReading } from "../Traces/Reading.js"
 import { detectionSchema } from "./Detection.js"
 import type { Family } from "./Families.js"
 
@@ -30,6 +31,11 @@ export interface PatternSpec<Slug extends string, P extends string, I, IE, H, HE
   readonly headline: Schema.Schema<H, HE>
   /** Array fields of the input that count against the trace limits. */
   readonly sequences: ReadonlyArray<string>
+  /**
+   * How the pattern takes a raw trace in a supported format (DECISIONS §12); absent: it takes any
+   * trace with nothing more (its extras are derived by code or optional).
+   */
+  readonly traces?: TraceReading
 }
 
 export const defineContract = <const Slug extends string, const P extends string, I, IE, H, HE>(

@@ -40,6 +40,17 @@ export const Evidence = Schema.Struct({
 }).annotations({ identifier: "Evidence", description: "A verbatim quote from one numbered trace element." })
 export type Evidence = typeof Evidence.Type
 
+/** Evidence as the service returns it: with `source` when the trace was read from a supported format. */
+export const DetectedEvidence = Schema.Struct({
+  ...Evidence.fields,
+  source: Schema.optional(
+    Schema.String.annotations({
+      description:
+        "Where the cited element came from in the submitted raw trace: `span:<id>`, `messages[3]`, `run:<id>`, `event:<id>`, ...; `derived:<field>` for a value derived by code, `hints.<field>` for one given in hints. Present on every item when the trace was sent in a supported format (DECISIONS §12)."
+    })
+  )
+}).annotations({ identifier: "DetectedEvidence", description: "A verbatim quote from one trace element, with its source in a raw trace." })
+
 export const Finding = Schema.Struct({
   id: Schema.String.annotations({ description: "Short stable identifier of the finding, e.g. `f1`." }),
   title: Schema.String.annotations({ description: "One-line name of the failure mode found." }),
@@ -54,6 +65,28 @@ export const Finding = Schema.Struct({
   })
 }).annotations({ identifier: "Finding", description: "One failure mode found in the trace, with its evidence." })
 export type Finding = typeof Finding.Type
+
+export const DetectedFinding = Schema.Struct({
+  ...Finding.fields,
+  evidence: Schema.Array(DetectedEvidence).annotations({ description: "Verbatim quotes that support the finding, each checked by the server." })
+}).annotations({ identifier: "DetectedFinding", description: "One failure mode found in the trace, with its checked evidence." })
+
+export const TraceIntake = Schema.Struct({
+  format: Schema.String.annotations({ description: "The format the trace was read as (otel, openinference, openai, ...)." }),
+  trace_id: Schema.NullOr(Schema.String).annotations({ description: "The analysed trace's id in its source, when it has one." }),
+  events: Schema.Int.annotations({ description: "Events of the normalized trace (history de-duplicated)." }),
+  skipped: Schema.Int.annotations({ description: "Records of the input that were not read (malformed, unknown types, dataset labels)." }),
+  success: Schema.NullOr(Schema.Boolean).annotations({
+    description: "Whether the run met its task, as the trace says; null when it does not say (the analysis then does not assume either)."
+  }),
+  derived: Schema.Array(Schema.String).annotations({
+    description: "Input fields derived by code from the trace: estimates, named as derived in the prompt."
+  }),
+  hints: Schema.Array(Schema.String).annotations({ description: "Input fields given in `hints`." })
+}).annotations({
+  identifier: "TraceIntake",
+  description: "How a raw trace in a supported format was read for this analysis; present only for such traces."
+})
 
 export const InterventionType = Schema.Literal(
   "prompt",
@@ -175,11 +208,13 @@ export const detectionSchema = <P extends string, H, HE>(
 ) =>
   Schema.Struct({
     ...modelOutputSchema(name, profiles, headline).fields,
+    findings: Schema.Array(DetectedFinding),
     handoff: Handoff,
     signals: Signals,
     evidence_check: EvidenceCheck,
     coverage: Coverage,
     usage: Usage,
     drift: Schema.NullOr(Drift),
-    generated_at: Schema.String.annotations({ description: "ISO-8601 time the detection was produced." })
+    generated_at: Schema.String.annotations({ description: "ISO-8601 time the detection was produced." }),
+    intake: Schema.optional(TraceIntake)
   }).annotations({ identifier: `${name}Detection`, description: `Detection of the ${name} pattern.` })

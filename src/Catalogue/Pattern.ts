@@ -5,10 +5,11 @@
  * start-up by `CatalogueLoader`. The engine treats every pattern the same way: it never looks at a
  * slug to decide what to do.
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema, SchemaAST } from "effect"
 import { type JsonValue, structuredOutputSchema } from "../Providers/JsonSchema.js"
 import type { Group, PatternContract, SequenceLimit } from "./Contract.js"
 import { modelOutputSchema, type Signals } from "./Detection.js"
+import { type DeriveFromTrace, READS_ANY_TRACE, type TraceReading } from "../Traces/Reading.js"
 import type { Family } from "./Families.js"
 
 /** The type-erased view of a pattern that the engine, loader and guards use. */
@@ -22,6 +23,12 @@ export interface PatternCode {
   readonly family: Family
   readonly profiles: ReadonlyArray<string>
   readonly sequences: ReadonlyArray<{ readonly field: string; readonly limit: SequenceLimit }>
+  /** The top-level fields of its input shape as clients send it (`task`, `goal`, `steps`, ...). */
+  readonly inputFields: ReadonlySet<string>
+  /** Whether and how it takes a raw trace (DECISIONS §12). */
+  readonly reading: TraceReading
+  /** Derives the extras a raw trace cannot state (Traces/Reading.ts); undefined when none. */
+  readonly derive: DeriveFromTrace | undefined
   /** Validates an untrusted trace; on success returns its canonical encoded form and signals. */
   readonly validate: (trace: unknown) => Either.Either<ValidatedTrace, ParseResult.ParseError>
   /** Validates model output against this pattern's model-output schema. */
@@ -72,7 +79,8 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
  */
 export const definePattern = <const Slug extends string, const P extends string, I, IE, H, HE, D, DE>(
   contract: PatternContract<Slug, P, I, IE, H, HE, D, DE>,
-  signals: (trace: I) => Signals
+  signals: (trace: I) => Signals,
+  derive?: DeriveFromTrace
 ) => {
   const { spec, detection } = contract
   const modelOutput = modelOutputSchema(spec.name, spec.profiles, spec.headline)
@@ -90,6 +98,13 @@ export const definePattern = <const Slug extends string, const P extends string,
     family: spec.family,
     profiles: spec.profiles,
     sequences: spec.sequences.map((field) => ({ field, limit: field === "messages" ? "messages" : "steps" })),
+    inputFields: new Set(
+      SchemaAST.getPropertySignatures(Schema.encodedSchema(spec.input).ast).flatMap((signature) =>
+        typeof signature.name === "string" ? [signature.name] : []
+      )
+    ),
+    reading: spec.traces ?? READS_ANY_TRACE,
+    derive,
     // The decoded trace is the canonical form: aliases resolved, defaults applied, unknown
     // fields dropped, and plain JSON (the input schemas have no class or date transformations).
     validate: (trace) =>

@@ -110,6 +110,12 @@ export const PatternRecord = Schema.Struct({
   summary: Schema.String,
   anchor: Schema.String.annotations({ description: "Primary citation, short form." }),
   input_shape: Family,
+  accepts_traces: Schema.Boolean.annotations({
+    description: "True when the pattern takes a raw trace in any supported format (DECISIONS §12), not only its own input shape."
+  }),
+  needs: Schema.String.annotations({
+    description: "What a raw trace must be accompanied by (in `hints`), in words; empty when a trace alone is enough."
+  }),
   modes: Schema.Array(Mode),
   analyze_url: Schema.String,
   resources: Schema.Struct({ playbooks: Schema.String, citations: Schema.String, composition: Schema.String })

@@ -7,6 +7,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import type { PatternSpec } from "../Catalogue/Contract.js"
 import { Mode } from "../Catalogue/Resources.js"
+import { FormatOption } from "../Traces/Model.js"
 import {
   AnalyzerErrorWire,
   AuthMisconfiguredWire,
@@ -18,6 +19,7 @@ import {
   UnauthorizedWire,
   UnknownPatternWire,
   UnsupportedMediaTypeWire,
+  UnsupportedTraceFormatWire,
   ValidationErrorWire
 } from "../Errors.js"
 
@@ -39,22 +41,57 @@ const options = {
   baseline: Schema.optional(BaselineId)
 }
 
-/** Request body: the envelope `{trace, mode?, model?}` or the flat trace with top-level options. */
+/** A trace as its tool wrote it, in a supported format (DECISIONS §12). */
+export const RawTrace = Schema.Union(
+  Schema.Array(Schema.Unknown),
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({
+  identifier: "RawTrace",
+  description:
+    "A trace in a supported format, sent as its tool wrote it: OpenTelemetry GenAI (OTLP/JSON or span lists), OpenInference spans, OpenAI (Chat Completions messages, Responses items, Agents SDK traces), Anthropic Messages, LangSmith runs, AutoGen / AG2 histories, SWE-agent / OpenHands trajectories. JSON Lines bodies (application/x-ndjson) are read as a list of records. docs/traces.md describes each format's mapping."
+})
+
+export const TraceSelect = Schema.Union(Schema.String, Schema.Int.pipe(Schema.nonNegative())).annotations({
+  identifier: "TraceSelect",
+  description: "Which trace to analyse when the body holds several: a trace id, or an index in the order normalize lists them."
+})
+
+export const TraceHints = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "TraceHints",
+  description:
+    "The pattern's extra input fields that a raw trace cannot hold (e.g. `pressure`, `self_report`, `task_class`), by the names of the pattern's own input schema; they win over values derived from the trace. The PatternRecord's `needs` says which a pattern requires."
+})
+
+/** The options a raw trace travels with, in the envelope. */
+export const rawTraceOptions = {
+  format: Schema.optional(FormatOption),
+  select: Schema.optional(TraceSelect),
+  hints: Schema.optional(TraceHints)
+}
+
+/**
+ * Request body: the envelope `{trace, mode?, model?, baseline?, format?, select?, hints?}` (the
+ * trace in the pattern's own shape or in a supported format), the flat trace with top-level
+ * options, or a raw trace sent as it is (default options).
+ */
 export const analyzeRequest = <Slug extends string, P extends string, I, IE, H, HE>(
   spec: PatternSpec<Slug, P, I, IE, H, HE>
 ) =>
   Schema.Union(
-    Schema.Struct({ trace: spec.input, ...options }).annotations({
+    Schema.Struct({ trace: Schema.Union(spec.input, RawTrace), ...options, ...rawTraceOptions }).annotations({
       identifier: `${spec.name}AnalyzeEnvelope`,
-      description: "Envelope body: the trace under `trace`, options beside it."
+      description:
+        "Envelope body: the trace under `trace` (the pattern's own input shape, or a trace in a supported format), options beside it."
     }),
     Schema.extend(Schema.encodedBoundSchema(spec.input), Schema.Struct(options)).annotations({
       identifier: `${spec.name}AnalyzeFlat`,
       description: "Flat body: the trace fields at the top level, options beside them."
-    })
+    }),
+    RawTrace
   ).annotations({
     identifier: `${spec.name}AnalyzeRequest`,
-    description: `A trace for ${spec.friendly}, flat or in an envelope; both give identical results.`
+    description:
+      `A trace for ${spec.friendly}: flat or in an envelope in the pattern's own shape, or any supported trace format, as it is or in the envelope.`
   })
 
 /** Response body: the envelope around the pattern's detection. */
@@ -76,6 +113,7 @@ export const analyzeEndpoint = <const Slug extends string, P extends string, I, 
       .setPayload(analyzeRequest(definition.spec))
       .addSuccess(analyzeResponse(definition.spec.slug, definition.spec.name, definition.detection))
       .addError(ValidationErrorWire)
+      .addError(UnsupportedTraceFormatWire)
       .addError(InvalidModeWire)
       .addError(UnauthorizedWire)
       .addError(RequestTooLargeWire)

@@ -109,14 +109,25 @@ export const bodyTooLarge = (limit: number) =>
   })
 
 /** The 415 of a body that is not sent as JSON. */
-export const requireJson = (contentType: string | undefined): Effect.Effect<void, UnsupportedMediaType> =>
-  isJsonContentType(contentType)
+/** True for the JSON Lines media types (application/x-ndjson, application/jsonl, application/x-jsonlines). */
+export const isJsonLinesContentType = (header: string | undefined): boolean => {
+  const media = header?.split(";")[0]?.trim().toLowerCase() ?? ""
+  return media === "application/x-ndjson" || media === "application/jsonl" || media === "application/x-jsonlines" ||
+    media === "application/json-lines"
+}
+
+/** 415 unless the body is JSON, or JSON Lines where a trace may be a stream of records. */
+export const requireJson = (
+  contentType: string | undefined,
+  options: { readonly jsonLines: boolean } = { jsonLines: false }
+): Effect.Effect<void, UnsupportedMediaType> =>
+  isJsonContentType(contentType) || (options.jsonLines && isJsonLinesContentType(contentType))
     ? Effect.void
     : Effect.fail(
       new UnsupportedMediaType({
-        message: `send the trace as JSON with Content-Type: application/json (got ${
-          contentType === undefined ? "no Content-Type" : JSON.stringify(contentType.slice(0, 80))
-        })`
+        message: `send the trace as JSON with Content-Type: application/json${
+          options.jsonLines ? " (or JSON Lines with application/x-ndjson)" : ""
+        } (got ${contentType === undefined ? "no Content-Type" : JSON.stringify(contentType.slice(0, 80))})`
       })
     )
 
@@ -130,25 +141,68 @@ const decodeUtf8 = (bytes: Uint8Array): string | undefined => {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 
+const parseFailure = (error: unknown, where: string) => {
+  const detail = error instanceof SyntaxError ? error.message : "nesting too deep"
+  return new ValidationError({ message: `${where} is not valid JSON: ${detail.slice(0, 200)}` })
+}
+
+const textOf = (bytes: Uint8Array): Effect.Effect<string, ValidationError> => {
+  const text = decodeUtf8(bytes)
+  if (text === undefined) return Effect.fail(new ValidationError({ message: "the request body is not valid UTF-8" }))
+  if (text.trim().length === 0) return Effect.fail(new ValidationError({ message: "the request body is empty; send a JSON object" }))
+  return Effect.succeed(text)
+}
+
 /** Parses a JSON object body: 400 for bad UTF-8, bad JSON, or anything but an object. */
 export const parseJsonObject = (bytes: Uint8Array): Effect.Effect<Record<string, unknown>, ValidationError> =>
-  Effect.gen(function*() {
-    const text = decodeUtf8(bytes)
-    if (text === undefined) return yield* new ValidationError({ message: "the request body is not valid UTF-8" })
-    if (text.trim().length === 0) return yield* new ValidationError({ message: "the request body is empty; send a JSON object" })
+  Effect.flatMap(parseTraceBody(bytes, false), (parsed) =>
+    Array.isArray(parsed)
+      ? Effect.fail(new ValidationError({ message: "the request body must be a JSON object (got an array)" }))
+      : Effect.succeed(parsed))
+
+/**
+ * Parses a trace body: a JSON object, a JSON array (a raw trace such as a span or message list),
+ * or JSON Lines (one record per line; blank lines skipped), which becomes the list of its records.
+ * 400 for bad UTF-8, bad JSON (naming the line for JSON Lines) and scalars.
+ */
+export const parseTraceBody = (
+  bytes: Uint8Array,
+  jsonLines: boolean
+): Effect.Effect<Record<string, unknown> | Array<unknown>, ValidationError> =>
+  Effect.flatMap(textOf(bytes), (text): Effect.Effect<Record<string, unknown> | Array<unknown>, ValidationError> => {
+    if (jsonLines) {
+      const records: Array<unknown> = []
+      const lines = text.split("\n")
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]?.trim() ?? ""
+        if (line.length === 0) continue
+        try {
+          records.push(JSON.parse(line))
+        } catch (error) {
+          return Effect.fail(parseFailure(error, `line ${i + 1} of the JSON Lines body`))
+        }
+      }
+      if (records.length === 0) return Effect.fail(new ValidationError({ message: "the JSON Lines body holds no records" }))
+      return Effect.succeed(records)
+    }
     let parsed: unknown
     try {
       parsed = JSON.parse(text)
     } catch (error) {
-      const detail = error instanceof SyntaxError ? error.message : "nesting too deep"
-      return yield* new ValidationError({ message: `the request body is not valid JSON: ${detail.slice(0, 200)}` })
+      return Effect.fail(parseFailure(error, "the request body"))
     }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      return yield* new ValidationError({
-        message: `the request body must be a JSON object (got ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : typeof parsed})`
-      })
+    if (Array.isArray(parsed)) {
+      const list: Array<unknown> = parsed
+      return Effect.succeed(list)
     }
-    return yield* Effect.succeed(objectEntries(parsed))
+    if (typeof parsed !== "object" || parsed === null) {
+      return Effect.fail(
+        new ValidationError({
+          message: `the request body must be a JSON object or, for a raw trace, an array (got ${parsed === null ? "null" : typeof parsed})`
+        })
+      )
+    }
+    return Effect.succeed(objectEntries(parsed))
   })
 
 /** Copies a parsed object's own entries into a fresh record (no prototype surprises). */

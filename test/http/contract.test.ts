@@ -105,7 +105,8 @@ describe("catalogue", () => {
     expect(body.patterns.map((p) => p.name)).toEqual(catalogueOrder)
     for (const record of body.patterns) {
       expect(Object.keys(record).sort()).toEqual(
-        ["analyze_url", "anchor", "friendly", "group", "input_shape", "modes", "name", "resources", "summary", "tool"].sort()
+        ["accepts_traces", "analyze_url", "anchor", "friendly", "group", "input_shape", "modes", "name", "needs", "resources", "summary", "tool"]
+          .sort()
       )
       expect(record.tool).toBe(`svc_${record.name}`)
       expect(record.analyze_url).toBe(`/v1/analyze/${record.name}`)
@@ -192,10 +193,12 @@ describe("analyze: checks before the engine", () => {
     await expectError(await postJson("/v1/analyze/lewin", JSON.stringify(lewinTrace), {}), 415, "unsupported_media_type")
   })
 
-  it("answers 400 validation_error for malformed JSON, non-objects, bad UTF-8 and empty bodies", async () => {
-    for (const body of ["{\"task\": ", "[1,2,3]", "\"a string\"", "42", "null", "", "   "]) {
+  it("answers 400 validation_error for malformed JSON, scalars, bad UTF-8 and empty bodies; unsupported_trace_format for lists of nothing known", async () => {
+    for (const body of ["{\"task\": ", "\"a string\"", "42", "null", "", "   "]) {
       await expectError(await postJson("/v1/analyze/lewin", body), 400, "validation_error")
     }
+    // A top-level array is a raw trace (DECISIONS §12); one in no supported format says so.
+    await expectError(await postJson("/v1/analyze/lewin", "[1,2,3]"), 400, "unsupported_trace_format")
     const badUtf8 = await raw({
       method: "POST",
       path: "/v1/analyze/lewin",

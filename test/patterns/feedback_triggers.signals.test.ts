@@ -76,4 +76,17 @@ describe("feedback_triggers signals", () => {
     expect(result.values["first_triggered_response"]).toBeNull()
     expect(result.highlights).toEqual([])
   })
+
+  it("leaves feedback_incorporated null when it is not given (a raw trace)", () => {
+    const result = feedbackTriggerSignals({
+      agents: ["coder", "critic"],
+      messages: [
+        { from: "coder", content: "Draft ready." },
+        { from: "critic", to: "coder", content: "Please add validation.", is_feedback: true },
+        { from: "coder", to: "critic", content: "Good catch, fixed." }
+      ]
+    })
+    expect(result.values["feedback_incorporated"]).toBeNull()
+    expect(result.values["feedback_followed_by_change"]).toBe(1)
+  })
 })

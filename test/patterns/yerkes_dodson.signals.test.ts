@@ -89,4 +89,20 @@ describe("yerkes_dodson signals", () => {
     expect(result.values["zones_agree"]).toBeNull()
     expect(result.highlights).toEqual([])
   })
+
+  it("reports the strain a raw trace shows without adding it to the load", () => {
+    const observed = { retries: 2, errors: 3, tool_calls: 10, elapsed_seconds: 95 }
+    const alone = yerkesSignals({ observed_behaviors: ["Called run_tests."], pressure: { observed }, success: false })
+    expect(alone.values["pressure_basis"]).toBe("observed_only")
+    expect(alone.values["load_score"]).toBeNull()
+    expect(alone.values["load_zone_estimate"]).toBe("indeterminate")
+    expect(alone.values["observed_retries"]).toBe(2)
+    expect(alone.values["observed_errors"]).toBe(3)
+    expect(alone.values["observed_elapsed_seconds"]).toBe(95)
+    expect(alone.values["observed_strain"]).toBe(0.5)
+    const stated = yerkesSignals({ observed_behaviors: ["Called run_tests."], pressure: { retry_cap: { cap: 3, used: 2 }, observed }, success: false })
+    expect(stated.values["pressure_basis"]).toBe("stated_limits")
+    expect(stated.values["load_score"]).toBe(0.75)
+    expect(yerkesSignals({ observed_behaviors: ["Answered."], pressure: {}, success: true }).values["observed_strain"]).toBeNull()
+  })
 })

@@ -24,7 +24,7 @@ const examples = new Map(slugs.map((slug) => [slug, exampleTrace(slug)]))
 
 /** Kind and status of every documented outcome of POST /v1/analyze/{name}. */
 const DOCUMENTED: ReadonlyMap<number, ReadonlySet<string>> = new Map([
-  [400, new Set(["validation_error", "invalid_mode"])],
+  [400, new Set(["validation_error", "unsupported_trace_format", "invalid_mode"])],
   [404, new Set(["unknown_pattern"])],
   [413, new Set(["request_too_large"])],
   [415, new Set(["unsupported_media_type"])],

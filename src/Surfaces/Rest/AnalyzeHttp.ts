@@ -24,9 +24,10 @@ import {
   type Unauthorized,
   type UnknownPattern,
   type UnsupportedMediaType,
+  type UnsupportedTraceFormat,
   type ValidationError
 } from "../../Errors.js"
-import { parseJsonObject, requireJson } from "../../Edge/Body.js"
+import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest, type EdgeRequest } from "../../Edge/RequestContext.js"
 import { type AnalysisStatus, recordAnalysis } from "../../Observability/Metrics.js"
 import { unknownPattern } from "./CatalogueHttp.js"
@@ -36,6 +37,7 @@ type RawRequest = { readonly request: HttpServerRequest.HttpServerRequest }
 /** The errors an analyze endpoint declares (AnalyzeContract) plus the API-wide internal error. */
 export type AnalyzeFailure =
   | ValidationError
+  | UnsupportedTraceFormat
   | InvalidMode
   | Unauthorized
   | RequestTooLarge
@@ -93,9 +95,10 @@ export const AnalyzeRestLive = Layer.effect(
     /** 415, 400, the CPU turn, trace limits and mode: what fails here has no mode yet. */
     const admit = (slug: string, request: HttpServerRequest.HttpServerRequest, bytes: Uint8Array) =>
       Effect.gen(function*() {
-        yield* requireJson(request.headers["content-type"])
+        const contentType = request.headers["content-type"]
+        yield* requireJson(contentType, { jsonLines: true })
         yield* service.pace
-        return yield* service.admit(slug, yield* parseJsonObject(bytes))
+        return yield* service.admit(slug, yield* parseTraceBody(bytes, isJsonLinesContentType(contentType)))
       })
 
     const prepare = (slug: string, admitted: AdmittedAnalysis, edge: EdgeRequest, bytes: Uint8Array) =>

@@ -1,0 +1,151 @@
+/**
+ * What every importer builds a normalized trace with (Traces/Model.ts): events in order, history
+ * de-duplicated, records skipped counted, and task / outcome / success / agents derived the same
+ * way for every format.
+ *
+ * History: each model call (an LLM span, a LangSmith llm run, a recorded request) carries the whole
+ * conversation so far. `addHistory` adds a call's messages by occurrence: the k-th copy of an
+ * identical message (same role, kind, tool and content) is new only when fewer than k copies were
+ * seen before. A run of N messages repeated over N calls becomes about N events, not N²; a message
+ * that really is said twice in one conversation stays twice.
+ */
+import type { ActorRole, EventKind, NormalizedTrace, TraceEvent } from "./Model.js"
+
+export interface EventInput {
+  readonly actor: string
+  readonly role: ActorRole
+  readonly kind: EventKind
+  readonly content: string
+  readonly tool?: string | undefined
+  readonly to?: string | undefined
+  readonly timestamp?: string | undefined
+  readonly source: string
+}
+
+export interface TraceBuilder {
+  /** Adds an event as it is (an event that happens once: a tool span, a log record, a run). */
+  readonly add: (event: EventInput) => void
+  /**
+   * Adds the messages of one model call, skipping those already seen (above). Pass a call's input
+   * and output together, in order, so an answer that repeats an earlier message is still counted.
+   */
+  readonly addHistory: (messages: ReadonlyArray<EventInput>) => void
+  /** Counts records that were not read (malformed, of unknown types, or not trace content). */
+  readonly skip: (count?: number) => void
+  readonly setTask: (task: string) => void
+  readonly setOutcome: (outcome: string) => void
+  readonly setSuccess: (success: boolean) => void
+  readonly eventCount: () => number
+  readonly build: () => NormalizedTrace
+}
+
+const signature = (event: EventInput) => `${event.role}\u0000${event.kind}\u0000${event.tool ?? ""}\u0000${event.content}`
+
+/** Drops absent optional fields, so events are plain JSON with no `undefined` members. */
+const eventOf = (input: EventInput): TraceEvent => {
+  const event: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
+    actor: input.actor,
+    role: input.role,
+    kind: input.kind,
+    content: input.content,
+    source: input.source
+  }
+  if (input.tool !== undefined && input.tool.length > 0) event.tool = input.tool
+  if (input.to !== undefined && input.to.length > 0) event.to = input.to
+  if (input.timestamp !== undefined && input.timestamp.length > 0) event.timestamp = input.timestamp
+  return event
+}
+
+export const makeTraceBuilder = (id: string | null): TraceBuilder => {
+  const events: Array<TraceEvent> = []
+  const seen = new Map<string, number>()
+  let skipped = 0
+  let task: string | undefined
+  let outcome: string | undefined
+  let success: boolean | undefined
+
+  const add = (event: EventInput) => {
+    events.push(eventOf(event))
+    const sig = signature(event)
+    seen.set(sig, (seen.get(sig) ?? 0) + 1)
+  }
+
+  const addHistory = (messages: ReadonlyArray<EventInput>) => {
+    const occurrences = new Map<string, number>()
+    for (const message of messages) {
+      const sig = signature(message)
+      const occurrence = (occurrences.get(sig) ?? 0) + 1
+      occurrences.set(sig, occurrence)
+      if (occurrence > (seen.get(sig) ?? 0)) add(message)
+    }
+  }
+
+  const build = (): NormalizedTrace => {
+    const agents: Array<string> = []
+    const known = new Set<string>()
+    for (const event of events) {
+      if (event.role === "agent" && !known.has(event.actor)) {
+        known.add(event.actor)
+        agents.push(event.actor)
+      }
+    }
+    const firstUser = events.find((event) => event.role === "user" && event.kind === "message" && event.content.trim().length > 0)
+    let lastAgent: TraceEvent | undefined
+    for (let i = events.length - 1; i >= 0 && lastAgent === undefined; i--) {
+      const event = events[i]
+      if (event !== undefined && event.role === "agent" && event.kind === "message" && event.content.trim().length > 0) lastAgent = event
+    }
+    const last = events.at(-1)
+    return {
+      id,
+      task: task ?? firstUser?.content ?? events.find((event) => event.content.trim().length > 0)?.content ?? "",
+      outcome: outcome ?? (last?.kind === "error" ? last.content : lastAgent?.content ?? last?.content ?? ""),
+      success: success ?? null,
+      agents,
+      events,
+      skipped
+    }
+  }
+
+  return {
+    add,
+    addHistory,
+    skip: (count = 1) => {
+      skipped += count
+    },
+    setTask: (value) => {
+      if (value.trim().length > 0) task = value
+    },
+    setOutcome: (value) => {
+      if (value.trim().length > 0) outcome = value
+    },
+    setSuccess: (value) => {
+      success = value
+    },
+    eventCount: () => events.length,
+    build
+  }
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The text of a message content in any of the common shapes: a string; a list of parts
+ * (`{type: "text", text}`, `{type: "text", content}`, `{text}`) whose texts are joined by a
+ * newline; anything else as compact JSON. Parts of other types are left to the importer.
+ */
+export const contentText = (content: unknown): string => {
+  if (typeof content === "string") return content
+  if (content === null || content === undefined) return ""
+  if (typeof content === "number" || typeof content === "boolean") return String(content)
+  if (Array.isArray(content)) {
+    const texts = content.flatMap((part) => {
+      if (typeof part === "string") return [part]
+      if (!isRecord(part)) return []
+      const text = part["text"] ?? part["content"]
+      return typeof text === "string" ? [text] : []
+    })
+    if (texts.length > 0) return texts.join("\n")
+  }
+  return JSON.stringify(content) ?? ""
+}

@@ -1,0 +1,449 @@
+/**
+ * AutoGen / AG2 / Magentic-One group chats (DECISIONS §12, format `autogen`): a list of messages,
+ * or `{history | messages | chat_history: [...]}` with optional siblings (`question`, `task`,
+ * `summary`, `cost`, `stop_reason`, `chat_id`), or a list of such chat results (AG2's
+ * `initiate_chats`), one trace each; also a recorded ChatCompletionClient session (a list of
+ * `{mode, messages, response}` calls, history de-duplicated).
+ *
+ * Messages come in three families:
+ *  - AG2 / AutoGen 0.2 `{name?, role, content}`: content may be null with `tool_calls` /
+ *    `function_call`; `role: "tool"` carries `tool_responses`; a user proxy's
+ *    `exitcode: N (...)` reply is a code-execution result.
+ *  - AutoGen 0.4 AgentChat `{source, content, type}`: TextMessage, ToolCallRequestEvent,
+ *    ToolCallExecutionEvent, ToolCallSummaryMessage, HandoffMessage, StopMessage,
+ *    MultiModalMessage, ThoughtEvent, MemoryQueryEvent, CodeGenerationEvent, CodeExecutionEvent ...
+ *  - AutoGen core LLMMessage histories `{type: UserMessage | AssistantMessage | SystemMessage |
+ *    FunctionExecutionResultMessage, source?, content}`.
+ *
+ * The actor is the message's `name` / `source`; user-proxy-like names speak as the user. Success
+ * is unknown unless a StopMessage or `stop_reason` says the run was cut off (limits, timeouts,
+ * errors); a termination keyword says the agents stopped, not that the task was done.
+ */
+import { Either } from "effect"
+import type { EventInput } from "../Builder.js"
+import { makeTraceBuilder } from "../Builder.js"
+import type { Importer } from "../Importer.js"
+import { isRecord, stringField } from "../Importer.js"
+import type { NormalizedTrace } from "../Model.js"
+
+type Rec = Readonly<Record<string, unknown>>
+
+const DETECT_LIMIT = 20
+const HISTORY_FIELDS = ["history", "messages", "chat_history"] as const
+
+const AGENTCHAT_TYPES: ReadonlySet<string> = new Set([
+  "TextMessage",
+  "MultiModalMessage",
+  "StructuredMessage",
+  "ToolCallRequestEvent",
+  "ToolCallExecutionEvent",
+  "ToolCallSummaryMessage",
+  "HandoffMessage",
+  "StopMessage",
+  "ThoughtEvent",
+  "MemoryQueryEvent",
+  "CodeGenerationEvent",
+  "CodeExecutionEvent",
+  "UserInputRequestedEvent",
+  "ModelClientStreamingChunkEvent",
+  "SelectSpeakerEvent",
+  "SelectorEvent",
+  "Reflection"
+])
+const CORE_TYPES: ReadonlySet<string> = new Set(["UserMessage", "AssistantMessage", "SystemMessage", "FunctionExecutionResultMessage"])
+/** Control events that carry no trace content of their own. */
+const CONTROL_TYPES: ReadonlySet<string> = new Set(["UserInputRequestedEvent", "ModelClientStreamingChunkEvent", "SelectSpeakerEvent", "SelectorEvent"])
+/** Top-level fields that are dataset labels or scores, never trace content (counted as skipped). */
+const LABEL_FIELDS = ["mistake_step", "mistake_agent", "mistake_reason", "ground_truth", "is_correct", "is_corrected", "score", "scores", "label", "labels", "annotation", "annotations", "correct", "resolved", "reward"]
+
+const nonEmpty = (s: string | undefined): string | undefined => (s !== undefined && s.trim().length > 0 ? s : undefined)
+
+const idOf = (value: unknown): string | undefined => {
+  if (typeof value === "string" && value.length > 0) return value
+  if (typeof value === "number" && Number.isFinite(value)) return String(value)
+  return undefined
+}
+
+const compactJson = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? ""
+  } catch {
+    return ""
+  }
+}
+
+/** Text of a content: a string; the strings and text parts of a list (images left out); else JSON. */
+const textOf = (content: unknown): string | undefined => {
+  if (typeof content === "string") return content
+  if (content === null || content === undefined) return undefined
+  if (typeof content === "number" || typeof content === "boolean") return String(content)
+  if (Array.isArray(content)) {
+    const texts: Array<string> = []
+    for (const part of content) {
+      if (typeof part === "string") texts.push(part)
+      else if (isRecord(part)) {
+        const text = stringField(part, "text")
+        const type = stringField(part, "type")
+        if (text !== undefined && (type === undefined || type === "text")) texts.push(text)
+      }
+    }
+    return texts.length > 0 ? texts.join("\n") : undefined
+  }
+  return compactJson(content)
+}
+
+const timestampOf = (record: Rec): string | undefined => nonEmpty(stringField(record, "created_at") ?? stringField(record, "timestamp"))
+
+/** `user`, `User`, `user_proxy`, `UserProxy`, `human`, `admin` (AG2's human-in-the-loop proxy) ... */
+const isUserName = (name: string): boolean => {
+  const key = name.toLowerCase().replace(/[^a-z]/g, "")
+  return ["user", "human", "admin", "customer", "client", "humanuser"].includes(key) || key.startsWith("userproxy") || key.startsWith("humanproxy")
+}
+
+/** A stop reason that says the run was cut off rather than finished. */
+const FAILED_STOP = /max(imum|imal)?[ _]?(number|turns?|messages?|rounds?|iterations?)|exceed|limit|timeout|timed out|cancel|abort|interrupt|error|exception|fail/i
+
+interface CallRead {
+  readonly id: string | undefined
+  readonly name: string
+  readonly args: string
+}
+
+/** FunctionCall `{id, name, arguments}` or OpenAI `{id, function: {name, arguments}}`. */
+const callOf = (call: unknown): CallRead | undefined => {
+  if (!isRecord(call)) return undefined
+  const fn = call["function"]
+  const holder = isRecord(fn) ? fn : call
+  const name = stringField(holder, "name")
+  if (name === undefined) return undefined
+  const rawArgs = holder["arguments"] ?? holder["args"]
+  return { id: idOf(call["id"]), name, args: typeof rawArgs === "string" ? rawArgs : rawArgs === undefined ? "" : compactJson(rawArgs) }
+}
+
+interface Conversation {
+  readonly messages: ReadonlyArray<unknown>
+  /** The source prefix: `history`, `messages`, `chat_history`, `[2].chat_history` or `` (a bare list). */
+  readonly prefix: string
+  readonly meta: Rec
+}
+
+interface ReadState {
+  readonly toolNames: Map<string, string>
+  stopReason: string | undefined
+}
+
+const EXITCODE = /^exitcode: (-?\d+)/
+
+/** The events of one message, or undefined when it is of an unknown type or malformed. */
+const messageEvents = (message: unknown, source: string, state: ReadState): ReadonlyArray<EventInput> | undefined => {
+  if (!isRecord(message)) return undefined
+  const timestamp = timestampOf(message)
+  const type = stringField(message, "type")
+  const sourceName = nonEmpty(stringField(message, "source"))
+  const base = { source, timestamp }
+  const speaker = (name: string | undefined, defaultUser: boolean) => {
+    const user = name === undefined ? defaultUser : isUserName(name)
+    return user ? { actor: name ?? "user", role: "user" as const } : { actor: name ?? "assistant", role: "agent" as const }
+  }
+  const toolResults = (results: unknown): ReadonlyArray<EventInput> | undefined => {
+    if (!Array.isArray(results)) return undefined
+    const events: Array<EventInput> = []
+    for (const result of results) {
+      if (!isRecord(result)) continue
+      const callId = idOf(result["call_id"] ?? result["tool_call_id"])
+      const tool = nonEmpty(stringField(result, "name")) ?? (callId === undefined ? undefined : state.toolNames.get(callId))
+      events.push({ ...base, actor: tool ?? "tool", role: "tool", kind: result["is_error"] === true ? "error" : "tool_result", content: textOf(result["content"]) ?? "", tool })
+    }
+    return events
+  }
+  const toolCalls = (calls: unknown, actor: string): Array<EventInput> => {
+    const events: Array<EventInput> = []
+    if (!Array.isArray(calls)) return events
+    for (const raw of calls) {
+      const call = callOf(raw)
+      if (call === undefined) continue
+      if (call.id !== undefined) state.toolNames.set(call.id, call.name)
+      events.push({ ...base, actor, role: "agent", kind: "tool_call", content: call.args, tool: call.name })
+    }
+    return events
+  }
+
+  // AutoGen 0.4 AgentChat messages and events.
+  if (type !== undefined && AGENTCHAT_TYPES.has(type)) {
+    if (CONTROL_TYPES.has(type)) return undefined
+    const { actor, role } = speaker(sourceName, false)
+    const content = message["content"]
+    switch (type) {
+      case "ToolCallRequestEvent":
+        return toolCalls(content, actor)
+      case "ToolCallExecutionEvent":
+        return toolResults(content)
+      case "ThoughtEvent": {
+        const text = textOf(content)
+        return text === undefined ? undefined : [{ ...base, actor, role: "agent", kind: "thought", content: text }]
+      }
+      case "HandoffMessage": {
+        const text = textOf(content) ?? ""
+        return [{ ...base, actor, role, kind: "handoff", content: text, to: nonEmpty(stringField(message, "target")) }]
+      }
+      case "MemoryQueryEvent": {
+        const texts = Array.isArray(content) ? content.map((item) => (isRecord(item) ? textOf(item["content"]) : textOf(item))).filter((t): t is string => t !== undefined) : []
+        return [{ ...base, actor: "memory", role: "tool", kind: "tool_result", content: texts.length > 0 ? texts.join("\n") : (textOf(content) ?? ""), tool: "memory" }]
+      }
+      case "CodeGenerationEvent": {
+        const text = textOf(content)
+        return text === undefined ? undefined : [{ ...base, actor, role: "agent", kind: "tool_call", content: text, tool: "code_execution" }]
+      }
+      case "CodeExecutionEvent": {
+        const result = isRecord(message["result"]) ? message["result"] : {}
+        const exit = result["exit_code"]
+        const output = textOf(result["output"]) ?? textOf(content) ?? ""
+        return [{ ...base, actor: "code_execution", role: "tool", kind: typeof exit === "number" && exit !== 0 ? "error" : "tool_result", content: output, tool: "code_execution" }]
+      }
+      default: {
+        if (type === "StopMessage") state.stopReason = textOf(content) ?? state.stopReason
+        const text = textOf(content)
+        if (text === undefined) return undefined
+        return [{ ...base, actor, role, kind: "message", content: text }]
+      }
+    }
+  }
+
+  // AutoGen core LLMMessages.
+  if (type !== undefined && CORE_TYPES.has(type)) {
+    const content = message["content"]
+    switch (type) {
+      case "SystemMessage": {
+        const text = textOf(content)
+        return text === undefined ? undefined : [{ ...base, actor: "system", role: "system", kind: "message", content: text }]
+      }
+      case "UserMessage": {
+        const text = textOf(content)
+        return text === undefined ? undefined : [{ ...base, ...speaker(sourceName, true), kind: "message", content: text }]
+      }
+      case "FunctionExecutionResultMessage":
+        return toolResults(content)
+      default: {
+        const actor = sourceName ?? "assistant"
+        const events: Array<EventInput> = []
+        const thought = nonEmpty(stringField(message, "thought"))
+        if (thought !== undefined) events.push({ ...base, actor, role: "agent", kind: "thought", content: thought })
+        if (Array.isArray(content) && content.some((item) => callOf(item) !== undefined)) events.push(...toolCalls(content, actor))
+        else {
+          const text = textOf(content)
+          if (text !== undefined) events.push({ ...base, actor, role: "agent", kind: "message", content: text })
+        }
+        return events.length > 0 ? events : undefined
+      }
+    }
+  }
+
+  // AG2 / AutoGen 0.2 `{name?, role, content}`.
+  const role = stringField(message, "role")
+  if (role === undefined) return undefined
+  const name = nonEmpty(stringField(message, "name"))
+  const content = message["content"]
+  switch (role) {
+    case "tool": {
+      const responses = toolResults(message["tool_responses"])
+      if (responses !== undefined && responses.length > 0) return responses
+      const callId = idOf(message["tool_call_id"])
+      const tool = callId === undefined ? undefined : state.toolNames.get(callId)
+      const text = textOf(content)
+      return text === undefined ? undefined : [{ ...base, actor: tool ?? "tool", role: "tool", kind: "tool_result", content: text, tool }]
+    }
+    case "function": {
+      const text = textOf(content)
+      return text === undefined ? undefined : [{ ...base, actor: name ?? "tool", role: "tool", kind: "tool_result", content: text, tool: name }]
+    }
+    case "system": {
+      const text = textOf(content)
+      return text === undefined ? undefined : [{ ...base, actor: "system", role: "system", kind: "message", content: text }]
+    }
+    case "user":
+    case "assistant": {
+      const who = speaker(name, role === "user")
+      const events: Array<EventInput> = []
+      const text = textOf(content)
+      const exit = text === undefined ? null : EXITCODE.exec(text)
+      if (text !== undefined && exit !== null) {
+        events.push({ ...base, actor: "code_execution", role: "tool", kind: exit[1] === "0" ? "tool_result" : "error", content: text, tool: "code_execution" })
+      } else if (text !== undefined && text.trim().length > 0) events.push({ ...base, ...who, kind: "message", content: text })
+      events.push(...toolCalls(message["tool_calls"], who.actor))
+      if (isRecord(message["function_call"])) events.push(...toolCalls([{ function: message["function_call"] }], who.actor))
+      return events.length > 0 ? events : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+const readConversation = (conversation: Conversation): NormalizedTrace | string => {
+  const { messages, prefix, meta } = conversation
+  const id = idOf(meta["chat_id"]) ?? idOf(meta["id"]) ?? null
+  const builder = makeTraceBuilder(id)
+  const state: ReadState = { toolNames: new Map(), stopReason: nonEmpty(stringField(meta, "stop_reason")) }
+  messages.forEach((message, i) => {
+    const events = messageEvents(message, `${prefix}[${i}]`, state)
+    if (events === undefined || events.length === 0) builder.skip()
+    else for (const event of events) builder.add(event)
+  })
+  for (const field of LABEL_FIELDS) if (field in meta) builder.skip()
+  if (builder.eventCount() === 0) {
+    return messages.length === 0
+      ? `autogen: the ${prefix.length > 0 ? `\`${prefix}\`` : "message list"} is empty`
+      : `autogen: none of the ${messages.length} messages could be read (expected {name?, role, content}, {source, content, type} or LLMMessage records)`
+  }
+  const task = nonEmpty(stringField(meta, "question")) ?? nonEmpty(stringField(meta, "task"))
+  if (task !== undefined) builder.setTask(task)
+  const summary = nonEmpty(stringField(meta, "summary"))
+  if (summary !== undefined) builder.setOutcome(summary)
+  if (state.stopReason !== undefined) {
+    if (summary === undefined && FAILED_STOP.test(state.stopReason)) builder.setOutcome(state.stopReason)
+    if (FAILED_STOP.test(state.stopReason)) builder.setSuccess(false)
+  }
+  return builder.build()
+}
+
+const historyOf = (record: Rec): { readonly field: string; readonly list: ReadonlyArray<unknown> } | undefined => {
+  for (const field of HISTORY_FIELDS) {
+    const list = record[field]
+    if (Array.isArray(list)) return { field, list }
+  }
+  return undefined
+}
+
+const conversationsOf = (body: unknown): ReadonlyArray<Conversation> | undefined => {
+  if (Array.isArray(body)) {
+    const head = body.slice(0, DETECT_LIMIT)
+    const results = head.length > 0 && head.every((record) => isRecord(record) && historyOf(record) !== undefined && !("role" in record) && !("type" in record))
+    if (!results) return [{ messages: body, prefix: "", meta: {} }]
+    return body.flatMap((record, k) => {
+      if (!isRecord(record)) return []
+      const history = historyOf(record)
+      return history === undefined ? [] : [{ messages: history.list, prefix: `[${k}].${history.field}`, meta: record }]
+    })
+  }
+  if (!isRecord(body)) return undefined
+  const history = historyOf(body)
+  return history === undefined ? undefined : [{ messages: history.list, prefix: history.field, meta: body }]
+}
+
+/** One recorded model call of a ChatCompletionClient session (`{mode, messages, response, stream}`). */
+const isRecordedCall = (value: unknown): value is Rec =>
+  isRecord(value) && Array.isArray(value["messages"]) && isRecord(value["response"]) && (typeof value["mode"] === "string" || "stream" in value)
+
+/**
+ * A recorded ChatCompletionClient session (autogen-ext's replay/recording clients): each call
+ * carries its conversation so far, so calls go through the history de-duplication.
+ */
+const readSession = (calls: ReadonlyArray<unknown>): NormalizedTrace | string => {
+  const builder = makeTraceBuilder(null)
+  const state: ReadState = { toolNames: new Map(), stopReason: undefined }
+  // The recorded histories name the assistant (`source`); the responses do not.
+  let speaker: unknown
+  for (const call of calls) {
+    const messages = isRecordedCall(call) && Array.isArray(call["messages"]) ? call["messages"] : []
+    const named = messages.find((message): message is Rec => isRecord(message) && message["type"] === "AssistantMessage" && typeof message["source"] === "string")
+    speaker = named?.["source"]
+    if (speaker !== undefined) break
+  }
+  calls.forEach((call, k) => {
+    if (!isRecordedCall(call)) {
+      builder.skip()
+      return
+    }
+    const messages = Array.isArray(call["messages"]) ? call["messages"] : []
+    const events: Array<EventInput> = []
+    messages.forEach((message: unknown, i) => {
+      const converted = messageEvents(message, `[${k}].messages[${i}]`, state)
+      if (converted === undefined || converted.length === 0) builder.skip()
+      else events.push(...converted)
+    })
+    const response = isRecord(call["response"]) ? call["response"] : {}
+    const answer = messageEvents(
+      { type: "AssistantMessage", content: response["content"], thought: response["thought"], source: speaker ?? "assistant" },
+      `[${k}].response`,
+      state
+    )
+    if (answer !== undefined) events.push(...answer)
+    builder.addHistory(events)
+  })
+  return builder.eventCount() > 0 ? builder.build() : "autogen: the recorded calls hold no messages"
+}
+
+const read = (body: unknown): Either.Either<ReadonlyArray<NormalizedTrace>, string> => {
+  if (Array.isArray(body) && body.length > 0 && body.slice(0, DETECT_LIMIT).every(isRecordedCall)) {
+    const session = readSession(body)
+    return typeof session === "string" ? Either.left(session) : Either.right([session])
+  }
+  const conversations = conversationsOf(body)
+  if (conversations === undefined) return Either.left("autogen: expected a list of messages or {history | messages | chat_history: [...]}")
+  if (conversations.length === 0) return Either.left("autogen: the body holds no chats")
+  const traces: Array<NormalizedTrace> = []
+  let firstProblem: string | undefined
+  for (const conversation of conversations) {
+    const trace = readConversation(conversation)
+    if (typeof trace === "string") firstProblem = firstProblem ?? trace
+    else traces.push(trace)
+  }
+  if (traces.length === 0) return Either.left(firstProblem ?? "autogen: the body holds no messages")
+  return Either.right(traces)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Detection: records that carry `name` or `source` (or an AutoGen `type`), and none of the
+// other formats' markers (OpenHands `action`/`observation`, LangSmith `run_type`, span ids).
+
+const FOREIGN_KEYS = ["action", "observation", "run_type", "span_id", "spanId", "trace_id", "traceId", "attributes", "dotted_order"]
+
+const looksLikeMessage = (value: unknown): boolean => {
+  if (!isRecord(value)) return false
+  const type = value["type"]
+  if (typeof type === "string" && (AGENTCHAT_TYPES.has(type) || CORE_TYPES.has(type))) return true
+  const named = typeof value["name"] === "string" || typeof value["source"] === "string"
+  const content = "content" in value || "tool_calls" in value || "function_call" in value || "tool_responses" in value
+  return named && content && ("role" in value || "type" in value || "source" in value)
+}
+
+const looksLikeHistory = (list: ReadonlyArray<unknown>): boolean => {
+  const head = list.slice(0, DETECT_LIMIT)
+  if (head.some((record) => isRecord(record) && FOREIGN_KEYS.some((key) => key in record))) return false
+  return head.some(looksLikeMessage)
+}
+
+const detect = (body: unknown): boolean => {
+  if (Array.isArray(body)) {
+    if (looksLikeHistory(body)) return true
+    const head = body.slice(0, DETECT_LIMIT)
+    if (head.length > 0 && head.every(isRecordedCall)) {
+      return head.some((call) => isRecord(call) && Array.isArray(call["messages"]) && call["messages"].slice(0, DETECT_LIMIT).some(looksLikeMessage))
+    }
+    return body.slice(0, DETECT_LIMIT).some((record) => isRecord(record) && detectObject(record))
+  }
+  return isRecord(body) && detectObject(body)
+}
+
+/** Top-level keys of other formats' bodies: a Chat Completions or Messages request or response. */
+const FOREIGN_TOP_KEYS = ["trajectory", "resourceSpans", "resourceLogs", "post", "model", "tools", "tool_choice", "response", "choices", "system", "temperature", "max_tokens"]
+
+const detectObject = (body: Rec): boolean => {
+  if (FOREIGN_TOP_KEYS.some((key) => key in body)) return false
+  const history = historyOf(body)
+  if (history === undefined) return false
+  if (looksLikeHistory(history.list)) return true
+  // An AG2 ChatResult whose history is empty is still one.
+  return history.field === "chat_history" && history.list.length === 0 && ("chat_id" in body || "summary" in body || "cost" in body)
+}
+
+export const autoGenImporter: Importer = {
+  format: "autogen",
+  detect: (body) => {
+    try {
+      return detect(body)
+    } catch {
+      return false
+    }
+  },
+  read
+}

@@ -1,0 +1,67 @@
+/**
+ * The normalized trace (DECISIONS §12): what every supported format is read into, and what every
+ * trace-reading pattern's input is projected from (Traces/Project.ts). One ordered list of
+ * events, each with who (`actor`, `role`), what (`kind`, `content`, `tool`), when (`timestamp`)
+ * and where it came from (`source`, a pointer back into the original: a span id, a message index,
+ * a run id, an event id). Contents are the source's text verbatim, so evidence quotes can be
+ * checked against them.
+ */
+import { Schema } from "effect"
+
+export const FORMATS = ["otel", "openinference", "openai", "anthropic", "langsmith", "autogen", "trajectory", "native"] as const
+export const TraceFormat = Schema.Literal(...FORMATS).annotations({
+  identifier: "TraceFormat",
+  description:
+    "A supported trace format: otel (OpenTelemetry GenAI: OTLP/JSON traces or logs, or span lists), openinference, openai (Chat Completions messages, Responses items, Agents SDK exports), anthropic (Messages), langsmith (run trees, run lists, {post, patch}), autogen (AutoGen / AG2 / Magentic-One histories), trajectory (SWE-agent, mini-SWE-agent, OpenHands), native (the pattern's own input shape)."
+})
+export type TraceFormat = typeof TraceFormat.Type
+
+export const FormatOption = Schema.Literal("auto", ...FORMATS).annotations({
+  identifier: "TraceFormatOption",
+  description: "The trace's format, or `auto` (the default) to detect it."
+})
+export type FormatOption = typeof FormatOption.Type
+
+export const EventKind = Schema.Literal("message", "thought", "tool_call", "tool_result", "error", "handoff").annotations({
+  identifier: "TraceEventKind",
+  description: "What an event is: a message, a thought (reasoning), a tool call, a tool result, an error, or a handoff between agents."
+})
+export type EventKind = typeof EventKind.Type
+
+export const ActorRole = Schema.Literal("user", "agent", "system", "tool").annotations({
+  identifier: "TraceActorRole",
+  description: "The kind of participant: the user, an agent (or assistant), the system prompt, or a tool."
+})
+export type ActorRole = typeof ActorRole.Type
+
+export const TraceEvent = Schema.Struct({
+  actor: Schema.String.annotations({ description: "Who produced the event: `user`, `system`, an agent's name (or `assistant`), or a tool's name." }),
+  role: ActorRole,
+  kind: EventKind,
+  content: Schema.String.annotations({ description: "The event's text, verbatim from the source (tool calls: the arguments)." }),
+  tool: Schema.optional(Schema.String.annotations({ description: "The tool's name, for tool calls and results." })),
+  to: Schema.optional(Schema.String.annotations({ description: "The receiving agent of a handoff or an addressed message." })),
+  timestamp: Schema.optional(Schema.String.annotations({ description: "When it happened (ISO-8601), when the source says." })),
+  source: Schema.String.annotations({
+    description: "Where in the original the event came from: `span:<id>`, `span:<id>/input[2]`, `messages[3]`, `run:<id>`, `event:<id>`, ..."
+  })
+}).annotations({ identifier: "TraceEvent", description: "One event of a normalized trace." })
+export type TraceEvent = typeof TraceEvent.Type
+
+export const NormalizedTrace = Schema.Struct({
+  id: Schema.NullOr(Schema.String).annotations({ description: "The trace's id in its source (trace id, run id, session id), when it has one." }),
+  task: Schema.String.annotations({ description: "What the run was asked to do: the first user input or the root span's input." }),
+  outcome: Schema.String.annotations({ description: "How the run ended: its final output or status." }),
+  success: Schema.NullOr(Schema.Boolean).annotations({
+    description: "Whether the run succeeded, from an error status where the format has one; null when the trace does not say."
+  }),
+  agents: Schema.Array(Schema.String).annotations({ description: "The agents taking part, in order of first appearance." }),
+  events: Schema.Array(TraceEvent),
+  skipped: Schema.Int.annotations({
+    description: "Records of the input that were not read (malformed, of unknown types, or not trace content such as dataset labels)."
+  })
+}).annotations({ identifier: "NormalizedTrace", description: "A trace in the service's normalized form." })
+export type NormalizedTrace = typeof NormalizedTrace.Type
+
+/** What an importer makes; `Traces/Builder.ts` fills in agents and the defaults. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] }

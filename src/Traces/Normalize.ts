@@ -1,0 +1,228 @@
+/**
+ * From a raw trace to normalized traces (DECISIONS §12): the format named or detected, the
+ * importer run, several traces kept apart and one chosen with `select`, and the normalized limits
+ * (events and content characters after de-duplication) checked. One owner for every surface:
+ * `POST /v1/traces/normalize`, analyze and diagnose all read traces through here.
+ */
+import { Either } from "effect"
+import type { AppConfigShape } from "../Config.js"
+import { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
+import { makeTraceBuilder } from "./Builder.js"
+import { anthropicImporter } from "./Formats/Anthropic.js"
+import { autoGenImporter } from "./Formats/AutoGen.js"
+import { langSmithImporter } from "./Formats/LangSmith.js"
+import { openAiImporter } from "./Formats/OpenAI.js"
+import { openInferenceImporter } from "./Formats/OpenInference.js"
+import { otelImporter } from "./Formats/Otel.js"
+import { trajectoryImporter } from "./Formats/Trajectory.js"
+import { type Importer, isRecord } from "./Importer.js"
+import { type ActorRole, type EventKind, FORMATS, type FormatOption, type NormalizedTrace, type TraceFormat } from "./Model.js"
+
+/** In detection order: the most specific shapes first; a bare `{role, content}` list is openai's. */
+export const IMPORTERS: ReadonlyArray<Importer> = [
+  otelImporter,
+  openInferenceImporter,
+  langSmithImporter,
+  trajectoryImporter,
+  autoGenImporter,
+  anthropicImporter,
+  openAiImporter
+]
+const byFormat = new Map(IMPORTERS.map((importer) => [importer.format, importer]))
+
+/** The importer that recognises a body, if any (auto detection). */
+export const detectFormat = (body: unknown): Importer | undefined => IMPORTERS.find((importer) => safeDetect(importer, body))
+
+const safeDetect = (importer: Importer, body: unknown) => {
+  try {
+    return importer.detect(body)
+  } catch {
+    return false
+  }
+}
+
+const FORMAT_LIST = FORMATS.join(", ")
+
+/** What a body looks like, for the unsupported_trace_format message. */
+export const describeShape = (body: unknown): string => {
+  if (body === null) return "null"
+  if (Array.isArray(body)) {
+    const first: unknown = body[0]
+    if (first === undefined) return "an empty list"
+    return `a list of ${body.length} ${isRecord(first) ? `objects (the first with keys ${keysOf(first)})` : typeof first === "object" ? "lists" : `${typeof first}s`}`
+  }
+  if (isRecord(body)) return `an object with keys ${keysOf(body)}`
+  return `a ${typeof body}`
+}
+const keysOf = (record: Readonly<Record<string, unknown>>) => {
+  const keys = Object.keys(record)
+  return keys.length === 0 ? "(none)" : `${keys.slice(0, 8).join(", ")}${keys.length > 8 ? `, … (${keys.length} in all)` : ""}`
+}
+
+export const unsupported = (body: unknown, named?: TraceFormat) =>
+  new UnsupportedTraceFormat({
+    message: named === undefined
+      ? `the trace is in no supported format (${FORMAT_LIST}); got ${describeShape(body)}. See docs/traces.md for each format's shape, or send the pattern's own input shape`
+      : `the trace is not readable as ${named}: ${describeShape(body)}. Supported formats: ${FORMAT_LIST}; omit \`format\` to detect it`
+  })
+
+export interface Normalized {
+  readonly format: TraceFormat
+  readonly traces: ReadonlyArray<NormalizedTrace>
+}
+
+export type Limits = AppConfigShape["limits"]
+
+/**
+ * The trace limits on a normalized trace: events against SVC_API_MAX_TRACE_STEPS, each content
+ * against SVC_API_MAX_STRING_CHARS, all contents against SVC_API_MAX_TOTAL_CHARS.
+ */
+export const checkNormalizedLimits = (trace: NormalizedTrace, limits: Limits): Either.Either<void, RequestTooLarge> => {
+  if (trace.events.length > limits.maxTraceSteps) {
+    return Either.left(
+      new RequestTooLarge({
+        message: `the trace has ${trace.events.length} events after normalization, more than the limit of ${limits.maxTraceSteps}; raise SVC_API_MAX_TRACE_STEPS or split the trace`
+      })
+    )
+  }
+  let total = trace.task.length + trace.outcome.length
+  for (const event of trace.events) {
+    if (event.content.length > limits.maxStringChars) {
+      return Either.left(
+        new RequestTooLarge({
+          message: `the event from ${event.source} has ${event.content.length} characters, more than the per-string limit of ${limits.maxStringChars}; raise SVC_API_MAX_STRING_CHARS`
+        })
+      )
+    }
+    total += event.content.length
+  }
+  if (total > limits.maxTotalChars) {
+    return Either.left(
+      new RequestTooLarge({
+        message: `the trace has ${total} characters of content after normalization, more than the limit of ${limits.maxTotalChars}; raise SVC_API_MAX_TOTAL_CHARS or condense the trace`
+      })
+    )
+  }
+  return Either.void
+}
+
+/**
+ * Reads a raw trace in a named format or detected one. `native` here is the service's own
+ * sequence shapes (steps, messages, turns) read generically, for normalize.
+ */
+export const normalizeTrace = (
+  body: unknown,
+  format: FormatOption,
+  limits: Limits
+): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError | RequestTooLarge> => {
+  const read = (importer: Importer): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError> => {
+    let result: Either.Either<ReadonlyArray<NormalizedTrace>, string>
+    try {
+      result = importer.read(body)
+    } catch {
+      result = Either.left("the trace could not be read")
+    }
+    return Either.match(result, {
+      onLeft: (message) => Either.left(new ValidationError({ message: `the ${importer.format} trace cannot be used: ${message}` })),
+      onRight: (traces) =>
+        traces.length === 0
+          ? Either.left(new ValidationError({ message: `the ${importer.format} trace holds no events` }))
+          : Either.right({ format: importer.format, traces })
+    })
+  }
+  const normalized = ((): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError> => {
+    if (format === "native") {
+      const native = readNative(body)
+      return native === undefined ? Either.left(unsupported(body, "native")) : Either.right({ format: "native", traces: [native] })
+    }
+    if (format !== "auto") {
+      const importer = byFormat.get(format)
+      if (importer === undefined || !safeDetect(importer, body)) return Either.left(unsupported(body, format))
+      return read(importer)
+    }
+    const importer = detectFormat(body)
+    if (importer !== undefined) return read(importer)
+    const native = readNative(body)
+    return native === undefined ? Either.left(unsupported(body)) : Either.right({ format: "native", traces: [native] })
+  })()
+  return Either.flatMap(normalized, (result) => {
+    for (const trace of result.traces) {
+      const checked = checkNormalizedLimits(trace, limits)
+      if (Either.isLeft(checked)) return Either.left(checked.left)
+    }
+    return Either.right(result)
+  })
+}
+
+/** Picks one trace: the only one, or the one `select` names (a trace id or an index). */
+export const selectTrace = (normalized: Normalized, select: unknown): Either.Either<NormalizedTrace, ValidationError> => {
+  const { traces } = normalized
+  const names = traces.slice(0, 10).map((trace, i) => (trace.id === null ? `#${i}` : `#${i} (${trace.id})`)).join(", ")
+  if (select === undefined || select === null) {
+    const only = traces[0]
+    if (traces.length === 1 && only !== undefined) return Either.right(only)
+    return Either.left(
+      new ValidationError({
+        message: `the body holds ${traces.length} traces: ${names}${traces.length > 10 ? ", …" : ""}; choose one with \`select\` (a trace id or an index) in the envelope`
+      })
+    )
+  }
+  const chosen = typeof select === "number" && Number.isInteger(select)
+    ? traces[select]
+    : typeof select === "string"
+    ? traces.find((trace) => trace.id === select) ?? (/^\d+$/.test(select) ? traces[Number(select)] : undefined)
+    : undefined
+  return chosen === undefined
+    ? Either.left(new ValidationError({ message: `select names no trace in the body; it holds ${traces.length}: ${names}` }))
+    : Either.right(chosen)
+}
+
+const KIND_BY_TYPE: ReadonlyArray<readonly [RegExp, EventKind]> = [
+  [/^(thought|thinking|reasoning|plan)/i, "thought"],
+  [/^(tool_result|observation|tool_output|result)/i, "tool_result"],
+  [/^(tool_call|action|tool|call)/i, "tool_call"],
+  [/^(error|exception|failure)/i, "error"],
+  [/^(handoff|delegat)/i, "handoff"]
+]
+const kindOf = (type: unknown): EventKind => {
+  if (typeof type !== "string") return "message"
+  for (const [pattern, kind] of KIND_BY_TYPE) if (pattern.test(type)) return kind
+  return "message"
+}
+const roleOf = (actor: string): ActorRole =>
+  /^(user|human)$/i.test(actor) ? "user" : /^system$/i.test(actor) ? "system" : /^tool$/i.test(actor) ? "tool" : "agent"
+
+/** The service's own sequence shapes (steps, messages, turns), read generically for normalize. */
+const readNative = (body: unknown): NormalizedTrace | undefined => {
+  if (!isRecord(body)) return undefined
+  const text = (u: unknown) => (typeof u === "string" ? u : u === undefined || u === null ? "" : JSON.stringify(u) ?? "")
+  const builder = makeTraceBuilder(null)
+  const sequences: ReadonlyArray<readonly [string, (item: Readonly<Record<string, unknown>>, source: string) => void]> = [
+    ["steps", (step, source) => {
+      const actor = text(step["actor"]) || "agent"
+      const tool = text(step["tool"])
+      builder.add({ actor, role: roleOf(actor), kind: kindOf(step["type"]), content: text(step["content"]), tool, timestamp: text(step["timestamp"]), source })
+    }],
+    ["messages", (message, source) => {
+      const actor = text(message["from"]) || "agent"
+      builder.add({ actor, role: roleOf(actor), kind: kindOf(message["type"]), content: text(message["content"]), to: text(message["to"]), timestamp: text(message["timestamp"]), source })
+    }],
+    ["turns", (turn, source) => {
+      const actor = text(turn["role"]) || "agent"
+      builder.add({ actor, role: roleOf(actor), kind: "message", content: text(turn["content"]), source })
+    }]
+  ]
+  let found = false
+  for (const [field, read] of sequences) {
+    const list = body[field]
+    if (!Array.isArray(list)) continue
+    found = true
+    list.forEach((item: unknown, i) => (isRecord(item) ? read(item, `${field}[${i}]`) : builder.skip()))
+  }
+  if (!found || builder.eventCount() === 0) return undefined
+  const task = body["task"] ?? body["goal"]
+  if (typeof task === "string") builder.setTask(task)
+  if (typeof body["outcome"] === "string") builder.setOutcome(body["outcome"])
+  if (typeof body["success"] === "boolean") builder.setSuccess(body["success"])
+  return builder.build()
+}

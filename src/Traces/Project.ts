@@ -1,0 +1,151 @@
+/**
+ * From a normalized trace to a pattern's input (DECISIONS §12): the family's projection (one
+ * element per event, so `steps[i]`, `messages[i]`, `turns[i]` and `observed_behaviors[i]` are
+ * `events[i]` and point back to its source), then the pattern's derived extras (estimates, named
+ * as derived), then the operator's `hints`, which win. Contents stay verbatim, so quotes are
+ * checked against the source's own text.
+ */
+import type { Family } from "../Catalogue/Families.js"
+import type { NormalizedTrace, TraceEvent } from "./Model.js"
+import type { DeriveFromTrace, Projection } from "./Reading.js"
+
+const optional = (key: string, value: string | undefined): Readonly<Record<string, string>> =>
+  value === undefined || value.length === 0 ? {} : { [key]: value }
+
+/** How an event reads as one line where the family has only text (behaviours, turn roles). */
+export const eventLabel = (event: TraceEvent): string =>
+  event.kind === "message" ? event.actor : `${event.actor} ${event.kind}${event.tool === undefined ? "" : ` ${event.tool}`}`
+
+const runFields = (trace: NormalizedTrace) => ({
+  task: trace.task.trim().length > 0 ? trace.task : "(the trace states no task)",
+  outcome: trace.outcome,
+  ...(trace.success === null ? {} : { success: trace.success })
+})
+
+const lastIndex = <A>(list: ReadonlyArray<A>, test: (a: A) => boolean): number => {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const item = list[i]
+    if (item !== undefined && test(item)) return i
+  }
+  return -1
+}
+
+/** Sources of `field[i]` (one per event), `task` and `outcome`. */
+const eventSources = (trace: NormalizedTrace, field: string): Map<string, string> => {
+  const sources = new Map<string, string>()
+  trace.events.forEach((event, i) => sources.set(`${field}[${i}]`, event.source))
+  const task = trace.events.find((event) => event.role === "user" && event.content === trace.task)
+  if (task !== undefined) sources.set("task", task.source)
+  const outcome = lastIndex(trace.events, (event) => event.content === trace.outcome)
+  const outcomeEvent = trace.events[outcome]
+  if (outcomeEvent !== undefined) sources.set("outcome", outcomeEvent.source)
+  return sources
+}
+
+const agentsOf = (trace: NormalizedTrace): ReadonlyArray<string> => (trace.agents.length > 0 ? trace.agents : ["agent"])
+
+/** The family's projection of a normalized trace. */
+export const familyProjection = (family: Family, trace: NormalizedTrace): Projection => {
+  switch (family) {
+    case "step_trace":
+      return {
+        input: {
+          ...runFields(trace),
+          steps: trace.events.map((event) => ({
+            type: event.kind,
+            content: event.content,
+            actor: event.actor,
+            ...optional("tool", event.tool),
+            ...optional("timestamp", event.timestamp)
+          }))
+        },
+        sources: eventSources(trace, "steps")
+      }
+    case "message_log":
+      return {
+        input: {
+          ...runFields(trace),
+          agents: agentsOf(trace),
+          messages: trace.events.map((event) => ({
+            from: event.actor,
+            content: event.content,
+            type: event.kind,
+            ...optional("to", event.to),
+            ...optional("timestamp", event.timestamp)
+          }))
+        },
+        sources: eventSources(trace, "messages")
+      }
+    case "conversation":
+      return {
+        input: { ...runFields(trace), turns: trace.events.map((event) => ({ role: eventLabel(event), content: event.content })) },
+        sources: eventSources(trace, "turns")
+      }
+    case "behaviour_report": {
+      const system = trace.events.find((event) => event.role === "system" && event.content.trim().length > 0)
+      return {
+        input: {
+          ...runFields(trace),
+          observed_behaviors: trace.events.map((event) => `${eventLabel(event)}: ${event.content}`),
+          ...optional("system_prompt", system?.content)
+        },
+        sources: eventSources(trace, "observed_behaviors")
+      }
+    }
+    case "crew": {
+      const sources = eventSources(trace, "events")
+      const reportsTo = new Map<string, string>()
+      for (const event of trace.events) {
+        if (event.kind === "handoff" && event.to !== undefined && event.to !== event.actor && !reportsTo.has(event.to)) {
+          reportsTo.set(event.to, event.actor)
+        }
+      }
+      const agents = agentsOf(trace).map((name, i) => {
+        const own = trace.events.filter((event) => event.actor === name)
+        const tools = Array.from(new Set(own.flatMap((event) => (event.kind === "tool_call" && event.tool !== undefined ? [event.tool] : []))))
+        const first = own[0]
+        if (first !== undefined) sources.set(`agents[${i}]`, first.source)
+        const manager = reportsTo.get(name)
+        return {
+          id: name,
+          role: `agent in the run (${own.length} event${own.length === 1 ? "" : "s"}${tools.length > 0 ? `; tools: ${tools.join(", ")}` : ""})`,
+          reports_to: manager === undefined ? [] : [manager]
+        }
+      })
+      return { input: { ...runFields(trace), agents }, sources }
+    }
+    case "request":
+    case "special":
+      return { input: runFields(trace), sources: eventSources(trace, "events") }
+  }
+}
+
+export interface PatternProjection extends Projection {
+  /** Input fields derived by code (named as derived in the prompt). */
+  readonly derived: ReadonlyArray<string>
+  /** Input fields the operator gave in `hints`. */
+  readonly hinted: ReadonlyArray<string>
+}
+
+/** The pattern's input from a trace: family projection, then derived extras, then hints (which win). */
+export const projectTrace = (
+  family: Family,
+  derive: DeriveFromTrace | undefined,
+  trace: NormalizedTrace,
+  hints: Readonly<Record<string, unknown>>
+): PatternProjection => {
+  const base = familyProjection(family, trace)
+  const derived = derive === undefined ? { fields: {} } : derive(trace, base)
+  const sources = new Map(base.sources)
+  const derivedNames: Array<string> = []
+  const input: Record<string, unknown> = { ...base.input }
+  for (const [field, value] of Object.entries(derived.fields)) {
+    if (Object.hasOwn(hints, field) || value === undefined) continue
+    input[field] = value
+    derivedNames.push(field)
+  }
+  for (const [ref, source] of derived.sources ?? []) sources.set(ref, source)
+  const hinted = Object.keys(hints)
+  for (const field of hinted) input[field] = hints[field]
+  return { input, sources, derived: derivedNames, hinted }
+}

@@ -1,0 +1,40 @@
+/**
+ * Normalizing a trace as a service (DECISIONS §12), for every surface: the body as it is or in the
+ * envelope `{trace, format?, select?}`, under the configured trace limits.
+ */
+import { Context, Effect, Layer } from "effect"
+import { resolveFormat, resolveSelect, splitBody } from "../Analysis/Intake.js"
+import { AppConfig } from "../Config.js"
+import type { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
+import type { NormalizedTrace, TraceFormat } from "./Model.js"
+import { detectFormat, normalizeTrace, selectTrace } from "./Normalize.js"
+
+export type NormalizeResult =
+  | { readonly format: TraceFormat; readonly events: number; readonly trace: NormalizedTrace }
+  | { readonly format: TraceFormat; readonly traces: ReadonlyArray<NormalizedTrace> }
+
+export interface TraceReaderShape {
+  readonly normalize: (
+    body: Record<string, unknown> | Array<unknown>
+  ) => Effect.Effect<NormalizeResult, ValidationError | UnsupportedTraceFormat | RequestTooLarge>
+}
+
+export class TraceReader extends Context.Tag("TraceReader")<TraceReader, TraceReaderShape>() {}
+
+export const TraceReaderLive = Layer.effect(
+  TraceReader,
+  Effect.map(AppConfig, ({ limits }): TraceReaderShape => ({
+    normalize: (body) =>
+      Effect.gen(function*() {
+        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined)
+        const format = yield* resolveFormat(parts.format)
+        const select = yield* resolveSelect(parts.select)
+        const normalized = yield* normalizeTrace(parts.trace, format, limits)
+        const only = normalized.traces[0]
+        if (select === undefined && normalized.traces.length > 1) return { format: normalized.format, traces: normalized.traces }
+        const trace = select === undefined && only !== undefined ? only : yield* selectTrace(normalized, select)
+        return { format: normalized.format, events: trace.events.length, trace }
+      }).pipe(Effect.withSpan("TraceReader.normalize"))
+  }))
+)
+

@@ -1,0 +1,273 @@
+/**
+ * The `anthropic` importer (DECISIONS §12) on its fixtures: Messages API requests, responses and
+ * lists of calls, hand-written from the Messages API reference shapes (see
+ * test/fixtures/traces/anthropic/README.md).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import fc from "fast-check"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { anthropicImporter } from "../../src/Traces/Formats/Anthropic.js"
+import { openAiImporter } from "../../src/Traces/Formats/OpenAI.js"
+import { isRecord } from "../../src/Traces/Importer.js"
+import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+
+const dir = join(import.meta.dirname, "..", "fixtures", "traces")
+const fixture = (name: string): unknown => JSON.parse(readFileSync(join(dir, "anthropic", name), "utf8"))
+const jsonFiles = (folder: string) => readdirSync(join(dir, folder)).filter((name) => name.endsWith(".json"))
+
+const readOne = (body: unknown): NormalizedTrace => {
+  const result = anthropicImporter.read(body)
+  if (Either.isLeft(result)) return expect.fail(result.left)
+  expect(result.right).toHaveLength(1)
+  const [trace] = result.right
+  if (trace === undefined) return expect.fail("no trace")
+  return trace
+}
+const failure = (body: unknown): string => {
+  const result = anthropicImporter.read(body)
+  if (Either.isRight(result)) return expect.fail(`expected a Left, got ${result.right.length} trace(s)`)
+  return result.left
+}
+const brief = (event: TraceEvent) => [event.actor, event.kind, event.tool ?? "", event.content]
+
+describe("anthropic importer: Messages API", () => {
+  it("reads a request with system blocks, thinking, parallel tool use, an error result, and its response", () => {
+    const trace = readOne(fixture("request-tool-use.json"))
+    expect(trace.events.map((event) => [...brief(event), event.source])).toEqual([
+      ["system", "message", "", "You are an on-call assistant for the payments service. Use the tools to check facts before answering.", "system[0]"],
+      ["user", "message", "", "Checkout latency alerts fired at 14:02. Is it the database?", "messages[0]"],
+      ["assistant", "thought", "", "The alert could come from the database or from the card gateway. I should look at both latencies.", "messages[1].content[0]"],
+      ["assistant", "message", "", "Let me compare database and gateway latency around 14:02.", "messages[1].content[1]"],
+      ["assistant", "tool_call", "query_metrics", "{\"metric\":\"db.query.p99\",\"window\":\"13:50-14:15\"}", "messages[1].content[2]"],
+      ["assistant", "tool_call", "query_metrics", "{\"metric\":\"gateway.latency.p99\",\"window\":\"13:50-14:15\"}", "messages[1].content[3]"],
+      ["query_metrics", "tool_result", "query_metrics", "db.query.p99 stayed between 11 ms and 14 ms.", "messages[2].content[0]"],
+      ["query_metrics", "error", "query_metrics", "metric gateway.latency.p99 is not exported in this region", "messages[2].content[1]"],
+      ["assistant", "message", "", "The database looks healthy. The gateway metric is missing here, so I'll check the runbook.", "messages[3].content[0]"],
+      ["assistant", "tool_call", "read_runbook", "{\"page\":\"checkout-latency\"}", "messages[3].content[1]"],
+      [
+        "read_runbook",
+        "tool_result",
+        "read_runbook",
+        "Checkout latency: 1. Check the card gateway status page. 2. If degraded, enable the fallback acquirer.",
+        "messages[4].content[0]"
+      ],
+      ["user", "message", "", "Also: the gateway status page says degraded since 13:58.", "messages[4].content[1]"],
+      [
+        "assistant",
+        "thought",
+        "",
+        "The runbook says to enable the fallback acquirer when the gateway is degraded, and the user confirmed it is.",
+        "response.content[0]"
+      ],
+      [
+        "assistant",
+        "message",
+        "",
+        "It is not the database: db p99 stayed at 11-14 ms. The card gateway has been degraded since 13:58, so per the runbook, enable the fallback acquirer.",
+        "response.content[1]"
+      ]
+    ])
+    expect(trace.events.map((event) => event.role)).toEqual([
+      "system", "user", "agent", "agent", "agent", "agent", "tool", "tool", "agent", "agent", "tool", "user", "agent", "agent"
+    ])
+    expect(trace.skipped).toBe(1) // the image inside the runbook's tool_result
+    expect(trace.id).toBe("msg_01XFDUDYJgAACzvnptvVoYEL")
+    expect(trace.task).toBe("Checkout latency alerts fired at 14:02. Is it the database?")
+    expect(trace.outcome).toMatch(/^It is not the database/)
+    expect(trace.success).toBeNull()
+    expect(trace.agents).toEqual(["assistant"])
+  })
+
+  it("reads a single response message; redacted thinking is skipped and counted", () => {
+    const trace = readOne(fixture("response-message.json"))
+    expect(trace.id).toBe("msg_013Zva2CMHLNnXjNJJKqJ2EF")
+    expect(trace.events.map((event) => [...brief(event), event.source])).toEqual([
+      ["assistant", "thought", "", "The user wants the weather in San Francisco. I'll call get_weather with the city.", "content[0]"],
+      ["assistant", "message", "", "I'll check the current weather in San Francisco for you.", "content[2]"],
+      ["assistant", "tool_call", "get_weather", "{\"location\":\"San Francisco, CA\",\"unit\":\"celsius\"}", "content[3]"]
+    ])
+    expect(trace.skipped).toBe(1)
+  })
+
+  it("de-duplicates a list of request bodies that each carry the whole conversation", () => {
+    const body = fixture("requests-history.json")
+    const trace = readOne(body)
+    const sent = (Array.isArray(body) ? body : []).filter(isRecord).reduce((sum, request) => {
+      const messages = request["messages"]
+      return sum + (Array.isArray(messages) ? messages.length : 0)
+    }, 0)
+    expect(sent).toBe(1 + 3 + 5 + 7)
+    expect(trace.events.map(brief)).toEqual([
+      ["system", "message", "", "You are a coding agent. Fix the failing test with the fewest changes."],
+      ["user", "message", "", "tests/test_dates.py::test_leap_year fails. Please fix it."],
+      ["assistant", "message", "", "I'll run the failing test first."],
+      ["assistant", "tool_call", "run_tests", "{\"path\":\"tests/test_dates.py\"}"],
+      ["run_tests", "tool_result", "run_tests", "FAILED tests/test_dates.py::test_leap_year - assert is_leap(1900) is False"],
+      ["assistant", "thought", "", "1900 is divisible by 100 but not by 400, so it is not a leap year. is_leap must be missing the century rule."],
+      ["assistant", "tool_call", "edit_file", "{\"path\":\"dates.py\",\"old\":\"return year % 4 == 0\",\"new\":\"return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)\"}"],
+      ["edit_file", "tool_result", "edit_file", "edited dates.py (1 replacement)"],
+      ["assistant", "tool_call", "run_tests", "{\"path\":\"tests/test_dates.py\"}"],
+      ["run_tests", "tool_result", "run_tests", "4 passed in 0.03s"]
+    ])
+    // every event at its first occurrence
+    expect(trace.events.map((event) => event.source)).toEqual([
+      "[0].system",
+      "[0].messages[0]",
+      "[1].messages[1].content[0]",
+      "[1].messages[1].content[1]",
+      "[1].messages[2].content[0]",
+      "[2].messages[3].content[0]",
+      "[2].messages[3].content[1]",
+      "[2].messages[4].content[0]",
+      "[3].messages[5].content[0]",
+      "[3].messages[6].content[0]"
+    ])
+    expect(trace.id).toBeNull()
+  })
+
+  it("reads server tools: web search calls, results without encrypted content, and a search error", () => {
+    const trace = readOne(fixture("server-tools.json"))
+    expect(trace.events.map(brief)).toEqual([
+      ["system", "message", "", "You are a research assistant. Cite your sources."],
+      ["user", "message", "", "When does the Artemis II mission launch, and does that clash with our launch?"],
+      ["assistant", "tool_call", "web_search", "{\"query\":\"Artemis II launch date\"}"],
+      [
+        "web_search",
+        "tool_result",
+        "web_search",
+        "[{\"type\":\"web_search_result\",\"url\":\"https://www.nasa.gov/mission/artemis-ii/\",\"title\":\"Artemis II - NASA\",\"page_age\":\"April 30, 2025\"}]"
+      ],
+      ["assistant", "message", "", "NASA targets Artemis II for early 2026, so it does not clash with a November launch."],
+      ["assistant", "tool_call", "web_search", "{\"query\":\"Artemis II launch window update\"}"],
+      ["web_search", "error", "web_search", "max_uses_exceeded"]
+    ])
+    expect(trace.events.map((event) => event.source)).toContain("messages[1].content[4]")
+    expect(trace.skipped).toBe(2) // the document block and the unknown block type
+  })
+
+  it("reads an error response as an error event and success=false", () => {
+    const trace = readOne(fixture("exchange-error.json"))
+    expect(trace.events.map((event) => [...brief(event), event.source])).toEqual([
+      ["system", "message", "", "You are a helpful assistant.", "request.system"],
+      ["user", "message", "", "Summarize the incident report in three bullet points.", "request.messages[0].content[0]"],
+      ["assistant", "error", "", "Overloaded", "response.error"]
+    ])
+    expect(trace.success).toBe(false)
+    expect(trace.outcome).toBe("Overloaded")
+  })
+
+  it("reads a plain message list with list sources", () => {
+    const trace = readOne([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "lookup", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1" }] }
+    ])
+    expect(trace.events.map((event) => [...brief(event), event.source])).toEqual([
+      ["user", "message", "", "hi", "[0]"],
+      ["assistant", "tool_call", "lookup", "{}", "[1].content[0]"],
+      ["lookup", "tool_result", "lookup", "", "[2].content[0]"]
+    ])
+  })
+})
+
+describe("anthropic importer: malformed input", () => {
+  it("never throws, counts unreadable blocks, and keeps results of unknown tool ids", () => {
+    const trace = readOne({
+      system: 42,
+      messages: [
+        { role: "user", content: 7 },
+        { role: "user", content: [{ type: "text", text: 9 }, "loose string", null, { type: "hologram" }, { type: "image", source: { type: "url", url: "x" } }] },
+        { role: "wizard", content: "?" },
+        null,
+        { role: "assistant", content: [{ type: "tool_use", name: "no_id", input: { a: [1, 2] } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "never-called", content: [{ type: "text", text: "orphan" }, { type: "image" }], is_error: true }] }
+      ]
+    })
+    expect(trace.events.map(brief)).toEqual([
+      ["user", "message", "", "loose string"],
+      ["assistant", "tool_call", "no_id", "{\"a\":[1,2]}"],
+      ["tool", "error", "", "orphan"]
+    ])
+    expect(trace.events[2]?.tool).toBeUndefined()
+    // content 7, text 9, null, hologram, image, the wizard, null message, the image in the result
+    expect(trace.skipped).toBe(8)
+  })
+
+  it("answers a Left with a clear message for empty or unreadable bodies", () => {
+    expect(failure([])).toBe("anthropic: the body is an empty list: no messages to read")
+    expect(failure({ messages: [] })).toMatch(/^anthropic: no readable messages/)
+    expect(failure("text")).toMatch(/^anthropic: expected/)
+    expect(failure({ hello: "world" })).toMatch(/^anthropic: expected/)
+    expect(failure([{ role: "assistant", content: [{ type: "redacted_thinking", data: "x" }] }])).toMatch(/1 records skipped/)
+  })
+
+  it("does not recurse into deeply nested request / response pairs", () => {
+    let nested: unknown = { system: "s", messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "deep" }] }] }
+    for (let i = 0; i < 20_000; i++) nested = { request: nested }
+    expect(() => anthropicImporter.detect(nested)).not.toThrow()
+    expect(failure(nested)).toMatch(/^anthropic: no readable messages/)
+  })
+
+  it("never throws on any JSON value, and detect never throws", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        anthropicImporter.detect(value)
+        const result = anthropicImporter.read(value)
+        if (Either.isRight(result)) for (const trace of result.right) expect(trace.events.length).toBeGreaterThan(0)
+      }),
+      { numRuns: 300 }
+    )
+    const block = fc.record({
+      type: fc.constantFrom("text", "thinking", "tool_use", "tool_result", "web_search_tool_result", "image", "x"),
+      text: fc.jsonValue(),
+      input: fc.jsonValue(),
+      content: fc.jsonValue(),
+      id: fc.jsonValue(),
+      tool_use_id: fc.jsonValue()
+    })
+    fc.assert(
+      fc.property(fc.array(fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.oneof(fc.string(), fc.array(block, { maxLength: 4 })) }), { maxLength: 6 }), (messages) => {
+        anthropicImporter.detect({ system: "s", messages })
+        anthropicImporter.read({ system: "s", messages })
+        anthropicImporter.read(messages)
+      }),
+      { numRuns: 200 }
+    )
+  })
+})
+
+describe("anthropic importer: detect", () => {
+  it("recognises its own fixtures and Anthropic-only shapes", () => {
+    for (const name of jsonFiles("anthropic")) expect([name, anthropicImporter.detect(fixture(name))]).toEqual([name, true])
+    expect(anthropicImporter.detect({ type: "message", role: "assistant", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn" })).toBe(true)
+    expect(anthropicImporter.detect({ system: "s", messages: [{ role: "user", content: "hi" }] })).toBe(true)
+    expect(anthropicImporter.detect([{ role: "assistant", content: [{ type: "text", text: "a" }, { type: "tool_use", id: "t", name: "f", input: {} }] }])).toBe(true)
+  })
+
+  it("leaves other formats alone", () => {
+    for (const name of jsonFiles("openai")) {
+      const body: unknown = JSON.parse(readFileSync(join(dir, "openai", name), "utf8"))
+      expect([name, anthropicImporter.detect(body)]).toEqual([name, false])
+    }
+    for (const body of [
+      {},
+      [],
+      null,
+      true,
+      { steps: [{ agent: "a" }] },
+      { agents: ["a"], messages: [{ from: "a", content: "x" }] },
+      { resourceSpans: [] },
+      [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }],
+      { messages: [{ role: "user", content: [{ type: "text", text: "OpenAI parts look the same" }] }] },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "a Responses item" }] }
+    ]) {
+      expect([body, anthropicImporter.detect(body)]).toEqual([body, false])
+    }
+  })
+
+  it("is never claimed by openai when it has an Anthropic marker", () => {
+    for (const name of jsonFiles("anthropic")) expect([name, openAiImporter.detect(fixture(name))]).toEqual([name, false])
+  })
+})
