@@ -14,6 +14,7 @@ import { createServer as createNetServer } from "node:net"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
+import packageJson from "../package.json" with { type: "json" }
 
 const repo = join(import.meta.dirname, "..")
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
@@ -23,7 +24,11 @@ const KEY = "bench-key-0123456789abcdef"
 /** BENCH_ONLY=startup,static,hit,big,otlp,wide,identical runs only those scenarios (default: all). */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 /** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
-const SERVICE_FLAGS = (process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ").filter((flag) => flag.length > 0)
+const SERVICE_FLAGS = [
+  // The node flags `npm start` runs the service with (package.json), so the bench measures what users run.
+  ...(/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" "),
+  ...(process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ")
+].filter((flag) => flag.length > 0)
 const wants = (...names: Array<string>) => ONLY.size === 0 || names.some((name) => ONLY.has(name))
 
 interface Started {

@@ -38,7 +38,8 @@ export type RunFailure = LlmResolutionError | AnalyzerError | Timeout
 /** A body within the trace limits, with its effective mode, its trace native or normalized. */
 export interface AdmittedAnalysis {
   readonly entry: CatalogueEntry
-  readonly parts: BodyParts
+  /** The body's options (the raw body itself is not kept: a normalized trace no longer needs it). */
+  readonly options: Pick<BodyParts, "model" | "baseline" | "hints">
   readonly mode: Mode
   readonly trace: AdmittedTrace
 }
@@ -146,10 +147,10 @@ export const AnalyzeServiceLive = Layer.effect(
         const select = yield* resolveSelect(parts.select)
         const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits)
         const mode = yield* resolveMode(parts.mode)
-        return { entry, parts, mode, trace }
+        return { entry, options: { model: parts.model, baseline: parts.baseline, hints: parts.hints }, mode, trace }
       })
 
-    const prepare = ({ entry, mode, parts, trace: admitted }: AdmittedAnalysis, keyName: string | null) =>
+    const prepare = ({ entry, mode, options: parts, trace: admitted }: AdmittedAnalysis, keyName: string | null) =>
       Effect.gen(function*() {
         const scopes = scopesOf(keyName)
         // The guards refuse such a request (401) before it gets here: fail closed if one does.

@@ -103,8 +103,12 @@ export const validateAdmitted = (
   const sourceOf = (ref: string): string => {
     const match = FIELD_REF.exec(ref.trim())
     const field = match?.[1] ?? ref
-    const element = match?.[2] === undefined ? field : `${field}${match[2]}`
-    return projection.sources.get(element) ?? projection.sources.get(field) ??
+    const index = match?.[2]
+    const element = index === undefined ? field : `${field}${index}`
+    const event = index !== undefined && projection.sequence?.field === field
+      ? projection.sequence.events[Number(index.slice(1, -1))]
+      : undefined
+    return event?.source ?? projection.sources.get(element) ?? projection.sources.get(field) ??
       (derived.has(field) ? `derived:${field}` : hinted.has(field) ? `hints.${field}` : `trace:${field}`)
   }
   return Either.right({

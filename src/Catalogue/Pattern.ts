@@ -31,6 +31,8 @@ export interface PatternCode {
   readonly derive: DeriveFromTrace | undefined
   /** Validates an untrusted trace; on success returns its canonical encoded form and signals. */
   readonly validate: (trace: unknown) => Either.Either<ValidatedTrace, ParseResult.ParseError>
+  /** The same by a full decode, without the shortcut for long sequences (the reference `validate` must match). */
+  readonly validateFully: (trace: unknown) => Either.Either<ValidatedTrace, ParseResult.ParseError>
   /** Validates model output against this pattern's model-output schema. */
   readonly validateModelOutput: (output: unknown) => Either.Either<ModelOutputData, ParseResult.ParseError>
   /** Inlined JSON Schema of the model output (the structured-output format sent to providers). */
@@ -70,6 +72,9 @@ export interface ModelOutputData {
   }>
 }
 
+/** Sequences longer than this are validated by `validateLarge` in `definePattern`. */
+const LARGE_SEQUENCE = 256
+
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -87,6 +92,38 @@ export const definePattern = <const Slug extends string, const P extends string,
   const decodeInput = Schema.decodeUnknownEither(spec.input, { errors: "all", onExcessProperty: "ignore" })
   const decodeOutput = Schema.decodeUnknownEither(modelOutput, { errors: "all", onExcessProperty: "ignore" })
   const encodeOutput = Schema.encodeSync(modelOutput)
+  const validateType = Schema.validateEither(Schema.typeSchema(spec.input), { errors: "all", onExcessProperty: "ignore" })
+  // The decoded trace is the canonical form: aliases resolved, defaults applied, unknown fields
+  // dropped, and plain JSON (the input schemas have no class or date transformations).
+  const validated = (decoded: I): Either.Either<ValidatedTrace, ParseResult.ParseError> =>
+    isRecord(decoded)
+      ? Either.right({ canonical: decoded, signals: () => signals(decoded) })
+      : Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(spec.input.ast, decoded) }))
+  /**
+   * Long sequences (thousands of steps): the top level is decoded with each long sequence cut to
+   * its first element (aliases, defaults), then the whole is checked on the type side, which is
+   * several times faster than decoding and gives the same canonical form, because the elements'
+   * schemas have no transformations (an element that would need one fails the check). Anything
+   * that fails goes to the full decode, which decides and names every issue.
+   */
+  const validateLarge = (trace: Readonly<Record<string, unknown>>): Either.Either<ValidatedTrace, ParseResult.ParseError> | undefined => {
+    const long = spec.sequences.filter((field) => {
+      const value = trace[field]
+      return Array.isArray(value) && value.length > LARGE_SEQUENCE
+    })
+    if (long.length === 0) return undefined
+    const sample: Record<string, unknown> = { ...trace }
+    for (const field of long) {
+      const value = trace[field]
+      if (Array.isArray(value)) sample[field] = value.slice(0, 1)
+    }
+    const head = decodeInput(sample)
+    if (Either.isLeft(head) || !isRecord(head.right)) return undefined
+    const whole: Record<string, unknown> = { ...head.right }
+    for (const field of long) whole[field] = trace[field]
+    const checked = validateType(whole)
+    return Either.isRight(checked) ? validated(checked.right) : undefined
+  }
   let structured: { readonly [key: string]: JsonValue } | undefined
   const code: PatternCode = {
     slug: spec.slug,
@@ -105,13 +142,11 @@ export const definePattern = <const Slug extends string, const P extends string,
     ),
     reading: spec.traces ?? READS_ANY_TRACE,
     derive,
-    // The decoded trace is the canonical form: aliases resolved, defaults applied, unknown
-    // fields dropped, and plain JSON (the input schemas have no class or date transformations).
-    validate: (trace) =>
-      Either.flatMap(decodeInput(trace), (decoded) =>
-        isRecord(decoded)
-          ? Either.right({ canonical: decoded, signals: () => signals(decoded) })
-          : Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(spec.input.ast, decoded) }))),
+    validate: (trace) => {
+      const fast = isRecord(trace) ? validateLarge(trace) : undefined
+      return fast ?? Either.flatMap(decodeInput(trace), (decoded) => validated(decoded))
+    },
+    validateFully: (trace) => Either.flatMap(decodeInput(trace), (decoded) => validated(decoded)),
     validateModelOutput: (output) =>
       Either.map(decodeOutput(output), (decoded): ModelOutputData => {
         const encoded = encodeOutput(decoded)

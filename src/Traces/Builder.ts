@@ -39,7 +39,62 @@ export interface TraceBuilder {
   readonly build: () => NormalizedTrace
 }
 
-const signature = (event: EventInput) => `${event.role}\u0000${event.kind}\u0000${event.tool ?? ""}\u0000${event.content}`
+/**
+ * Counts of messages by content, then by role, kind and tool. Keyed by the content string itself
+ * (hashed once, never copied into a longer key), with a short chain per content for the rare
+ * message whose text is shared by different roles or kinds: long messages repeated across calls
+ * cost neither concatenation nor a map each.
+ */
+interface Slot {
+  readonly key: string
+  count: number
+  next: Slot | undefined
+}
+class Counts {
+  private readonly byContent = new Map<string, Slot>()
+  get(event: EventInput): number {
+    const key = kindKey(event)
+    for (let slot = this.byContent.get(event.content); slot !== undefined; slot = slot.next) if (slot.key === key) return slot.count
+    return 0
+  }
+  /** Adds one and returns the new count. */
+  bump(event: EventInput): number {
+    const key = kindKey(event)
+    const head = this.byContent.get(event.content)
+    for (let slot = head; slot !== undefined; slot = slot.next) {
+      if (slot.key === key) return ++slot.count
+    }
+    this.byContent.set(event.content, { key, count: 1, next: head })
+    return 1
+  }
+}
+const KIND_KEYS = new Map<string, string>()
+const kindKey = (event: EventInput): string => {
+  if (event.tool !== undefined) return `${event.role}:${event.kind}:${event.tool}`
+  const short = event.role === "agent" ? event.kind : `${event.role}:${event.kind}`
+  let key = KIND_KEYS.get(short)
+  if (key === undefined) {
+    key = short
+    KIND_KEYS.set(short, key)
+  }
+  return key
+}
+
+/** How many times each message of one call occurs in it (by position), without a map for short calls. */
+const occurrencesOf = (messages: ReadonlyArray<EventInput>): ReadonlyArray<number> => {
+  if (messages.length > 16) {
+    const counts = new Counts()
+    return messages.map((message) => counts.bump(message))
+  }
+  return messages.map((message, i) => {
+    let count = 1
+    for (let j = 0; j < i; j++) {
+      const other = messages[j]
+      if (other !== undefined && other.content === message.content && kindKey(other) === kindKey(message)) count++
+    }
+    return count
+  })
+}
 
 /** Drops absent optional fields, so events are plain JSON with no `undefined` members. */
 const eventOf = (input: EventInput): TraceEvent => {
@@ -58,7 +113,7 @@ const eventOf = (input: EventInput): TraceEvent => {
 
 export const makeTraceBuilder = (id: string | null): TraceBuilder => {
   const events: Array<TraceEvent> = []
-  const seen = new Map<string, number>()
+  const seen = new Counts()
   let skipped = 0
   let task: string | undefined
   let outcome: string | undefined
@@ -66,18 +121,14 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
 
   const add = (event: EventInput) => {
     events.push(eventOf(event))
-    const sig = signature(event)
-    seen.set(sig, (seen.get(sig) ?? 0) + 1)
+    seen.bump(event)
   }
 
   const addHistory = (messages: ReadonlyArray<EventInput>) => {
-    const occurrences = new Map<string, number>()
-    for (const message of messages) {
-      const sig = signature(message)
-      const occurrence = (occurrences.get(sig) ?? 0) + 1
-      occurrences.set(sig, occurrence)
-      if (occurrence > (seen.get(sig) ?? 0)) add(message)
-    }
+    const occurrences = occurrencesOf(messages)
+    messages.forEach((message, i) => {
+      if ((occurrences[i] ?? 1) > seen.get(message)) add(message)
+    })
   }
 
   const build = (): NormalizedTrace => {

@@ -30,10 +30,9 @@ const lastIndex = <A>(list: ReadonlyArray<A>, test: (a: A) => boolean): number =
   return -1
 }
 
-/** Sources of `field[i]` (one per event), `task` and `outcome`. */
-const eventSources = (trace: NormalizedTrace, field: string): Map<string, string> => {
+/** Sources of `task` and `outcome` (a sequence's elements are looked up by index: `sequence`). */
+const runSources = (trace: NormalizedTrace): Map<string, string> => {
   const sources = new Map<string, string>()
-  trace.events.forEach((event, i) => sources.set(`${field}[${i}]`, event.source))
   const task = trace.events.find((event) => event.role === "user" && event.content === trace.task)
   if (task !== undefined) sources.set("task", task.source)
   const outcome = lastIndex(trace.events, (event) => event.content === trace.outcome)
@@ -59,7 +58,8 @@ export const familyProjection = (family: Family, trace: NormalizedTrace): Projec
             ...optional("timestamp", event.timestamp)
           }))
         },
-        sources: eventSources(trace, "steps")
+        sources: runSources(trace),
+        sequence: { field: "steps", events: trace.events }
       }
     case "message_log":
       return {
@@ -74,12 +74,14 @@ export const familyProjection = (family: Family, trace: NormalizedTrace): Projec
             ...optional("timestamp", event.timestamp)
           }))
         },
-        sources: eventSources(trace, "messages")
+        sources: runSources(trace),
+        sequence: { field: "messages", events: trace.events }
       }
     case "conversation":
       return {
         input: { ...runFields(trace), turns: trace.events.map((event) => ({ role: eventLabel(event), content: event.content })) },
-        sources: eventSources(trace, "turns")
+        sources: runSources(trace),
+        sequence: { field: "turns", events: trace.events }
       }
     case "behaviour_report": {
       const system = trace.events.find((event) => event.role === "system" && event.content.trim().length > 0)
@@ -89,11 +91,12 @@ export const familyProjection = (family: Family, trace: NormalizedTrace): Projec
           observed_behaviors: trace.events.map((event) => `${eventLabel(event)}: ${event.content}`),
           ...optional("system_prompt", system?.content)
         },
-        sources: eventSources(trace, "observed_behaviors")
+        sources: runSources(trace),
+        sequence: { field: "observed_behaviors", events: trace.events }
       }
     }
     case "crew": {
-      const sources = eventSources(trace, "events")
+      const sources = runSources(trace)
       const reportsTo = new Map<string, string>()
       for (const event of trace.events) {
         if (event.kind === "handoff" && event.to !== undefined && event.to !== event.actor && !reportsTo.has(event.to)) {
@@ -112,11 +115,11 @@ export const familyProjection = (family: Family, trace: NormalizedTrace): Projec
           reports_to: manager === undefined ? [] : [manager]
         }
       })
-      return { input: { ...runFields(trace), agents }, sources }
+      return { input: { ...runFields(trace), agents }, sources, sequence: undefined }
     }
     case "request":
     case "special":
-      return { input: runFields(trace), sources: eventSources(trace, "events") }
+      return { input: runFields(trace), sources: runSources(trace), sequence: undefined }
   }
 }
 
@@ -147,5 +150,13 @@ export const projectTrace = (
   for (const [ref, source] of derived.sources ?? []) sources.set(ref, source)
   const hinted = Object.keys(hints)
   for (const field of hinted) input[field] = hints[field]
-  return { input, sources, derived: derivedNames, hinted }
+  // A derived sequence that annotates the events one for one (debate rounds, say) keeps their
+  // sources; one given in hints, or of another length, does not.
+  const field = base.sequence?.field
+  const list = field === undefined ? undefined : input[field]
+  const sequence = base.sequence !== undefined && field !== undefined && !hinted.includes(field) && Array.isArray(list) &&
+      list.length === base.sequence.events.length
+    ? base.sequence
+    : undefined
+  return { input, sources, sequence, derived: derivedNames, hinted }
 }

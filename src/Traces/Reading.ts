@@ -6,7 +6,7 @@
  * win over them. Ground truth is never derived: a value only the operator can know comes from
  * `hints`, or the pattern says in `needs` that it requires it.
  */
-import type { NormalizedTrace } from "./Model.js"
+import type { NormalizedTrace, TraceEvent } from "./Model.js"
 
 export interface TraceReading {
   /** False when the pattern reads something a run cannot carry (labelled items, say). */
@@ -20,8 +20,10 @@ export const READS_ANY_TRACE: TraceReading = { accepts: true, needs: "" }
 /** A pattern input projected from a normalized trace, with its refs' source pointers. */
 export interface Projection {
   readonly input: Readonly<Record<string, unknown>>
-  /** `steps[3]` → `span:ab12…`, `task` → …; refs without an entry have no single source. */
+  /** Named refs (`task`, `outcome`, `agents[2]`, …) → `span:ab12…`; refs without an entry have no single source. */
   readonly sources: ReadonlyMap<string, string>
+  /** The input field holding one element per event (`steps[i]` is `events[i]`), when there is one. */
+  readonly sequence: { readonly field: string; readonly events: ReadonlyArray<TraceEvent> } | undefined
 }
 
 /** What a pattern derives from a trace beyond its family's projection. */

@@ -70,7 +70,7 @@ interface Call {
 }
 
 const messagesOf = (parts: ReadonlyArray<MessageParts>, source: (index: number) => string, timestamp: string | undefined): Array<Message> =>
-  parts.map((message, i) => ({ ...message, source: source(i), timestamp }))
+  parts.map((message, i) => ({ role: message.role, name: message.name, items: message.items, source: source(i), timestamp }))
 
 const MESSAGE_EVENTS: Readonly<Record<string, string>> = {
   "gen_ai.system.message": "system",

@@ -136,13 +136,20 @@ export const fromAnyValue = (value: unknown, depth = 0): unknown => {
 
 /** An OTLP KeyValue list as a plain object (entries without a string key are dropped). */
 const keyValues = (list: unknown, depth: number): Attributes => {
-  if (!Array.isArray(list)) return EMPTY
-  const entries: Array<[string, unknown]> = []
+  if (!Array.isArray(list) || list.length === 0) return EMPTY
+  const attributes: Record<string, unknown> = {}
+  let found = false
   for (const entry of list) {
-    if (isRecord(entry) && typeof entry["key"] === "string") entries.push([entry["key"], fromAnyValue(entry["value"], depth)])
+    if (!isRecord(entry)) continue
+    const key = entry["key"]
+    if (typeof key !== "string" || UNSAFE_KEYS.has(key)) continue
+    attributes[key] = fromAnyValue(entry["value"], depth)
+    found = true
   }
-  return entries.length === 0 ? EMPTY : Object.fromEntries(entries)
+  return found ? attributes : EMPTY
 }
+/** A key that would set the prototype when assigned (Object.fromEntries never did). */
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(["__proto__"])
 
 /** Attributes in either shape: a plain object (kept as it is) or an OTLP KeyValue list. */
 export const attributesOf = (value: unknown): Attributes => {
@@ -203,11 +210,29 @@ export const nanosOf = (value: unknown, unit?: "ns"): bigint | undefined => {
 }
 
 /** Nanoseconds since the epoch as ISO-8601 (millisecond precision); undefined when out of range. */
+let lastNanos: bigint | undefined
+let lastIso: string | undefined
 export const isoOf = (nanos: bigint | undefined): string | undefined => {
   if (nanos === undefined) return undefined
+  // Every message of a span carries the span's time: the last answer is usually the next one.
+  if (nanos === lastNanos) return lastIso
+  lastNanos = nanos
+  lastIso = isoOfNanos(nanos)
+  return lastIso
+}
+// Spans of one trace fall in few seconds: the ISO text up to the second is reused.
+let lastSecond = Number.NaN
+let secondPrefix = ""
+const isoOfNanos = (nanos: bigint): string | undefined => {
   const ms = Number(nanos / NANOS_PER_MS)
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return undefined
-  return new Date(ms).toISOString()
+  if (ms < 0) return new Date(ms).toISOString()
+  const second = Math.floor(ms / 1000)
+  if (second !== lastSecond) {
+    lastSecond = second
+    secondPrefix = new Date(second * 1000).toISOString().slice(0, -4)
+  }
+  return `${secondPrefix}${String(ms - second * 1000).padStart(3, "0")}Z`
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1017,27 +1042,35 @@ const messageEvents = (
   for (const message of messages) {
     const role = roleOf(message.role)
     const speaker = role === "user" ? "user" : role === "system" ? "system" : role === "agent" ? agentName(message, actor) : undefined
+    const { source, timestamp } = message
     for (const item of message.items) {
-      const base = { source: message.source, timestamp: message.timestamp }
       switch (item.type) {
         case "text":
           if (role === "tool") {
             const tool = message.name
-            events.push({ ...base, actor: tool ?? "tool", role: "tool", kind: "tool_result", content: item.text, tool })
+            events.push({ source, timestamp, actor: tool ?? "tool", role: "tool", kind: "tool_result", content: item.text, tool })
           } else {
-            events.push({ ...base, actor: speaker ?? actor, role, kind: "message", content: item.text })
+            events.push({ source, timestamp, actor: speaker ?? actor, role, kind: "message", content: item.text, tool: undefined })
           }
           break
         case "thought":
-          events.push({ ...base, actor: speaker ?? actor, role: "agent", kind: "thought", content: item.text })
+          events.push({ source, timestamp, actor: speaker ?? actor, role: "agent", kind: "thought", content: item.text, tool: undefined })
           break
         case "tool_call":
           if (item.id !== undefined && item.name.length > 0) toolNames.set(item.id, item.name)
-          events.push({ ...base, actor: role === "agent" ? speaker ?? actor : actor, role: "agent", kind: "tool_call", content: item.args, tool: item.name })
+          events.push({
+            source,
+            timestamp,
+            actor: role === "agent" ? speaker ?? actor : actor,
+            role: "agent",
+            kind: "tool_call",
+            content: item.args,
+            tool: item.name
+          })
           break
         case "tool_result": {
           const tool = item.name ?? (item.id === undefined ? undefined : toolNames.get(item.id)) ?? message.name
-          events.push({ ...base, actor: tool ?? "tool", role: "tool", kind: item.error ? "error" : "tool_result", content: item.text, tool })
+          events.push({ source, timestamp, actor: tool ?? "tool", role: "tool", kind: item.error ? "error" : "tool_result", content: item.text, tool })
           break
         }
       }
@@ -1123,6 +1156,17 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
       )
     }))
   }
+  // A call's input is read on entering its span and again, with its output, on leaving it: the
+  // events are made once while the span-linked tool ids are unchanged.
+  const inputMemo = new WeakMap<ReadonlyArray<Message>, { readonly actor: string; readonly ids: number; readonly events: Array<EventInput> }>()
+  const inputEventsOf = (input: ReadonlyArray<Message>, actor: string): Array<EventInput> => {
+    const ids = spanCallIds.size * 65_536 + spanResultIds.size
+    const memo = inputMemo.get(input)
+    if (memo !== undefined && memo.actor === actor && memo.ids === ids) return memo.events
+    const events = messageEvents(withoutSpanItems(input), actor, toolNames)
+    inputMemo.set(input, { actor, ids, events })
+    return events
+  }
   let lastHandoff: string | undefined
   let sawUser = false
   let sawAgentMessage = false
@@ -1152,7 +1196,7 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
       return parent === undefined ? undefined : nearestAgent.get(parent)
     },
     addCall: (input, output, actor) => {
-      const inputEvents = messageEvents(withoutSpanItems(input), actor, toolNames)
+      const inputEvents = inputEventsOf(input, actor)
       const outputEvents = messageEvents(withoutSpanItems(output), actor, toolNames)
       const batch = outputEvents.length === 0 ? inputEvents : [...inputEvents, ...outputEvents]
       track(batch)
