@@ -4,33 +4,15 @@
  * test/fixtures/traces/anthropic/README.md).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
 import fc from "fast-check"
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import { anthropicImporter } from "../../src/Traces/Formats/Anthropic.js"
 import { openAiImporter } from "../../src/Traces/Formats/OpenAI.js"
 import { isRecord } from "../../src/Traces/Importer.js"
-import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { fixtureIn, fixtureNames, neverThrowsOnJson, readersOf, shortBrief as brief } from "./support.js"
 
-const dir = join(import.meta.dirname, "..", "fixtures", "traces")
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(dir, "anthropic", name), "utf8"))
-const jsonFiles = (folder: string) => readdirSync(join(dir, folder)).filter((name) => name.endsWith(".json"))
-
-const readOne = (body: unknown): NormalizedTrace => {
-  const result = anthropicImporter.read(body)
-  if (Either.isLeft(result)) return expect.fail(result.left)
-  expect(result.right).toHaveLength(1)
-  const [trace] = result.right
-  if (trace === undefined) return expect.fail("no trace")
-  return trace
-}
-const failure = (body: unknown): string => {
-  const result = anthropicImporter.read(body)
-  if (Either.isRight(result)) return expect.fail(`expected a Left, got ${result.right.length} trace(s)`)
-  return result.left
-}
-const brief = (event: TraceEvent) => [event.actor, event.kind, event.tool ?? "", event.content]
+const fixture = fixtureIn("anthropic")
+const openAiFixture = fixtureIn("openai")
+const { readOne, failure } = readersOf(anthropicImporter)
 
 describe("anthropic importer: Messages API", () => {
   it("reads a request with system blocks, thinking, parallel tool use, an error result, and its response", () => {
@@ -211,14 +193,7 @@ describe("anthropic importer: malformed input", () => {
   })
 
   it("never throws on any JSON value, and detect never throws", () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        anthropicImporter.detect(value)
-        const result = anthropicImporter.read(value)
-        if (Either.isRight(result)) for (const trace of result.right) expect(trace.events.length).toBeGreaterThan(0)
-      }),
-      { numRuns: 300 }
-    )
+    neverThrowsOnJson(anthropicImporter, { nonEmptyTraces: true })
     const block = fc.record({
       type: fc.constantFrom("text", "thinking", "tool_use", "tool_result", "web_search_tool_result", "image", "x"),
       text: fc.jsonValue(),
@@ -240,16 +215,15 @@ describe("anthropic importer: malformed input", () => {
 
 describe("anthropic importer: detect", () => {
   it("recognises its own fixtures and Anthropic-only shapes", () => {
-    for (const name of jsonFiles("anthropic")) expect([name, anthropicImporter.detect(fixture(name))]).toEqual([name, true])
+    for (const name of fixtureNames("anthropic")) expect([name, anthropicImporter.detect(fixture(name))]).toEqual([name, true])
     expect(anthropicImporter.detect({ type: "message", role: "assistant", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn" })).toBe(true)
     expect(anthropicImporter.detect({ system: "s", messages: [{ role: "user", content: "hi" }] })).toBe(true)
     expect(anthropicImporter.detect([{ role: "assistant", content: [{ type: "text", text: "a" }, { type: "tool_use", id: "t", name: "f", input: {} }] }])).toBe(true)
   })
 
   it("leaves other formats alone", () => {
-    for (const name of jsonFiles("openai")) {
-      const body: unknown = JSON.parse(readFileSync(join(dir, "openai", name), "utf8"))
-      expect([name, anthropicImporter.detect(body)]).toEqual([name, false])
+    for (const name of fixtureNames("openai")) {
+      expect([name, anthropicImporter.detect(openAiFixture(name))]).toEqual([name, false])
     }
     for (const body of [
       {},
@@ -268,6 +242,6 @@ describe("anthropic importer: detect", () => {
   })
 
   it("is never claimed by openai when it has an Anthropic marker", () => {
-    for (const name of jsonFiles("anthropic")) expect([name, openAiImporter.detect(fixture(name))]).toEqual([name, false])
+    for (const name of fixtureNames("anthropic")) expect([name, openAiImporter.detect(fixture(name))]).toEqual([name, false])
   })
 })

@@ -5,35 +5,13 @@
  * labels left out, and detection against the neighbouring formats.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
-import fc from "fast-check"
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import { autoGenImporter } from "../../src/Traces/Formats/AutoGen.js"
 import { langSmithImporter } from "../../src/Traces/Formats/LangSmith.js"
 import { trajectoryImporter } from "../../src/Traces/Formats/Trajectory.js"
-import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { brief, fixtureIn, loadFixtures, neverThrowsOnJson, readersOf } from "./support.js"
 
-const dir = join(import.meta.dirname, "..", "fixtures", "traces")
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(dir, "autogen", name), "utf8"))
-
-const readAll = (body: unknown): ReadonlyArray<NormalizedTrace> => {
-  const result = autoGenImporter.read(body)
-  if (Either.isLeft(result)) return expect.fail(result.left)
-  return result.right
-}
-const readOne = (body: unknown): NormalizedTrace => {
-  const traces = readAll(body)
-  expect(traces).toHaveLength(1)
-  const [trace] = traces
-  return trace ?? expect.fail("no trace")
-}
-const failure = (body: unknown): string => {
-  const result = autoGenImporter.read(body)
-  if (Either.isRight(result)) return expect.fail(`expected a Left, got ${result.right.length} trace(s)`)
-  return result.left
-}
-const brief = (event: TraceEvent) => [event.actor, event.role, event.kind, event.tool ?? "", event.content, event.source]
+const fixture = fixtureIn("autogen")
+const { readAll, readOne, failure } = readersOf(autoGenImporter)
 
 describe("autogen importer: AG2 ChatResult", () => {
   const body = fixture("ag2-chat-result.json")
@@ -259,27 +237,13 @@ describe("autogen importer: malformed input and labels", () => {
   })
 
   it("never throws on any JSON value", () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        autoGenImporter.detect(value)
-        autoGenImporter.read(value)
-      }),
-      { numRuns: 300 }
-    )
+    neverThrowsOnJson(autoGenImporter)
   })
 })
 
 describe("autogen importer: detect", () => {
-  const load = (folder: string) =>
-    readdirSync(join(dir, folder))
-      .filter((name) => name.endsWith(".json") || name.endsWith(".traj") || name.endsWith(".jsonl"))
-      .map((name): [string, unknown] => {
-        const raw = readFileSync(join(dir, folder, name), "utf8")
-        return [name, name.endsWith(".jsonl") ? raw.split("\n").filter((line) => line.trim().length > 0).map((line): unknown => JSON.parse(line)) : JSON.parse(raw)]
-      })
-
   it("is true on its own fixtures, and the neighbouring importers do not claim them", () => {
-    for (const [name, body] of load("autogen")) {
+    for (const [name, body] of loadFixtures("autogen")) {
       expect(autoGenImporter.detect(body), name).toBe(true)
       expect(langSmithImporter.detect(body), name).toBe(false)
       expect(trajectoryImporter.detect(body), name).toBe(false)
@@ -287,7 +251,7 @@ describe("autogen importer: detect", () => {
   })
 
   it("is false on the langsmith and trajectory fixtures (OpenHands events carry `source` too)", () => {
-    for (const [name, body] of [...load("langsmith"), ...load("trajectory")]) expect(autoGenImporter.detect(body), name).toBe(false)
+    for (const [name, body] of [...loadFixtures("langsmith"), ...loadFixtures("trajectory")]) expect(autoGenImporter.detect(body), name).toBe(false)
   })
 
   it("is false on other shapes, including plain Chat Completions messages and requests", () => {

@@ -8,17 +8,12 @@
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
 import { makeClient } from "../../src/Client.js"
 import { NormalizedTrace } from "../../src/Traces/Model.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
-
-const FIXTURES = join(import.meta.dirname, "..", "fixtures", "traces")
-const fixtureText = (path: string) => readFileSync(join(FIXTURES, path), "utf8")
-const fixture = (path: string): unknown => JSON.parse(fixtureText(path))
+import { fixture, fixtureText, jsonLines } from "./support.js"
 
 const harness = useProviderDouble()
 const start = (env: Record<string, string> = {}) =>
@@ -114,7 +109,7 @@ describe("POST /v1/traces/normalize", () => {
     const many = Schema.decodeUnknownSync(Many)(await (await post(service, "/v1/traces/normalize", jsonl, "application/x-ndjson")).json())
     expect(many.format).toBe("trajectory")
     expect(many.traces.map((trace) => trace.id)).toEqual(["acme__reports-212", "acme__reports-219"])
-    const records = jsonl.split("\n").filter((line) => line.trim().length > 0).map((line): unknown => JSON.parse(line))
+    const records = jsonLines(jsonl)
     const byId = await normalizeOne(service, { trace: records, select: "acme__reports-219" })
     expect(byId.trace.id).toBe("acme__reports-219")
     const byIndex = await normalizeOne(service, { trace: records, select: 0, format: "trajectory" })

@@ -6,51 +6,22 @@
  * Ids and timestamps are read from the fixtures, which are re-recorded with new ones.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
-import fc from "fast-check"
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import { autoGenImporter } from "../../src/Traces/Formats/AutoGen.js"
 import { langSmithImporter } from "../../src/Traces/Formats/LangSmith.js"
 import { trajectoryImporter } from "../../src/Traces/Formats/Trajectory.js"
 import { isRecord } from "../../src/Traces/Importer.js"
-import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { brief, fixtureIn, fixtureNames, list, loadFixtures, neverThrowsOnJson, readersOf, sub, text, type Rec } from "./support.js"
 
-type Rec = Readonly<Record<string, unknown>>
-
-const dir = join(import.meta.dirname, "..", "fixtures", "traces")
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(dir, "langsmith", name), "utf8"))
-const records = (value: unknown): ReadonlyArray<Rec> => (Array.isArray(value) ? value.filter(isRecord) : [])
+const fixture = fixtureIn("langsmith")
 const field = (record: Rec | undefined, key: string): unknown => (record === undefined ? undefined : record[key])
-const sub = (record: Rec | undefined, key: string): Rec | undefined => {
-  const value = field(record, key)
-  return isRecord(value) ? value : undefined
-}
 const asRecord = (value: unknown): Rec | undefined => (isRecord(value) ? value : undefined)
-const text = (value: unknown): string => (typeof value === "string" ? value : expect.fail(`expected a string, got ${JSON.stringify(value)}`))
 const iso = (value: unknown): string => (typeof value === "number" ? new Date(value).toISOString() : text(value))
 
-const readAll = (body: unknown): ReadonlyArray<NormalizedTrace> => {
-  const result = langSmithImporter.read(body)
-  if (Either.isLeft(result)) return expect.fail(result.left)
-  return result.right
-}
-const readOne = (body: unknown): NormalizedTrace => {
-  const traces = readAll(body)
-  expect(traces).toHaveLength(1)
-  const [trace] = traces
-  return trace ?? expect.fail("no trace")
-}
-const failure = (body: unknown): string => {
-  const result = langSmithImporter.read(body)
-  if (Either.isRight(result)) return expect.fail(`expected a Left, got ${result.right.length} trace(s)`)
-  return result.left
-}
-const brief = (event: TraceEvent) => [event.actor, event.role, event.kind, event.tool ?? "", event.content, event.source]
+const { readAll, readOne, failure } = readersOf(langSmithImporter)
 
 describe("langsmith importer: the SDK's batch payload (traceable)", () => {
   const body = fixture("traceable-batch.json")
-  const posts = records(field(asRecord(body), "post"))
+  const posts = list(field(asRecord(body), "post"))
   const byName = (name: string) => posts.filter((run) => run["name"] === name).sort((a, b) => text(a["dotted_order"]).localeCompare(text(b["dotted_order"])))
   const [root] = byName("research_agent")
   const [llm1, llm2, llm3] = byName("ChatOpenAI")
@@ -109,7 +80,7 @@ describe("langsmith importer: the SDK's batch payload (traceable)", () => {
 
   it("de-duplicates the history each llm run repeats: N messages become about N events, not N²", () => {
     const trace = readOne(body)
-    const inputMessages = [llm1, llm2, llm3].reduce((sum, run) => sum + records(field(sub(run, "inputs"), "messages")).length, 0)
+    const inputMessages = [llm1, llm2, llm3].reduce((sum, run) => sum + list(field(sub(run, "inputs"), "messages")).length, 0)
     expect(inputMessages).toBe(2 + 4 + 6)
     expect(trace.events).toHaveLength(8)
     const contents = trace.events.map((event) => `${event.kind}:${event.content}`)
@@ -126,8 +97,8 @@ describe("langsmith importer: a run tree and its batches (RunTree)", () => {
   const tree = fixture("runtree.json")
   const treeRecord = asRecord(tree) ?? {}
   const rootId = text(treeRecord["id"])
-  const [node] = records(treeRecord["child_runs"])
-  const [llm1, tool, llm2] = records(field(node, "child_runs"))
+  const [node] = list(treeRecord["child_runs"])
+  const [llm1, tool, llm2] = list(field(node, "child_runs"))
   const id = (run: Rec | undefined) => text(field(run, "id"))
 
   it("reads LangChain serialized messages in [[...]] batches, generations, a tool run and errors; the LangGraph node names the agent", () => {
@@ -158,15 +129,15 @@ describe("langsmith importer: a run tree and its batches (RunTree)", () => {
     expect(first.events.map((event) => event.content)).toEqual(["Where is my order 8812? It was due on Monday."])
 
     const second = asRecord(fixture("runtree-batch-2.json"))
-    expect(records(field(second, "patch"))).toHaveLength(1)
+    expect(list(field(second, "patch"))).toHaveLength(1)
     const alone = readOne(second)
     expect(alone.success).toBe(false)
     expect(alone.id).toBe(rootId)
 
     const firstBody = asRecord(fixture("runtree-batch-1.json"))
     const merged = {
-      post: [...records(field(firstBody, "post")), ...records(field(second, "post"))],
-      patch: records(field(second, "patch"))
+      post: [...list(field(firstBody, "post")), ...list(field(second, "post"))],
+      patch: list(field(second, "patch"))
     }
     const whole = readOne(merged)
     expect(whole.events.map(brief)).toEqual(readOne(tree).events.map(brief))
@@ -174,7 +145,7 @@ describe("langsmith importer: a run tree and its batches (RunTree)", () => {
   })
 
   it("detects its own fixtures", () => {
-    for (const name of readdirSync(join(dir, "langsmith")).filter((file) => file.endsWith(".json"))) {
+    for (const name of fixtureNames("langsmith")) {
       expect(langSmithImporter.detect(fixture(name)), name).toBe(true)
     }
   })
@@ -341,28 +312,14 @@ describe("langsmith importer: malformed input never throws or hangs", () => {
   })
 
   it("never throws on any JSON value", () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        langSmithImporter.detect(value)
-        langSmithImporter.read(value)
-      }),
-      { numRuns: 300 }
-    )
+    neverThrowsOnJson(langSmithImporter)
   })
 })
 
 describe("langsmith importer: detect", () => {
-  const others = (folder: string) =>
-    readdirSync(join(dir, folder))
-      .filter((name) => name.endsWith(".json") || name.endsWith(".traj") || name.endsWith(".jsonl"))
-      .map((name): [string, unknown] => {
-        const raw = readFileSync(join(dir, folder, name), "utf8")
-        return [name, name.endsWith(".jsonl") ? raw.split("\n").filter((line) => line.trim().length > 0).map((line): unknown => JSON.parse(line)) : JSON.parse(raw)]
-      })
-
   it("is false on the autogen and trajectory fixtures, and they do not claim its fixtures", () => {
-    for (const [name, body] of [...others("autogen"), ...others("trajectory")]) expect(langSmithImporter.detect(body), name).toBe(false)
-    for (const [name, body] of others("langsmith")) {
+    for (const [name, body] of [...loadFixtures("autogen"), ...loadFixtures("trajectory")]) expect(langSmithImporter.detect(body), name).toBe(false)
+    for (const [name, body] of loadFixtures("langsmith")) {
       expect(autoGenImporter.detect(body), name).toBe(false)
       expect(trajectoryImporter.detect(body), name).toBe(false)
     }

@@ -6,40 +6,15 @@
  * tests valid.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
 import fc from "fast-check"
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import { anthropicImporter } from "../../src/Traces/Formats/Anthropic.js"
 import { openAiImporter } from "../../src/Traces/Formats/OpenAI.js"
 import { isRecord } from "../../src/Traces/Importer.js"
-import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { fixtureIn, fixtureNames, neverThrowsOnJson, readersOf, shortBrief as brief, type Rec } from "./support.js"
 
-type Rec = Readonly<Record<string, unknown>>
-
-const dir = join(import.meta.dirname, "..", "fixtures", "traces")
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(dir, "openai", name), "utf8"))
-const jsonFiles = (folder: string) => readdirSync(join(dir, folder)).filter((name) => name.endsWith(".json"))
-
-const readAll = (body: unknown): ReadonlyArray<NormalizedTrace> => {
-  const result = openAiImporter.read(body)
-  if (Either.isLeft(result)) return expect.fail(result.left)
-  return result.right
-}
-const readOne = (body: unknown): NormalizedTrace => {
-  const traces = readAll(body)
-  expect(traces).toHaveLength(1)
-  const [trace] = traces
-  if (trace === undefined) return expect.fail("no trace")
-  return trace
-}
-const failure = (body: unknown): string => {
-  const result = openAiImporter.read(body)
-  if (Either.isRight(result)) return expect.fail(`expected a Left, got ${result.right.length} trace(s)`)
-  return result.left
-}
-/** actor, kind, tool, content: what most assertions compare. */
-const brief = (event: TraceEvent) => [event.actor, event.kind, event.tool ?? "", event.content]
+const fixture = fixtureIn("openai")
+const anthropicFixture = fixtureIn("anthropic")
+const { readAll, readOne, failure } = readersOf(openAiImporter)
 
 /** The exported objects of an Agents SDK fixture (a list or `{data}`). */
 const exported = (body: unknown): ReadonlyArray<Rec> => {
@@ -479,14 +454,7 @@ describe("openai importer: malformed input", () => {
   })
 
   it("never throws on any JSON value, and detect never throws", () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        openAiImporter.detect(value)
-        const result = openAiImporter.read(value)
-        if (Either.isRight(result)) for (const trace of result.right) expect(trace.events.length).toBeGreaterThan(0)
-      }),
-      { numRuns: 300 }
-    )
+    neverThrowsOnJson(openAiImporter, { nonEmptyTraces: true })
     fc.assert(
       fc.property(
         fc.array(fc.record({ role: fc.constantFrom("user", "assistant", "tool", "system"), content: fc.jsonValue(), tool_calls: fc.jsonValue(), tool_call_id: fc.jsonValue() }), { maxLength: 8 }),
@@ -503,7 +471,7 @@ describe("openai importer: malformed input", () => {
 
 describe("openai importer: detect", () => {
   it("recognises its own fixtures and Chat / Responses / Agents SDK shapes", () => {
-    for (const name of jsonFiles("openai")) expect([name, openAiImporter.detect(fixture(name))]).toEqual([name, true])
+    for (const name of fixtureNames("openai")) expect([name, openAiImporter.detect(fixture(name))]).toEqual([name, true])
     expect(openAiImporter.detect([{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }])).toBe(true)
     expect(openAiImporter.detect({ messages: [{ role: "user", content: "hi" }] })).toBe(true)
     expect(openAiImporter.detect([{ type: "function_call", name: "f", arguments: "{}", call_id: "c" }])).toBe(true)
@@ -511,9 +479,8 @@ describe("openai importer: detect", () => {
   })
 
   it("leaves other formats alone", () => {
-    for (const name of jsonFiles("anthropic")) {
-      const body: unknown = JSON.parse(readFileSync(join(dir, "anthropic", name), "utf8"))
-      expect([name, openAiImporter.detect(body)]).toEqual([name, false])
+    for (const name of fixtureNames("anthropic")) {
+      expect([name, openAiImporter.detect(anthropicFixture(name))]).toEqual([name, false])
     }
     for (const body of [
       {},

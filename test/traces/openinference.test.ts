@@ -10,23 +10,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import { openInferenceImporter } from "../../src/Traces/Formats/OpenInference.js"
 import { otelImporter } from "../../src/Traces/Formats/Otel.js"
-import { isRecord } from "../../src/Traces/Importer.js"
-import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { ANSWER, brief, fixtureIn, fixtureNames, list, LONDON, neverThrowsOnJson, NOT_FOUND, PARIS, QUESTION, readersOf, sub, SYSTEM, text, type Rec } from "./support.js"
 
-type Rec = Readonly<Record<string, unknown>>
-
-const dir = join(import.meta.dirname, "..", "fixtures", "traces")
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(dir, "openinference", name), "utf8"))
-const list = (value: unknown): ReadonlyArray<Rec> => (Array.isArray(value) ? value.filter(isRecord) : [])
-const sub = (record: Rec | undefined, key: string): Rec | undefined => {
-  const value = record === undefined ? undefined : record[key]
-  return isRecord(value) ? value : undefined
-}
-const text = (value: unknown): string => (typeof value === "string" ? value : expect.fail(`expected a string, got ${JSON.stringify(value)}`))
+const fixture = fixtureIn("openinference")
+const otelFixture = fixtureIn("otel")
 const hrtimeIso = (value: unknown): string => {
   if (!Array.isArray(value)) return expect.fail(`expected hrtime, got ${JSON.stringify(value)}`)
   const [seconds, nanos] = value
@@ -36,24 +25,7 @@ const hrtimeIso = (value: unknown): string => {
 const nanosIso = (value: unknown): string =>
   typeof value === "number" ? new Date(Math.floor(value / 1e6)).toISOString() : expect.fail(`expected a number, got ${JSON.stringify(value)}`)
 
-const readAll = (body: unknown): ReadonlyArray<NormalizedTrace> => {
-  const result = openInferenceImporter.read(body)
-  if (Either.isLeft(result)) return expect.fail(result.left)
-  return result.right
-}
-const readOne = (body: unknown): NormalizedTrace => {
-  const traces = readAll(body)
-  expect(traces).toHaveLength(1)
-  return traces[0] ?? expect.fail("no trace")
-}
-const brief = (event: TraceEvent) => [event.actor, event.role, event.kind, event.tool ?? "", event.content, event.source]
-
-const SYSTEM = "You are a weather assistant. Use get_weather for current conditions; answer in one sentence."
-const QUESTION = "What's the weather in Paris and in London? Should I take an umbrella?"
-const PARIS = "{\"city\":\"Paris\",\"temperature_c\":18,\"conditions\":\"sunny\"}"
-const LONDON = "{\"city\":\"London\",\"temperature_c\":11,\"conditions\":\"light rain\"}"
-const ANSWER = "Paris is sunny at 18°C, London has light rain at 11°C: take an umbrella for London."
-const NOT_FOUND = "404 The model `gpt-4o-mini-typo` does not exist or you do not have access to it."
+const { readAll, readOne } = readersOf(openInferenceImporter)
 
 describe("openinference importer: @arizeai/openinference-instrumentation-openai agent run (recorded)", () => {
   const spansBody = fixture("openai-chat-agent.spans.json")
@@ -313,13 +285,7 @@ describe("openinference importer: malformed input never throws nor hangs", () =>
   }, 120_000)
 
   it("never throws on arbitrary JSON, span-shaped or not", () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        openInferenceImporter.detect(value)
-        openInferenceImporter.read(value)
-      }),
-      { numRuns: 300 }
-    )
+    neverThrowsOnJson(openInferenceImporter)
     const spanish = fc.record({
       trace_id: fc.constant("t"),
       span_id: fc.oneof(fc.string(), fc.constantFrom("a", "b")),
@@ -341,14 +307,14 @@ describe("openinference importer: malformed input never throws nor hangs", () =>
 })
 
 describe("openinference importer: detect", () => {
-  const ownFiles = readdirSync(join(dir, "openinference")).filter((name) => name.endsWith(".json"))
-  const otherFiles = readdirSync(join(dir, "otel")).filter((name) => name.endsWith(".json"))
+  const ownFiles = fixtureNames("openinference")
+  const otherFiles = fixtureNames("otel")
 
   it("recognises every openinference fixture, and no otel one", () => {
     expect(ownFiles.length).toBeGreaterThanOrEqual(3)
     for (const name of ownFiles) expect([name, openInferenceImporter.detect(fixture(name))]).toEqual([name, true])
     for (const name of otherFiles) {
-      const body: unknown = JSON.parse(readFileSync(join(dir, "otel", name), "utf8"))
+      const body = otelFixture(name)
       expect([name, openInferenceImporter.detect(body), otelImporter.detect(body)]).toEqual([name, false, true])
     }
   })

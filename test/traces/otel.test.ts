@@ -9,23 +9,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import { openInferenceImporter } from "../../src/Traces/Formats/OpenInference.js"
 import { otelImporter } from "../../src/Traces/Formats/Otel.js"
 import { isRecord } from "../../src/Traces/Importer.js"
-import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { ANSWER, brief, fixtureIn, fixtureNames, list, LONDON, neverThrowsOnJson, NOT_FOUND, PARIS, QUESTION, readersOf, sub, SYSTEM, text, type Rec } from "./support.js"
 
-type Rec = Readonly<Record<string, unknown>>
-
-const dir = join(import.meta.dirname, "..", "fixtures", "traces")
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(dir, "otel", name), "utf8"))
-const list = (value: unknown): ReadonlyArray<Rec> => (Array.isArray(value) ? value.filter(isRecord) : [])
-const sub = (record: Rec | undefined, key: string): Rec | undefined => {
-  const value = record === undefined ? undefined : record[key]
-  return isRecord(value) ? value : undefined
-}
-const text = (value: unknown): string => (typeof value === "string" ? value : expect.fail(`expected a string, got ${JSON.stringify(value)}`))
+const fixture = fixtureIn("otel")
+const openInferenceFixture = fixtureIn("openinference")
 const isoNanos = (value: unknown): string => new Date(Number(BigInt(text(value)) / 1_000_000n)).toISOString()
 const isoText = (value: unknown): string => new Date(text(value)).toISOString()
 
@@ -42,24 +32,7 @@ const attribute = (record: Rec, key: string): unknown => {
 }
 const logName = (record: Rec): string => text(record["eventName"] ?? attribute(record, "event.name"))
 
-const readAll = (body: unknown): ReadonlyArray<NormalizedTrace> => {
-  const result = otelImporter.read(body)
-  if (Either.isLeft(result)) return expect.fail(result.left)
-  return result.right
-}
-const readOne = (body: unknown): NormalizedTrace => {
-  const traces = readAll(body)
-  expect(traces).toHaveLength(1)
-  return traces[0] ?? expect.fail("no trace")
-}
-const brief = (event: TraceEvent) => [event.actor, event.role, event.kind, event.tool ?? "", event.content, event.source]
-
-const SYSTEM = "You are a weather assistant. Use get_weather for current conditions; answer in one sentence."
-const QUESTION = "What's the weather in Paris and in London? Should I take an umbrella?"
-const PARIS = "{\"city\":\"Paris\",\"temperature_c\":18,\"conditions\":\"sunny\"}"
-const LONDON = "{\"city\":\"London\",\"temperature_c\":11,\"conditions\":\"light rain\"}"
-const ANSWER = "Paris is sunny at 18°C, London has light rain at 11°C: take an umbrella for London."
-const NOT_FOUND = "404 The model `gpt-4o-mini-typo` does not exist or you do not have access to it."
+const { readAll, readOne } = readersOf(otelImporter)
 
 describe("otel importer: @opentelemetry/instrumentation-openai, Chat Completions agent (recorded)", () => {
   const traces = fixture("openai-chat-agent.otlp-traces.json")
@@ -474,13 +447,7 @@ describe("otel importer: malformed input never throws nor hangs", () => {
   })
 
   it("never throws on arbitrary JSON, span-shaped or not", () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        otelImporter.detect(value)
-        otelImporter.read(value)
-      }),
-      { numRuns: 300 }
-    )
+    neverThrowsOnJson(otelImporter)
     const spanish = fc.record({
       trace_id: fc.oneof(fc.string(), fc.constant("t")),
       span_id: fc.oneof(fc.string(), fc.integer()),
@@ -501,15 +468,14 @@ describe("otel importer: malformed input never throws nor hangs", () => {
 })
 
 describe("otel importer: detect", () => {
-  const ownFiles = readdirSync(join(dir, "otel")).filter((name) => name.endsWith(".json"))
-  const otherFiles = readdirSync(join(dir, "openinference")).filter((name) => name.endsWith(".json"))
+  const ownFiles = fixtureNames("otel")
+  const otherFiles = fixtureNames("openinference")
 
   it("recognises every otel fixture, and no openinference one", () => {
     expect(ownFiles.length).toBeGreaterThanOrEqual(6)
     for (const name of ownFiles) expect([name, otelImporter.detect(fixture(name))]).toEqual([name, true])
     for (const name of otherFiles) {
-      const body: unknown = JSON.parse(readFileSync(join(dir, "openinference", name), "utf8"))
-      expect([name, otelImporter.detect(body)]).toEqual([name, false])
+      expect([name, otelImporter.detect(openInferenceFixture(name))]).toEqual([name, false])
     }
   })
 

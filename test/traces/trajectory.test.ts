@@ -5,42 +5,17 @@
  * one trace each, evaluation labels left out, and detection against the neighbouring formats.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
-import fc from "fast-check"
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import { autoGenImporter } from "../../src/Traces/Formats/AutoGen.js"
 import { langSmithImporter } from "../../src/Traces/Formats/LangSmith.js"
 import { trajectoryImporter } from "../../src/Traces/Formats/Trajectory.js"
 import { isRecord } from "../../src/Traces/Importer.js"
-import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { brief, fixtureIn, loadFixtures, neverThrowsOnJson, readersOf, type Rec } from "./support.js"
 
-const dir = join(import.meta.dirname, "..", "fixtures", "traces")
-const parse = (folder: string, name: string): unknown => {
-  const raw = readFileSync(join(dir, folder, name), "utf8")
-  // JSON Lines bodies reach the importer as the array of their records.
-  return name.endsWith(".jsonl") ? raw.split("\n").filter((line) => line.trim().length > 0).map((line): unknown => JSON.parse(line)) : JSON.parse(raw)
-}
-const fixture = (name: string): unknown => parse("trajectory", name)
-const record = (value: unknown): Readonly<Record<string, unknown>> => (isRecord(value) ? value : expect.fail("expected an object"))
+// `.jsonl` fixtures are read as the array of their records, as JSON Lines bodies reach the importer.
+const fixture = fixtureIn("trajectory")
+const record = (value: unknown): Rec => (isRecord(value) ? value : expect.fail("expected an object"))
 
-const readAll = (body: unknown): ReadonlyArray<NormalizedTrace> => {
-  const result = trajectoryImporter.read(body)
-  if (Either.isLeft(result)) return expect.fail(result.left)
-  return result.right
-}
-const readOne = (body: unknown): NormalizedTrace => {
-  const traces = readAll(body)
-  expect(traces).toHaveLength(1)
-  const [trace] = traces
-  return trace ?? expect.fail("no trace")
-}
-const failure = (body: unknown): string => {
-  const result = trajectoryImporter.read(body)
-  if (Either.isRight(result)) return expect.fail(`expected a Left, got ${result.right.length} trace(s)`)
-  return result.left
-}
-const brief = (event: TraceEvent) => [event.actor, event.role, event.kind, event.tool ?? "", event.content, event.source]
+const { readAll, readOne, failure } = readersOf(trajectoryImporter)
 
 describe("trajectory importer: SWE-agent .traj", () => {
   const body = record(fixture("swe-agent.traj"))
@@ -312,22 +287,11 @@ describe("trajectory importer: OpenHands output records (JSON Lines)", () => {
 
 describe("trajectory importer: robustness and detection", () => {
   it("never throws on any JSON value", () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        trajectoryImporter.detect(value)
-        trajectoryImporter.read(value)
-      }),
-      { numRuns: 300 }
-    )
+    neverThrowsOnJson(trajectoryImporter)
   })
 
-  const load = (folder: string) =>
-    readdirSync(join(dir, folder))
-      .filter((name) => name.endsWith(".json") || name.endsWith(".traj") || name.endsWith(".jsonl"))
-      .map((name): [string, unknown] => [name, parse(folder, name)])
-
   it("is true on its own fixtures, and the neighbouring importers do not claim them", () => {
-    for (const [name, body] of load("trajectory")) {
+    for (const [name, body] of loadFixtures("trajectory")) {
       expect(trajectoryImporter.detect(body), name).toBe(true)
       expect(langSmithImporter.detect(body), name).toBe(false)
       expect(autoGenImporter.detect(body), name).toBe(false)
@@ -335,7 +299,7 @@ describe("trajectory importer: robustness and detection", () => {
   })
 
   it("is false on the langsmith and autogen fixtures and on other shapes", () => {
-    for (const [name, body] of [...load("langsmith"), ...load("autogen")]) expect(trajectoryImporter.detect(body), name).toBe(false)
+    for (const [name, body] of [...loadFixtures("langsmith"), ...loadFixtures("autogen")]) expect(trajectoryImporter.detect(body), name).toBe(false)
     for (
       const body of [
         {},

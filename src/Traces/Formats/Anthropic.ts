@@ -19,11 +19,7 @@ import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { isRecord, stringField } from "../Importer.js"
-
-type Rec = Readonly<Record<string, unknown>>
-
-/** How many records detection looks at. */
-const SAMPLE = 20
+import { at, detectSafely, jsonText, sample, type Rec, type Who } from "./Common.js"
 
 /** Block types only the Anthropic Messages API uses (OpenAI parts never carry these). */
 const ANTHROPIC_BLOCKS: ReadonlySet<string> = new Set([
@@ -65,8 +61,6 @@ const isAnthropicBlock = (block: unknown): boolean => {
   if (type === undefined || !isRecord(block)) return false
   return ANTHROPIC_BLOCKS.has(type) || (type === "image" && isRecord(block["source"]))
 }
-
-const sample = (list: ReadonlyArray<unknown>): ReadonlyArray<unknown> => list.slice(0, SAMPLE)
 
 /** True when some message of the list (its first records) has content blocks only Anthropic uses. */
 const messagesHaveMarker = (messages: ReadonlyArray<unknown>): boolean =>
@@ -125,16 +119,6 @@ export const hasAnthropicMarker = (body: unknown): boolean => detectValue(body, 
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-/** JSON of a value, never throwing (a string stays as it is). */
-const json = (value: unknown): string => {
-  if (typeof value === "string") return value
-  try {
-    return JSON.stringify(value) ?? ""
-  } catch {
-    return ""
-  }
-}
-
 /** Drops the opaque `encrypted_*` fields of server tool results (they are not readable text). */
 const readable = (value: unknown, depth = 0): unknown => {
   if (depth > 8) return value
@@ -159,7 +143,7 @@ interface Reader {
 const toolResultText = (reader: Reader, content: unknown): string => {
   if (typeof content === "string") return content
   if (content === undefined || content === null) return ""
-  if (!Array.isArray(content)) return json(content)
+  if (!Array.isArray(content)) return jsonText(content)
   const texts: Array<string> = []
   for (const block of content) {
     if (typeof block === "string") texts.push(block)
@@ -167,11 +151,6 @@ const toolResultText = (reader: Reader, content: unknown): string => {
     else reader.builder.skip()
   }
   return texts.join("\n")
-}
-
-interface Who {
-  readonly actor: string
-  readonly role: EventInput["role"]
 }
 
 const speaker = (role: string | undefined): Who | undefined => {
@@ -206,7 +185,7 @@ const blockEvents = (reader: Reader, block: unknown, who: Who, source: string): 
       const name = stringField(block, "name") ?? "tool"
       const id = stringField(block, "id")
       if (id !== undefined) reader.tools.set(id, name)
-      return [{ ...who, kind: "tool_call", content: json(block["input"] ?? {}), tool: name, source }]
+      return [{ ...who, kind: "tool_call", content: jsonText(block["input"] ?? {}), tool: name, source }]
     }
     case "tool_result":
     case "mcp_tool_result": {
@@ -221,9 +200,9 @@ const blockEvents = (reader: Reader, block: unknown, who: Who, source: string): 
         const tool = (id === undefined ? undefined : reader.tools.get(id)) ?? type.slice(0, -"_tool_result".length)
         const content = block["content"]
         if (isRecord(content) && (stringField(content, "type") ?? "").endsWith("_error")) {
-          return [{ actor: tool, role: "tool", kind: "error", content: stringField(content, "error_code") ?? json(content), tool, source }]
+          return [{ actor: tool, role: "tool", kind: "error", content: stringField(content, "error_code") ?? jsonText(content), tool, source }]
         }
-        return [{ actor: tool, role: "tool", kind: "tool_result", content: json(readable(content)), tool, source }]
+        return [{ actor: tool, role: "tool", kind: "tool_result", content: jsonText(readable(content)), tool, source }]
       }
     }
   }
@@ -250,15 +229,13 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
   return []
 }
 
-const at = (prefix: string, field: string): string => (prefix.length > 0 ? `${prefix}.${field}` : field)
-
 /** The events of a response: a message, or an error (`{type: "error", error: {type, message}}`). */
 const responseEvents = (reader: Reader, response: Rec, prefix: string): Array<EventInput> => {
   if (response["type"] === "error" || (isRecord(response["error"]) && !("content" in response))) {
     const error = response["error"]
     const message = isRecord(error) ? (stringField(error, "message") ?? stringField(error, "type")) : typeof error === "string" ? error : undefined
     reader.failed = true
-    return [{ actor: "assistant", role: "agent", kind: "error", content: message ?? json(error), source: at(prefix, "error") }]
+    return [{ actor: "assistant", role: "agent", kind: "error", content: message ?? jsonText(error), source: at(prefix, "error") }]
   }
   const id = stringField(response, "id")
   if (id !== undefined) reader.responses.push(id)
@@ -313,13 +290,7 @@ const fail = (message: string) => Either.left(`anthropic: ${message}`)
 
 export const anthropicImporter: Importer = {
   format: "anthropic",
-  detect: (body) => {
-    try {
-      return hasAnthropicMarker(body)
-    } catch {
-      return false
-    }
-  },
+  detect: detectSafely(hasAnthropicMarker),
   read: (body) => {
     if (!Array.isArray(body) && !isRecord(body)) return fail("expected a Messages API request, response, message list or list of calls")
     if (Array.isArray(body) && body.length === 0) return fail("the body is an empty list: no messages to read")

@@ -25,10 +25,8 @@ import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { isRecord, stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
+import { contentTextOf, detectSafely, idOf, nonEmpty, sample, toolCallOf, type Rec, type ToolCallRead } from "./Common.js"
 
-type Rec = Readonly<Record<string, unknown>>
-
-const DETECT_LIMIT = 20
 const HISTORY_FIELDS = ["history", "messages", "chat_history"] as const
 
 const AGENTCHAT_TYPES: ReadonlySet<string> = new Set([
@@ -56,41 +54,10 @@ const CONTROL_TYPES: ReadonlySet<string> = new Set(["UserInputRequestedEvent", "
 /** Top-level fields that are dataset labels or scores, never trace content (counted as skipped). */
 const LABEL_FIELDS = ["mistake_step", "mistake_agent", "mistake_reason", "ground_truth", "is_correct", "is_corrected", "score", "scores", "label", "labels", "annotation", "annotations", "correct", "resolved", "reward"]
 
-const nonEmpty = (s: string | undefined): string | undefined => (s !== undefined && s.trim().length > 0 ? s : undefined)
-
-const idOf = (value: unknown): string | undefined => {
-  if (typeof value === "string" && value.length > 0) return value
-  if (typeof value === "number" && Number.isFinite(value)) return String(value)
-  return undefined
-}
-
-const compactJson = (value: unknown): string => {
-  try {
-    return JSON.stringify(value) ?? ""
-  } catch {
-    return ""
-  }
-}
+const TEXT_PARTS: ReadonlySet<string> = new Set(["text"])
 
 /** Text of a content: a string; the strings and text parts of a list (images left out); else JSON. */
-const textOf = (content: unknown): string | undefined => {
-  if (typeof content === "string") return content
-  if (content === null || content === undefined) return undefined
-  if (typeof content === "number" || typeof content === "boolean") return String(content)
-  if (Array.isArray(content)) {
-    const texts: Array<string> = []
-    for (const part of content) {
-      if (typeof part === "string") texts.push(part)
-      else if (isRecord(part)) {
-        const text = stringField(part, "text")
-        const type = stringField(part, "type")
-        if (text !== undefined && (type === undefined || type === "text")) texts.push(text)
-      }
-    }
-    return texts.length > 0 ? texts.join("\n") : undefined
-  }
-  return compactJson(content)
-}
+const textOf = (content: unknown): string | undefined => contentTextOf(content, { textParts: TEXT_PARTS, emptyList: "undefined" })
 
 const timestampOf = (record: Rec): string | undefined => nonEmpty(stringField(record, "created_at") ?? stringField(record, "timestamp"))
 
@@ -103,22 +70,8 @@ const isUserName = (name: string): boolean => {
 /** A stop reason that says the run was cut off rather than finished. */
 const FAILED_STOP = /max(imum|imal)?[ _]?(number|turns?|messages?|rounds?|iterations?)|exceed|limit|timeout|timed out|cancel|abort|interrupt|error|exception|fail/i
 
-interface CallRead {
-  readonly id: string | undefined
-  readonly name: string
-  readonly args: string
-}
-
 /** FunctionCall `{id, name, arguments}` or OpenAI `{id, function: {name, arguments}}`. */
-const callOf = (call: unknown): CallRead | undefined => {
-  if (!isRecord(call)) return undefined
-  const fn = call["function"]
-  const holder = isRecord(fn) ? fn : call
-  const name = stringField(holder, "name")
-  if (name === undefined) return undefined
-  const rawArgs = holder["arguments"] ?? holder["args"]
-  return { id: idOf(call["id"]), name, args: typeof rawArgs === "string" ? rawArgs : rawArgs === undefined ? "" : compactJson(rawArgs) }
-}
+const callOf = (call: unknown): ToolCallRead | undefined => toolCallOf(call, { nested: ["arguments", "args"], flat: ["arguments", "args"] })
 
 interface Conversation {
   readonly messages: ReadonlyArray<unknown>
@@ -315,7 +268,7 @@ const historyOf = (record: Rec): { readonly field: string; readonly list: Readon
 
 const conversationsOf = (body: unknown): ReadonlyArray<Conversation> | undefined => {
   if (Array.isArray(body)) {
-    const head = body.slice(0, DETECT_LIMIT)
+    const head = sample(body)
     const results = head.length > 0 && head.every((record) => isRecord(record) && historyOf(record) !== undefined && !("role" in record) && !("type" in record))
     if (!results) return [{ messages: body, prefix: "", meta: {} }]
     return body.flatMap((record, k) => {
@@ -373,7 +326,7 @@ const readSession = (calls: ReadonlyArray<unknown>): NormalizedTrace | string =>
 }
 
 const read = (body: unknown): Either.Either<ReadonlyArray<NormalizedTrace>, string> => {
-  if (Array.isArray(body) && body.length > 0 && body.slice(0, DETECT_LIMIT).every(isRecordedCall)) {
+  if (Array.isArray(body) && body.length > 0 && sample(body).every(isRecordedCall)) {
     const session = readSession(body)
     return typeof session === "string" ? Either.left(session) : Either.right([session])
   }
@@ -407,7 +360,7 @@ const looksLikeMessage = (value: unknown): boolean => {
 }
 
 const looksLikeHistory = (list: ReadonlyArray<unknown>): boolean => {
-  const head = list.slice(0, DETECT_LIMIT)
+  const head = sample(list)
   if (head.some((record) => isRecord(record) && FOREIGN_KEYS.some((key) => key in record))) return false
   return head.some(looksLikeMessage)
 }
@@ -415,11 +368,11 @@ const looksLikeHistory = (list: ReadonlyArray<unknown>): boolean => {
 const detect = (body: unknown): boolean => {
   if (Array.isArray(body)) {
     if (looksLikeHistory(body)) return true
-    const head = body.slice(0, DETECT_LIMIT)
+    const head = sample(body)
     if (head.length > 0 && head.every(isRecordedCall)) {
-      return head.some((call) => isRecord(call) && Array.isArray(call["messages"]) && call["messages"].slice(0, DETECT_LIMIT).some(looksLikeMessage))
+      return head.some((call) => isRecord(call) && Array.isArray(call["messages"]) && sample(call["messages"]).some(looksLikeMessage))
     }
-    return body.slice(0, DETECT_LIMIT).some((record) => isRecord(record) && detectObject(record))
+    return sample(body).some((record) => isRecord(record) && detectObject(record))
   }
   return isRecord(body) && detectObject(body)
 }
@@ -438,12 +391,6 @@ const detectObject = (body: Rec): boolean => {
 
 export const autoGenImporter: Importer = {
   format: "autogen",
-  detect: (body) => {
-    try {
-      return detect(body)
-    } catch {
-      return false
-    }
-  },
+  detect: detectSafely(detect),
   read
 }

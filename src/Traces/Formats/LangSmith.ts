@@ -17,39 +17,16 @@ import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { isRecord, stringField } from "../Importer.js"
 import type { ActorRole, EventKind, NormalizedTrace } from "../Model.js"
-
-type Rec = Readonly<Record<string, unknown>>
+import { compactJson, contentTextOf, detectSafely, epochMs, idOf, isoOfEpoch, nonEmpty, sample, toolCallOf, type Rec, type ToolCallRead } from "./Common.js"
 
 const RUN_TYPES: ReadonlySet<string> = new Set(["chain", "llm", "tool", "retriever", "prompt", "parser", "embedding"])
-const DETECT_LIMIT = 20
 
 // ---------------------------------------------------------------------------------------------
 // Small readers
 
-const nonEmpty = (s: string | undefined): string | undefined => (s !== undefined && s.trim().length > 0 ? s : undefined)
-
-const idOf = (value: unknown): string | undefined => {
-  if (typeof value === "string" && value.length > 0) return value
-  if (typeof value === "number" && Number.isFinite(value)) return String(value)
-  return undefined
-}
-
-const compactJson = (value: unknown): string => {
-  try {
-    return JSON.stringify(value) ?? ""
-  } catch {
-    return ""
-  }
-}
-
 /** Milliseconds since the epoch for a number (s, ms, µs or ns) or a date string. */
 const timeMs = (value: unknown): number | undefined => {
-  if (typeof value === "number" && Number.isFinite(value) && value > 0) {
-    if (value < 1e11) return value * 1000
-    if (value < 1e14) return value
-    if (value < 1e17) return value / 1000
-    return value / 1e6
-  }
+  if (typeof value === "number") return epochMs(value, "magnitude")
   if (typeof value === "string" && value.length > 0) {
     const parsed = Date.parse(value)
     if (Number.isNaN(parsed)) return undefined
@@ -63,31 +40,13 @@ const timeMs = (value: unknown): number | undefined => {
 /** ISO-8601 for the event: strings as the source wrote them, epoch numbers converted. */
 const timestampOf = (value: unknown): string | undefined => {
   if (typeof value === "string") return nonEmpty(value)
-  const ms = timeMs(value)
-  if (ms === undefined) return undefined
-  const date = new Date(ms)
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
+  return typeof value === "number" ? isoOfEpoch(value, "magnitude") : undefined
 }
 
+const TEXT_PARTS: ReadonlySet<string> = new Set(["text", "input_text", "output_text"])
+
 /** The text of a message content: a string, or the text parts of a list of parts. */
-const textOf = (content: unknown): string | undefined => {
-  if (typeof content === "string") return content
-  if (Array.isArray(content)) {
-    const texts: Array<string> = []
-    for (const part of content) {
-      if (typeof part === "string") texts.push(part)
-      else if (isRecord(part)) {
-        const type = stringField(part, "type")
-        const text = stringField(part, "text")
-        if (text !== undefined && (type === undefined || type === "text" || type === "input_text" || type === "output_text")) texts.push(text)
-      }
-    }
-    return texts.length > 0 ? texts.join("\n") : undefined
-  }
-  if (content === null || content === undefined) return undefined
-  if (typeof content === "number" || typeof content === "boolean") return String(content)
-  return compactJson(content)
-}
+const textOf = (content: unknown): string | undefined => contentTextOf(content, { textParts: TEXT_PARTS, emptyList: "undefined" })
 
 /** The one text of a run's inputs or outputs: a well-known string field, or the only field. */
 const TEXT_FIELDS = ["input", "question", "query", "task", "prompt", "message", "text", "output", "outputs", "answer", "result", "response", "content"]
@@ -268,22 +227,8 @@ const messageParts = (message: Rec): { readonly side: Side; readonly fields: Rec
   return side === undefined ? undefined : { side, fields: message }
 }
 
-interface CallRead {
-  readonly id: string | undefined
-  readonly name: string
-  readonly args: string
-}
-
 /** `{id, function: {name, arguments}}` (OpenAI) or `{id, name, args}` (LangChain). */
-const toolCallOf = (call: unknown): CallRead | undefined => {
-  if (!isRecord(call)) return undefined
-  const fn = call["function"]
-  const name = isRecord(fn) ? stringField(fn, "name") : stringField(call, "name")
-  if (name === undefined) return undefined
-  const rawArgs = isRecord(fn) ? fn["arguments"] : (call["args"] ?? call["arguments"] ?? call["input"])
-  const args = typeof rawArgs === "string" ? rawArgs : rawArgs === undefined ? "" : compactJson(rawArgs)
-  return { id: idOf(call["id"]), name, args }
-}
+const callOf = (call: unknown): ToolCallRead | undefined => toolCallOf(call, { nested: ["arguments"], flat: ["args", "arguments", "input"] })
 
 /**
  * The events of one message, or undefined when it is not a message this importer knows (counted
@@ -323,7 +268,7 @@ const messageEvents = (
   }
 
   // Content blocks: text, thinking, tool_use (assistant) and tool_result (user) blocks.
-  const calls: Array<CallRead> = []
+  const calls: Array<ToolCallRead> = []
   if (Array.isArray(content)) {
     for (const block of content) {
       if (!isRecord(block)) continue
@@ -332,7 +277,7 @@ const messageEvents = (
         const thought = stringField(block, "thinking") ?? stringField(block, "text")
         if (nonEmpty(thought) !== undefined && thought !== undefined) events.push({ actor: context.actor, role: "agent", kind: "thought", content: thought, source, timestamp })
       } else if (type === "tool_use" || type === "tool_call" || type === "function_call") {
-        const call = toolCallOf(block)
+        const call = callOf(block)
         if (call !== undefined) calls.push(call)
       } else if (type === "tool_result") {
         const callId = idOf(block["tool_use_id"])
@@ -356,12 +301,12 @@ const messageEvents = (
     const toolCalls = Array.isArray(fields["tool_calls"]) && fields["tool_calls"].length > 0 ? fields["tool_calls"] : additional["tool_calls"]
     if (Array.isArray(toolCalls)) {
       for (const raw of toolCalls) {
-        const call = toolCallOf(raw)
+        const call = callOf(raw)
         if (call !== undefined) calls.push(call)
       }
     }
     const functionCall = fields["function_call"] ?? additional["function_call"]
-    const fnCall = toolCallOf(isRecord(functionCall) ? { function: functionCall } : undefined)
+    const fnCall = callOf(isRecord(functionCall) ? { function: functionCall } : undefined)
     if (fnCall !== undefined && calls.length === 0) calls.push(fnCall)
     for (const call of calls) {
       if (call.id !== undefined) context.toolNames.set(call.id, call.name)
@@ -622,20 +567,25 @@ const errorEvent = (run: Run, actor: string, role: ActorRole, trace: TraceContex
   })
 }
 
+/** A root run's `messages` (inputs or outputs) as one history; unreadable messages are counted. */
+const rootMessages = (messages: ReadonlyArray<unknown>, at: string, timestamp: string | undefined, actor: string, trace: TraceContext) => {
+  const events: Array<EventInput> = []
+  const context: MessageContext = { actor, toolNames: trace.toolNames }
+  messages.forEach((message, i) => {
+    const converted = messageEvents(message, `${at}[${i}]`, timestamp, context)
+    if (converted === undefined) trace.skipped++
+    else events.push(...converted)
+  })
+  trace.emit.history(events)
+}
+
 const rootEnter = (run: Run, actor: string, trace: TraceContext) => {
   const inputs = recordOf(run.fields["inputs"])
   const source = `run:${run.id}`
   const timestamp = timestampOf(run.fields["start_time"])
   const messages = inputs["messages"]
   if (Array.isArray(messages)) {
-    const events: Array<EventInput> = []
-    const context: MessageContext = { actor, toolNames: trace.toolNames }
-    messages.forEach((message, i) => {
-      const converted = messageEvents(message, `${source}/inputs.messages[${i}]`, timestamp, context)
-      if (converted === undefined) trace.skipped++
-      else events.push(...converted)
-    })
-    trace.emit.history(events)
+    rootMessages(messages, `${source}/inputs.messages`, timestamp, actor, trace)
     return
   }
   const text = singleText(inputs)
@@ -651,16 +601,8 @@ const rootExit = (run: Run, actor: string, trace: TraceContext, chainLike: boole
   const timestamp = timestampOf(run.fields["end_time"])
   if (chainLike && isRecord(outputs)) {
     const messages = outputs["messages"]
-    if (Array.isArray(messages)) {
-      const events: Array<EventInput> = []
-      const context: MessageContext = { actor, toolNames: trace.toolNames }
-      messages.forEach((message, i) => {
-        const converted = messageEvents(message, `${source}/outputs.messages[${i}]`, timestamp, context)
-        if (converted === undefined) trace.skipped++
-        else events.push(...converted)
-      })
-      trace.emit.history(events)
-    } else {
+    if (Array.isArray(messages)) rootMessages(messages, `${source}/outputs.messages`, timestamp, actor, trace)
+    else {
       const text = singleText(outputs)
       if (text !== undefined) {
         trace.builder.setOutcome(text)
@@ -793,30 +735,24 @@ const looksLikeRun = (value: unknown): boolean => {
 }
 
 const detect = (body: unknown): boolean => {
-  if (Array.isArray(body)) return body.slice(0, DETECT_LIMIT).some(looksLikeRun)
+  if (Array.isArray(body)) return sample(body).some(looksLikeRun)
   if (!isRecord(body)) return false
   if (looksLikeRun(body)) return true
   const post = body["post"]
   const patch = body["patch"]
   if (Array.isArray(post) || Array.isArray(patch)) {
-    const records = [...(Array.isArray(post) ? post.slice(0, DETECT_LIMIT) : []), ...(Array.isArray(patch) ? patch.slice(0, DETECT_LIMIT) : [])]
+    const records = [...(Array.isArray(post) ? sample(post) : []), ...(Array.isArray(patch) ? sample(patch) : [])]
     if (records.length === 0) return Array.isArray(post) && Array.isArray(patch)
     return records.some(
       (record) => looksLikeRun(record) || (isRecord(record) && (typeof record["dotted_order"] === "string" || (typeof record["trace_id"] === "string" && ("inputs" in record || "outputs" in record))))
     )
   }
   const runs = body["runs"]
-  return Array.isArray(runs) && runs.slice(0, DETECT_LIMIT).some(looksLikeRun)
+  return Array.isArray(runs) && sample(runs).some(looksLikeRun)
 }
 
 export const langSmithImporter: Importer = {
   format: "langsmith",
-  detect: (body) => {
-    try {
-      return detect(body)
-    } catch {
-      return false
-    }
-  },
+  detect: detectSafely(detect),
   read
 }

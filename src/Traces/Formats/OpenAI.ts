@@ -32,11 +32,7 @@ import type { Importer } from "../Importer.js"
 import { isRecord, stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
 import { hasAnthropicMarker } from "./Anthropic.js"
-
-type Rec = Readonly<Record<string, unknown>>
-
-/** How many records detection looks at. */
-const SAMPLE = 20
+import { at, detectSafely, isoOfEpoch, jsonText, sample, type Rec, type Who } from "./Common.js"
 
 const CHAT_ROLES: ReadonlySet<string> = new Set(["system", "developer", "user", "assistant", "tool", "function"])
 
@@ -67,8 +63,6 @@ const ITEM_TYPES: ReadonlySet<string> = new Set([
   "item_reference",
   "compaction"
 ])
-
-const sample = (list: ReadonlyArray<unknown>): ReadonlyArray<unknown> => list.slice(0, SAMPLE)
 
 // ---------------------------------------------------------------------------------------------
 // Detection
@@ -149,30 +143,11 @@ const detectBody = (body: unknown): boolean => {
 // ---------------------------------------------------------------------------------------------
 // Shared reading helpers
 
-/** JSON of a value, never throwing (a string stays as it is). */
-const json = (value: unknown): string => {
-  if (typeof value === "string") return value
-  if (value === undefined) return ""
-  try {
-    return JSON.stringify(value) ?? ""
-  } catch {
-    return ""
-  }
-}
-
 /** An ISO-8601 timestamp from unix seconds or a date string, or undefined. */
 const isoTime = (value: unknown): string | undefined => {
-  if (typeof value === "number" && Number.isFinite(value)) {
-    const date = new Date(value > 1e11 ? value : value * 1000)
-    return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
-  }
+  if (typeof value === "number") return isoOfEpoch(value, "unix")
   if (typeof value === "string" && value.length > 0 && !Number.isNaN(Date.parse(value))) return value
   return undefined
-}
-
-interface Who {
-  readonly actor: string
-  readonly role: EventInput["role"]
 }
 
 interface Reader {
@@ -277,13 +252,13 @@ const chatMessageEvents = (reader: Reader, message: Rec, source: string, options
       const tool = stringField(fn, "name") ?? stringField(call, "type") ?? "tool"
       const id = stringField(call, "id")
       if (id !== undefined) reader.tools.set(id, tool)
-      events.push({ ...who, kind: "tool_call", content: json(fn["arguments"]), tool, source: `${source}.tool_calls[${index}]`, timestamp })
+      events.push({ ...who, kind: "tool_call", content: jsonText(fn["arguments"]), tool, source: `${source}.tool_calls[${index}]`, timestamp })
     })
   }
   const legacy = message["function_call"]
   if (isRecord(legacy)) {
     const tool = stringField(legacy, "name") ?? "function"
-    events.push({ ...who, kind: "tool_call", content: json(legacy["arguments"]), tool, source: `${source}.function_call`, timestamp })
+    events.push({ ...who, kind: "tool_call", content: jsonText(legacy["arguments"]), tool, source: `${source}.function_call`, timestamp })
   }
   // a message with nothing at all (its content, if any, was counted by contentOf)
   if (events.length === 0 && (message["content"] === null || message["content"] === undefined)) reader.builder.skip()
@@ -297,13 +272,13 @@ const chatMessageEvents = (reader: Reader, message: Rec, source: string, options
 const callInput = (item: Rec): string => {
   for (const field of ["arguments", "input", "code", "action", "queries", "operation", "query", "revised_prompt"]) {
     const value = item[field]
-    if (value !== undefined && value !== null) return json(value)
+    if (value !== undefined && value !== null) return jsonText(value)
   }
   const rest: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(item)) {
     if (!["id", "type", "status", "result", "results", "outputs", "output", "call_id"].includes(key)) rest[key] = value
   }
-  return json(rest)
+  return jsonText(rest)
 }
 
 const itemEvents = (reader: Reader, item: unknown, source: string, options: Options): Array<EventInput> => {
@@ -327,7 +302,7 @@ const itemEvents = (reader: Reader, item: unknown, source: string, options: Opti
       const tool = stringField(item, "name") ?? "function"
       const id = stringField(item, "call_id")
       if (id !== undefined) reader.tools.set(id, tool)
-      return [{ ...agent, kind: "tool_call", content: json(item[type === "function_call" ? "arguments" : "input"]), tool, source, timestamp }]
+      return [{ ...agent, kind: "tool_call", content: jsonText(item[type === "function_call" ? "arguments" : "input"]), tool, source, timestamp }]
     }
     case "reasoning": {
       const parts: Array<string> = []
@@ -346,10 +321,10 @@ const itemEvents = (reader: Reader, item: unknown, source: string, options: Opti
     }
     case "mcp_call": {
       const tool = stringField(item, "name") ?? "mcp"
-      const events: Array<EventInput> = [{ ...agent, kind: "tool_call", content: json(item["arguments"]), tool, source, timestamp }]
+      const events: Array<EventInput> = [{ ...agent, kind: "tool_call", content: jsonText(item["arguments"]), tool, source, timestamp }]
       const error = item["error"]
-      if (error !== undefined && error !== null) events.push({ actor: tool, role: "tool", kind: "error", content: json(error), tool, source, timestamp })
-      else if (item["output"] !== undefined && item["output"] !== null) events.push({ actor: tool, role: "tool", kind: "tool_result", content: json(item["output"]), tool, source, timestamp })
+      if (error !== undefined && error !== null) events.push({ actor: tool, role: "tool", kind: "error", content: jsonText(error), tool, source, timestamp })
+      else if (item["output"] !== undefined && item["output"] !== null) events.push({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(item["output"]), tool, source, timestamp })
       return events
     }
     case "computer_call_output":
@@ -366,7 +341,7 @@ const itemEvents = (reader: Reader, item: unknown, source: string, options: Opti
   }
   if (type.endsWith("_call_output")) {
     const output = item["output"]
-    const content = typeof output === "string" ? output : (contentOf(reader, output) ?? json(output))
+    const content = typeof output === "string" ? output : (contentOf(reader, output) ?? jsonText(output))
     return [toolResult(reader, stringField(item, "call_id"), type.slice(0, -"_call_output".length), content, source, timestamp)]
   }
   if (type.endsWith("_call")) {
@@ -376,7 +351,7 @@ const itemEvents = (reader: Reader, item: unknown, source: string, options: Opti
     const events: Array<EventInput> = [{ ...agent, kind: "tool_call", content: callInput(item), tool, source, timestamp }]
     // code interpreter logs and file search results come back on the same item
     const results = item["results"] ?? item["outputs"]
-    if (Array.isArray(results) && results.length > 0) events.push({ actor: tool, role: "tool", kind: "tool_result", content: json(results), tool, source, timestamp })
+    if (Array.isArray(results) && results.length > 0) events.push({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(results), tool, source, timestamp })
     if (item["status"] === "failed") events.push({ actor: tool, role: "tool", kind: "error", content: `${type} failed`, tool, source, timestamp })
     return events
   }
@@ -387,12 +362,10 @@ const itemEvents = (reader: Reader, item: unknown, source: string, options: Opti
 // ---------------------------------------------------------------------------------------------
 // Calls: request bodies, responses, pairs
 
-const at = (prefix: string, field: string): string => (prefix.length > 0 ? `${prefix}.${field}` : field)
-
 const errorText = (error: unknown): string => {
   if (typeof error === "string") return error
-  if (isRecord(error)) return stringField(error, "message") ?? stringField(error, "code") ?? json(error)
-  return json(error)
+  if (isRecord(error)) return stringField(error, "message") ?? stringField(error, "code") ?? jsonText(error)
+  return jsonText(error)
 }
 
 /** True when a record is one model call (or its request, its response, or both). */
@@ -552,11 +525,11 @@ const spanOf = (record: Rec, order: number): Span => {
 
 /** An Agents SDK span error's text: its message, and the error detail in `data.error` when given. */
 const spanErrorText = (error: unknown): string => {
-  if (!isRecord(error)) return json(error)
+  if (!isRecord(error)) return jsonText(error)
   const message = stringField(error, "message")
   const data = error["data"]
   const detail = isRecord(data) ? stringField(data, "error") : undefined
-  if (message === undefined) return detail ?? json(error)
+  if (message === undefined) return detail ?? jsonText(error)
   return detail === undefined || detail === message ? message : `${message}\n${detail}`
 }
 
@@ -663,9 +636,9 @@ const readAgentTrace = (id: string | null, workflow: string | undefined, records
         const tool = stringField(data, "name") ?? "function"
         const input = data["input"]
         const output = data["output"]
-        push(span.start, span.order, () => addTool({ actor, role: "agent", kind: "tool_call", content: json(input), tool, source, timestamp: span.start }))
+        push(span.start, span.order, () => addTool({ actor, role: "agent", kind: "tool_call", content: jsonText(input), tool, source, timestamp: span.start }))
         if (output !== undefined && output !== null) {
-          push(span.end ?? span.start, span.order, () => addTool({ actor: tool, role: "tool", kind: "tool_result", content: json(output), tool, source, timestamp: span.end ?? span.start }))
+          push(span.end ?? span.start, span.order, () => addTool({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(output), tool, source, timestamp: span.end ?? span.start }))
         }
         if (hasError) push(span.end ?? span.start, span.order, () => builder.add(errorEvent({ actor: tool, role: "tool" }, tool)))
         break
@@ -739,13 +712,7 @@ const fail = (message: string) => Either.left(`openai: ${message}`)
 
 export const openAiImporter: Importer = {
   format: "openai",
-  detect: (body) => {
-    try {
-      return detectBody(body)
-    } catch {
-      return false
-    }
-  },
+  detect: detectSafely(detectBody),
   read: (body) => {
     if (!Array.isArray(body) && !isRecord(body)) return fail("expected Chat Completions messages, a Responses API response or items, or an Agents SDK trace export")
     if (Array.isArray(body) && body.length === 0) return fail("the body is an empty list: no messages, items or spans to read")

@@ -16,8 +16,10 @@
  */
 import type { Importer } from "../Importer.js"
 import { isRecord } from "../Importer.js"
+import { firstPresent, str, type Rec } from "./Common.js"
 import {
   addSpanErrors,
+  firstText,
   isOpenInferenceSample,
   isoOf,
   parseJsonish,
@@ -27,18 +29,16 @@ import {
   sampleSpans,
   spanErrorText,
   spanSource,
+  stampMessages,
   textOf,
   unflatten,
   type Message,
   type MessageParts,
+  type ModelCall,
   type Span,
   type SpanInterpreter,
   type TraceSession
 } from "./Spans.js"
-
-type Json = Readonly<Record<string, unknown>>
-const str = (value: unknown): string | undefined => (typeof value === "string" && value.length > 0 ? value : undefined)
-const first = (...values: ReadonlyArray<unknown>): unknown => values.find((value) => value !== undefined && value !== null)
 
 type Kind = "LLM" | "TOOL" | "AGENT" | "CHAIN" | "RETRIEVER" | "ADOT" | "OTHER"
 
@@ -48,7 +48,7 @@ const hasPrefix = (span: Span, prefixes: ReadonlyArray<string>): boolean => {
   return false
 }
 
-const adotBody = (span: Span): Json | undefined => {
+const adotBody = (span: Span): Rec | undefined => {
   for (const event of span.events) {
     if (isRecord(event.body) && (isRecord(event.body["input"]) || isRecord(event.body["output"]))) return event.body
   }
@@ -124,7 +124,7 @@ const inputValueMessages = (span: Span, skip: () => void, agent = false): Array<
   }
   if (Array.isArray(parsed)) return [...parseMessages(parsed, "user", skip)]
   if (isRecord(parsed)) {
-    const messages = first(parsed["messages"], parsed["input"])
+    const messages = firstPresent(parsed["messages"], parsed["input"])
     if (messages !== undefined) return [...parseMessages(messages, "user", skip)]
     const instruction = taskField(parsed)
     if (instruction !== undefined) return [{ role: "user", name: undefined, items: [{ type: "text", text: instruction }] }]
@@ -150,7 +150,7 @@ const outputValueMessages = (span: Span, skip: () => void, agent = false): Array
 }
 
 /** A task-like field of a JSON input (`task`, `input`, `query`, `question`, `prompt`). */
-const taskField = (record: Json): string | undefined =>
+const taskField = (record: Rec): string | undefined =>
   str(record["task"]) ?? str(record["input"]) ?? str(record["query"]) ?? str(record["question"]) ?? str(record["prompt"])
 
 const rootText = (value: unknown): string | undefined => {
@@ -160,7 +160,7 @@ const rootText = (value: unknown): string | undefined => {
 }
 
 const stamp = (parts: ReadonlyArray<MessageParts>, span: Span, direction: "input" | "output", nanos: bigint | undefined): Array<Message> =>
-  parts.map((message, i) => ({ ...message, source: spanSource(span, `${direction}[${i}]`), timestamp: isoOf(nanos) }))
+  stampMessages(parts, (i) => spanSource(span, `${direction}[${i}]`), isoOf(nanos))
 
 // ADOT (LangChain through CloudWatch): messages in span-event bodies, contents often JSON-wrapped.
 
@@ -183,7 +183,7 @@ const unwrapLangChain = (role: string, content: string, skip: () => void): Reado
         role: "assistant",
         content: generation["text"],
         tool_calls: Array.isArray(calls)
-          ? calls.map((call) => (isRecord(call) ? { id: call["id"], name: call["name"], arguments: first(call["args"], call["arguments"]) } : call))
+          ? calls.map((call) => (isRecord(call) ? { id: call["id"], name: call["name"], arguments: firstPresent(call["args"], call["arguments"]) } : call))
           : undefined
       },
       "assistant",
@@ -232,11 +232,6 @@ const adotMessages = (side: unknown, defaultRole: string, skip: () => void): Arr
 // ---------------------------------------------------------------------------------------------
 // The interpreter
 
-interface Call {
-  readonly input: ReadonlyArray<Message>
-  readonly output: ReadonlyArray<Message>
-}
-
 const agentNameOf = (span: Span): string | undefined => str(span.attributes["agent.name"]) ?? str(span.attributes["graph.node.id"])
 
 const toolNameOf = (span: Span): string =>
@@ -252,18 +247,13 @@ const documentsText = (span: Span): string | undefined => {
   return texts.length > 0 ? texts.join("\n\n") : undefined
 }
 
-const firstText = (messages: ReadonlyArray<Message>): string | undefined => {
-  for (const message of messages) for (const item of message.items) if (item.type === "text" && item.text.trim().length > 0) return item.text
-  return undefined
-}
-
 const makeInterpreter = (): SpanInterpreter => {
-  const calls = new Map<Span, Call>()
+  const calls = new Map<Span, ModelCall>()
   const kinds = new Map<Span, Kind>()
   const adotTools = new Set<Span>()
   const actorOf = (span: Span, session: TraceSession): string => session.agentAbove(span) ?? agentNameOf(span) ?? "assistant"
 
-  const callOf = (span: Span, kind: Kind, session: TraceSession): Call => {
+  const callOf = (span: Span, kind: Kind, session: TraceSession): ModelCall => {
     const skip = session.skip
     if (kind === "ADOT") {
       const body = adotBody(span)
@@ -323,7 +313,7 @@ const makeInterpreter = (): SpanInterpreter => {
           return
         }
         case "TOOL": {
-          const args = first(span.attributes["input.value"], span.attributes["tool_call.function.arguments"], span.attributes["tool.parameters"])
+          const args = firstPresent(span.attributes["input.value"], span.attributes["tool_call.function.arguments"], span.attributes["tool.parameters"])
           session.toolStart({
             id: str(span.attributes["tool_call.id"]) ?? str(span.attributes["tool.id"]),
             name: toolNameOf(span),

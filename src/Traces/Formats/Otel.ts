@@ -20,8 +20,10 @@
  */
 import type { Importer } from "../Importer.js"
 import { isRecord } from "../Importer.js"
+import { firstPresent, str } from "./Common.js"
 import {
   addSpanErrors,
+  firstText,
   isOpenInferenceSample,
   isoOf,
   parseJsonish,
@@ -31,18 +33,17 @@ import {
   sampleSpans,
   spanErrorText,
   spanSource,
+  stampMessages,
   textOf,
   unflatten,
   type Attributes,
   type LogRecord,
   type Message,
-  type MessageParts,
+  type ModelCall,
   type Span,
   type SpanInterpreter,
   type TraceSession
 } from "./Spans.js"
-
-const str = (value: unknown): string | undefined => (typeof value === "string" && value.length > 0 ? value : undefined)
 
 const operationOf = (span: Span): string => (str(span.attributes["gen_ai.operation.name"]) ?? "").toLowerCase()
 const AGENT_OPERATIONS = new Set(["invoke_agent", "create_agent"])
@@ -64,14 +65,6 @@ const toolNameOf = (span: Span): string =>
 // ---------------------------------------------------------------------------------------------
 // Messages
 
-interface Call {
-  readonly input: ReadonlyArray<Message>
-  readonly output: ReadonlyArray<Message>
-}
-
-const messagesOf = (parts: ReadonlyArray<MessageParts>, source: (index: number) => string, timestamp: string | undefined): Array<Message> =>
-  parts.map((message, i) => ({ role: message.role, name: message.name, items: message.items, source: source(i), timestamp }))
-
 const MESSAGE_EVENTS: Readonly<Record<string, string>> = {
   "gen_ai.system.message": "system",
   "gen_ai.user.message": "user",
@@ -92,7 +85,7 @@ interface EventLike {
 const eventPayload = (event: EventLike): unknown => (isRecord(event.body) || typeof event.body === "string" ? event.body : event.attributes)
 
 /** The messages of a run of event-like records; `undefined` when none is of the convention. */
-const callOfEvents = (events: ReadonlyArray<EventLike>, skip: () => void): Call | undefined => {
+const callOfEvents = (events: ReadonlyArray<EventLike>, skip: () => void): ModelCall | undefined => {
   const input: Array<Message> = []
   const output: Array<Message> = []
   let found = false
@@ -110,20 +103,18 @@ const callOfEvents = (events: ReadonlyArray<EventLike>, skip: () => void): Call 
       found = true
       const payload = isRecord(event.body) ? { ...event.attributes, ...event.body } : event.attributes
       const system = systemMessage(payload["gen_ai.system_instructions"], (i) => event.source("input", i), event.timestamp, skip)
-      const inputs = parseMessages(first(payload["gen_ai.input.messages"], payload["gen_ai.prompt"]), "user", skip)
+      const inputs = parseMessages(firstPresent(payload["gen_ai.input.messages"], payload["gen_ai.prompt"]), "user", skip)
       if (system !== undefined && !inputs.some((message) => message.role === "system") && !input.some((message) => message.role === "system")) {
         input.push({ ...system, source: event.source("input", input.length) })
       }
       for (const message of inputs) input.push({ ...message, source: event.source("input", input.length), timestamp: event.timestamp })
-      for (const message of parseMessages(first(payload["gen_ai.output.messages"], payload["gen_ai.completion"]), "assistant", skip)) {
+      for (const message of parseMessages(firstPresent(payload["gen_ai.output.messages"], payload["gen_ai.completion"]), "assistant", skip)) {
         output.push({ ...message, source: event.source("output", output.length), timestamp: event.timestamp })
       }
     }
   }
   return found ? { input, output } : undefined
 }
-
-const first = (...values: ReadonlyArray<unknown>): unknown => values.find((value) => value !== undefined && value !== null)
 
 /** `gen_ai.system_instructions` (a JSON list of parts, or text) as one system message. */
 const systemMessage = (
@@ -140,19 +131,19 @@ const systemMessage = (
 }
 
 /** The Vercel AI SDK's call attributes (`ai.prompt.messages`, `ai.response.text` / `.toolCalls`). */
-const vercelCall = (span: Span, skip: () => void): Call | undefined => {
+const vercelCall = (span: Span, skip: () => void): ModelCall | undefined => {
   const attributes = span.attributes
   if (!("ai.prompt.messages" in attributes)) return undefined
   const start = isoOf(span.startNanos)
   const end = isoOf(span.endNanos)
-  const input = messagesOf(parseMessages(attributes["ai.prompt.messages"], "user", skip), (i) => spanSource(span, `input[${i}]`), start)
+  const input = stampMessages(parseMessages(attributes["ai.prompt.messages"], "user", skip), (i) => spanSource(span, `input[${i}]`), start)
   const calls = parseJsonish(attributes["ai.response.toolCalls"])
   const response = parseMessage(
     {
       role: "assistant",
-      content: first(attributes["ai.response.text"], attributes["ai.response.object"]),
+      content: firstPresent(attributes["ai.response.text"], attributes["ai.response.object"]),
       tool_calls: Array.isArray(calls)
-        ? calls.map((call) => (isRecord(call) ? { id: call["toolCallId"], name: call["toolName"], arguments: first(call["args"], call["input"]) } : call))
+        ? calls.map((call) => (isRecord(call) ? { id: call["toolCallId"], name: call["toolName"], arguments: firstPresent(call["args"], call["input"]) } : call))
         : undefined
     },
     "assistant",
@@ -163,7 +154,7 @@ const vercelCall = (span: Span, skip: () => void): Call | undefined => {
 }
 
 /** A model call's messages, from the first source that has any (see the module comment). */
-const callOf = (span: Span, session: TraceSession): Call => {
+const callOf = (span: Span, session: TraceSession): ModelCall => {
   const skip = session.skip
   const attributes = span.attributes
   const start = isoOf(span.startNanos)
@@ -171,15 +162,15 @@ const callOf = (span: Span, session: TraceSession): Call => {
   const inputSource = (i: number) => spanSource(span, `input[${i}]`)
   const outputSource = (i: number) => spanSource(span, `output[${i}]`)
 
-  let input: Array<Message> = messagesOf(parseMessages(attributes["gen_ai.input.messages"], "user", skip), inputSource, start)
-  let output: Array<Message> = messagesOf(parseMessages(attributes["gen_ai.output.messages"], "assistant", skip), outputSource, end)
+  let input: Array<Message> = stampMessages(parseMessages(attributes["gen_ai.input.messages"], "user", skip), inputSource, start)
+  let output: Array<Message> = stampMessages(parseMessages(attributes["gen_ai.output.messages"], "assistant", skip), outputSource, end)
   if (input.length === 0) {
     const legacy = [...unflatten(attributes, "gen_ai.prompt."), ...(typeof attributes["gen_ai.prompt"] === "string" ? [attributes["gen_ai.prompt"]] : [])]
-    input = messagesOf(legacy.flatMap((raw) => parseMessages(raw, "user", skip)), inputSource, start)
+    input = stampMessages(legacy.flatMap((raw) => parseMessages(raw, "user", skip)), inputSource, start)
   }
   if (output.length === 0) {
     const legacy = [...unflatten(attributes, "gen_ai.completion."), ...(typeof attributes["gen_ai.completion"] === "string" ? [attributes["gen_ai.completion"]] : [])]
-    output = messagesOf(legacy.flatMap((raw) => parseMessages(raw, "assistant", skip)), outputSource, end)
+    output = stampMessages(legacy.flatMap((raw) => parseMessages(raw, "assistant", skip)), outputSource, end)
   }
   if (input.length === 0 && output.length === 0) {
     const vercel = vercelCall(span, skip)
@@ -210,7 +201,7 @@ const callOf = (span: Span, session: TraceSession): Call => {
   return { input, output }
 }
 
-const callOfLogs = (logs: ReadonlyArray<LogRecord>, skip: () => void): Call | undefined =>
+const callOfLogs = (logs: ReadonlyArray<LogRecord>, skip: () => void): ModelCall | undefined =>
   logs.length === 0
     ? undefined
     : callOfEvents(
@@ -224,19 +215,11 @@ const callOfLogs = (logs: ReadonlyArray<LogRecord>, skip: () => void): Call | un
         skip
       )
 
-const firstText = (messages: ReadonlyArray<Message>, role?: string): string | undefined => {
-  for (const message of messages) {
-    if (role !== undefined && message.role !== role) continue
-    for (const item of message.items) if (item.type === "text" && item.text.trim().length > 0) return item.text
-  }
-  return undefined
-}
-
 // ---------------------------------------------------------------------------------------------
 // The interpreter
 
 const makeInterpreter = (): SpanInterpreter => {
-  const calls = new Map<Span, Call>()
+  const calls = new Map<Span, ModelCall>()
   const actorOf = (span: Span, session: TraceSession): string =>
     session.agentAbove(span) ?? str(span.attributes["gen_ai.agent.name"]) ?? "assistant"
 
@@ -282,7 +265,7 @@ const makeInterpreter = (): SpanInterpreter => {
         const start = isoOf(span.startNanos)
         const name = toolNameOf(span)
         const actor = actorOf(span, session)
-        const args = first(span.attributes["gen_ai.tool.call.arguments"], span.attributes["ai.toolCall.args"])
+        const args = firstPresent(span.attributes["gen_ai.tool.call.arguments"], span.attributes["ai.toolCall.args"])
         session.toolStart({
           id: str(span.attributes["gen_ai.tool.call.id"]) ?? str(span.attributes["ai.toolCall.id"]),
           name,
@@ -316,7 +299,7 @@ const makeInterpreter = (): SpanInterpreter => {
         return
       }
       if (isToolSpan(span)) {
-        const result = first(span.attributes["gen_ai.tool.call.result"], span.attributes["ai.toolCall.result"])
+        const result = firstPresent(span.attributes["gen_ai.tool.call.result"], span.attributes["ai.toolCall.result"])
         const error = spanErrorText(span)
         session.toolEnd({
           name: toolNameOf(span),

@@ -5,7 +5,8 @@
  * and counted), and offers the span importers one way of building a normalized trace from it
  * (`readSpanTraces`): chat messages in any of the common shapes, history de-duplication through
  * `TraceBuilder.addHistory`, tool executions matched with the tool calls the model asked for,
- * errors, handoffs, and task / success derived the same way for both formats.
+ * errors, handoffs, and task / success derived the same way for both formats; also the message
+ * helpers both formats use (`ModelCall`, `stampMessages`, `firstText`).
  *
  * Shapes read: OTLP/JSON `ExportTraceServiceRequest` (`resourceSpans` → `scopeSpans` (or the older
  * `instrumentationLibrarySpans`) → `spans`, attributes as KeyValue lists of AnyValues), an
@@ -21,6 +22,7 @@ import { Either } from "effect"
 import { contentText, makeTraceBuilder, type EventInput, type TraceBuilder } from "../Builder.js"
 import { isRecord } from "../Importer.js"
 import type { ActorRole, NormalizedTrace } from "../Model.js"
+import { str } from "./Common.js"
 
 type Json = Readonly<Record<string, unknown>>
 export type Attributes = Readonly<Record<string, unknown>>
@@ -84,7 +86,6 @@ const STATUS_OK: SpanStatus = Object.freeze({ code: "ok" })
 const STATUS_ERROR: SpanStatus = Object.freeze({ code: "error" })
 const MAX_DEPTH = 64
 
-const str = (value: unknown): string | undefined => (typeof value === "string" && value.length > 0 ? value : undefined)
 const recordAt = (record: Json, key: string): Json | undefined => {
   const value = record[key]
   return isRecord(value) ? value : undefined
@@ -944,6 +945,25 @@ export const parseMessages = (value: unknown, defaultRole: string, skip: () => v
     if (message !== undefined) messages.push(message)
   }
   return messages
+}
+
+/** A model call's messages: what it was given and what it answered. */
+export interface ModelCall {
+  readonly input: ReadonlyArray<Message>
+  readonly output: ReadonlyArray<Message>
+}
+
+/** Parsed messages with their pointers (`source(i)` for the i-th) and one timestamp. */
+export const stampMessages = (parts: ReadonlyArray<MessageParts>, source: (index: number) => string, timestamp: string | undefined): Array<Message> =>
+  parts.map((message, i) => ({ role: message.role, name: message.name, items: message.items, source: source(i), timestamp }))
+
+/** The first non-blank text of the messages (of those with the given role, when one is given). */
+export const firstText = (messages: ReadonlyArray<Message>, role?: string): string | undefined => {
+  for (const message of messages) {
+    if (role !== undefined && message.role !== role) continue
+    for (const item of message.items) if (item.type === "text" && item.text.trim().length > 0) return item.text
+  }
+  return undefined
 }
 
 const ROLE_WORDS: Readonly<Record<string, ActorRole>> = {

@@ -25,10 +25,7 @@ import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { isRecord, stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
-
-type Rec = Readonly<Record<string, unknown>>
-
-const DETECT_LIMIT = 20
+import { compactJson, contentTextOf, detectSafely, idOf, jsonText, nonEmpty, sample, type Rec } from "./Common.js"
 
 /** Record fields that are evaluation results or dataset labels: never read, counted as skipped. */
 const LABEL_FIELDS = [
@@ -54,40 +51,8 @@ const LABEL_FIELDS = [
   "reward"
 ]
 
-const nonEmpty = (s: string | undefined): string | undefined => (s !== undefined && s.trim().length > 0 ? s : undefined)
-
-const idOf = (value: unknown): string | undefined => {
-  if (typeof value === "string" && value.length > 0) return value
-  if (typeof value === "number" && Number.isFinite(value)) return String(value)
-  return undefined
-}
-
-const compactJson = (value: unknown): string => {
-  try {
-    return JSON.stringify(value) ?? ""
-  } catch {
-    return ""
-  }
-}
-
 /** A string; the text parts of a list of parts; other values as JSON. */
-const textOf = (content: unknown): string | undefined => {
-  if (typeof content === "string") return content
-  if (content === null || content === undefined) return undefined
-  if (typeof content === "number" || typeof content === "boolean") return String(content)
-  if (Array.isArray(content)) {
-    const texts: Array<string> = []
-    for (const part of content) {
-      if (typeof part === "string") texts.push(part)
-      else if (isRecord(part)) {
-        const text = stringField(part, "text")
-        if (text !== undefined) texts.push(text)
-      }
-    }
-    if (texts.length > 0) return texts.join("\n")
-  }
-  return compactJson(content)
-}
+const textOf = (content: unknown): string | undefined => contentTextOf(content, { textParts: "any", emptyList: "json" })
 
 /** An exit status that says the run failed or was cut off (`submitted` alone says neither). */
 const FAILED_STATUS = /exit_|error|exceed|limit|timeout|timed out|fail|abort|interrupt|cancel/i
@@ -232,7 +197,7 @@ const readMessages = (messages: ReadonlyArray<unknown>, prefix: string, builder:
             const id = isRecord(raw) ? idOf(raw["id"]) : undefined
             if (id !== undefined) toolNames.set(id, name)
             const args = fn["arguments"]
-            builder.add({ actor, role: "agent", kind: "tool_call", content: actionField ?? (typeof args === "string" ? args : compactJson(args)), tool: name, source })
+            builder.add({ actor, role: "agent", kind: "tool_call", content: actionField ?? jsonText(args), tool: name, source })
           }
           return
         }
@@ -524,7 +489,7 @@ const looksLikeOpenHandsEvent = (value: unknown): boolean => {
     "outputs" in event
   )
 }
-const looksLikeOpenHandsEvents = (list: ReadonlyArray<unknown>): boolean => list.slice(0, DETECT_LIMIT).some(looksLikeOpenHandsEvent)
+const looksLikeOpenHandsEvents = (list: ReadonlyArray<unknown>): boolean => sample(list).some(looksLikeOpenHandsEvent)
 
 const looksLikeOpenHandsRecord = (value: unknown): boolean => {
   if (!isRecord(value)) return false
@@ -538,7 +503,7 @@ const looksLikeSweAgent = (body: Rec): boolean => {
   const trajectory = body["trajectory"]
   if (Array.isArray(trajectory)) {
     if (trajectory.length === 0) return isRecord(body["info"]) || Array.isArray(body["history"])
-    return trajectory.slice(0, DETECT_LIMIT).some((step) => isRecord(step) && ("action" in step || "observation" in step || "thought" in step || "response" in step))
+    return sample(trajectory).some((step) => isRecord(step) && ("action" in step || "observation" in step || "thought" in step || "response" in step))
   }
   const info = body["info"]
   return Array.isArray(body["history"]) && isRecord(info) && "exit_status" in info && !Array.isArray(body["messages"])
@@ -555,11 +520,11 @@ const looksLikeMini = (body: Rec): boolean => {
 
 /** A bare message list is mini-SWE-agent's only when it carries its `mswea_bash_command` blocks. */
 const looksLikeMiniList = (list: ReadonlyArray<unknown>): boolean =>
-  list.slice(0, DETECT_LIMIT).some((message) => isRecord(message) && message["role"] === "assistant" && typeof message["content"] === "string" && message["content"].includes("```mswea_bash_command"))
+  sample(list).some((message) => isRecord(message) && message["role"] === "assistant" && typeof message["content"] === "string" && message["content"].includes("```mswea_bash_command"))
 
 const detect = (body: unknown): boolean => {
   if (Array.isArray(body)) {
-    const head = body.slice(0, DETECT_LIMIT)
+    const head = sample(body)
     return head.some(looksLikeOpenHandsRecord) || looksLikeOpenHandsEvents(head) || looksLikeMiniList(head)
   }
   if (!isRecord(body)) return false
@@ -575,7 +540,7 @@ const collectTraces = (results: ReadonlyArray<NormalizedTrace | string>): Either
 const read = (body: unknown): Either.Either<ReadonlyArray<NormalizedTrace>, string> => {
   if (Array.isArray(body)) {
     if (body.length === 0) return Either.left("trajectory: the body is an empty list")
-    if (body.slice(0, DETECT_LIMIT).some(looksLikeOpenHandsRecord)) {
+    if (sample(body).some(looksLikeOpenHandsRecord)) {
       // OpenHands outputs (JSON Lines): one trace per record.
       const results = body.map((record: unknown, k) => (looksLikeOpenHandsRecord(record) && isRecord(record) ? readOpenHandsRecord(record, `[${k}].`) : `trajectory: record [${k}] is not an OpenHands output record`))
       const skipped = results.filter((result) => typeof result === "string").length
@@ -597,12 +562,6 @@ const read = (body: unknown): Either.Either<ReadonlyArray<NormalizedTrace>, stri
 
 export const trajectoryImporter: Importer = {
   format: "trajectory",
-  detect: (body) => {
-    try {
-      return detect(body)
-    } catch {
-      return false
-    }
-  },
+  detect: detectSafely(detect),
   read
 }

@@ -1,0 +1,167 @@
+/**
+ * Small readers shared by the importers (DECISIONS §12): how much of a body detection looks at and
+ * a `detect` that never throws; non-blank strings and ids; compact JSON that never throws; the text
+ * of a message content; tool calls in the OpenAI and flat shapes; epoch times as ISO-8601; source
+ * pointers. Pure and total on any JSON value. Span-specific helpers live in `Spans.ts`.
+ */
+import type { EventInput } from "../Builder.js"
+import { isRecord, stringField } from "../Importer.js"
+
+export type Rec = Readonly<Record<string, unknown>>
+
+// ---------------------------------------------------------------------------------------------
+// Detection
+
+/** How many records detection looks at. */
+export const DETECT_LIMIT = 20
+
+/** The first records of a list, the ones detection looks at. */
+export const sample = (list: ReadonlyArray<unknown>): ReadonlyArray<unknown> => list.slice(0, DETECT_LIMIT)
+
+/** An importer's `detect` that answers false where the check throws (it must never throw). */
+export const detectSafely =
+  (detect: (body: unknown) => boolean) =>
+  (body: unknown): boolean => {
+    try {
+      return detect(body)
+    } catch {
+      return false
+    }
+  }
+
+// ---------------------------------------------------------------------------------------------
+// Strings, ids, JSON
+
+/** A string that is not blank, else undefined. */
+export const nonEmpty = (s: string | undefined): string | undefined => (s !== undefined && s.trim().length > 0 ? s : undefined)
+
+/** A value when it is a non-empty string, else undefined. */
+export const str = (value: unknown): string | undefined => (typeof value === "string" && value.length > 0 ? value : undefined)
+
+/** The first value that is neither undefined nor null. */
+export const firstPresent = (...values: ReadonlyArray<unknown>): unknown => values.find((value) => value !== undefined && value !== null)
+
+/** An id: a non-empty string, or a finite number as text. */
+export const idOf = (value: unknown): string | undefined => {
+  if (typeof value === "string" && value.length > 0) return value
+  if (typeof value === "number" && Number.isFinite(value)) return String(value)
+  return undefined
+}
+
+/** Compact JSON of a value, never throwing ("" for undefined and what JSON cannot write). */
+export const compactJson = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? ""
+  } catch {
+    return ""
+  }
+}
+
+/** JSON of a value, never throwing (a string stays as it is). */
+export const jsonText = (value: unknown): string => (typeof value === "string" ? value : compactJson(value))
+
+// ---------------------------------------------------------------------------------------------
+// Message contents and tool calls
+
+export interface ContentTextOptions {
+  /** The part types read as text (a part without `type` always is); `"any"`: every part with a string `text`. */
+  readonly textParts: ReadonlySet<string> | "any"
+  /** What a list without text gives: undefined, or (`"json"`) the list as compact JSON. */
+  readonly emptyList: "undefined" | "json"
+}
+
+/**
+ * The text of a message content: a string as it is; a number or boolean as text; the strings and
+ * text parts of a list joined by newlines (images and other parts left out); any other value as
+ * compact JSON. Undefined for null and undefined.
+ */
+export const contentTextOf = (content: unknown, options: ContentTextOptions): string | undefined => {
+  if (typeof content === "string") return content
+  if (content === null || content === undefined) return undefined
+  if (typeof content === "number" || typeof content === "boolean") return String(content)
+  if (Array.isArray(content)) {
+    const texts: Array<string> = []
+    for (const part of content) {
+      if (typeof part === "string") texts.push(part)
+      else if (isRecord(part)) {
+        const text = stringField(part, "text")
+        const type = stringField(part, "type")
+        if (text !== undefined && (options.textParts === "any" || type === undefined || options.textParts.has(type))) texts.push(text)
+      }
+    }
+    if (texts.length > 0) return texts.join("\n")
+    if (options.emptyList === "undefined") return undefined
+  }
+  return compactJson(content)
+}
+
+export interface ToolCallRead {
+  readonly id: string | undefined
+  readonly name: string
+  readonly args: string
+}
+
+/** `record[a] ?? record[b] ?? ...`: the first field neither undefined nor null, else the last one's value. */
+const coalesce = (record: Rec, fields: ReadonlyArray<string>): unknown => {
+  let value: unknown
+  for (const field of fields) {
+    value = record[field]
+    if (value !== undefined && value !== null) return value
+  }
+  return value
+}
+
+/**
+ * A tool call `{id, function: {name, ...}}` (OpenAI) or `{id, name, ...}` (flat): the arguments
+ * are the first of `argFields.nested` (in `function`) or of `argFields.flat` (in the call) that is
+ * set, as `jsonText` writes them ("" when none is). Undefined when the call has no name.
+ */
+export const toolCallOf = (
+  call: unknown,
+  argFields: { readonly nested: ReadonlyArray<string>; readonly flat: ReadonlyArray<string> }
+): ToolCallRead | undefined => {
+  if (!isRecord(call)) return undefined
+  const fn = call["function"]
+  const holder = isRecord(fn) ? fn : call
+  const name = stringField(holder, "name")
+  if (name === undefined) return undefined
+  return { id: idOf(call["id"]), name, args: jsonText(coalesce(holder, isRecord(fn) ? argFields.nested : argFields.flat)) }
+}
+
+/** Who an event is from. */
+export interface Who {
+  readonly actor: string
+  readonly role: EventInput["role"]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Times and sources
+
+/**
+ * How an epoch number is read: `"unix"`, unix seconds (milliseconds above 1e11), as the OpenAI
+ * APIs write `created`; `"magnitude"`, positive seconds, milliseconds, microseconds or
+ * nanoseconds told apart by magnitude.
+ */
+export type EpochScale = "unix" | "magnitude"
+
+/** Milliseconds since the epoch for an epoch number, or undefined when it is not one. */
+export const epochMs = (value: number, scale: EpochScale): number | undefined => {
+  if (!Number.isFinite(value)) return undefined
+  if (scale === "unix") return value > 1e11 ? value : value * 1000
+  if (value <= 0) return undefined
+  if (value < 1e11) return value * 1000
+  if (value < 1e14) return value
+  if (value < 1e17) return value / 1000
+  return value / 1e6
+}
+
+/** An epoch number as ISO-8601, or undefined when it is not one or is out of range. */
+export const isoOfEpoch = (value: number, scale: EpochScale): string | undefined => {
+  const ms = epochMs(value, scale)
+  if (ms === undefined) return undefined
+  const date = new Date(ms)
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
+}
+
+/** A source pointer: `field` under `prefix` (`prefix.field`, or `field` at the top). */
+export const at = (prefix: string, field: string): string => (prefix.length > 0 ? `${prefix}.${field}` : field)
