@@ -13,6 +13,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import packageJson from "../package.json" with { type: "json" }
 import { AnalyzeGroup } from "./Contract/AnalyzeGroup.generated.js"
+import { DiagnoseGroup } from "./Contract/DiagnoseContract.js"
 import { TracesGroup } from "./Contract/TracesContract.js"
 import { apiKeyRequirement, declareSecuritySchemes } from "./Contract/Security.js"
 import { CatalogueResponse, CompositionResponse, PatternRecord, PlaybooksResponse } from "./Catalogue/Resources.js"
@@ -162,6 +163,7 @@ export class Api extends HttpApi.make("pattern-analysis-service")
   )
   .add(AnalyzeGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(TracesGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(DiagnoseGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(DocsGroup)
   .addError(InternalErrorWire)
   .annotate(OpenApi.Title, "pattern-analysis-service")

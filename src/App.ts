@@ -8,6 +8,7 @@ import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
 import { AnalyzerLive } from "./Analysis/Engine.js"
 import { ApiKeysLive } from "./Auth/ApiKeys.js"
 import { ScopesLive } from "./Auth/Scopes.js"
+import { DiagnoseServiceLive } from "./Diagnose/DiagnoseService.js"
 import { TraceReaderLive } from "./Traces/TraceReader.js"
 import { AnalysisCacheLive } from "./Cache/AnalysisCache.js"
 import { CachedRepliesLive } from "./Cache/CachedReplies.js"
@@ -34,6 +35,7 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const Scopes = ScopesLive.pipe(Layer.provide(ConfigLive))
   const Traces = TraceReaderLive.pipe(Layer.provide(ConfigLive))
   const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes]))
+  const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses]))
   const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
   return Layer.mergeAll(
     ConfigLive,
@@ -43,6 +45,7 @@ export const ResourcesLive = (config: AppConfigShape) => {
     Replies,
     Scopes,
     Traces,
+    Diagnoses,
     Guards,
     HomeFiles,
     ReadinessLive,

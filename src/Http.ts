@@ -15,10 +15,11 @@ import { AnalyzeHttpLive } from "./Surfaces/Rest/AnalyzeHttp.generated.js"
 import { CatalogueHttpLive } from "./Surfaces/Rest/CatalogueHttp.js"
 import { DocsHttpLive } from "./Surfaces/Rest/DocsHttp.js"
 import { ProbesHttpLive } from "./Surfaces/Rest/ProbesHttp.js"
+import { DiagnoseHttpLive } from "./Surfaces/Rest/DiagnoseHttp.js"
 import { TracesHttpLive } from "./Surfaces/Rest/TracesHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, TracesHttpLive, DocsHttpLive]),
+  Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, TracesHttpLive, DiagnoseHttpLive, DocsHttpLive]),
   Layer.provide(AnalyzeRestLive)
 )
 

@@ -5,7 +5,7 @@
  * a typed result: `admit` (limits and mode), `prepare` (the rest of intake: pure CPU work, no I/O)
  * and `run`. A surface labels what fails after `admit` with the mode it learned there.
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer } from "effect"
 import { type RequestScopes, Scopes } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
@@ -15,6 +15,7 @@ import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import {
   type AnalyzerError,
+  errorKinds,
   InternalError,
   type InvalidMode,
   type LlmResolutionError,
@@ -24,7 +25,7 @@ import {
   type ValidationError
 } from "../Errors.js"
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
-import { analysesRunning } from "../Observability/Metrics.js"
+import { analysesRunning, countAnalysis } from "../Observability/Metrics.js"
 import { RetryDeadline } from "../Providers/Retry.js"
 import { detectFormat } from "../Traces/Normalize.js"
 import { type AnalysisResult, Analyzer } from "./Analyzer.js"
@@ -191,7 +192,25 @@ export const AnalyzeServiceLive = Layer.effect(
           ? result.detection
           : { ...result.detection, drift: yield* home.baseline(scopes.data, slug, baseline, storedOf(result.detection)) }
         return { result, detection, cached }
-      }).pipe(Effect.withSpan("AnalyzeService.run", { attributes: { pattern: prepared.entry.pattern.code.slug } }))
+      }).pipe(
+        // Every analysis, whatever the surface (REST, a diagnose's inner runs, MCP), counts once.
+        Effect.onExit((exit) =>
+          Effect.sync(() =>
+            countAnalysis(
+              prepared.entry.pattern.code.slug,
+              prepared.mode,
+              Exit.match(exit, {
+                onSuccess: (outcome) => (outcome.cached ? "cache_hit" : "ok"),
+                onFailure: (cause) => {
+                  const failure = Cause.failureOption(cause)
+                  return failure._tag === "Some" ? errorKinds[failure.value._tag].kind : Cause.isInterruptedOnly(cause) ? "client_closed" : "internal_error"
+                }
+              })
+            )
+          )
+        ),
+        Effect.withSpan("AnalyzeService.run", { attributes: { pattern: prepared.entry.pattern.code.slug } })
+      )
 
     return { pace: turns.turn, admit, prepare, run }
   })

@@ -30,6 +30,8 @@ export interface TraceOrigin {
   readonly hinted: ReadonlyArray<string>
   /** The source pointer of an evidence ref (always a string: `derived:<field>` and the like). */
   readonly sourceOf: (ref: string) => string
+  /** The normalized event an evidence ref is, when the ref names one element per event. */
+  readonly eventOf: (ref: string) => number | undefined
   /** What the cache key adds for a raw trace: the format, the trace with its sources, the hints. */
   readonly keyParts: Readonly<Record<string, unknown>>
 }
@@ -100,14 +102,21 @@ export const validateAdmitted = (
     : validated.right.canonical
   const derived = new Set(projection.derived)
   const hinted = new Set(projection.hinted)
+  const eventOf = (ref: string): number | undefined => {
+    const match = FIELD_REF.exec(ref.trim())
+    const index = match?.[2]
+    const sequence = projection.sequence
+    if (index === undefined || sequence === undefined || sequence.field !== match?.[1]) return undefined
+    const i = Number(index.slice(1, -1))
+    return i < sequence.events.length ? i : undefined
+  }
   const sourceOf = (ref: string): string => {
     const match = FIELD_REF.exec(ref.trim())
     const field = match?.[1] ?? ref
     const index = match?.[2]
     const element = index === undefined ? field : `${field}${index}`
-    const event = index !== undefined && projection.sequence?.field === field
-      ? projection.sequence.events[Number(index.slice(1, -1))]
-      : undefined
+    const i = eventOf(ref)
+    const event = i === undefined ? undefined : projection.sequence?.events[i]
     return event?.source ?? projection.sources.get(element) ?? projection.sources.get(field) ??
       (derived.has(field) ? `derived:${field}` : hinted.has(field) ? `hints.${field}` : `trace:${field}`)
   }
@@ -122,6 +131,7 @@ export const validateAdmitted = (
       derived: projection.derived,
       hinted: projection.hinted,
       sourceOf,
+      eventOf,
       keyParts: { format, id: trace.id, events: trace.events, task: trace.task, outcome: trace.outcome, success: trace.success, hints }
     }
   })

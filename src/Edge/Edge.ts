@@ -20,13 +20,13 @@ import { AppConfig } from "../Config.js"
 import { type ApiError, errorKinds } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
-import { type AnalysisStatus, countHttp, recordAnalysis } from "../Observability/Metrics.js"
+import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
 import { bodyTooLarge, readBody } from "./Body.js"
 import { headerValue, makeGuards } from "./Guards.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
 import type { EdgeIncomingMessage, RequestFailure } from "./RequestContext.js"
 import { requestIdFrom } from "./RequestContext.js"
-import { ANALYZE_PREFIX, routeTemplate } from "./Routes.js"
+import { ANALYZE_PREFIX, DIAGNOSE_LABEL, DIAGNOSE_PATH, routeTemplate } from "./Routes.js"
 import { makeStaticResponses } from "./StaticResponses.js"
 
 /** A node request handler. */
@@ -77,7 +77,11 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
       // An analyze request's pattern label: its slug, or `unknown` (label values stay bounded).
       const pattern = method === "POST" && path.startsWith(ANALYZE_PREFIX)
         ? (slugs.has(path.slice(ANALYZE_PREFIX.length)) ? path.slice(ANALYZE_PREFIX.length) : "unknown")
+        : method === "POST" && path === DIAGNOSE_PATH
+        ? DIAGNOSE_LABEL
         : null
+      // Prepared replies exist for the analyze endpoints of known patterns only.
+      const replyable = pattern !== null && slugs.has(pattern)
       let failure: RequestFailure | null = null
 
       response.once("close", () => {
@@ -152,10 +156,11 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
             // Nobody reads an answer; the close handler counts the 499.
             return recordHere("client_closed")
           case "Read": {
-            const cacheScope = pattern === null ? undefined : scopes.of(guarded.keyName)?.cache
+            const cacheScope = !replyable ? undefined : scopes.of(guarded.keyName)?.cache
             const hit = pattern === null || cacheScope === undefined ? undefined : replies.lookup(cacheScope, pattern, outcome.bytes)
             if (hit === undefined) return handOn(outcome.bytes)
             send(response, 200, JSON_TYPE, hit.bytes, requestId, { ...guarded.headers, "x-cache": "hit" }, false)
+            if (pattern !== null) countAnalysis(pattern, hit.mode, "cache_hit")
             return recordHere("cache_hit", hit.mode)
           }
         }

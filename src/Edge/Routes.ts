@@ -7,6 +7,9 @@ import { Api } from "../Api.js"
 
 /** Every analyze path starts so: `/v1/analyze/<pattern>`. */
 export const ANALYZE_PREFIX = "/v1/analyze/"
+/** The diagnose path, and its `pattern` label in `svc_requests_total` (DECISIONS §13). */
+export const DIAGNOSE_PATH = "/v1/diagnose"
+export const DIAGNOSE_LABEL = "diagnose"
 
 export interface RouteInfo {
   readonly method: string

@@ -14,6 +14,12 @@ export const requestsTotal = Metric.counter("svc_requests", {
   incremental: true
 })
 
+export const analysesTotal = Metric.counter("svc_analyses", {
+  description:
+    "Pattern analyses by pattern, mode and outcome (ok, cache_hit or the error kind), whatever the surface: one per analyze request, one per pattern run inside a diagnose.",
+  incremental: true
+})
+
 export const requestDuration = Metric.histogram(
   "svc_request_duration_seconds",
   MetricBoundaries.fromIterable(DURATION_BUCKETS),
@@ -182,6 +188,15 @@ export const recordAnalysis = (labels: AnalysisLabels, seconds: number): void =>
   analysisCounter(`${base}${SEP}${labels.status}`)(1)
   analysisHistogram(base)(seconds)
 }
+
+const analysesCounter = memo((key) => {
+  const [pattern = "", mode = "", outcome = ""] = key.split(SEP)
+  return labelled(analysesTotal, { pattern, mode, outcome })
+})
+
+/** Counts one pattern analysis (`svc_analyses_total`): the engine's count, whatever the surface. */
+export const countAnalysis = (pattern: string, mode: Mode, outcome: AnalysisStatus): void =>
+  analysesCounter(`${pattern}${SEP}${mode}${SEP}${outcome}`)(1)
 
 /** Counts one HTTP response by method, route template and status code, in place. */
 export const countHttp = (method: string, route: string, code: number): void =>

@@ -1,0 +1,82 @@
+/**
+ * The contract of `POST /v1/diagnose` (DECISIONS §13): a trace in any supported format (or the
+ * envelope with options), the report out in the output asked for by `?output=` or `Accept`.
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Schema } from "effect"
+import { Mode } from "../Catalogue/Resources.js"
+import { DiagnoseOutput, DiagnoseResponse } from "../Diagnose/Model.js"
+import {
+  AuthMisconfiguredWire,
+  InvalidModeWire,
+  RateLimitedWire,
+  RequestTooLargeWire,
+  TimeoutWire,
+  UnauthorizedWire,
+  UnsupportedMediaTypeWire,
+  UnsupportedTraceFormatWire,
+  ValidationErrorWire
+} from "../Errors.js"
+import { FormatOption } from "../Traces/Model.js"
+import { RawTrace, TraceHints, TraceSelect } from "./AnalyzeContract.js"
+
+export const DiagnoseEnvelope = Schema.Struct({
+  trace: RawTrace,
+  format: Schema.optional(FormatOption),
+  select: Schema.optional(TraceSelect),
+  hints: Schema.optional(TraceHints),
+  mode: Schema.optional(Schema.NullOr(Mode).annotations({ description: "The mode every lens runs in: quick, standard (default) or forensic." })),
+  model: Schema.optional(Schema.NullOr(Schema.String).annotations({ description: "The model (with an optional provider: prefix), as for analyze." })),
+  patterns: Schema.optional(
+    Schema.Array(Schema.String).annotations({ description: "Run exactly these patterns (1 to 12) instead of the ones triage picks." })
+  ),
+  max_patterns: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, 12)).annotations({ description: "How many of triage's best patterns run (default 5, at most 12)." })
+  ),
+  budget_tokens: Schema.optional(
+    Schema.Int.pipe(Schema.between(1_000, 100_000_000)).annotations({
+      description: "The most tokens (in and out, estimated by mode before running) the lenses may spend; lenses beyond it are skipped and say so."
+    })
+  )
+}).annotations({ identifier: "DiagnoseEnvelope", description: "The trace under `trace`, with the diagnose's options." })
+
+export const DiagnoseRequest = Schema.Union(DiagnoseEnvelope, RawTrace).annotations({
+  identifier: "DiagnoseRequest",
+  description: "A trace in any supported format (or in the pattern-free native shapes: steps, messages, turns), as it is or in the envelope."
+})
+
+export const DiagnoseParams = Schema.Struct({
+  output: Schema.optional(DiagnoseOutput),
+  artifact: Schema.optional(
+    Schema.String.annotations({ description: "The trace file's path as the client holds it, for SARIF locations (default trace.json)." })
+  )
+})
+
+export class DiagnoseGroup extends HttpApiGroup.make("diagnose")
+  .add(
+    HttpApiEndpoint.post("diagnose", "/v1/diagnose")
+      .setPayload(DiagnoseRequest)
+      .setUrlParams(DiagnoseParams)
+      .addSuccess(DiagnoseResponse)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/markdown" }).annotations({ description: "?output=markdown or Accept: text/markdown" }), { status: 200 })
+      .addError(ValidationErrorWire)
+      .addError(UnsupportedTraceFormatWire)
+      .addError(InvalidModeWire)
+      .addError(UnauthorizedWire)
+      .addError(RequestTooLargeWire)
+      .addError(UnsupportedMediaTypeWire)
+      .addError(RateLimitedWire)
+      .addError(AuthMisconfiguredWire)
+      .addError(TimeoutWire)
+      .annotate(OpenApi.Summary, "Diagnose a trace: the lenses that fit it, one report")
+      .annotate(
+        OpenApi.Description,
+        "Triage (by code, no model call) scores every pattern against the trace and picks the best `max_patterns` (or runs the `patterns` named); they run concurrently through the same engine as analyze, and their detections merge into one report: severity, the decisive step, findings with corroboration, ranked interventions, per-pattern detections, triage, coverage and usage. Output by `?output=` or `Accept`: json (default), markdown (text/markdown), sarif (application/sarif+json, SARIF 2.1.0; `?artifact=` names the trace file for locations), html (text/html, one self-contained page), otlp (application/json: an ExportLogsServiceRequest of gen_ai.evaluation.result records). With no model provider configured the report still comes back: triage, signals and playbooks, every lens marked llm_resolution_error."
+      )
+  )
+  .annotate(OpenApi.Title, "Diagnose")
+  .annotate(OpenApi.Description, "One trace in, the right lenses chosen, one report (docs/diagnose.md).")
+{}

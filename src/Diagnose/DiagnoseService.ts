@@ -1,0 +1,234 @@
+/**
+ * Diagnose (DECISIONS §13), for every surface: one trace in (any format the intake reads), the
+ * lenses that fit it chosen by triage (or the ones named), run concurrently through the same
+ * AnalyzeService as `POST /v1/analyze/{name}` (the cache, single flight, scopes, limits and
+ * metrics included), and merged into one report. One lens failing leaves its entry with the error
+ * kind; the whole is bounded by the request deadline (504, upstream calls aborted).
+ */
+import { Cause, Clock, Context, Duration, Effect, Either, Exit, Layer } from "effect"
+import { AnalyzeService } from "../Analysis/AnalyzeService.js"
+import { MODE_PLANS } from "../Analysis/Engine.js"
+import { resolveFormat, resolveHints, resolveMode, resolveModel, resolveSelect, splitBody } from "../Analysis/Intake.js"
+import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import { AppConfig } from "../Config.js"
+import {
+  errorKinds,
+  type InternalError,
+  type InvalidMode,
+  type RequestTooLarge,
+  Timeout,
+  type UnsupportedMediaType,
+  type UnsupportedTraceFormat,
+  ValidationError
+} from "../Errors.js"
+import type { AnalysisStatus } from "../Observability/Metrics.js"
+import { detectFormat, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
+import { type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
+import type { DiagnoseReport, ReportContext, TriageEntry } from "./Model.js"
+import { type Candidate, triage } from "./Triage.js"
+
+export const DEFAULT_MAX_PATTERNS = 5
+export const MAX_PATTERNS = 12
+/** Lenses run at once inside one diagnose. */
+const CONCURRENCY = 4
+
+export type DiagnoseFailure = ValidationError | UnsupportedTraceFormat | RequestTooLarge | InvalidMode | Timeout | InternalError
+
+export interface DiagnoseOutcome {
+  readonly report: DiagnoseReport
+  /** The normalized events, for renderers that show the run. */
+  readonly events: ReportContext["events"]
+}
+
+export interface DiagnoseServiceShape {
+  /** `body`: the parsed request body; `keyName`: the caller's verified key name (data scope). */
+  readonly diagnose: (
+    body: Record<string, unknown> | Array<unknown>,
+    keyName: string | null,
+    requestId: string
+  ) => Effect.Effect<DiagnoseOutcome, DiagnoseFailure>
+}
+
+export class DiagnoseService extends Context.Tag("DiagnoseService")<DiagnoseService, DiagnoseServiceShape>() {}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The planned spend of one lens in a mode (tokens in and out), before it runs: the trace as the
+ * mode's budget takes it, the system prompt and schema, and the mode's further passes.
+ */
+export const estimateTokens = (mode: Mode, traceChars: number): number => {
+  const plan = MODE_PLANS[mode]
+  const trace = Math.ceil(Math.min(traceChars, plan.traceChars * plan.maxChunks) / 4)
+  const fixed = 4_000
+  switch (mode) {
+    case "quick":
+      return trace + fixed + 1_500
+    case "standard":
+      return trace + 2 * fixed + 6_000 + 3_000
+    case "forensic":
+      return trace + 6 * fixed + 12_000 + Math.ceil(Math.min(traceChars, plan.traceChars) / 4) + 6_000
+  }
+}
+
+/** The diagnose-only options of an envelope body. */
+const diagnoseOptions = (body: Record<string, unknown> | Array<unknown>, raw: boolean) => {
+  const from = !raw && isRecord(body) && (isRecord(body["trace"]) || Array.isArray(body["trace"])) ? body : undefined
+  return { patterns: from?.["patterns"], maxPatterns: from?.["max_patterns"], budgetTokens: from?.["budget_tokens"] }
+}
+
+const resolvePatterns = (value: unknown, known: (slug: string) => boolean): Either.Either<ReadonlyArray<string> | undefined, ValidationError> => {
+  if (value === undefined || value === null) return Either.right(undefined)
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_PATTERNS || !value.every((item) => typeof item === "string")) {
+    return Either.left(new ValidationError({ message: `patterns must be a list of 1 to ${MAX_PATTERNS} pattern names` }))
+  }
+  const names: Array<string> = value.filter((item): item is string => typeof item === "string")
+  const unknown = names.filter((name) => !known(name))
+  if (unknown.length > 0) {
+    return Either.left(new ValidationError({ message: `patterns names no pattern called ${unknown.map((name) => JSON.stringify(name.slice(0, 60))).join(", ")}; GET /v1/patterns lists them` }))
+  }
+  return Either.right(Array.from(new Set(names)))
+}
+
+const resolveMaxPatterns = (value: unknown): Either.Either<number, ValidationError> => {
+  if (value === undefined || value === null) return Either.right(DEFAULT_MAX_PATTERNS)
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= MAX_PATTERNS) return Either.right(value)
+  return Either.left(new ValidationError({ message: `max_patterns must be an integer from 1 to ${MAX_PATTERNS}` }))
+}
+
+const resolveBudget = (value: unknown): Either.Either<number | null, ValidationError> => {
+  if (value === undefined || value === null) return Either.right(null)
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1_000 && value <= 100_000_000) return Either.right(value)
+  return Either.left(new ValidationError({ message: "budget_tokens must be an integer from 1000 to 100000000 (tokens in and out across the lenses)" }))
+}
+
+export const DiagnoseServiceLive = Layer.effect(
+  DiagnoseService,
+  Effect.gen(function*() {
+    const { limits } = yield* AppConfig
+    const catalogue = yield* Catalogue
+    const analyses = yield* AnalyzeService
+    const entries = catalogue.entries
+    const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
+
+    const diagnose: DiagnoseServiceShape["diagnose"] = (body, keyName, requestId) =>
+      Effect.gen(function*() {
+        const startedAt = yield* Clock.currentTimeMillis
+        yield* analyses.pace
+        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined)
+        const extra = diagnoseOptions(body, parts.raw)
+        const format = yield* resolveFormat(parts.format)
+        const select = yield* resolveSelect(parts.select)
+        const normalized = yield* normalizeTrace(parts.trace, format, limits)
+        const trace = yield* selectTrace(normalized, select)
+        const mode = yield* resolveMode(parts.mode)
+        const model = yield* resolveModel(parts.model)
+        const hints = yield* resolveHints(parts.hints)
+        const named = yield* resolvePatterns(extra.patterns, (slug) => catalogue.get(slug) !== undefined)
+        const maxPatterns = yield* resolveMaxPatterns(extra.maxPatterns)
+        const budget = yield* resolveBudget(extra.budgetTokens)
+
+        // Triage: every pattern against the trace, by code.
+        const candidates = triage(entries, normalized.format, trace, hints)
+        const traceChars = trace.events.reduce((sum, event) => sum + event.content.length, trace.task.length + trace.outcome.length)
+        const perRun = estimateTokens(mode, traceChars)
+        const chosen: Array<Candidate> = []
+        const skipped = new Map<string, string>()
+        const wanted = named === undefined
+          ? candidates.filter((candidate) => candidate.cannot === undefined && candidate.score > 0)
+          : named.flatMap((slug) => candidates.filter((candidate) => candidate.entry.pattern.code.slug === slug))
+        for (const candidate of wanted) {
+          const slug = candidate.entry.pattern.code.slug
+          if (candidate.cannot !== undefined) {
+            skipped.set(slug, candidate.cannot)
+          } else if (named === undefined && chosen.length >= maxPatterns) {
+            skipped.set(slug, `beyond max_patterns (${maxPatterns})`)
+          } else if (budget !== null && (chosen.length + 1) * perRun > budget) {
+            skipped.set(slug, `over budget_tokens (${budget}; about ${perRun} tokens per lens in ${mode} mode)`)
+          } else {
+            chosen.push(candidate)
+          }
+        }
+        for (const candidate of candidates) {
+          const slug = candidate.entry.pattern.code.slug
+          if (candidate.cannot !== undefined && !skipped.has(slug)) skipped.set(slug, candidate.cannot)
+        }
+        const chosenSlugs = new Set(chosen.map((candidate) => candidate.entry.pattern.code.slug))
+        const triageEntries: Array<TriageEntry> = candidates.map((candidate) => ({
+          pattern: candidate.entry.pattern.code.slug,
+          friendly: candidate.entry.pattern.code.friendly,
+          score: candidate.score,
+          chosen: chosenSlugs.has(candidate.entry.pattern.code.slug),
+          reasons: candidate.reasons,
+          skipped: skipped.get(candidate.entry.pattern.code.slug) ?? null
+        }))
+
+        // The chosen lenses, concurrently, each through the same intake and engine as analyze.
+        const runOne = (candidate: Candidate): Effect.Effect<RunOutcome> => {
+          const entry: CatalogueEntry = candidate.entry
+          const base = {
+            pattern: entry.pattern.code.slug,
+            friendly: entry.pattern.code.friendly,
+            signals: candidate.signals ?? { values: {}, highlights: [] },
+            playbookKeys: entry.pattern.playbooks.map((playbook) => playbook.key)
+          }
+          return analyses.prepare(
+            { entry, options: { model: parts.model, baseline: undefined, hints }, mode, trace: { _tag: "Raw", format: normalized.format, trace } },
+            keyName
+          ).pipe(
+            Effect.flatMap((prepared) =>
+              Effect.map(analyses.run(prepared, requestId), (outcome): RunOutcome => ({
+                ...base,
+                result: {
+                  _tag: "Done",
+                  detection: outcome.detection,
+                  cached: outcome.cached,
+                  eventOf: prepared.origin?.eventOf ?? (() => undefined)
+                }
+              }))
+            ),
+            Effect.catchAll((error) =>
+              Effect.succeed<RunOutcome>({ ...base, result: { _tag: "Failed", kind: errorKinds[error._tag].kind, message: error.message } })
+            )
+          )
+        }
+        const runs = yield* Effect.forEach(chosen, runOne, { concurrency: CONCURRENCY }).pipe(
+          Effect.timeoutFail({
+            duration: limits.requestTimeout,
+            onTimeout: () =>
+              new Timeout({
+                message: `the diagnose exceeded the server-side deadline of ${deadlineSeconds} s; name fewer patterns, use quick mode or raise SVC_API_REQUEST_TIMEOUT`
+              })
+          })
+        )
+        const finishedAt = yield* Clock.currentTimeMillis
+        const input: MergeInput = {
+          format: normalized.format,
+          trace,
+          mode,
+          model,
+          runs,
+          triage: triageEntries,
+          estimatedTokens: perRun * chosen.length,
+          budgetTokens: budget,
+          elapsedMs: finishedAt - startedAt,
+          now: new Date(finishedAt)
+        }
+        return { report: mergeReport(input), events: trace.events }
+      }).pipe(Effect.withSpan("DiagnoseService.diagnose"))
+
+    return { diagnose }
+  })
+)
+
+/** The status label of a finished diagnose request. */
+export const diagnoseStatus = (exit: Exit.Exit<unknown, DiagnoseFailure | UnsupportedMediaType>): AnalysisStatus =>
+  Exit.match(exit, {
+    onSuccess: (): AnalysisStatus => "ok",
+    onFailure: (cause): AnalysisStatus => {
+      if (Cause.isInterruptedOnly(cause)) return "client_closed"
+      const failure = Cause.failureOption(cause)
+      return failure._tag === "Some" ? errorKinds[failure.value._tag].kind : "internal_error"
+    }
+  })

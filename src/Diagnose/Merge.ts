@@ -1,0 +1,320 @@
+/**
+ * Merging the lenses' detections into one report (DECISIONS §13): overall severity and
+ * confidence, the decisive step, findings with corroboration across lenses (an event cited by
+ * several patterns; events are distinct, since repeated history was de-duplicated at intake),
+ * interventions de-duplicated and ranked, and a summary. Pure.
+ */
+import type { Signals } from "../Catalogue/Detection.js"
+import { normalise } from "../Catalogue/SignalKit.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
+import type { DecisiveStep, DiagnoseReport, PatternRun, RankedIntervention, ReportFinding, TriageEntry } from "./Model.js"
+
+type Severity = ReportFinding["severity"]
+const SEVERITIES: ReadonlyArray<Severity> = ["none", "low", "medium", "high", "critical"]
+const rankOf = (severity: Severity) => SEVERITIES.indexOf(severity)
+const LEVELS = ["low", "medium", "high"] as const
+type Level = (typeof LEVELS)[number]
+const levelRank = (level: Level) => LEVELS.indexOf(level)
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
+const num = (u: unknown): number | undefined => (typeof u === "number" && Number.isFinite(u) ? u : undefined)
+const severityOf = (u: unknown): Severity => SEVERITIES.find((s) => s === u) ?? "none"
+const levelOf = (u: unknown): Level => LEVELS.find((l) => l === u) ?? "medium"
+const list = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
+
+/** One pattern's run as the merge sees it. */
+export interface RunOutcome {
+  readonly pattern: string
+  readonly friendly: string
+  readonly signals: Signals
+  readonly playbookKeys: ReadonlyArray<string>
+  readonly result:
+    | {
+      readonly _tag: "Done"
+      readonly detection: Readonly<Record<string, unknown>>
+      readonly cached: boolean
+      /** The normalized event an evidence ref is (from the pattern's projection). */
+      readonly eventOf: (ref: string) => number | undefined
+    }
+    | { readonly _tag: "Failed"; readonly kind: string; readonly message: string }
+}
+
+export interface MergeInput {
+  readonly format: TraceFormat
+  readonly trace: NormalizedTrace
+  readonly mode: Mode
+  readonly model: string | null
+  readonly runs: ReadonlyArray<RunOutcome>
+  readonly triage: ReadonlyArray<TriageEntry>
+  readonly estimatedTokens: number
+  readonly budgetTokens: number | null
+  readonly elapsedMs: number
+  readonly now: Date
+}
+
+const shorten = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)} […]`)
+
+/** The findings of every run that finished, placed on the trace's events. */
+const findingsOf = (runs: ReadonlyArray<RunOutcome>, trace: NormalizedTrace): Array<ReportFinding> => {
+  const placed = runs.flatMap((run) => {
+    if (run.result._tag !== "Done") return []
+    const { detection, eventOf } = run.result
+    return list(detection["findings"]).flatMap((finding) => {
+      if (!isRecord(finding)) return []
+      const evidence = list(finding["evidence"]).flatMap((item) => {
+        if (!isRecord(item)) return []
+        const ref = str(item["ref"]) ?? ""
+        const event = eventOf(ref)
+        return [{
+          ref,
+          quote: str(item["quote"]) ?? "",
+          ...(str(item["source"]) === undefined ? {} : { source: str(item["source"]) }),
+          event: event ?? null,
+          actor: event === undefined ? null : trace.events[event]?.actor ?? null
+        }]
+      })
+      const placedFinding: ReportFinding = {
+        pattern: run.pattern,
+        id: str(finding["id"]) ?? "",
+        title: str(finding["title"]) ?? "",
+        severity: severityOf(finding["severity"]),
+        confidence: num(finding["confidence"]) ?? 0,
+        explanation: str(finding["explanation"]) ?? "",
+        playbook: str(finding["playbook"]) ?? null,
+        evidence,
+        corroborated_by: []
+      }
+      return [placedFinding]
+    })
+  })
+  // Which patterns cite each event.
+  const citing = new Map<number, Set<string>>()
+  for (const finding of placed) {
+    for (const item of finding.evidence) {
+      if (item.event === null) continue
+      const patterns = citing.get(item.event) ?? new Set<string>()
+      patterns.add(finding.pattern)
+      citing.set(item.event, patterns)
+    }
+  }
+  return placed
+    .map((finding) => {
+      const others = new Set<string>()
+      for (const item of finding.evidence) {
+        if (item.event === null) continue
+        for (const pattern of citing.get(item.event) ?? []) if (pattern !== finding.pattern) others.add(pattern)
+      }
+      return { ...finding, corroborated_by: Array.from(others).sort() }
+    })
+    .sort((a, b) =>
+      rankOf(b.severity) - rankOf(a.severity) || b.corroborated_by.length - a.corroborated_by.length || b.confidence - a.confidence
+    )
+}
+
+/** The earliest event cited by a (verified) finding at the highest severity present. */
+export const decisiveStepOf = (findings: ReadonlyArray<ReportFinding>, trace: NormalizedTrace): DecisiveStep | null => {
+  const cited = findings.filter((finding) => finding.evidence.some((item) => item.event !== null))
+  if (cited.length === 0) return null
+  const top = Math.max(...cited.map((finding) => rankOf(finding.severity)))
+  const atTop = cited.filter((finding) => rankOf(finding.severity) === top)
+  let earliest = Number.POSITIVE_INFINITY
+  for (const finding of atTop) for (const item of finding.evidence) if (item.event !== null && item.event < earliest) earliest = item.event
+  const event = trace.events[earliest]
+  if (event === undefined) return null
+  const citingFindings = atTop.filter((finding) => finding.evidence.some((item) => item.event === earliest))
+  return {
+    event: earliest,
+    source: event.source,
+    actor: event.actor,
+    kind: event.kind,
+    timestamp: event.timestamp ?? null,
+    content: shorten(event.content, 600),
+    severity: SEVERITIES[top] ?? "none",
+    patterns: Array.from(new Set(citingFindings.map((finding) => finding.pattern))),
+    findings: citingFindings.map((finding) => finding.title)
+  }
+}
+
+/** Interventions of every run, the same change proposed twice merged, ranked by impact, severity, effort. */
+const interventionsOf = (runs: ReadonlyArray<RunOutcome>): Array<RankedIntervention> => {
+  const merged = new Map<string, { intervention: Omit<RankedIntervention, "rank">; severity: number }>()
+  for (const run of runs) {
+    if (run.result._tag !== "Done") continue
+    const severity = rankOf(severityOf(run.result.detection["severity"]))
+    for (const item of list(run.result.detection["interventions"])) {
+      if (!isRecord(item)) continue
+      const type = str(item["type"]) ?? "process"
+      const description = str(item["description"]) ?? ""
+      const playbook = str(item["playbook"]) ?? null
+      const key = `${type}\u0000${normalise(description)}`
+      const existing = merged.get(key)
+      if (existing !== undefined) {
+        if (existing.intervention.pattern !== run.pattern && !existing.intervention.also_from.includes(run.pattern)) {
+          existing.intervention = { ...existing.intervention, also_from: [...existing.intervention.also_from, run.pattern] }
+        }
+        existing.severity = Math.max(existing.severity, severity)
+        continue
+      }
+      merged.set(key, {
+        intervention: {
+          type,
+          description,
+          rationale: str(item["rationale"]) ?? "",
+          effort: levelOf(item["effort"]),
+          impact: levelOf(item["impact"]),
+          playbook,
+          pattern: run.pattern,
+          also_from: []
+        },
+        severity
+      })
+    }
+  }
+  return Array.from(merged.values())
+    .sort((a, b) =>
+      levelRank(b.intervention.impact) - levelRank(a.intervention.impact) ||
+      b.intervention.also_from.length - a.intervention.also_from.length ||
+      b.severity - a.severity ||
+      levelRank(a.intervention.effort) - levelRank(b.intervention.effort)
+    )
+    .map(({ intervention }, i) => ({ rank: i + 1, ...intervention }))
+}
+
+const usageOf = (runs: ReadonlyArray<RunOutcome>) => {
+  let calls = 0
+  let input = 0
+  let output = 0
+  for (const run of runs) {
+    if (run.result._tag !== "Done" || run.result.cached) continue
+    const usage = run.result.detection["usage"]
+    if (!isRecord(usage)) continue
+    calls += num(usage["llm_calls"]) ?? 0
+    input += num(usage["input_tokens"]) ?? 0
+    output += num(usage["output_tokens"]) ?? 0
+  }
+  return { calls, input, output }
+}
+
+export const mergeReport = (input: MergeInput): DiagnoseReport => {
+  const { runs, trace } = input
+  const findings = findingsOf(runs, trace)
+  const done = runs.filter((run) => run.result._tag === "Done")
+  const failed = runs.filter((run) => run.result._tag === "Failed")
+  const severities = done.map((run) => (run.result._tag === "Done" ? severityOf(run.result.detection["severity"]) : "none"))
+  const top = severities.reduce((max, severity) => Math.max(max, rankOf(severity)), 0)
+  const atTop = done.filter((run) => run.result._tag === "Done" && rankOf(severityOf(run.result.detection["severity"])) === top)
+  const confidences = atTop.flatMap((run) => (run.result._tag === "Done" ? [num(run.result.detection["confidence"]) ?? 0] : []))
+  const confidence = confidences.length === 0 ? 0 : Math.round((confidences.reduce((a, b) => a + b, 0) / confidences.length) * 100) / 100
+  const decisive = decisiveStepOf(findings, trace)
+  const interventions = interventionsOf(runs)
+  const usage = usageOf(runs)
+  const cited = new Set(findings.flatMap((finding) => finding.evidence.flatMap((item) => (item.event === null ? [] : [item.event]))))
+  const patternRuns: Array<PatternRun> = runs.map((run) => {
+    if (run.result._tag === "Failed") {
+      return {
+        pattern: run.pattern,
+        friendly: run.friendly,
+        status: run.result.kind,
+        error: { kind: run.result.kind, message: run.result.message },
+        cached: false,
+        signals: run.signals,
+        playbooks: run.playbookKeys,
+        detection: null
+      }
+    }
+    const pointed = new Set<string>()
+    for (const key of ["findings", "interventions"]) {
+      for (const item of list(run.result.detection[key])) {
+        const playbook = isRecord(item) ? str(item["playbook"]) : undefined
+        if (playbook !== undefined) pointed.add(playbook)
+      }
+    }
+    return {
+      pattern: run.pattern,
+      friendly: run.friendly,
+      status: run.result.cached ? "cache_hit" : "ok",
+      error: null,
+      cached: run.result.cached,
+      signals: run.signals,
+      playbooks: Array.from(pointed),
+      detection: run.result.detection
+    }
+  })
+  const severity = SEVERITIES[top] ?? "none"
+  const summary = summaryOf(input, findings, decisive, severity, failed)
+  return {
+    trace: {
+      format: input.format,
+      id: trace.id,
+      task: trace.task,
+      outcome: trace.outcome,
+      success: trace.success,
+      events: trace.events.length,
+      agents: trace.agents,
+      skipped: trace.skipped
+    },
+    mode: input.mode,
+    model: input.model,
+    severity,
+    confidence,
+    summary,
+    decisive_step: decisive,
+    findings,
+    interventions,
+    patterns: patternRuns,
+    triage: input.triage,
+    coverage: {
+      patterns_run: done.length,
+      patterns_failed: failed.length,
+      patterns_skipped: input.triage.filter((entry) => entry.skipped !== null).length,
+      events: trace.events.length,
+      events_cited: cited.size
+    },
+    usage: {
+      llm_calls: usage.calls,
+      input_tokens: usage.input,
+      output_tokens: usage.output,
+      elapsed_ms: input.elapsedMs,
+      estimated_tokens: input.estimatedTokens,
+      budget_tokens: input.budgetTokens
+    },
+    cached: done.length > 0 && done.every((run) => run.result._tag === "Done" && run.result.cached) && failed.length === 0,
+    generated_at: input.now.toISOString()
+  }
+}
+
+const summaryOf = (
+  input: MergeInput,
+  findings: ReadonlyArray<ReportFinding>,
+  decisive: DecisiveStep | null,
+  severity: Severity,
+  failed: ReadonlyArray<RunOutcome>
+): string => {
+  const ran = input.runs.length
+  const parts: Array<string> = []
+  if (ran === 0) return "No lens could read this trace: see the triage for what each pattern needs."
+  const allUnresolved = failed.length === ran && failed.every((run) => run.result._tag === "Failed" && run.result.kind === "llm_resolution_error")
+  if (allUnresolved) {
+    parts.push(
+      `No model provider is configured, so ${ran} lens${ran === 1 ? "" : "es"} were chosen but not run: the triage, each lens's deterministic signals and its playbooks are below. Set ANTHROPIC_API_KEY, OPENAI_API_KEY or LOCAL_MODEL_HOST for the analysis.`
+    )
+    return parts.join(" ")
+  }
+  const withFindings = new Set(findings.map((finding) => finding.pattern)).size
+  parts.push(`${withFindings} of ${ran} lens${ran === 1 ? "" : "es"} found problems; overall severity ${severity}.`)
+  const first = findings[0]
+  if (first !== undefined) {
+    parts.push(
+      `Strongest: "${first.title}" (${first.pattern}, ${first.severity}${first.corroborated_by.length > 0 ? `, corroborated by ${first.corroborated_by.join(", ")}` : ""}).`
+    )
+  }
+  if (decisive !== null) {
+    parts.push(
+      `Decisive step: events[${decisive.event}], a ${decisive.kind.replace("_", " ")} by ${decisive.actor}${decisive.timestamp === null ? "" : ` at ${decisive.timestamp}`} (${decisive.source}).`
+    )
+  }
+  if (failed.length > 0) parts.push(`${failed.length} lens${failed.length === 1 ? "" : "es"} failed: ${failed.map((run) => run.pattern).join(", ")}.`)
+  return parts.join(" ")
+}

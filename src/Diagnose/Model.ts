@@ -1,0 +1,157 @@
+/**
+ * The diagnose report (DECISIONS §13): one trace read through the lenses that fit it, merged into
+ * one report. Every output (JSON, Markdown, SARIF, HTML, OTLP) is rendered from this one value.
+ */
+import { Schema } from "effect"
+import { Confidence, DetectedEvidence, Severity, Signals } from "../Catalogue/Detection.js"
+import { Mode } from "../Catalogue/Resources.js"
+import { EventKind, TraceFormat } from "../Traces/Model.js"
+
+export const DiagnoseOutput = Schema.Literal("json", "markdown", "sarif", "html", "otlp").annotations({
+  identifier: "DiagnoseOutput",
+  description: "The report's rendering: json (default), markdown, sarif (SARIF 2.1.0), html (one self-contained page), otlp (OpenTelemetry gen_ai.evaluation.result log records)."
+})
+export type DiagnoseOutput = typeof DiagnoseOutput.Type
+
+export const TriageEntry = Schema.Struct({
+  pattern: Schema.String,
+  friendly: Schema.String,
+  score: Schema.Number.annotations({ description: "Relevance to this trace, 0..1, from its shape and the pattern's signals (no model call)." }),
+  chosen: Schema.Boolean.annotations({ description: "True when the pattern ran." }),
+  reasons: Schema.Array(Schema.String).annotations({ description: "Why the score is what it is." }),
+  skipped: Schema.NullOr(Schema.String).annotations({
+    description: "Why a fitting pattern did not run: the hints it needs, or the bound (max_patterns, budget_tokens)."
+  })
+}).annotations({ identifier: "TriageEntry", description: "One pattern's place in the triage." })
+export type TriageEntry = typeof TriageEntry.Type
+
+export const PatternRunError = Schema.Struct({
+  kind: Schema.String.annotations({ description: "The error kind, as in the API's errors (llm_resolution_error, analyzer_error, timeout, ...)." }),
+  message: Schema.String
+}).annotations({ identifier: "PatternRunError" })
+
+export const PatternRun = Schema.Struct({
+  pattern: Schema.String,
+  friendly: Schema.String,
+  status: Schema.String.annotations({ description: "ok, cache_hit, or the error kind of a run that failed." }),
+  error: Schema.NullOr(PatternRunError),
+  cached: Schema.Boolean,
+  signals: Signals,
+  playbooks: Schema.Array(Schema.String).annotations({
+    description: "The pattern's playbooks that its signals or its detection point to (all of them when it failed)."
+  }),
+  detection: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+    description: "The pattern's detection, as POST /v1/analyze/{name} returns it; null when the run failed."
+  })
+}).annotations({ identifier: "PatternRun", description: "One pattern's run inside the diagnose." })
+export type PatternRun = typeof PatternRun.Type
+
+export const ReportEvidence = Schema.Struct({
+  ...DetectedEvidence.fields,
+  event: Schema.NullOr(Schema.Int).annotations({ description: "The normalized event the element is (`events[i]` of POST /v1/traces/normalize)." }),
+  actor: Schema.NullOr(Schema.String).annotations({ description: "Who produced that event." })
+}).annotations({ identifier: "ReportEvidence", description: "A verified quote, placed on the run's timeline." })
+
+export const ReportFinding = Schema.Struct({
+  pattern: Schema.String,
+  id: Schema.String,
+  title: Schema.String,
+  severity: Severity,
+  confidence: Confidence,
+  explanation: Schema.String,
+  playbook: Schema.NullOr(Schema.String),
+  evidence: Schema.Array(ReportEvidence),
+  corroborated_by: Schema.Array(Schema.String).annotations({
+    description: "Other patterns whose findings cite one of the same events (distinct events: de-duplicated history never counts)."
+  })
+}).annotations({ identifier: "ReportFinding", description: "A finding of one lens, with corroboration from the others." })
+export type ReportFinding = typeof ReportFinding.Type
+
+export const DecisiveStep = Schema.Struct({
+  event: Schema.Int.annotations({ description: "Its index in the normalized trace." }),
+  source: Schema.String.annotations({ description: "Where it is in the submitted trace (span, message, run, event)." }),
+  actor: Schema.String,
+  kind: EventKind,
+  timestamp: Schema.NullOr(Schema.String),
+  content: Schema.String.annotations({ description: "The element's text (shortened past 600 characters)." }),
+  severity: Severity,
+  patterns: Schema.Array(Schema.String).annotations({ description: "The patterns whose findings cite it." }),
+  findings: Schema.Array(Schema.String).annotations({ description: "The titles of those findings." })
+}).annotations({
+  identifier: "DecisiveStep",
+  description: "The earliest element cited by a verified finding at the highest severity present: who did what, and when."
+})
+export type DecisiveStep = typeof DecisiveStep.Type
+
+export const RankedIntervention = Schema.Struct({
+  rank: Schema.Int,
+  type: Schema.String,
+  description: Schema.String,
+  rationale: Schema.String,
+  effort: Schema.Literal("low", "medium", "high"),
+  impact: Schema.Literal("low", "medium", "high"),
+  playbook: Schema.NullOr(Schema.String),
+  pattern: Schema.String.annotations({ description: "The pattern that proposed it." }),
+  also_from: Schema.Array(Schema.String).annotations({ description: "Other patterns that proposed the same change (same playbook or same type and wording)." })
+}).annotations({ identifier: "RankedIntervention", description: "A change to make, ranked by impact, then severity, then effort." })
+export type RankedIntervention = typeof RankedIntervention.Type
+
+export const DiagnoseUsage = Schema.Struct({
+  llm_calls: Schema.Int,
+  input_tokens: Schema.Int,
+  output_tokens: Schema.Int,
+  elapsed_ms: Schema.Number,
+  estimated_tokens: Schema.Int.annotations({ description: "The planned spend of the runs that were started (by mode), before any ran." }),
+  budget_tokens: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "DiagnoseUsage", description: "What the diagnose spent." })
+
+export const DiagnoseReport = Schema.Struct({
+  trace: Schema.Struct({
+    format: TraceFormat,
+    id: Schema.NullOr(Schema.String),
+    task: Schema.String,
+    outcome: Schema.String,
+    success: Schema.NullOr(Schema.Boolean),
+    events: Schema.Int,
+    agents: Schema.Array(Schema.String),
+    skipped: Schema.Int
+  }),
+  mode: Mode,
+  model: Schema.NullOr(Schema.String),
+  severity: Severity,
+  confidence: Confidence,
+  summary: Schema.String,
+  decisive_step: Schema.NullOr(DecisiveStep),
+  findings: Schema.Array(ReportFinding),
+  interventions: Schema.Array(RankedIntervention),
+  patterns: Schema.Array(PatternRun),
+  triage: Schema.Array(TriageEntry),
+  coverage: Schema.Struct({
+    patterns_run: Schema.Int,
+    patterns_failed: Schema.Int,
+    patterns_skipped: Schema.Int,
+    events: Schema.Int,
+    events_cited: Schema.Int
+  }),
+  usage: DiagnoseUsage,
+  cached: Schema.Boolean.annotations({ description: "True when every run came from the cache." }),
+  generated_at: Schema.String
+}).annotations({ identifier: "DiagnoseReport", description: "One trace through the lenses that fit it, merged." })
+export type DiagnoseReport = typeof DiagnoseReport.Type
+
+export const DiagnoseResponse = Schema.Struct({ report: DiagnoseReport }).annotations({ identifier: "DiagnoseResponse" })
+
+/** The normalized events, for renderers that show the run (HTML timeline, SARIF locations). */
+export interface ReportContext {
+  readonly events: ReadonlyArray<{
+    readonly actor: string
+    readonly kind: string
+    readonly content: string
+    readonly timestamp?: string | undefined
+    readonly source: string
+  }>
+  /** The trace file the client holds (`?artifact=`), for SARIF locations. */
+  readonly artifact: string | undefined
+  /** The request body as sent (the trace file's text when it was sent as it is), to find an element's line. */
+  readonly body: string | undefined
+}

@@ -1,0 +1,105 @@
+/**
+ * What the diagnose renderings (Markdown, SARIF, HTML, OTLP) share: the severity order, the
+ * wording of the trace's facts, shortening, and finding-to-event lookups. Pure functions of the
+ * report and its context (DECISIONS §13).
+ */
+import type { Severity } from "../../Catalogue/Detection.js"
+import type { DiagnoseReport, ReportContext, ReportFinding } from "../Model.js"
+
+export type ContextEvent = ReportContext["events"][number]
+export type FindingEvidence = ReportFinding["evidence"][number]
+
+export const SERVICE_NAME = "pattern-analysis-service"
+
+/** Most severe first. */
+export const SEVERITIES: ReadonlyArray<Severity> = ["critical", "high", "medium", "low", "none"]
+
+/** 4 for critical down to 0 for none. */
+export const severityRank = (severity: Severity): number => {
+  switch (severity) {
+    case "critical":
+      return 4
+    case "high":
+      return 3
+    case "medium":
+      return 2
+    case "low":
+      return 1
+    case "none":
+      return 0
+  }
+}
+
+export const maxSeverity = (severities: Iterable<Severity>): Severity => {
+  let max: Severity = "none"
+  for (const severity of severities) if (severityRank(severity) > severityRank(max)) max = severity
+  return max
+}
+
+export const capitalize = (text: string): string => (text.length === 0 ? text : `${text.charAt(0).toUpperCase()}${text.slice(1)}`)
+
+/** Whitespace runs (newlines included) as one space, trimmed. */
+export const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim()
+
+/**
+ * At most `max` characters (code points: a surrogate pair is never split), with an ellipsis when
+ * something was cut.
+ */
+export const shorten = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const points = Array.from(text)
+  if (points.length <= max) return text
+  return `${points.slice(0, Math.max(1, max - 1)).join("").trimEnd()}…`
+}
+
+export const successText = (success: boolean | null): string => (success === null ? "not stated" : success ? "yes" : "no")
+
+export const percent = (value: number): string => `${Math.round(value * 100)}%`
+
+export const decimal = (value: number, digits = 2): string => value.toFixed(digits)
+
+export const integer = (value: number): string => Math.round(value).toLocaleString("en-US")
+
+export const duration = (ms: number): string =>
+  ms < 1000 ? `${Math.round(ms)} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`
+
+/** "12,000 of a 20,000 budget" or "12,000 (no budget)". */
+export const budgetText = (usage: DiagnoseReport["usage"]): string =>
+  usage.budget_tokens === null
+    ? `${integer(usage.estimated_tokens)} (no budget set)`
+    : `${integer(usage.estimated_tokens)} of a ${integer(usage.budget_tokens)} budget`
+
+/** The event an evidence item is, when it is placed on the timeline and the context has it. */
+export const eventOf = (context: ReportContext, index: number | null): ContextEvent | undefined =>
+  index === null || index < 0 ? undefined : context.events[index]
+
+/** Indices of `report.findings` citing each event (distinct, in report order). */
+export const findingsByEvent = (report: DiagnoseReport): ReadonlyMap<number, ReadonlyArray<number>> => {
+  const byEvent = new Map<number, Array<number>>()
+  report.findings.forEach((finding, index) => {
+    for (const evidence of finding.evidence) {
+      if (evidence.event === null) continue
+      const list = byEvent.get(evidence.event) ?? []
+      if (!list.includes(index)) list.push(index)
+      byEvent.set(evidence.event, list)
+    }
+  })
+  return byEvent
+}
+
+/** Findings most severe first, then most confident, keeping report order among equals. */
+export const orderedFindings = (report: DiagnoseReport): ReadonlyArray<{ readonly finding: ReportFinding; readonly index: number }> =>
+  report.findings
+    .map((finding, index) => ({ finding, index }))
+    .sort((a, b) =>
+      severityRank(b.finding.severity) - severityRank(a.finding.severity) || b.finding.confidence - a.finding.confidence || a.index - b.index
+    )
+
+/** The friendly name of a pattern, from its run or its triage entry; the slug otherwise. */
+export const friendlyName = (report: DiagnoseReport, pattern: string): string =>
+  report.patterns.find((run) => run.pattern === pattern)?.friendly ??
+    report.triage.find((entry) => entry.pattern === pattern)?.friendly ??
+    pattern
+
+/** The run's status as words: ok, cache hit, or the error kind. */
+export const statusText = (status: string): string => (status === "cache_hit" ? "cache hit" : status)

@@ -1,0 +1,258 @@
+/**
+ * The diagnose report as Markdown (DECISIONS §13, `?output=markdown`): readable as plain text in
+ * a terminal and rendered on GitHub (issue, pull-request comment, job summary). Every string that
+ * comes from the trace or the model is escaped: it can neither open a heading, list, quote, link,
+ * image, table cell or HTML tag, nor mention anyone.
+ */
+import type { DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../Model.js"
+import {
+  budgetText,
+  capitalize,
+  decimal,
+  duration,
+  eventOf,
+  type FindingEvidence,
+  friendlyName,
+  integer,
+  oneLine,
+  orderedFindings,
+  percent,
+  SEVERITIES,
+  SERVICE_NAME,
+  shorten,
+  statusText,
+  successText
+} from "./Common.js"
+
+const QUOTE_MAX = 280
+const CONTENT_MAX = 600
+const TEXT_MAX = 2000
+const CELL_MAX = 240
+
+const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c)
+
+/**
+ * One line of user text, safe inline anywhere (paragraphs, list items, table cells): Markdown
+ * punctuation backslash-escaped (`_` only where it could emphasise, so `get_weather` stays
+ * legible in a terminal), entities and mentions neutralised, a leading block marker escaped.
+ */
+export const escapeMarkdown = (text: string): string => {
+  const line = oneLine(text)
+  let out = ""
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charAt(i)
+    if ("\\`*[]<>|~".includes(c)) out += `\\${c}`
+    else if (c === "_") out += isWordChar(line[i - 1]) && isWordChar(line[i + 1]) ? "_" : "\\_"
+    else if (c === "&" && /^&#?[A-Za-z0-9]+;/.test(line.slice(i))) out += "\\&"
+    else if (c === "@" && isWordChar(line[i + 1]) && !isWordChar(line[i - 1])) out += "\\@"
+    else out += c
+  }
+  return out
+    .replace(/^(#{1,6}|[-+=])(?=\s|$)/, "\\$1")
+    .replace(/^(\d{1,9})([.)])(?=\s|$)/, "$1\\$2")
+}
+
+/** User text shortened, then escaped. */
+const text = (value: string, max = TEXT_MAX): string => escapeMarkdown(shorten(oneLine(value), max))
+
+/** A table cell: escaped (pipes included), shortened, never empty. */
+const cell = (value: string, max = CELL_MAX): string => {
+  const escaped = text(value, max)
+  return escaped.length === 0 ? "—" : escaped
+}
+
+/**
+ * A code span that holds any text: fenced by more backticks than the text has in a row, padded
+ * when the text starts or ends with a backtick or space. In a table, pipes are escaped (GFM
+ * reads `\|` as a pipe inside code spans in tables).
+ */
+export const codeSpan = (value: string, inTable = false): string => {
+  const line = oneLine(value)
+  const longest = Math.max(0, ...Array.from(line.matchAll(/`+/g), (match) => match[0].length))
+  const fence = "`".repeat(longest + 1)
+  const padded = /^[` ]|[` ]$/.test(line) || line.length === 0 ? ` ${line} ` : line
+  return `${fence}${inTable ? padded.replace(/\|/g, "\\|") : padded}${fence}`
+}
+
+const quoted = (value: string): string => `“${text(value, QUOTE_MAX)}”`
+
+const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): Array<string> => [
+  `| ${head.join(" | ")} |`,
+  `|${head.map(() => "---").join("|")}|`,
+  ...rows.map((row) => `| ${row.join(" | ")} |`)
+]
+
+const list = (values: ReadonlyArray<string>): string => (values.length === 0 ? "—" : values.map((value) => codeSpan(value)).join(", "))
+
+const severityLabel = (severity: string): string => severity.toUpperCase()
+
+const header = (report: DiagnoseReport): Array<string> => {
+  const { trace } = report
+  return [
+    `# Diagnose: ${severityLabel(report.severity)} — ${text(trace.task, 120) || "untitled run"}`,
+    "",
+    `**Severity:** ${report.severity} · **Confidence:** ${percent(report.confidence)} · **Findings:** ${report.findings.length} · **Mode:** ${report.mode}${
+      report.model === null ? "" : ` · **Model:** ${codeSpan(report.model)}`
+    }`,
+    "",
+    `- **Trace:** ${trace.format}${trace.id === null ? "" : `, id ${codeSpan(trace.id)}`}, ${integer(trace.events)} events${
+      trace.skipped > 0 ? ` (${integer(trace.skipped)} records skipped)` : ""
+    }${trace.agents.length > 0 ? `, agents: ${trace.agents.map((agent) => text(agent, 80)).join(", ")}` : ""}`,
+    `- **Task:** ${text(trace.task, CONTENT_MAX) || "—"}`,
+    `- **Outcome:** ${text(trace.outcome, CONTENT_MAX) || "—"}`,
+    `- **Success:** ${successText(trace.success)}`,
+    `- **Generated:** ${text(report.generated_at, 40)} by ${SERVICE_NAME}${report.cached ? " (every run from the cache)" : ""}`
+  ]
+}
+
+const summary = (report: DiagnoseReport): Array<string> => ["## Summary", "", text(report.summary) || "No summary."]
+
+const decisive = (report: DiagnoseReport): Array<string> => {
+  const step = report.decisive_step
+  if (step === null) return ["## Decisive step", "", "None: no finding cites a verified element of the trace."]
+  return [
+    "## Decisive step",
+    "",
+    `The earliest element cited by a verified ${step.severity} finding.`,
+    "",
+    `- **Who:** ${text(step.actor, 120)}`,
+    `- **When:** ${step.timestamp === null ? "not stated" : text(step.timestamp, 60)}`,
+    `- **What:** ${step.kind.replace(/_/g, " ")} — ${quoted(step.content)}`,
+    `- **Where:** ${codeSpan(step.source)} (event ${step.event})`,
+    `- **Lenses:** ${list(step.patterns)}${step.findings.length > 0 ? ` — ${step.findings.map((title) => text(title, 160)).join("; ")}` : ""}`
+  ]
+}
+
+const evidenceLine = (context: ReportContext, evidence: FindingEvidence): string => {
+  const event = eventOf(context, evidence.event)
+  const where = [
+    codeSpan(evidence.ref),
+    ...(evidence.source === undefined || evidence.source === evidence.ref ? [] : [`at ${codeSpan(evidence.source)}`]),
+    ...(evidence.event === null ? [] : [`event ${evidence.event}`]),
+    ...(evidence.actor !== null ? [`by ${text(evidence.actor, 80)}`] : event !== undefined ? [`by ${text(event.actor, 80)}`] : [])
+  ]
+  return `  - ${quoted(evidence.quote)} — ${where.join(", ")}`
+}
+
+const findingBlock = (report: DiagnoseReport, context: ReportContext, finding: ReportFinding, number: number): Array<string> => [
+  `#### ${number}. ${text(finding.title, 200)}`,
+  "",
+  `${codeSpan(finding.pattern)} (${text(friendlyName(report, finding.pattern), 80)}) · severity ${finding.severity} · confidence ${
+    percent(finding.confidence)
+  }${finding.playbook === null ? "" : ` · playbook ${codeSpan(finding.playbook)}`}`,
+  "",
+  text(finding.explanation) || "No explanation.",
+  "",
+  ...(finding.evidence.length === 0
+    ? ["- Evidence: none kept after the evidence check."]
+    : ["- Evidence:", ...finding.evidence.map((evidence) => evidenceLine(context, evidence))]),
+  `- Corroborated by: ${finding.corroborated_by.length === 0 ? "no other lens" : list(finding.corroborated_by)}`,
+  ""
+]
+
+const findings = (report: DiagnoseReport, context: ReportContext): Array<string> => {
+  if (report.findings.length === 0) return ["## Findings", "", "No findings: none of the lenses that ran found a failure mode in this trace."]
+  const ordered = orderedFindings(report)
+  const lines = [`## Findings (${report.findings.length})`, ""]
+  let number = 0
+  for (const severity of SEVERITIES) {
+    const group = ordered.filter(({ finding }) => finding.severity === severity)
+    if (group.length === 0) continue
+    lines.push(`### ${capitalize(severity)} (${group.length})`, "")
+    for (const { finding } of group) {
+      number += 1
+      lines.push(...findingBlock(report, context, finding, number))
+    }
+  }
+  return lines
+}
+
+const interventionLine = (intervention: RankedIntervention): Array<string> => [
+  `${intervention.rank}. **${text(intervention.type, 40)}** — ${text(intervention.description, 800)}`,
+  `   - Effort ${intervention.effort}, impact ${intervention.impact}${
+    intervention.playbook === null ? "" : ` · playbook ${codeSpan(intervention.playbook)}`
+  } · from ${codeSpan(intervention.pattern)}${intervention.also_from.length === 0 ? "" : ` · also from ${list(intervention.also_from)}`}`,
+  ...(oneLine(intervention.rationale).length === 0 ? [] : [`   - Why: ${text(intervention.rationale, 800)}`])
+]
+
+const interventions = (report: DiagnoseReport): Array<string> =>
+  report.interventions.length === 0
+    ? ["## Interventions", "", "None proposed."]
+    : [
+      `## Interventions (${report.interventions.length}, ranked)`,
+      "",
+      ...[...report.interventions].sort((a, b) => a.rank - b.rank).flatMap(interventionLine)
+    ]
+
+const patterns = (report: DiagnoseReport): Array<string> => {
+  if (report.patterns.length === 0) return ["## Patterns run", "", "No pattern ran."]
+  return [
+    "## Patterns run",
+    "",
+    ...table(
+      ["Pattern", "Status", "Cached", "Findings", "Playbooks", "Error"],
+      report.patterns.map((run) => [
+        `${codeSpan(run.pattern, true)} ${cell(run.friendly, 80)}`,
+        run.error === null ? cell(statusText(run.status), 40) : `failed (${cell(run.status, 40)})`,
+        run.cached ? "yes" : "no",
+        String(report.findings.filter((finding) => finding.pattern === run.pattern).length),
+        run.playbooks.length === 0 ? "—" : run.playbooks.map((key) => codeSpan(key, true)).join(", "),
+        run.error === null ? "—" : `${cell(run.error.kind, 40)}: ${cell(run.error.message)}`
+      ])
+    )
+  ]
+}
+
+const triage = (report: DiagnoseReport): Array<string> => {
+  if (report.triage.length === 0) return ["## Triage", "", "No triage entries."]
+  return [
+    "## Triage",
+    "",
+    ...table(
+      ["Pattern", "Score", "Chosen", "Reasons", "Skipped because"],
+      [...report.triage]
+        .sort((a, b) => Number(b.chosen) - Number(a.chosen) || b.score - a.score)
+        .map((entry) => [
+          `${codeSpan(entry.pattern, true)} ${cell(entry.friendly, 80)}`,
+          decimal(entry.score),
+          entry.chosen ? "yes" : "no",
+          entry.reasons.length === 0 ? "—" : cell(entry.reasons.join("; "), 400),
+          entry.skipped === null ? "—" : cell(entry.skipped)
+        ])
+    )
+  ]
+}
+
+const coverage = (report: DiagnoseReport): Array<string> => {
+  const { coverage: c, usage } = report
+  return [
+    "## Coverage and usage",
+    "",
+    `- **Patterns:** ${c.patterns_run} run, ${c.patterns_failed} failed, ${c.patterns_skipped} skipped`,
+    `- **Events:** ${integer(c.events)} in the trace, ${integer(c.events_cited)} cited by a finding`,
+    `- **Model calls:** ${integer(usage.llm_calls)} · **tokens:** ${integer(usage.input_tokens)} in / ${integer(usage.output_tokens)} out`,
+    `- **Elapsed:** ${duration(usage.elapsed_ms)}`,
+    `- **Estimated tokens:** ${budgetText(usage)}`
+  ]
+}
+
+/** The whole report as one Markdown document. */
+export const renderMarkdown = (report: DiagnoseReport, context: ReportContext): string =>
+  [
+    ...header(report),
+    "",
+    ...summary(report),
+    "",
+    ...decisive(report),
+    "",
+    ...findings(report, context),
+    "",
+    ...interventions(report),
+    "",
+    ...patterns(report),
+    "",
+    ...triage(report),
+    "",
+    ...coverage(report),
+    ""
+  ].join("\n").replace(/\n{3,}/g, "\n\n")

@@ -1,0 +1,163 @@
+/**
+ * The diagnose report as OpenTelemetry logs (DECISIONS §13, `?output=otlp`): an OTLP/JSON
+ * `ExportLogsServiceRequest` with one `gen_ai.evaluation.result` event per finding, as the GenAI
+ * semantic conventions define it (semantic-conventions-genai, docs/gen-ai/gen-ai-events.md):
+ * `gen_ai.evaluation.name` (required: the pattern), `gen_ai.evaluation.score.value` (the
+ * finding's confidence), `gen_ai.evaluation.score.label` (its severity: none, low, medium, high,
+ * critical) and `gen_ai.evaluation.explanation`. The event "SHOULD be parented to the GenAI
+ * operation span being evaluated": when the trace was OpenTelemetry or OpenInference and a
+ * finding cites a span (`span:<spanId>…`), the record carries that trace's `traceId` and the span's
+ * `spanId` (hex, as OTLP/JSON writes them), so a backend shows the verdict on the cited span.
+ * OTLP/JSON encodings: 64-bit integers and nanosecond times as decimal strings, ids as hex.
+ */
+import packageJson from "../../../package.json" with { type: "json" }
+import type { Severity } from "../../Catalogue/Detection.js"
+import type { DiagnoseReport, ReportContext, ReportFinding } from "../Model.js"
+import { friendlyName, oneLine, SERVICE_NAME } from "./Common.js"
+
+export type AnyValue =
+  | { readonly stringValue: string }
+  | { readonly boolValue: boolean }
+  | { readonly intValue: string }
+  | { readonly doubleValue: number }
+  | { readonly arrayValue: { readonly values: ReadonlyArray<AnyValue> } }
+  | { readonly kvlistValue: { readonly values: ReadonlyArray<KeyValue> } }
+
+export interface KeyValue {
+  readonly key: string
+  readonly value: AnyValue
+}
+
+export interface LogRecord {
+  readonly timeUnixNano: string
+  readonly observedTimeUnixNano: string
+  readonly severityNumber: number
+  readonly severityText: string
+  readonly eventName: string
+  readonly body: AnyValue
+  readonly attributes: ReadonlyArray<KeyValue>
+  readonly traceId?: string
+  readonly spanId?: string
+}
+
+export interface ExportLogsServiceRequest {
+  readonly resourceLogs: ReadonlyArray<{
+    readonly resource: { readonly attributes: ReadonlyArray<KeyValue> }
+    readonly scopeLogs: ReadonlyArray<{
+      readonly scope: { readonly name: string; readonly version: string }
+      readonly logRecords: ReadonlyArray<LogRecord>
+    }>
+  }>
+}
+
+export const EVALUATION_EVENT = "gen_ai.evaluation.result"
+
+export const stringValue = (value: string): AnyValue => ({ stringValue: value })
+export const doubleValue = (value: number): AnyValue => ({ doubleValue: value })
+export const intValue = (value: number): AnyValue => ({ intValue: String(Math.trunc(value)) })
+export const boolValue = (value: boolean): AnyValue => ({ boolValue: value })
+export const arrayValue = (values: ReadonlyArray<AnyValue>): AnyValue => ({ arrayValue: { values } })
+
+const attribute = (key: string, value: AnyValue): KeyValue => ({ key, value })
+
+/**
+ * The log data model's severity numbers: none INFO (9), low WARN (13), medium WARN3 (15), high
+ * ERROR (17), critical ERROR3 (19). The text is the severity as the report states it, the
+ * "original string representation" the data model asks for.
+ */
+export const severityNumber = (severity: Severity): number => {
+  switch (severity) {
+    case "none":
+      return 9
+    case "low":
+      return 13
+    case "medium":
+      return 15
+    case "high":
+      return 17
+    case "critical":
+      return 19
+  }
+}
+
+/** An ISO-8601 time as Unix nanoseconds, a decimal string; "0" (unknown, per OTLP) when unreadable. */
+export const unixNanos = (iso: string): string => {
+  const ms = Date.parse(iso)
+  return Number.isFinite(ms) && ms >= 0 ? (BigInt(ms) * 1_000_000n).toString() : "0"
+}
+
+const hexId = (value: string, length: number): string | undefined => {
+  const hex = value.trim().replace(/^0x/i, "").toLowerCase()
+  return hex.length === length && /^[0-9a-f]+$/.test(hex) && !/^0+$/.test(hex) ? hex : undefined
+}
+
+/** The trace and span a finding cites, when the trace was OpenTelemetry or OpenInference and both ids are valid. */
+export const citedSpan = (report: DiagnoseReport, finding: ReportFinding): { readonly traceId: string; readonly spanId: string } | undefined => {
+  if (report.trace.format !== "otel" && report.trace.format !== "openinference") return undefined
+  const traceId = report.trace.id === null ? undefined : hexId(report.trace.id, 32)
+  if (traceId === undefined) return undefined
+  for (const evidence of finding.evidence) {
+    const match = /^span:([^/]+)/.exec(evidence.source ?? "")
+    const spanId = match?.[1] === undefined ? undefined : hexId(match[1], 16)
+    if (spanId !== undefined) return { traceId, spanId }
+  }
+  return undefined
+}
+
+const record = (report: DiagnoseReport, finding: ReportFinding, time: string): LogRecord => {
+  const title = oneLine(finding.title)
+  const explanation = oneLine(finding.explanation)
+  const span = citedSpan(report, finding)
+  const sources = finding.evidence.flatMap((evidence) => (evidence.source === undefined ? [] : [evidence.source]))
+  const decisive = report.decisive_step
+  return {
+    timeUnixNano: time,
+    observedTimeUnixNano: time,
+    severityNumber: severityNumber(finding.severity),
+    severityText: finding.severity,
+    eventName: EVALUATION_EVENT,
+    body: stringValue(title),
+    attributes: [
+      attribute("event.name", stringValue(EVALUATION_EVENT)),
+      attribute("gen_ai.evaluation.name", stringValue(finding.pattern)),
+      attribute("gen_ai.evaluation.score.value", doubleValue(finding.confidence)),
+      attribute("gen_ai.evaluation.score.label", stringValue(finding.severity)),
+      attribute("gen_ai.evaluation.explanation", stringValue(explanation.length === 0 ? title : `${title}: ${explanation}`)),
+      attribute("pattern_analysis.pattern.friendly", stringValue(friendlyName(report, finding.pattern))),
+      attribute("pattern_analysis.finding.id", stringValue(finding.id)),
+      ...(finding.playbook === null ? [] : [attribute("pattern_analysis.playbook", stringValue(finding.playbook))]),
+      attribute("pattern_analysis.corroborated_by", arrayValue(finding.corroborated_by.map(stringValue))),
+      attribute("pattern_analysis.evidence.refs", arrayValue(finding.evidence.map((evidence) => stringValue(evidence.ref)))),
+      ...(sources.length === 0 ? [] : [attribute("pattern_analysis.evidence.sources", arrayValue(sources.map(stringValue)))]),
+      ...(finding.evidence.some((evidence) => evidence.event !== null)
+        ? [attribute("pattern_analysis.evidence.events", arrayValue(finding.evidence.flatMap((evidence) => (evidence.event === null ? [] : [intValue(evidence.event)]))))]
+        : []),
+      attribute("pattern_analysis.trace.format", stringValue(report.trace.format)),
+      ...(report.trace.id === null ? [] : [attribute("pattern_analysis.trace.id", stringValue(report.trace.id))]),
+      attribute(
+        "pattern_analysis.decisive",
+        boolValue(decisive !== null && decisive.patterns.includes(finding.pattern) && finding.evidence.some((evidence) => evidence.event === decisive.event))
+      )
+    ],
+    ...(span === undefined ? {} : { traceId: span.traceId, spanId: span.spanId })
+  }
+}
+
+/** The findings as `gen_ai.evaluation.result` log records in one ExportLogsServiceRequest. */
+export const renderOtlp = (report: DiagnoseReport, _context: ReportContext): ExportLogsServiceRequest => {
+  const time = unixNanos(report.generated_at)
+  return {
+    resourceLogs: [{
+      resource: {
+        attributes: [
+          attribute("service.name", stringValue(SERVICE_NAME)),
+          attribute("service.version", stringValue(packageJson.version))
+        ]
+      },
+      scopeLogs: [{
+        scope: { name: `${SERVICE_NAME}/diagnose`, version: packageJson.version },
+        logRecords: report.findings.map((finding) => record(report, finding, time))
+      }]
+    }]
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Triage (DECISIONS §13): which lenses fit this trace, decided by code, with no model call. Every
+ * pattern that reads runs is projected onto the trace (as analyze would) and its signals computed;
+ * its relevance comes from the trace's shape (agents, users, tools, errors) against the pattern's
+ * group and input family, and from how much its own signals find. Every score carries its
+ * reasons. A pattern whose projection fails (it needs a hint the request lacks) is listed as
+ * skipped with what it needs. No pattern is special-cased by name.
+ */
+import { Either } from "effect"
+import type { CatalogueEntry } from "../Catalogue/Catalogue.js"
+import type { Signals } from "../Catalogue/Detection.js"
+import { validateAdmitted } from "../Analysis/RawTraces.js"
+import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
+
+export interface Candidate {
+  readonly entry: CatalogueEntry
+  readonly score: number
+  readonly reasons: ReadonlyArray<string>
+  /** Undefined when the pattern can run on this trace; else why it cannot. */
+  readonly cannot: string | undefined
+  readonly signals: Signals | undefined
+}
+
+export interface TraceShape {
+  readonly agents: number
+  readonly userMessages: number
+  readonly toolCalls: number
+  readonly errors: number
+  readonly handoffs: number
+  readonly events: number
+}
+
+export const shapeOf = (trace: NormalizedTrace): TraceShape => {
+  let userMessages = 0
+  let toolCalls = 0
+  let errors = 0
+  let handoffs = 0
+  for (const event of trace.events) {
+    if (event.role === "user" && event.kind === "message") userMessages++
+    if (event.kind === "tool_call") toolCalls++
+    if (event.kind === "error") errors++
+    if (event.kind === "handoff") handoffs++
+  }
+  return { agents: trace.agents.length, userMessages, toolCalls, errors, handoffs, events: trace.events.length }
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/** The relevance of one pattern that can run, with its reasons. */
+export const relevance = (
+  entry: CatalogueEntry,
+  shape: TraceShape,
+  signals: Signals,
+  derived: ReadonlyArray<string>,
+  failed: boolean
+): { readonly score: number; readonly reasons: ReadonlyArray<string> } => {
+  const code = entry.pattern.code
+  const reasons: Array<string> = []
+  let score = 0.2
+  const multi = shape.agents >= 2 || shape.handoffs > 0
+  if (code.group === "individual") {
+    if (multi) {
+      score += 0.05
+      reasons.push(`an individual lens on a run of ${plural(shape.agents, "agent")}`)
+    } else {
+      score += 0.2
+      reasons.push("one agent: an individual lens fits")
+    }
+  } else if (multi) {
+    score += 0.25
+    reasons.push(`${plural(shape.agents, "agent")}${shape.handoffs > 0 ? ` and ${plural(shape.handoffs, "handoff")}` : ""}: a ${code.group} lens fits`)
+  } else {
+    score -= 0.1
+    reasons.push(`a ${code.group} lens on a single-agent run has little to read`)
+  }
+  switch (code.family) {
+    case "conversation":
+      if (shape.userMessages >= 2) {
+        score += 0.15
+        reasons.push(`a conversation: ${plural(shape.userMessages, "user message")}`)
+      } else {
+        score -= 0.05
+        reasons.push("hardly a conversation with the user")
+      }
+      break
+    case "step_trace":
+    case "behaviour_report":
+      if (shape.toolCalls >= 3) {
+        score += 0.1
+        reasons.push(`a working run: ${plural(shape.toolCalls, "tool call")}`)
+      }
+      break
+    case "message_log":
+    case "crew":
+      if (!multi) score -= 0.1
+      break
+    case "request":
+    case "special":
+      score -= 0.05
+      reasons.push("reads a design request or labelled items: its input is mostly derived from the run")
+      break
+  }
+  if ((failed || shape.errors > 0) && code.group === "individual") {
+    score += 0.1
+    reasons.push(failed ? "the run failed: attribution lenses apply" : `${plural(shape.errors, "error")} in the run`)
+  }
+  const highlighted = new Set(signals.highlights.map((highlight) => highlight.ref)).size
+  if (highlighted > 0) {
+    const weight = Math.min(0.3, 0.05 + highlighted * 0.025)
+    score += weight
+    reasons.push(`its signals point at ${plural(highlighted, "element")}`)
+  } else {
+    reasons.push("its signals find nothing to point at")
+  }
+  if (derived.length > 0) {
+    const penalty = Math.min(0.15, derived.length * 0.05)
+    score -= penalty
+    reasons.push(`reads ${derived.length} estimated field${derived.length === 1 ? "" : "s"} (${derived.join(", ")})`)
+  }
+  return { score: round2(Math.max(0, Math.min(1, score))), reasons }
+}
+
+/** Every pattern of the catalogue against this trace, most relevant first (catalogue order on ties). */
+export const triage = (
+  entries: ReadonlyArray<CatalogueEntry>,
+  format: TraceFormat,
+  trace: NormalizedTrace,
+  hints: Readonly<Record<string, unknown>>
+): Array<Candidate> => {
+  const shape = shapeOf(trace)
+  const candidates = entries.map((entry): Candidate => {
+    const code = entry.pattern.code
+    if (!code.reading.accepts) {
+      return { entry, score: 0, reasons: ["does not read agent runs"], cannot: `needs ${code.reading.needs}`, signals: undefined }
+    }
+    const validated = validateAdmitted(code, { _tag: "Raw", format, trace }, hints)
+    if (Either.isLeft(validated)) {
+      return {
+        entry,
+        score: 0,
+        reasons: ["the trace alone is not enough"],
+        cannot: code.reading.needs.length > 0 ? `needs ${code.reading.needs}` : validated.left.message,
+        signals: undefined
+      }
+    }
+    const signals = validated.right.trace.signals()
+    const { reasons, score } = relevance(entry, shape, signals, validated.right.origin?.derived ?? [], trace.success === false)
+    return { entry, score, reasons, cannot: undefined, signals }
+  })
+  return candidates
+    .map((candidate, order) => ({ candidate, order }))
+    .sort((a, b) => b.candidate.score - a.candidate.score || a.order - b.order)
+    .map(({ candidate }) => candidate)
+}

@@ -1,0 +1,97 @@
+/**
+ * `POST /v1/diagnose` over REST: the body was read by the edge (under the byte limit); here: 415
+ * unless JSON or JSON Lines → DiagnoseService → the report in the output asked for (`?output=`,
+ * else `Accept`, else JSON). Recorded once in `svc_requests_total{pattern="diagnose"}`; each lens
+ * inside is counted by AnalyzeService in `svc_analyses_total`.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Cause, Effect, Exit, Schema } from "effect"
+import { Api } from "../../Api.js"
+import { DiagnoseService, diagnoseStatus } from "../../Diagnose/DiagnoseService.js"
+import { DiagnoseOutput, type ReportContext } from "../../Diagnose/Model.js"
+import { renderHtml } from "../../Diagnose/Render/Html.js"
+import { renderMarkdown } from "../../Diagnose/Render/Markdown.js"
+import { renderOtlp } from "../../Diagnose/Render/Otlp.js"
+import { renderSarif } from "../../Diagnose/Render/Sarif.js"
+import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
+import { CurrentRequest } from "../../Edge/RequestContext.js"
+import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
+import { ValidationError } from "../../Errors.js"
+import { recordAnalysis } from "../../Observability/Metrics.js"
+
+const EMPTY = new Uint8Array(0)
+const isOutput = Schema.is(DiagnoseOutput)
+
+/** The output by `?output=`, else by `Accept` (the first media type it names that we render). */
+export const outputOf = (param: string | undefined, accept: string | undefined): DiagnoseOutput | ValidationError => {
+  if (param !== undefined) {
+    return isOutput(param)
+      ? param
+      : new ValidationError({ message: `output must be one of json, markdown, sarif, html, otlp (got ${JSON.stringify(param.slice(0, 40))})` })
+  }
+  for (const part of (accept ?? "").split(",")) {
+    const media = part.split(";")[0]?.trim().toLowerCase() ?? ""
+    if (media === "text/markdown") return "markdown"
+    if (media === "application/sarif+json") return "sarif"
+    if (media === "text/html") return "html"
+    if (media === "application/json" || media === "*/*") return "json"
+  }
+  return "json"
+}
+
+const decoder = new TextDecoder()
+
+export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers) =>
+  Effect.gen(function*() {
+    const service = yield* DiagnoseService
+    return handlers.handleRaw("diagnose", ({ request }) =>
+      Effect.gen(function*() {
+        const edge = yield* CurrentRequest
+        const url = new URL(request.url, "http://localhost")
+        const output = outputOf(url.searchParams.get("output") ?? undefined, request.headers["accept"])
+        let mode: "quick" | "standard" | "forensic" | "unknown" = "unknown"
+        return yield* Effect.gen(function*() {
+          if (output instanceof ValidationError) return yield* output
+          const contentType = request.headers["content-type"]
+          yield* requireJson(contentType, { jsonLines: true })
+          const bytes = edge.body ?? EMPTY
+          const body = yield* parseTraceBody(bytes, isJsonLinesContentType(contentType))
+          const { events, report } = yield* service.diagnose(body, edge.keyName, edge.requestId)
+          mode = report.mode
+          const context: ReportContext = {
+            events,
+            artifact: url.searchParams.get("artifact") ?? undefined,
+            body: bytes.byteLength <= 8 * 1024 * 1024 ? decoder.decode(bytes) : undefined
+          }
+          switch (output) {
+            case "json":
+              return HttpServerResponse.unsafeJson({ report })
+            case "markdown":
+              return HttpServerResponse.text(renderMarkdown(report, context), { contentType: "text/markdown; charset=utf-8" })
+            case "sarif":
+              return HttpServerResponse.text(JSON.stringify(renderSarif(report, context)), { contentType: "application/sarif+json" })
+            case "html":
+              return HttpServerResponse.text(renderHtml(report, context), { contentType: "text/html; charset=utf-8" })
+            case "otlp":
+              return HttpServerResponse.unsafeJson(renderOtlp(report, context))
+          }
+        }).pipe(
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              const status = diagnoseStatus(exit)
+              recordAnalysis({ surface: "rest", pattern: DIAGNOSE_LABEL, mode, status }, (performance.now() - edge.startedAt) / 1000)
+              if (Exit.isFailure(exit) && status !== "client_closed") {
+                const failure = Cause.failureOption(exit.cause)
+                edge.noteFailure({
+                  kind: status,
+                  message: failure._tag === "Some" ? failure.value.message : "unexpected failure",
+                  pattern: DIAGNOSE_LABEL,
+                  mode: mode === "unknown" ? null : mode
+                })
+              }
+            })
+          )
+        )
+      }))
+  }))
