@@ -5,7 +5,7 @@
  * a typed result: `admit` (limits and mode), `prepare` (the rest of intake: pure CPU work, no I/O)
  * and `run`. A surface labels what fails after `admit` with the mode it learned there.
  */
-import { Cause, Clock, Context, Duration, Effect, Exit, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { type RequestScopes, Scopes } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
@@ -15,7 +15,6 @@ import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import {
   type AnalyzerError,
-  errorKinds,
   InternalError,
   type InvalidMode,
   type LlmResolutionError,
@@ -25,7 +24,7 @@ import {
   type ValidationError
 } from "../Errors.js"
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
-import { analysesRunning, countAnalysis } from "../Observability/Metrics.js"
+import { analysesRunning, countAnalysis, statusOfExit } from "../Observability/Metrics.js"
 import { RetryDeadline } from "../Providers/Retry.js"
 import { detectFormat } from "../Traces/Normalize.js"
 import { type AnalysisResult, Analyzer } from "./Analyzer.js"
@@ -195,19 +194,7 @@ export const AnalyzeServiceLive = Layer.effect(
       }).pipe(
         // Every analysis, whatever the surface (REST, a diagnose's inner runs, MCP), counts once.
         Effect.onExit((exit) =>
-          Effect.sync(() =>
-            countAnalysis(
-              prepared.entry.pattern.code.slug,
-              prepared.mode,
-              Exit.match(exit, {
-                onSuccess: (outcome) => (outcome.cached ? "cache_hit" : "ok"),
-                onFailure: (cause) => {
-                  const failure = Cause.failureOption(cause)
-                  return failure._tag === "Some" ? errorKinds[failure.value._tag].kind : Cause.isInterruptedOnly(cause) ? "client_closed" : "internal_error"
-                }
-              })
-            )
-          )
+          Effect.sync(() => countAnalysis(prepared.entry.pattern.code.slug, prepared.mode, statusOfExit(exit, (outcome) => outcome.cached)))
         ),
         Effect.withSpan("AnalyzeService.run", { attributes: { pattern: prepared.entry.pattern.code.slug } })
       )

@@ -5,7 +5,7 @@
  * metrics included), and merged into one report. One lens failing leaves its entry with the error
  * kind; the whole is bounded by the request deadline (504, upstream calls aborted).
  */
-import { Cause, Clock, Context, Duration, Effect, Either, Exit, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer } from "effect"
 import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"
 import { resolveFormat, resolveHints, resolveMode, resolveModel, resolveSelect, splitBody } from "../Analysis/Intake.js"
@@ -18,11 +18,9 @@ import {
   type InvalidMode,
   type RequestTooLarge,
   Timeout,
-  type UnsupportedMediaType,
   type UnsupportedTraceFormat,
   ValidationError
 } from "../Errors.js"
-import type { AnalysisStatus } from "../Observability/Metrics.js"
 import { detectFormat, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 import { type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
 import type { DiagnoseReport, ReportContext, TriageEntry } from "./Model.js"
@@ -221,14 +219,3 @@ export const DiagnoseServiceLive = Layer.effect(
     return { diagnose }
   })
 )
-
-/** The status label of a finished diagnose request. */
-export const diagnoseStatus = (exit: Exit.Exit<unknown, DiagnoseFailure | UnsupportedMediaType>): AnalysisStatus =>
-  Exit.match(exit, {
-    onSuccess: (): AnalysisStatus => "ok",
-    onFailure: (cause): AnalysisStatus => {
-      if (Cause.isInterruptedOnly(cause)) return "client_closed"
-      const failure = Cause.failureOption(cause)
-      return failure._tag === "Some" ? errorKinds[failure.value._tag].kind : "internal_error"
-    }
-  })

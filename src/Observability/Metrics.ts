@@ -3,9 +3,9 @@
  * metric reader (DECISIONS §8), read from the /metrics handler so metrics live on the main port.
  * Counters are created `incremental` so they export as Prometheus counters, not gauges.
  */
-import { Context, Effect, Layer, Metric, MetricBoundaries, MetricLabel } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Metric, MetricBoundaries, MetricLabel } from "effect"
 import type { Mode } from "../Catalogue/Resources.js"
-import type { ErrorKind } from "../Errors.js"
+import { type ApiError, type ErrorKind, errorKinds } from "../Errors.js"
 
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
@@ -154,6 +154,20 @@ export const markDraining = labelled(drainingGauge, {})
 
 /** How one analysis ended: `ok`, `cache_hit`, the error kind, or `client_closed`. */
 export type AnalysisStatus = "ok" | "cache_hit" | ErrorKind | "client_closed"
+
+/**
+ * The status label of a finished analysis or request: `cache_hit` or `ok` on success, the error
+ * kind of a failure, `client_closed` when it was interrupted (the client went away).
+ */
+export const statusOfExit = <A, E extends ApiError>(exit: Exit.Exit<A, E>, cached: (value: A) => boolean): AnalysisStatus =>
+  Exit.match(exit, {
+    onSuccess: (value): AnalysisStatus => (cached(value) ? "cache_hit" : "ok"),
+    onFailure: (cause): AnalysisStatus => {
+      const failure = Cause.failureOption(cause)
+      if (failure._tag === "Some") return errorKinds[failure.value._tag].kind
+      return Cause.isInterruptedOnly(cause) ? "client_closed" : "internal_error"
+    }
+  })
 
 export interface AnalysisLabels {
   readonly surface: "rest" | "mcp"

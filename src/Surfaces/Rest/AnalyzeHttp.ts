@@ -6,7 +6,7 @@
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Context, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Exit, Layer } from "effect"
 import { type AdmittedAnalysis, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import type { AnalysisResult } from "../../Analysis/Analyzer.js"
 import { CachedReplies } from "../../Cache/CachedReplies.js"
@@ -14,7 +14,6 @@ import type { Mode } from "../../Catalogue/Resources.js"
 import {
   type AnalyzerError,
   type AuthMisconfigured,
-  errorKinds,
   type InternalError,
   type InvalidMode,
   type LlmResolutionError,
@@ -29,7 +28,8 @@ import {
 } from "../../Errors.js"
 import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest, type EdgeRequest } from "../../Edge/RequestContext.js"
-import { type AnalysisStatus, recordAnalysis } from "../../Observability/Metrics.js"
+import { recordAnalysis } from "../../Observability/Metrics.js"
+import { settleRest } from "./Settle.js"
 import { unknownPattern } from "./CatalogueHttp.js"
 
 type RawRequest = { readonly request: HttpServerRequest.HttpServerRequest }
@@ -59,17 +59,6 @@ export class AnalyzeRest extends Context.Tag("AnalyzeRest")<AnalyzeRest, Analyze
 const encoder = new TextEncoder()
 const EMPTY = new Uint8Array(0)
 
-/** The status label of a finished analysis request. */
-const statusOf = (exit: Exit.Exit<{ readonly cached: boolean }, AnalyzeFailure>): AnalysisStatus =>
-  Exit.match(exit, {
-    onSuccess: (outcome) => (outcome.cached ? "cache_hit" : "ok"),
-    onFailure: (cause) => {
-      if (Cause.isInterruptedOnly(cause)) return "client_closed"
-      const failure = Cause.failureOption(cause)
-      return failure._tag === "Some" ? errorKinds[failure.value._tag].kind : "internal_error"
-    }
-  })
-
 export const AnalyzeRestLive = Layer.effect(
   AnalyzeRest,
   Effect.gen(function*() {
@@ -78,19 +67,7 @@ export const AnalyzeRestLive = Layer.effect(
 
     /** Records the request once it has an outcome, and notes a failure to the edge. */
     const settle = (edge: EdgeRequest, slug: string, mode: Mode | "unknown", exit: Exit.Exit<{ readonly cached: boolean }, AnalyzeFailure>) =>
-      Effect.sync(() => {
-        const status = statusOf(exit)
-        recordAnalysis({ surface: "rest", pattern: slug, mode, status }, (performance.now() - edge.startedAt) / 1000)
-        if (exit._tag === "Failure" && status !== "client_closed") {
-          const failure = Cause.failureOption(exit.cause)
-          edge.noteFailure({
-            kind: status,
-            message: failure._tag === "Some" ? failure.value.message : "unexpected failure",
-            pattern: slug,
-            mode: mode === "unknown" ? null : mode
-          })
-        }
-      })
+      settleRest(edge, slug, mode, exit, (outcome) => outcome.cached)
 
     /** 415, 400, the CPU turn, trace limits and mode: what fails here has no mode yet. */
     const admit = (slug: string, request: HttpServerRequest.HttpServerRequest, bytes: Uint8Array) =>

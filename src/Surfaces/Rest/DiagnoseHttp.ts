@@ -6,9 +6,9 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Effect, Exit, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Api } from "../../Api.js"
-import { DiagnoseService, diagnoseStatus } from "../../Diagnose/DiagnoseService.js"
+import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { DiagnoseOutput, type ReportContext } from "../../Diagnose/Model.js"
 import { renderHtml } from "../../Diagnose/Render/Html.js"
 import { renderMarkdown } from "../../Diagnose/Render/Markdown.js"
@@ -18,7 +18,7 @@ import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
 import { ValidationError } from "../../Errors.js"
-import { recordAnalysis } from "../../Observability/Metrics.js"
+import { settleRest } from "./Settle.js"
 
 const EMPTY = new Uint8Array(0)
 const isOutput = Schema.is(DiagnoseOutput)
@@ -77,21 +77,7 @@ export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers)
               return HttpServerResponse.unsafeJson(renderOtlp(report, context))
           }
         }).pipe(
-          Effect.onExit((exit) =>
-            Effect.sync(() => {
-              const status = diagnoseStatus(exit)
-              recordAnalysis({ surface: "rest", pattern: DIAGNOSE_LABEL, mode, status }, (performance.now() - edge.startedAt) / 1000)
-              if (Exit.isFailure(exit) && status !== "client_closed") {
-                const failure = Cause.failureOption(exit.cause)
-                edge.noteFailure({
-                  kind: status,
-                  message: failure._tag === "Some" ? failure.value.message : "unexpected failure",
-                  pattern: DIAGNOSE_LABEL,
-                  mode: mode === "unknown" ? null : mode
-                })
-              }
-            })
-          )
+          Effect.onExit((exit) => settleRest(edge, DIAGNOSE_LABEL, mode, exit, () => false))
         )
       }))
   }))
