@@ -24,7 +24,7 @@ import {
 import { detectFormat, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 import { type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
 import type { DiagnoseReport, ReportContext, TriageEntry } from "./Model.js"
-import { type Candidate, triage } from "./Triage.js"
+import { type Candidate, rankCandidates, shapeOf, triageOne } from "./Triage.js"
 
 export const DEFAULT_MAX_PATTERNS = 5
 export const MAX_PATTERNS = 12
@@ -127,8 +127,13 @@ export const DiagnoseServiceLive = Layer.effect(
         const maxPatterns = yield* resolveMaxPatterns(extra.maxPatterns)
         const budget = yield* resolveBudget(extra.budgetTokens)
 
-        // Triage: every pattern against the trace, by code.
-        const candidates = triage(entries, normalized.format, trace, hints)
+        // Triage: every pattern against the trace, by code; the event loop gets a turn between
+        // patterns (a long trace takes milliseconds per pattern), so other requests go on.
+        const shape = shapeOf(trace)
+        const candidates = rankCandidates(
+          yield* Effect.forEach(entries, (entry) =>
+            Effect.zipRight(analyses.pace, Effect.sync(() => triageOne(entry, normalized.format, trace, hints, shape))))
+        )
         const traceChars = trace.events.reduce((sum, event) => sum + event.content.length, trace.task.length + trace.outcome.length)
         const perRun = estimateTokens(mode, traceChars)
         const chosen: Array<Candidate> = []

@@ -121,35 +121,36 @@ export const relevance = (
   return { score: round2(Math.max(0, Math.min(1, score))), reasons }
 }
 
-/** Every pattern of the catalogue against this trace, most relevant first (catalogue order on ties). */
-export const triage = (
-  entries: ReadonlyArray<CatalogueEntry>,
+/** One pattern against this trace: whether it can run, and how relevant it is. */
+export const triageOne = (
+  entry: CatalogueEntry,
   format: TraceFormat,
   trace: NormalizedTrace,
-  hints: Readonly<Record<string, unknown>>
-): Array<Candidate> => {
-  const shape = shapeOf(trace)
-  const candidates = entries.map((entry): Candidate => {
-    const code = entry.pattern.code
-    if (!code.reading.accepts) {
-      return { entry, score: 0, reasons: ["does not read agent runs"], cannot: `needs ${code.reading.needs}`, signals: undefined }
+  hints: Readonly<Record<string, unknown>>,
+  shape: TraceShape
+): Candidate => {
+  const code = entry.pattern.code
+  if (!code.reading.accepts) {
+    return { entry, score: 0, reasons: ["does not read agent runs"], cannot: `needs ${code.reading.needs}`, signals: undefined }
+  }
+  const validated = validateAdmitted(code, { _tag: "Raw", format, trace }, hints)
+  if (Either.isLeft(validated)) {
+    return {
+      entry,
+      score: 0,
+      reasons: ["the trace alone is not enough"],
+      cannot: code.reading.needs.length > 0 ? `needs ${code.reading.needs}` : validated.left.message,
+      signals: undefined
     }
-    const validated = validateAdmitted(code, { _tag: "Raw", format, trace }, hints)
-    if (Either.isLeft(validated)) {
-      return {
-        entry,
-        score: 0,
-        reasons: ["the trace alone is not enough"],
-        cannot: code.reading.needs.length > 0 ? `needs ${code.reading.needs}` : validated.left.message,
-        signals: undefined
-      }
-    }
-    const signals = validated.right.trace.signals()
-    const { reasons, score } = relevance(entry, shape, signals, validated.right.origin?.derived ?? [], trace.success === false)
-    return { entry, score, reasons, cannot: undefined, signals }
-  })
-  return candidates
+  }
+  const signals = validated.right.trace.signals()
+  const { reasons, score } = relevance(entry, shape, signals, validated.right.origin?.derived ?? [], trace.success === false)
+  return { entry, score, reasons, cannot: undefined, signals }
+}
+
+/** Candidates most relevant first (catalogue order on ties). */
+export const rankCandidates = (candidates: ReadonlyArray<Candidate>): Array<Candidate> =>
+  candidates
     .map((candidate, order) => ({ candidate, order }))
     .sort((a, b) => b.candidate.score - a.candidate.score || a.order - b.order)
     .map(({ candidate }) => candidate)
-}

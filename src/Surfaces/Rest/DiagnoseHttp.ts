@@ -10,10 +10,6 @@ import { Effect, Schema } from "effect"
 import { Api } from "../../Api.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { DiagnoseOutput, type ReportContext } from "../../Diagnose/Model.js"
-import { renderHtml } from "../../Diagnose/Render/Html.js"
-import { renderMarkdown } from "../../Diagnose/Render/Markdown.js"
-import { renderOtlp } from "../../Diagnose/Render/Otlp.js"
-import { renderSarif } from "../../Diagnose/Render/Sarif.js"
 import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
@@ -64,17 +60,26 @@ export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers)
             artifact: url.searchParams.get("artifact") ?? undefined,
             body: bytes.byteLength <= 8 * 1024 * 1024 ? decoder.decode(bytes) : undefined
           }
+          // The renderers are loaded on first use: start-up and idle memory do not carry them.
           switch (output) {
             case "json":
               return HttpServerResponse.unsafeJson({ report })
-            case "markdown":
+            case "markdown": {
+              const { renderMarkdown } = yield* Effect.promise(() => import("../../Diagnose/Render/Markdown.js"))
               return HttpServerResponse.text(renderMarkdown(report, context), { contentType: "text/markdown; charset=utf-8" })
-            case "sarif":
+            }
+            case "sarif": {
+              const { renderSarif } = yield* Effect.promise(() => import("../../Diagnose/Render/Sarif.js"))
               return HttpServerResponse.text(JSON.stringify(renderSarif(report, context)), { contentType: "application/sarif+json" })
-            case "html":
+            }
+            case "html": {
+              const { renderHtml } = yield* Effect.promise(() => import("../../Diagnose/Render/Html.js"))
               return HttpServerResponse.text(renderHtml(report, context), { contentType: "text/html; charset=utf-8" })
-            case "otlp":
+            }
+            case "otlp": {
+              const { renderOtlp } = yield* Effect.promise(() => import("../../Diagnose/Render/Otlp.js"))
               return HttpServerResponse.unsafeJson(renderOtlp(report, context))
+            }
           }
         }).pipe(
           Effect.onExit((exit) => settleRest(edge, DIAGNOSE_LABEL, mode, exit, () => false))
