@@ -14,6 +14,7 @@
             pkgs.nodejs_20
             pkgs.chromium      # docs tests drive it through playwright-core
             pkgs.prometheus    # promtool check metrics, and a real scraper
+            pkgs.redis         # shared state for several replicas (SVC_REDIS_URL) in the tests
             pkgs.git
           ];
           shellHook = ''

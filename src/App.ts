@@ -15,6 +15,7 @@ import { CachedRepliesLive } from "./Cache/CachedReplies.js"
 import { CatalogueLive } from "./Catalogue/Catalogue.js"
 import { AppConfig, type AppConfigShape } from "./Config.js"
 import { HomeLive } from "./Home/Home.js"
+import { RedisStoreLive } from "./Store/Redis.js"
 import { HttpLive } from "./Http.js"
 import { RequestTrackerLive } from "./Lifecycle/Lifecycle.js"
 import { ReadinessLive } from "./Lifecycle/Readiness.js"
@@ -28,7 +29,8 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const ConfigLive = Layer.succeed(AppConfig, config)
   const Catalogue = CatalogueLive.pipe(Layer.provide(ConfigLive))
   const Clients = ModelClientsLive.pipe(Layer.provide([ConfigLive, NodeHttpClient.layer]))
-  const HomeFiles = HomeLive.pipe(Layer.provide(ConfigLive))
+  const Shared = RedisStoreLive.pipe(Layer.provide(ConfigLive))
+  const HomeFiles = HomeLive.pipe(Layer.provide([ConfigLive, Shared]))
   const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue, HomeFiles]))
   const Cache = AnalysisCacheLive.pipe(Layer.provide(ConfigLive))
   const Replies = CachedRepliesLive.pipe(Layer.provide([ConfigLive, Cache]))

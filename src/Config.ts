@@ -78,6 +78,13 @@ export interface AppConfigShape {
     readonly dsn: Option.Option<Redacted.Redacted<string>>
     readonly environment: Option.Option<string>
   }
+  /** Shared state for several replicas (DECISIONS §15); none: everything stays in the process. */
+  readonly redis: {
+    /** `redis://` or `rediss://` (TLS); its password is a secret. */
+    readonly url: Option.Option<Redacted.Redacted<string>>
+    /** Namespace of every key the service writes. */
+    readonly prefix: string
+  }
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -289,6 +296,31 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   errorReporting: Config.all({
     dsn: optionalSecret("ERROR_REPORTING_DSN"),
     environment: optionalString("ERROR_REPORTING_ENVIRONMENT")
+  }),
+  redis: Config.all({
+    url: Config.option(
+      Config.redacted("SVC_REDIS_URL").pipe(
+        Config.mapOrFail((secret) => {
+          const raw = Redacted.value(secret).trim()
+          if (raw.length === 0) return Either.right(Redacted.make(raw))
+          let ok = false
+          try {
+            const parsedUrl = new URL(raw)
+            ok = (parsedUrl.protocol === "redis:" || parsedUrl.protocol === "rediss:") && parsedUrl.hostname.length > 0
+          } catch {
+            ok = false
+          }
+          // The value may hold a password: it is never shown.
+          return ok
+            ? Either.right(Redacted.make(raw))
+            : Either.left(ConfigError.InvalidData(["SVC_REDIS_URL"], "SVC_REDIS_URL must be a redis:// or rediss:// URL (the value is not shown)"))
+        })
+      )
+    ).pipe(Config.map(Option.filter((secret) => Redacted.value(secret).length > 0))),
+    prefix: withDefault(
+      parsed("SVC_REDIS_PREFIX", "1-64 characters of [A-Za-z0-9:_.-]", (raw) => (/^[A-Za-z0-9:_.-]{1,64}$/.test(raw) ? raw : undefined)),
+      "svc:"
+    )
   })
 })
 

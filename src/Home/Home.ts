@@ -6,6 +6,8 @@
  *                                   shared scope: auth not required)
  *   scopes/<encoded key name>/baselines/<pattern>/<id>.json   the same, per key (auth required;
  *                                   Auth/Scopes.ts encodes the name)
+ * With SVC_REDIS_URL the baselines live in Redis instead, shared by every replica, and SVC_HOME's
+ * are the fallback while Redis is unavailable (Store/Redis.ts).
  * Lines are buffered and appended whole by a background flusher (never on the request path),
  * files rotate by size, readers skip a torn last line, and an unwritable or full home logs one
  * warning and serving goes on. The buffer is flushed when the service stops.
@@ -15,6 +17,7 @@ import { appendFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/pr
 import { join } from "node:path"
 import { type DataScope, encodeScopeName } from "../Auth/Scopes.js"
 import { AppConfig } from "../Config.js"
+import { NO_SHARED_STORE, RedisStore, type RedisStoreShape } from "../Store/Redis.js"
 
 export const ROTATE_BYTES = 10 * 1024 * 1024
 export const KEEP_ROTATED = 3
@@ -122,7 +125,25 @@ interface Appender {
 export const baselinesDir = (home: string, scope: DataScope): string =>
   scope._tag === "Shared" ? join(home, "baselines") : join(home, "scopes", encodeScopeName(scope.name), "baselines")
 
-export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES) =>
+const parseStored = (text: string): Option.Option<StoredDetection> => {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return isStoredDetection(parsed) ? Option.some(parsed) : Option.none()
+  } catch {
+    return Option.none()
+  }
+}
+
+const recordedDrift = (id: string): Drift => ({
+  baseline: id,
+  recorded: true,
+  severity_change: null,
+  profile_change: null,
+  findings_new: [],
+  findings_resolved: []
+})
+
+export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES, store: RedisStoreShape = NO_SHARED_STORE) =>
   Effect.gen(function*() {
     let warned = false
     const warnOnce = (action: string, error: unknown) =>
@@ -171,19 +192,13 @@ export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES) =>
     yield* flush.pipe(Effect.repeat(Schedule.spaced(FLUSH_EVERY)), Effect.forkScoped)
     yield* Effect.addFinalizer(() => flush)
 
-    const baseline: HomeShape["baseline"] = (scope, pattern, id, detection) =>
+    /** The replica's own baselines, in SVC_HOME (the only store without Redis, the fallback with it). */
+    const fileBaseline: HomeShape["baseline"] = (scope, pattern, id, detection) =>
       Effect.gen(function*() {
         const folder = join(baselinesDir(dir, scope), pattern)
         const path = join(folder, `${id}.json`)
         const stored = yield* Effect.tryPromise(() => readFile(path, "utf8")).pipe(
-          Effect.map((text) => {
-            try {
-              const parsed: unknown = JSON.parse(text)
-              return isStoredDetection(parsed) ? Option.some(parsed) : Option.none()
-            } catch {
-              return Option.none()
-            }
-          }),
+          Effect.map(parseStored),
           Effect.orElseSucceed(() => Option.none<StoredDetection>())
         )
         if (Option.isSome(stored)) return driftBetween(id, stored.value, detection)
@@ -193,8 +208,34 @@ export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES) =>
           await writeFile(`${path}.tmp`, JSON.stringify(detection), "utf8")
           await rename(`${path}.tmp`, path)
         }).pipe(Effect.catchAll((error) => warnOnce("write baseline", error.error)))
-        return { baseline: id, recorded: true, severity_change: null, profile_change: null, findings_new: [], findings_resolved: [] }
+        return recordedDrift(id)
       })
+
+    /**
+     * Baselines shared by every replica (DECISIONS §15): `<prefix>baseline:<scope>:<pattern>:<id>`,
+     * the first detection written with SET NX (two replicas recording at once: one wins, the other
+     * compares with it). Redis unavailable: this replica's own SVC_HOME serves the request.
+     */
+    const sharedBaseline: HomeShape["baseline"] = (scope, pattern, id, detection) => {
+      const key = store.key("baseline", scope._tag === "Shared" ? "shared" : `key=${encodeScopeName(scope.name)}`, pattern, id)
+      const compare = (text: string | null) => Option.flatMap(Option.fromNullable(text), parseStored)
+      return store.get(key, "baseline_get").pipe(
+        Effect.flatMap((text) => {
+          const stored = compare(text)
+          if (Option.isSome(stored)) return Effect.succeed(driftBetween(id, stored.value, detection))
+          return store.setIfAbsent(key, JSON.stringify(detection), "baseline_set").pipe(
+            Effect.flatMap((wrote) =>
+              wrote
+                ? Effect.succeed(recordedDrift(id))
+                : Effect.map(store.get(key, "baseline_get"), (again) =>
+                  Option.match(compare(again), { onNone: () => recordedDrift(id), onSome: (value) => driftBetween(id, value, detection) }))
+            )
+          )
+        }),
+        Effect.catchTag("StoreUnavailable", () => fileBaseline(scope, pattern, id, detection))
+      )
+    }
+    const baseline = store.configured ? sharedBaseline : fileBaseline
 
     return {
       telemetry: (record) => Effect.sync(() => telemetry.push(JSON.stringify(record))),
@@ -204,4 +245,10 @@ export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES) =>
     } satisfies HomeShape
   })
 
-export const HomeLive = Layer.scoped(Home, Effect.flatMap(AppConfig, (config) => makeHome(config.home)))
+export const HomeLive = Layer.scoped(
+  Home,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    return yield* makeHome(config.home, ROTATE_BYTES, yield* RedisStore)
+  })
+)

@@ -20,6 +20,11 @@ export const analysesTotal = Metric.counter("svc_analyses", {
   incremental: true
 })
 
+export const storeErrors = Metric.counter("svc_store_errors", {
+  description: "Failed operations on the shared state store (Redis) by store and operation; each fell back as documented.",
+  incremental: true
+})
+
 export const requestDuration = Metric.histogram(
   "svc_request_duration_seconds",
   MetricBoundaries.fromIterable(DURATION_BUCKETS),
@@ -211,6 +216,14 @@ const analysesCounter = memo((key) => {
 /** Counts one pattern analysis (`svc_analyses_total`): the engine's count, whatever the surface. */
 export const countAnalysis = (pattern: string, mode: Mode, outcome: AnalysisStatus): void =>
   analysesCounter(`${pattern}${SEP}${mode}${SEP}${outcome}`)(1)
+
+const storeErrorCounter = memo((key) => {
+  const [store = "", op = ""] = key.split(SEP)
+  return labelled(storeErrors, { store, op })
+})
+
+/** Counts one failed shared-store operation (`svc_store_errors_total`). */
+export const countStoreError = (store: string, op: string): void => storeErrorCounter(`${store}${SEP}${op}`)(1)
 
 /** Counts one HTTP response by method, route template and status code, in place. */
 export const countHttp = (method: string, route: string, code: number): void =>

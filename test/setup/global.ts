@@ -1,6 +1,6 @@
 /**
  * Global test setup: makes sure the tools the tests drive exist on this machine (Debian's
- * chromium and prometheus/promtool), installing them when missing, and builds dist/ for the tests
+ * chromium, prometheus/promtool and redis-server), installing them when missing, and builds dist/ for the tests
  * that start the production bundle. Runs once per `npm test`.
  */
 import { execFileSync } from "node:child_process"
@@ -8,7 +8,8 @@ import { which } from "../support/Tools.js"
 
 const DEBIAN_PACKAGES: ReadonlyArray<readonly [command: string, debianPackage: string]> = [
   ["chromium", "chromium"],
-  ["promtool", "prometheus"]
+  ["promtool", "prometheus"],
+  ["redis-server", "redis-server"]
 ]
 
 export default function setup() {

@@ -1,0 +1,162 @@
+/**
+ * Baselines shared through Redis (issue 15, DECISIONS §15), against a real redis-server (Debian's,
+ * installed by the test setup) and two service replicas: a baseline recorded through one replica
+ * drifts through the other, per key scope, keys under the prefix; the URL's password in no log
+ * line; Redis unreachable at start, lost while serving and back again.
+ */
+import { afterAll, describe, expect, it, vi } from "@effect/vitest"
+import { Schema } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Redis } from "ioredis"
+import { useProviderDouble } from "../support/Harness.js"
+import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
+import type { RunningService } from "../support/Service.js"
+import { requireTool } from "../support/Tools.js"
+
+const PASSWORD = "redis-secret-pass-7f3a9c"
+const ALICE = "alice-key-0123456789abcdef"
+const BOB = "bob-key-0123456789abcdef"
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+const servers: Array<ChildProcess> = []
+afterAll(() => {
+  for (const server of servers) server.kill("SIGKILL")
+})
+
+/** A real redis-server on a loopback port, with a password, no persistence. */
+const startRedis = async (port: number) => {
+  const server = spawn(requireTool("redis-server", "redis-server"), [
+    "--port", String(port), "--bind", "127.0.0.1", "--requirepass", PASSWORD, "--save", "", "--appendonly", "no"
+  ], { stdio: "ignore" })
+  servers.push(server)
+  const client = new Redis({ port, host: "127.0.0.1", password: PASSWORD, lazyConnect: true, maxRetriesPerRequest: 0 })
+  // Refused connections while the server starts are expected; the wait below retries.
+  client.on("error", () => undefined)
+  await vi.waitFor(async () => {
+    await client.connect().catch(() => undefined)
+    expect(await client.ping()).toBe("PONG")
+  }, { timeout: 5000, interval: 100 })
+  return {
+    client,
+    stop: async () => {
+      client.disconnect()
+      server.kill("SIGKILL")
+      await new Promise((resolve) => server.once("exit", resolve))
+    }
+  }
+}
+
+const harness = useProviderDouble()
+const replica = (redisPort: number, env: Record<string, string> = {}) =>
+  harness.start({
+    ANTHROPIC_API_KEY: "sk-ant-redis-0123456789",
+    ANTHROPIC_BASE_URL: harness.double.url,
+    SVC_HOME: mkdtempSync(join(tmpdir(), "svc-replica-")),
+    SVC_REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:${redisPort}`,
+    SVC_REDIS_PREFIX: "test:svc:",
+    ...env
+  })
+
+const Drift = Schema.Struct({ detection: Schema.Struct({ drift: Schema.Struct({ recorded: Schema.Boolean, findings_new: Schema.Array(Schema.String), findings_resolved: Schema.Array(Schema.String) }) }) })
+const driftVia = async (service: RunningService, key: string | null = null) => {
+  const response = await fetch(`${service.url}/v1/analyze/lewin`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
+    body: JSON.stringify({ trace: exampleTrace("lewin"), mode: "quick", baseline: "prod" })
+  })
+  expect(response.status).toBe(200)
+  return Schema.decodeUnknownSync(Drift)(await response.json()).detection.drift
+}
+const answerWith = (titles: ReadonlyArray<string>) => {
+  const output = exampleOutput("lewin")
+  const findings = Array.isArray(output["findings"]) ? output["findings"] : []
+  harness.double.script = () => ({
+    kind: "object",
+    value: { ...output, findings: findings.map((finding: unknown, i: number) => ({ ...(typeof finding === "object" && finding !== null ? finding : {}), title: titles[i] })) }
+  })
+}
+const FIRST = ["Tool outage not surfaced as a failure", "Gap filled with an assumed value"]
+const LATER = ["A later finding", "Another later finding"]
+
+describe("baselines on Redis", () => {
+  it("a baseline recorded through one replica drifts through the other; keys stay under the prefix", async () => {
+    const port = await freePort()
+    const redis = await startRedis(port)
+    const [a, b] = [await replica(port), await replica(port)]
+    answerWith(FIRST)
+    expect(await driftVia(a)).toMatchObject({ recorded: true })
+    answerWith(LATER)
+    expect(await driftVia(b)).toMatchObject({ recorded: false, findings_new: LATER, findings_resolved: FIRST })
+    const keys = await redis.client.keys("*")
+    expect(keys).toEqual(["test:svc:baseline:shared:lewin:prod"])
+    await redis.stop()
+  })
+
+  it("keeps keys' baselines apart in Redis when auth is required", async () => {
+    const port = await freePort()
+    const redis = await startRedis(port)
+    const auth = { SVC_API_REQUIRE_AUTH: "true", SVC_API_KEYS: `alice=${ALICE},bob=${BOB}` }
+    const [a, b] = [await replica(port, auth), await replica(port, auth)]
+    answerWith(FIRST)
+    expect(await driftVia(a, ALICE)).toMatchObject({ recorded: true })
+    expect(await driftVia(b, BOB)).toMatchObject({ recorded: true })
+    expect(await driftVia(b, ALICE)).toMatchObject({ recorded: false })
+    expect((await redis.client.keys("*")).sort()).toEqual(["test:svc:baseline:key=alice:lewin:prod", "test:svc:baseline:key=bob:lewin:prod"])
+    await redis.stop()
+  })
+
+  it("starts degraded when Redis is unreachable, serves from SVC_HOME, recovers when it comes back, and never logs the password", async () => {
+    const logged: Array<string> = []
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+      logged.push(args.map(String).join(" "))
+    })
+    try {
+      const port = await freePort()
+      const service = await replica(port, { SVC_LOG_LEVEL: "info" })
+      expect((await fetch(`${service.url}/readyz`)).status).toBe(200)
+      answerWith(FIRST)
+      // Redis is down: the replica's own SVC_HOME keeps the baseline, and the failures are counted.
+      expect(await driftVia(service)).toMatchObject({ recorded: true })
+      expect(await driftVia(service)).toMatchObject({ recorded: false })
+      const metrics = await (await fetch(`${service.url}/metrics`)).text()
+      expect(metrics).toMatch(/svc_store_errors_total\{[^}]*op="baseline_get"[^}]*\} [1-9]/)
+      // Redis comes back: the client reconnects by itself and the shared store is used again.
+      const redis = await startRedis(port)
+      await vi.waitFor(async () => {
+        await driftVia(service)
+        expect(await redis.client.keys("*")).toEqual(["test:svc:baseline:shared:lewin:prod"])
+      }, { timeout: 10_000, interval: 300 })
+      // Lost while serving: requests still answer, from SVC_HOME, well within their deadline.
+      await redis.stop()
+      const started = performance.now()
+      expect(await driftVia(service)).toMatchObject({ recorded: false })
+      expect(performance.now() - started).toBeLessThan(5_000)
+      expect((await fetch(`${service.url}/readyz`)).status).toBe(200)
+      const output = logged.join("\n")
+      expect(output).toContain("shared state store unavailable")
+      expect(output).toContain("shared state store connected")
+      expect(output).not.toContain(PASSWORD)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it("refuses a malformed SVC_REDIS_URL at start-up without showing it", async () => {
+    await expect(harness.start({ SVC_REDIS_URL: `http://:${PASSWORD}@host` })).rejects.toThrow(/SVC_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/)
+    await expect(harness.start({ SVC_REDIS_URL: `http://:${PASSWORD}@host` })).rejects.not.toThrow(PASSWORD)
+  })
+})
