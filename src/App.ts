@@ -38,7 +38,7 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const Traces = TraceReaderLive.pipe(Layer.provide(ConfigLive))
   const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes]))
   const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses]))
-  const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
+  const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive.pipe(Layer.provide(Shared)), ErrorReportingLive).pipe(Layer.provide(ConfigLive))
   return Layer.mergeAll(
     ConfigLive,
     Catalogue,

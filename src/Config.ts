@@ -84,6 +84,8 @@ export interface AppConfigShape {
     readonly url: Option.Option<Redacted.Redacted<string>>
     /** Namespace of every key the service writes. */
     readonly prefix: string
+    /** The rate limiter while Redis is unavailable: each replica's own window (`local`), or none (`open`). */
+    readonly onError: "local" | "open"
   }
 }
 
@@ -320,6 +322,13 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     prefix: withDefault(
       parsed("SVC_REDIS_PREFIX", "1-64 characters of [A-Za-z0-9:_.-]", (raw) => (/^[A-Za-z0-9:_.-]{1,64}$/.test(raw) ? raw : undefined)),
       "svc:"
+    ),
+    onError: withDefault(
+      parsed("SVC_REDIS_ON_ERROR", "local or open", (raw) => {
+        const lower = raw.toLowerCase()
+        return lower === "local" || lower === "open" ? lower : undefined
+      }),
+      "local"
     )
   })
 })

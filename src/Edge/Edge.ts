@@ -22,7 +22,7 @@ import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
 import { bodyTooLarge, readBody } from "./Body.js"
-import { headerValue, makeGuards } from "./Guards.js"
+import { type GuardOutcome, headerValue, makeGuards } from "./Guards.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
 import type { EdgeIncomingMessage, RequestFailure } from "./RequestContext.js"
 import { requestIdFrom } from "./RequestContext.js"
@@ -114,56 +114,62 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
         recordHere(kind)
       }
 
-      const guarded = guards.check(request.headers, request.socket.remoteAddress, path)
-      // A refused request may still be sending its body: close rather than read it.
-      if (guarded._tag === "Fail") return refuse(guarded.error, hasUnreadBody(request.headers))
+      const proceed = (guarded: GuardOutcome): void => {
+        // A refused request may still be sending its body: close rather than read it.
+        if (guarded._tag === "Fail") return refuse(guarded.error, hasUnreadBody(request.headers))
 
-      if (method === "GET") {
-        const prepared = statics.get(path)
-        if (prepared !== undefined) {
-          return send(response, 200, prepared.contentType, prepared.body, requestId, guarded.headers, false)
-        }
-      }
-
-      const handOn = (body: Uint8Array | null) => {
-        for (const [name, value] of SECURITY) response.setHeader(name, value)
-        for (const name in guarded.headers) response.setHeader(name, guarded.headers[name] ?? "")
-        response.setHeader("x-request-id", requestId)
-        request.edge = {
-          requestId,
-          startedAt,
-          keyName: guarded.keyName,
-          body,
-          noteFailure: (noted) => {
-            failure ??= noted
+        if (method === "GET") {
+          const prepared = statics.get(path)
+          if (prepared !== undefined) {
+            return send(response, 200, prepared.contentType, prepared.body, requestId, guarded.headers, false)
           }
         }
-        app(request, response)
+
+        const handOn = (body: Uint8Array | null) => {
+          for (const [name, value] of SECURITY) response.setHeader(name, value)
+          for (const name in guarded.headers) response.setHeader(name, guarded.headers[name] ?? "")
+          response.setHeader("x-request-id", requestId)
+          request.edge = {
+            requestId,
+            startedAt,
+            keyName: guarded.keyName,
+            body,
+            noteFailure: (noted) => {
+              failure ??= noted
+            }
+          }
+          app(request, response)
+        }
+
+        // Bodies are read here, once, for the routes that take one; an unknown pattern's body is
+        // never read (its 404 comes first, DECISIONS §3).
+        if (method !== "POST" || pattern === "unknown" || routeTemplate(method, path) === "unmatched") return handOn(null)
+        if (Number(headerValue(request.headers, "content-length") ?? "0") > limits.maxBodyBytes) {
+          // Refused before a byte is read; the body is still coming, so the connection closes.
+          return refuse(bodyTooLarge(limits.maxBodyBytes), true)
+        }
+        readBody(request, limits.maxBodyBytes, (outcome) => {
+          switch (outcome._tag) {
+            case "TooLarge":
+              return refuse(bodyTooLarge(limits.maxBodyBytes), !request.complete)
+            case "Gone":
+              // Nobody reads an answer; the close handler counts the 499.
+              return recordHere("client_closed")
+            case "Read": {
+              const cacheScope = !replyable ? undefined : scopes.of(guarded.keyName)?.cache
+              const hit = pattern === null || cacheScope === undefined ? undefined : replies.lookup(cacheScope, pattern, outcome.bytes)
+              if (hit === undefined) return handOn(outcome.bytes)
+              send(response, 200, JSON_TYPE, hit.bytes, requestId, { ...guarded.headers, "x-cache": "hit" }, false)
+              if (pattern !== null) countAnalysis(pattern, hit.mode, "cache_hit")
+              return recordHere("cache_hit", hit.mode)
+            }
+          }
+        })
       }
 
-      // Bodies are read here, once, for the routes that take one; an unknown pattern's body is
-      // never read (its 404 comes first, DECISIONS §3).
-      if (method !== "POST" || pattern === "unknown" || routeTemplate(method, path) === "unmatched") return handOn(null)
-      if (Number(headerValue(request.headers, "content-length") ?? "0") > limits.maxBodyBytes) {
-        // Refused before a byte is read; the body is still coming, so the connection closes.
-        return refuse(bodyTooLarge(limits.maxBodyBytes), true)
-      }
-      readBody(request, limits.maxBodyBytes, (outcome) => {
-        switch (outcome._tag) {
-          case "TooLarge":
-            return refuse(bodyTooLarge(limits.maxBodyBytes), !request.complete)
-          case "Gone":
-            // Nobody reads an answer; the close handler counts the 499.
-            return recordHere("client_closed")
-          case "Read": {
-            const cacheScope = !replyable ? undefined : scopes.of(guarded.keyName)?.cache
-            const hit = pattern === null || cacheScope === undefined ? undefined : replies.lookup(cacheScope, pattern, outcome.bytes)
-            if (hit === undefined) return handOn(outcome.bytes)
-            send(response, 200, JSON_TYPE, hit.bytes, requestId, { ...guarded.headers, "x-cache": "hit" }, false)
-            if (pattern !== null) countAnalysis(pattern, hit.mode, "cache_hit")
-            return recordHere("cache_hit", hit.mode)
-          }
-        }
-      })
+      const checked = guards.check(request.headers, request.socket.remoteAddress, path)
+      // A rate limit kept in Redis answers later; the request goes on when it has.
+      if (checked instanceof Promise) void checked.then(proceed)
+      else proceed(checked)
     }
   })

@@ -12,7 +12,7 @@ import { AppConfig } from "../Config.js"
 import { AuthMisconfigured, RateLimited, Unauthorized } from "../Errors.js"
 import { authFailures, labelled, rateLimitBuckets, rateLimitRejections } from "../Observability/Metrics.js"
 import { clientAddress } from "../RateLimit/ClientAddress.js"
-import { RateLimiter } from "../RateLimit/RateLimiter.js"
+import { type Decision, RateLimiter } from "../RateLimit/RateLimiter.js"
 
 const AUTH_EXEMPT = new Set(["/healthz", "/livez", "/readyz", "/metrics", "/openapi.json"])
 const RATE_EXEMPT = new Set(["/healthz", "/readyz", "/livez", "/metrics", "/openapi.json"])
@@ -52,8 +52,11 @@ export type GuardOutcome =
   | { readonly _tag: "Fail"; readonly error: GuardFailure }
 
 export interface GuardsShape {
-  /** Runs the guards for one request, counting it against its rate-limit bucket. */
-  readonly check: (headers: HeaderBag, remoteAddress: string | undefined, path: string) => GuardOutcome
+  /**
+   * Runs the guards for one request, counting it against its rate-limit bucket: at once, or as a
+   * promise when the limit is kept in Redis for several replicas (DECISIONS §15).
+   */
+  readonly check: (headers: HeaderBag, remoteAddress: string | undefined, path: string) => GuardOutcome | Promise<GuardOutcome>
   /** True when the request would be refused as misconfigured (500); counts nothing. */
   readonly misconfigured: (path: string) => boolean
 }
@@ -78,7 +81,7 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
 
   const misconfigured = (path: string) => required && !keys.configured() && !isAuthExempt(path)
 
-  const check = (headers: HeaderBag, remoteAddress: string | undefined, path: string): GuardOutcome => {
+  const check = (headers: HeaderBag, remoteAddress: string | undefined, path: string): GuardOutcome | Promise<GuardOutcome> => {
     if (misconfigured(path)) {
       authFailure.misconfigured(1)
       return {
@@ -94,38 +97,43 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
     if (authExempt && rateExempt) return PASS
     const presented = presentedKey(headers)
     const keyName = presented === undefined ? undefined : keys.verify(presented)
-    let limitHeaders = NO_HEADERS
-    if (limiter !== undefined && !rateExempt) {
-      const bucket = keyName !== undefined
-        ? `key:${keyName}`
-        : `ip:${clientAddress(headerValue(headers, "x-forwarded-for"), remoteAddress, config.trustedProxies)}`
-      const decision = limiter.decide(bucket, clock.unsafeCurrentTimeMillis())
-      bucketsHeld(limiter.size())
-      limitHeaders = { "x-ratelimit-limit": String(decision.limit), "x-ratelimit-remaining": String(decision.remaining) }
-      if (!decision.allowed) {
-        rejected(1)
+    const afterLimit = (decision: Decision | undefined): GuardOutcome => {
+      let limitHeaders = NO_HEADERS
+      if (decision !== undefined) {
+        if (limiter !== undefined) bucketsHeld(limiter.size())
+        limitHeaders = { "x-ratelimit-limit": String(decision.limit), "x-ratelimit-remaining": String(decision.remaining) }
+        if (!decision.allowed) {
+          rejected(1)
+          return {
+            _tag: "Fail",
+            error: new RateLimited({
+              message: `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
+              retryAfterSeconds: decision.retryAfterSeconds,
+              limit: decision.limit
+            })
+          }
+        }
+      }
+      if (required && keyName === undefined && !authExempt) {
+        authFailure[presented === undefined ? "missing" : "invalid"](1)
         return {
           _tag: "Fail",
-          error: new RateLimited({
-            message: `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
-            retryAfterSeconds: decision.retryAfterSeconds,
-            limit: decision.limit
+          error: new Unauthorized({
+            message: presented === undefined
+              ? "an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>"
+              : "the API key is not valid"
           })
         }
       }
+      return { _tag: "Pass", headers: limitHeaders, keyName: keyName ?? null }
     }
-    if (required && keyName === undefined && !authExempt) {
-      authFailure[presented === undefined ? "missing" : "invalid"](1)
-      return {
-        _tag: "Fail",
-        error: new Unauthorized({
-          message: presented === undefined
-            ? "an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>"
-            : "the API key is not valid"
-        })
-      }
-    }
-    return { _tag: "Pass", headers: limitHeaders, keyName: keyName ?? null }
+    if (limiter === undefined || rateExempt) return afterLimit(undefined)
+    const bucket = keyName !== undefined
+      ? `key:${keyName}`
+      : `ip:${clientAddress(headerValue(headers, "x-forwarded-for"), remoteAddress, config.trustedProxies)}`
+    return limiter.shared === undefined
+      ? afterLimit(limiter.decide(bucket, clock.unsafeCurrentTimeMillis()))
+      : limiter.shared(bucket).then(afterLimit)
   }
   return { check, misconfigured }
 })

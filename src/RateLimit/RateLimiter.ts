@@ -10,7 +10,9 @@
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig, type RateLimitSetting } from "../Config.js"
+import { encodeScopeName } from "../Auth/Scopes.js"
 import { Lru } from "../Lru.js"
+import { RedisStore, type RedisStoreShape } from "../Store/Redis.js"
 
 export interface Decision {
   readonly allowed: boolean
@@ -33,6 +35,12 @@ export interface RateLimiterShape {
   readonly check: (bucket: string) => Effect.Effect<Decision>
   /** The same, at a given time in epoch milliseconds (for synchronous callers). */
   readonly decide: (bucket: string, now: number) => Decision
+  /**
+   * With Redis (DECISIONS §15): the decision for the whole fleet, kept atomically in Redis; while
+   * Redis is unavailable, SVC_REDIS_ON_ERROR decides (this replica's own window, or allow).
+   * Undefined without Redis: `decide` is the limiter.
+   */
+  readonly shared: ((bucket: string) => Promise<Decision>) | undefined
   /** Buckets currently held. */
   readonly size: () => number
 }
@@ -79,8 +87,32 @@ export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number): 
     enabled: true,
     check: (key: string) => Effect.map(Clock.currentTimeMillis, (now) => decide(key, now)),
     decide,
+    shared: undefined,
     size: () => buckets.size
   }
+}
+
+/** The fleet-wide limiter on Redis, this replica's `local` one behind it for SVC_REDIS_ON_ERROR. */
+export const makeSharedRateLimiter = (
+  setting: RateLimitSetting,
+  local: RateLimiterShape,
+  store: RedisStoreShape,
+  onError: "local" | "open",
+  now: () => number
+): RateLimiterShape => {
+  const limit = setting.requests
+  const windowMs = setting.windowSeconds * 1000
+  const shared = (bucket: string): Promise<Decision> =>
+    store.slidingWindow(store.key("ratelimit", encodeScopeName(bucket)), limit, windowMs).then(
+      ([allowed, remaining, retryMs]): Decision => ({
+        allowed: allowed === 1,
+        limit,
+        remaining,
+        retryAfterSeconds: allowed === 1 ? 0 : Math.max(1, Math.ceil(retryMs / 1000))
+      }),
+      (): Decision => (onError === "open" ? { allowed: true, limit, remaining: limit, retryAfterSeconds: 0 } : local.decide(bucket, now()))
+    )
+  return { ...local, shared }
 }
 
 const ALLOWED: Decision = { allowed: true, limit: 0, remaining: 0, retryAfterSeconds: 0 }
@@ -90,15 +122,25 @@ export const unlimited: RateLimiterShape = {
   enabled: false,
   check: () => Effect.succeed(ALLOWED),
   decide: () => ALLOWED,
+  shared: undefined,
   size: () => 0
 }
 
 /** The limiter of the configured setting (`unlimited` when SVC_API_RATE_LIMIT is unset or off). */
 export const RateLimiterLive = Layer.effect(
   RateLimiter,
-  Effect.map(AppConfig, (config) =>
-    Option.match(config.rateLimit, {
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const store = yield* RedisStore
+    const clock = yield* Effect.clock
+    return Option.match(config.rateLimit, {
       onNone: () => unlimited,
-      onSome: (setting) => makeRateLimiter(setting, config.rateLimitMaxBuckets)
-    }))
+      onSome: (setting) => {
+        const local = makeRateLimiter(setting, config.rateLimitMaxBuckets)
+        return store.configured
+          ? makeSharedRateLimiter(setting, local, store, config.redis.onError, () => clock.unsafeCurrentTimeMillis())
+          : local
+      }
+    })
+  })
 )

@@ -21,6 +21,11 @@ export interface RedisStoreShape {
   readonly get: (key: string, op: string) => Effect.Effect<string | null, StoreUnavailable>
   /** SET NX: true when this call wrote the value. */
   readonly setIfAbsent: (key: string, value: string, op: string) => Effect.Effect<boolean, StoreUnavailable>
+  /**
+   * One sliding-window rate-limit decision, atomically in Redis (a script, on Redis's clock so
+   * replicas agree): `[allowed 0|1, remaining, retryAfterMs]`. A Promise, for the edge.
+   */
+  readonly slidingWindow: (key: string, limit: number, windowMs: number) => Promise<readonly [number, number, number]>
 }
 
 export class RedisStore extends Context.Tag("RedisStore")<RedisStore, RedisStoreShape>() {}
@@ -33,8 +38,50 @@ export const NO_SHARED_STORE: RedisStoreShape = {
   configured: false,
   key: (...parts) => parts.join(":"),
   get: (_key, op) => Effect.fail(new StoreUnavailable({ op })),
-  setIfAbsent: (_key, _value, op) => Effect.fail(new StoreUnavailable({ op }))
+  setIfAbsent: (_key, _value, op) => Effect.fail(new StoreUnavailable({ op })),
+  slidingWindow: () => Promise.reject(new StoreUnavailable({ op: "rate_limit" }))
 }
+
+/**
+ * The sliding-window counter of RateLimit/RateLimiter.ts, in Redis: a hash per bucket
+ * {start, current, previous}, the current fixed window's count plus the previous one's weighted by
+ * its overlap with the sliding window. Time is Redis's (TIME), so every replica decides on one clock.
+ * KEYS[1] the bucket; ARGV limit, window ms. Returns {allowed, remaining, retry after ms}.
+ */
+const SLIDING_WINDOW = `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local start = now - (now % window)
+local state = redis.call('HMGET', KEYS[1], 'start', 'current', 'previous')
+local bucketStart = tonumber(state[1]) or start
+local current = tonumber(state[2]) or 0
+local previous = tonumber(state[3]) or 0
+if bucketStart ~= start then
+  if start - bucketStart == window then previous = current else previous = 0 end
+  current = 0
+end
+local overlap = 1 - (now - start) / window
+local estimate = previous * overlap + current
+if estimate + 1 <= limit then
+  current = current + 1
+  redis.call('HSET', KEYS[1], 'start', start, 'current', current, 'previous', previous)
+  redis.call('PEXPIRE', KEYS[1], window * 2)
+  return {1, math.max(0, math.floor(limit - estimate - 1)), 0}
+end
+redis.call('HSET', KEYS[1], 'start', start, 'current', current, 'previous', previous)
+redis.call('PEXPIRE', KEYS[1], window * 2)
+local wait
+if current + 1 > limit then
+  local sinceNext = 0
+  if current > 0 then sinceNext = window * (1 - (limit - 1) / current) end
+  wait = start + window - now + math.max(0, sinceNext)
+else
+  wait = start + window * (1 - (limit - 1 - current) / previous) - now
+end
+return {0, 0, math.ceil(wait)}
+`
 
 /** Where the URL points, for logs: host and port only (never user or password). */
 export const redisTarget = (url: string): string => {
@@ -54,7 +101,10 @@ export const RedisStoreLive = Layer.scoped(
     const url = Redacted.value(redis.url.value)
     const target = redisTarget(url)
     // ioredis is loaded only when Redis is configured.
-    const { Redis } = yield* Effect.promise(() => import("ioredis"))
+    // ioredis is CommonJS: its exports object is the default export, and carries the class as `Redis`
+    // (bundled, the named export itself is not kept).
+    const { default: exported } = yield* Effect.promise(() => import("ioredis"))
+    const Redis = exported.Redis
     const client = new Redis(url, {
       lazyConnect: true,
       // Fail fast while disconnected instead of queueing: callers fall back at once.
@@ -88,11 +138,36 @@ export const RedisStoreLive = Layer.scoped(
         Effect.timeoutFail({ duration: OPERATION_TIMEOUT, onTimeout: () => new StoreUnavailable({ op }) }),
         Effect.tapError(() => Effect.sync(() => countStoreError("redis", op)))
       )
+    const numbers = (reply: unknown): readonly [number, number, number] => {
+      if (!Array.isArray(reply)) throw new StoreUnavailable({ op: "rate_limit" })
+      const [allowed, remaining, retry] = reply.map((x: unknown) => (typeof x === "number" ? x : Number(x)))
+      return [allowed ?? 0, remaining ?? 0, retry ?? 0]
+    }
+    /** A promise that fails after the operation timeout (the edge cannot wait longer). */
+    const bounded = <A>(promise: Promise<A>): Promise<A> =>
+      new Promise<A>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new StoreUnavailable({ op: "rate_limit" })), Duration.toMillis(OPERATION_TIMEOUT))
+        promise.then(
+          (value) => {
+            clearTimeout(timer)
+            resolve(value)
+          },
+          (error: unknown) => {
+            clearTimeout(timer)
+            reject(error)
+          }
+        )
+      })
     return {
       configured: true,
       key: (...parts) => `${redis.prefix}${parts.join(":")}`,
       get: (key, op) => attempt(op, () => client.get(key)),
-      setIfAbsent: (key, value, op) => attempt(op, () => client.set(key, value, "NX")).pipe(Effect.map((reply) => reply === "OK"))
+      setIfAbsent: (key, value, op) => attempt(op, () => client.set(key, value, "NX")).pipe(Effect.map((reply) => reply === "OK")),
+      slidingWindow: (key, limit, windowMs) =>
+        bounded(client.eval(SLIDING_WINDOW, 1, key, limit, windowMs)).then(numbers).catch((error: unknown) => {
+          countStoreError("redis", "rate_limit")
+          throw error
+        })
     } satisfies RedisStoreShape
   })
 )

@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import { Schema } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { once } from "node:events"
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -58,6 +59,26 @@ const startRedis = async (port: number) => {
       await new Promise((resolve) => server.once("exit", resolve))
     }
   }
+}
+
+/** The built service (dist/server.mjs) as its own process; resolves with its address once ready. */
+const spawnReplica = async (env: Record<string, string>) => {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "..", "..", "dist", "server.mjs")], {
+    env: { PATH: process.env["PATH"] ?? "", SVC_PORT: "0", SVC_LOG_LEVEL: "info", SVC_HOME: mkdtempSync(join(tmpdir(), "svc-proc-")), ...env },
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  servers.push(child)
+  let pending = ""
+  const url = await new Promise<string>((resolve, reject) => {
+    child.on("exit", (code) => reject(new Error(`the replica exited (${code})`)))
+    child.stdout?.setEncoding("utf8")
+    child.stdout?.on("data", (chunk: string) => {
+      pending += chunk
+      const match = /"message":"ready".*?"address":"([^"]+)"/.exec(pending)
+      if (match?.[1] !== undefined) resolve(match[1])
+    })
+  })
+  return { url, stop: async () => { child.kill("SIGINT"); await once(child, "exit") } }
 }
 
 const harness = useProviderDouble()
@@ -153,6 +174,33 @@ describe("baselines on Redis", () => {
     } finally {
       spy.mockRestore()
     }
+  })
+
+  it("two replica processes enforce one rate limit: a limit of 10 per window accepts exactly 10", async () => {
+    const port = await freePort()
+    const redis = await startRedis(port)
+    const env = { SVC_REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:${port}`, SVC_REDIS_PREFIX: "test:svc:", SVC_API_RATE_LIMIT: "10/60" }
+    const [a, b] = [await spawnReplica(env), await spawnReplica(env)]
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => fetch(`${(i % 2 === 0 ? a : b).url}/v1/patterns`)))
+    const statuses = responses.map((response) => response.status)
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10)
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20)
+    const refused = responses.find((response) => response.status === 429)
+    expect(refused?.headers.get("x-ratelimit-limit")).toBe("10")
+    expect(Number(refused?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    expect(await redis.client.keys("*")).toEqual(["test:svc:ratelimit:ip%3A127%2E0%2E0%2E1"])
+    await Promise.all([a.stop(), b.stop()])
+    await redis.stop()
+  })
+
+  it.each([["local", 3], ["open", 8]] as const)("with Redis lost, the limiter follows SVC_REDIS_ON_ERROR=%s (%i of 8 accepted)", async (policy, accepted) => {
+    const port = await freePort()
+    const service = await replica(port, { SVC_API_RATE_LIMIT: "3/60", SVC_REDIS_ON_ERROR: policy })
+    const statuses: Array<number> = []
+    for (let i = 0; i < 8; i++) statuses.push((await fetch(`${service.url}/v1/patterns`)).status)
+    expect(statuses.filter((status) => status === 200)).toHaveLength(accepted)
+    const metrics = await (await fetch(`${service.url}/metrics`)).text()
+    expect(metrics).toMatch(/svc_store_errors_total\{[^}]*op="rate_limit"[^}]*\} [1-9]/)
   })
 
   it("refuses a malformed SVC_REDIS_URL at start-up without showing it", async () => {
