@@ -32,7 +32,7 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const Shared = RedisStoreLive.pipe(Layer.provide(ConfigLive))
   const HomeFiles = HomeLive.pipe(Layer.provide([ConfigLive, Shared]))
   const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue, HomeFiles]))
-  const Cache = AnalysisCacheLive.pipe(Layer.provide(ConfigLive))
+  const Cache = AnalysisCacheLive.pipe(Layer.provide([ConfigLive, Shared]))
   const Replies = CachedRepliesLive.pipe(Layer.provide([ConfigLive, Cache]))
   const Scopes = ScopesLive.pipe(Layer.provide(ConfigLive))
   const Traces = TraceReaderLive.pipe(Layer.provide(ConfigLive))

@@ -56,6 +56,8 @@ export interface AppConfigShape {
   }
   readonly cache: {
     readonly enabled: boolean
+    /** SVC_CACHE=redis: entries and single flight shared by the replicas (DECISIONS §15). */
+    readonly shared: boolean
     readonly capacity: number
     readonly ttl: Option.Option<Duration.Duration>
     /** With auth required: hits and single flight per key name (`key`) or across keys (`global`). */
@@ -200,7 +202,7 @@ const url = (name: string) =>
 
 const MiB = 1024 * 1024
 
-export const appConfig: Config.Config<AppConfigShape> = Config.all({
+const settings: Config.Config<AppConfigShape> = Config.all({
   host: withDefault(
     parsed("SVC_HOST", "a host name or IP address", (raw) => (/^[A-Za-z0-9.:[\]-]+$/.test(raw) ? raw : undefined)),
     "127.0.0.1"
@@ -250,12 +252,12 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     )
   }),
   cache: Config.all({
-    enabled: withDefault(
-      parsed("SVC_CACHE", "memory or off", (raw) => {
+    backend: withDefault(
+      parsed("SVC_CACHE", "memory, redis or off", (raw) => {
         const lower = raw.toLowerCase()
-        return lower === "memory" ? true : lower === "off" || lower === "none" || lower === "" ? false : undefined
+        return lower === "memory" || lower === "redis" ? lower : lower === "off" || lower === "none" || lower === "" ? "off" : undefined
       }),
-      false
+      "off"
     ),
     capacity: withDefault(parsed("SVC_CACHE_CAPACITY", "a positive integer", integer(1, 100_000_000)), 1024),
     ttl: Config.option(parsed("SVC_CACHE_TTL_SECONDS", "a positive duration in seconds", parseDuration)),
@@ -266,7 +268,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       }),
       "key"
     )
-  }),
+  }).pipe(Config.map(({ backend, ...cache }) => ({ ...cache, enabled: backend !== "off", shared: backend === "redis" }))),
   lifecycle: Config.all({
     drainDelay: withDefault(
       parsed("SVC_DRAIN_DELAY_SECONDS", "a duration in seconds >= 0", nonNegativeDuration),
@@ -332,6 +334,15 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     )
   })
 })
+
+/** The validated configuration; settings that depend on each other are checked together here. */
+export const appConfig: Config.Config<AppConfigShape> = settings.pipe(
+  Config.mapOrFail((config) =>
+    config.cache.shared && Option.isNone(config.redis.url)
+      ? Either.left(ConfigError.InvalidData(["SVC_CACHE"], "SVC_CACHE=redis needs SVC_REDIS_URL (the Redis the replicas share)"))
+      : Either.right(config)
+  )
+)
 
 /** Renders a ConfigError for a person: one line per problem, variable first. */
 export const describeConfigError = (error: ConfigError.ConfigError): string => {

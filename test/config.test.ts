@@ -30,7 +30,7 @@ describe("configuration", () => {
     expect(Duration.toSeconds(config.limits.requestTimeout)).toBe(120)
     expect(Option.isNone(config.rateLimit)).toBe(true)
     expect(config.trustedProxies).toBe(1)
-    expect(config.cache).toEqual({ enabled: false, capacity: 1024, ttl: Option.none(), scope: "key" })
+    expect(config.cache).toEqual({ enabled: false, shared: false, capacity: 1024, ttl: Option.none(), scope: "key" })
     expect(Duration.toSeconds(config.lifecycle.drainDelay)).toBe(5)
     expect(Duration.toSeconds(config.lifecycle.shutdownGrace)).toBe(20)
     expect(config.auth.required).toBe(false)
@@ -52,7 +52,10 @@ describe("configuration", () => {
     ["SVC_API_MAX_TOTAL_CHARS", "-5", "a positive integer"],
     ["SVC_API_REQUEST_TIMEOUT", "forever", "a positive duration"],
     ["SVC_API_REQUEST_TIMEOUT", "0", "a positive duration"],
-    ["SVC_CACHE", "redis", "memory or off"],
+    ["SVC_CACHE", "disk", "memory, redis or off"],
+    ["SVC_CACHE", "redis", "SVC_CACHE=redis needs SVC_REDIS_URL"],
+    ["SVC_REDIS_URL", "http://user:pass@host", "redis:// or rediss://"],
+    ["SVC_REDIS_ON_ERROR", "deny", "local or open"],
     ["SVC_CACHE_CAPACITY", "big", "a positive integer"],
     ["SVC_CACHE_TTL_SECONDS", "soon", "a positive duration"],
     ["SVC_CACHE_SCOPE", "tenant", "key or global"],
@@ -83,6 +86,9 @@ describe("configuration", () => {
     expect(Duration.toSeconds(config.limits.requestTimeout)).toBe(90)
     expect(config.cache.enabled).toBe(true)
     expect(config.cache.scope).toBe("global")
+    const shared = Either.getOrThrow(load({ SVC_CACHE: "redis", SVC_REDIS_URL: "rediss://:pw@redis.internal:6380" }))
+    expect(shared.cache).toMatchObject({ enabled: true, shared: true })
+    expect(shared.redis.prefix).toBe("svc:")
     expect(Either.getOrThrow(load({})).cache.scope).toBe("key")
     expect(config.auth.keys.map((k) => k.name)).toEqual(["ci", "ops"])
     expect(Redacted.value(config.auth.keys[0]!.key)).toBe("abcdefghijklmnop0123")
@@ -111,12 +117,12 @@ describe("configuration", () => {
 
   it("stops the real process with the message and exit code 1", () => {
     const result = spawnSync(process.execPath, [join(import.meta.dirname, "..", "dist", "server.mjs")], {
-      env: { ...process.env, SVC_PORT: "eighty", SVC_CACHE: "redis" },
+      env: { ...process.env, SVC_PORT: "eighty", SVC_CACHE: "disk" },
       encoding: "utf8",
       timeout: 20_000
     })
     expect(result.status).toBe(1)
     expect(result.stderr).toContain("SVC_PORT must be an integer port 0-65535")
-    expect(result.stderr).toContain("SVC_CACHE must be memory or off")
+    expect(result.stderr).toContain("SVC_CACHE must be memory, redis or off")
   })
 })

@@ -9,11 +9,16 @@
  * Without SVC_CACHE=memory every request runs on its own.
  */
 import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, type Scope } from "effect"
+import { randomUUID } from "node:crypto"
 import type { AnalysisResult } from "../Analysis/Analyzer.js"
 import { AppConfig } from "../Config.js"
 import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
 import { Lru } from "../Lru.js"
 import { cacheEntries, cacheEvents, labelled } from "../Observability/Metrics.js"
+import { RedisStore, type RedisStoreShape, type StoreUnavailable } from "../Store/Redis.js"
+
+/** Entries in Redis live this long unless SVC_CACHE_TTL_SECONDS says otherwise. */
+export const DEFAULT_SHARED_TTL_MS = 24 * 60 * 60 * 1000
 
 export interface CacheOutcome {
   readonly result: AnalysisResult
@@ -46,10 +51,76 @@ interface Entry {
   hitBytes?: Uint8Array
 }
 
+/** A flight's result: computed here, or found in the shared store (then a cache hit for everyone). */
+interface Landed {
+  readonly result: AnalysisResult
+  readonly fromStore: boolean
+}
+
 interface Flight {
-  readonly deferred: Deferred.Deferred<AnalysisResult, AnalysisFailure>
+  readonly deferred: Deferred.Deferred<Landed, AnalysisFailure>
   fiber: Fiber.RuntimeFiber<void> | undefined
   waiters: number
+}
+
+/** The cache shared by the replicas on Redis (SVC_CACHE=redis, DECISIONS §15). */
+export interface SharedCache {
+  readonly store: RedisStoreShape
+  /** How long an entry lives in Redis. */
+  readonly ttlMs: number
+  /** How long a run's lease holds before another replica may take over (the request deadline and a margin). */
+  readonly leaseMs: number
+  /** This process's lease owner id. */
+  readonly owner: string
+}
+
+const isAnalysisResult = (u: unknown): u is AnalysisResult =>
+  typeof u === "object" && u !== null && typeof Reflect.get(u, "model") === "string" &&
+  typeof Reflect.get(u, "detection") === "object" && Reflect.get(u, "detection") !== null
+
+const parseResult = (text: string | null): AnalysisResult | undefined => {
+  if (text === null) return undefined
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return isAnalysisResult(parsed) ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** How often a replica waiting on another's run looks for its result. */
+const POLL = Duration.millis(100)
+
+/**
+ * One run across the replicas: the stored result if there is one; else the run under a lease
+ * (SET NX PX), its result stored for everyone; else, while another replica holds the lease, wait
+ * for its result (or for the lease to lapse, if that replica died, and take over). The store
+ * failing at any point: this replica runs on its own (the caller's deadline bounds all of it).
+ */
+const sharedRun = (
+  shared: SharedCache,
+  key: string,
+  compute: Effect.Effect<AnalysisResult, AnalysisFailure>
+): Effect.Effect<Landed, AnalysisFailure> => {
+  const { store } = shared
+  const entryKey = store.key("cache", key)
+  const leaseKey = store.key("lease", key)
+  const stored = Effect.map(store.get(entryKey, "cache_get"), parseResult)
+  const own = Effect.gen(function*() {
+    const result = yield* compute
+    yield* store.put(entryKey, JSON.stringify(result), shared.ttlMs, "cache_put").pipe(Effect.ignore)
+    return { result, fromStore: false }
+  }).pipe(Effect.ensuring(Effect.ignore(store.release(leaseKey, shared.owner))))
+  const attempt: Effect.Effect<Landed, AnalysisFailure | StoreUnavailable> = Effect.gen(function*() {
+    const found = yield* stored
+    if (found !== undefined) return { result: found, fromStore: true }
+    if (yield* store.lease(leaseKey, shared.owner, shared.leaseMs)) return yield* own
+    yield* Effect.sleep(POLL)
+    return yield* attempt
+  })
+  return attempt.pipe(
+    Effect.catchTag("StoreUnavailable", () => Effect.map(compute, (result): Landed => ({ result, fromStore: false })))
+  )
 }
 
 type CacheEvent = "hit" | "miss" | "coalesced" | "eviction" | "expiry"
@@ -63,6 +134,7 @@ export const makeAnalysisCache = (options: {
   readonly capacity: number
   readonly ttlMillis: number | undefined
   readonly scope: Scope.Scope
+  readonly shared?: SharedCache | undefined
 }) => {
   const entries = new Lru<string, Entry>(options.capacity, () => eventNow("eviction"))
   const flights = new Map<string, Flight>()
@@ -87,7 +159,7 @@ export const makeAnalysisCache = (options: {
   }
 
   /** Waits for a flight; the last waiter to leave interrupts the run. */
-  const join = (key: string, flight: Flight): Effect.Effect<AnalysisResult, AnalysisFailure> =>
+  const join = (key: string, flight: Flight): Effect.Effect<Landed, AnalysisFailure> =>
     Effect.suspend(() => {
       flight.waiters += 1
       return Deferred.await(flight.deferred)
@@ -113,24 +185,30 @@ export const makeAnalysisCache = (options: {
       const existing = flights.get(key)
       if (existing !== undefined) {
         eventNow("coalesced")
-        return { result: yield* join(key, existing), cached: false }
+        const landed = yield* join(key, existing)
+        return { result: landed.result, cached: landed.fromStore }
       }
-      eventNow("miss")
-      const flight: Flight = { deferred: yield* Deferred.make<AnalysisResult, AnalysisFailure>(), fiber: undefined, waiters: 0 }
+      const flight: Flight = { deferred: yield* Deferred.make<Landed, AnalysisFailure>(), fiber: undefined, waiters: 0 }
       flights.set(key, flight)
-      flight.fiber = yield* compute.pipe(
+      const shared = options.shared
+      const landing = shared === undefined
+        ? Effect.map(compute, (result): Landed => ({ result, fromStore: false }))
+        : sharedRun(shared, key, compute)
+      flight.fiber = yield* landing.pipe(
+        Effect.tap((landed) => Effect.sync(() => eventNow(landed.fromStore ? "hit" : "miss"))),
         Effect.exit,
         Effect.flatMap((exit) =>
           Effect.gen(function*() {
             if (flights.get(key) === flight) flights.delete(key)
-            if (Exit.isSuccess(exit)) yield* store(key, exit.value, yield* Clock.currentTimeMillis)
+            if (Exit.isSuccess(exit)) yield* store(key, exit.value.result, yield* Clock.currentTimeMillis)
             yield* Deferred.done(flight.deferred, exit)
           })
         ),
         Effect.onInterrupt(() => Deferred.interrupt(flight.deferred)),
         Effect.forkIn(options.scope)
       )
-      return { result: yield* join(key, flight), cached: false }
+      const landed = yield* join(key, flight)
+      return { result: landed.result, cached: landed.fromStore }
     })
 
   const hitBytesAt = (key: string, render: (result: AnalysisResult) => Uint8Array, now: number): Uint8Array | undefined => {
@@ -159,10 +237,16 @@ export const AnalysisCacheLive = Layer.scoped(
     }
     const scope = yield* Effect.scope
     const clock = yield* Effect.clock
+    const { limits } = yield* AppConfig
+    const store = yield* RedisStore
+    const ttlMillis = Option.getOrUndefined(Option.map(cache.ttl, Duration.toMillis))
     const made = makeAnalysisCache({
       capacity: cache.capacity,
-      ttlMillis: Option.getOrUndefined(Option.map(cache.ttl, Duration.toMillis)),
-      scope
+      ttlMillis,
+      scope,
+      shared: cache.shared
+        ? { store, ttlMs: ttlMillis ?? DEFAULT_SHARED_TTL_MS, leaseMs: Duration.toMillis(limits.requestTimeout) + 5_000, owner: randomUUID() }
+        : undefined
     })
     return { enabled: true, now: () => clock.unsafeCurrentTimeMillis(), ...made }
   })

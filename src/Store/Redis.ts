@@ -21,6 +21,12 @@ export interface RedisStoreShape {
   readonly get: (key: string, op: string) => Effect.Effect<string | null, StoreUnavailable>
   /** SET NX: true when this call wrote the value. */
   readonly setIfAbsent: (key: string, value: string, op: string) => Effect.Effect<boolean, StoreUnavailable>
+  /** SET with an expiry (milliseconds). */
+  readonly put: (key: string, value: string, ttlMs: number, op: string) => Effect.Effect<void, StoreUnavailable>
+  /** SET NX with an expiry: true when this call took the lease. */
+  readonly lease: (key: string, owner: string, ttlMs: number) => Effect.Effect<boolean, StoreUnavailable>
+  /** Gives a lease back, if this owner still holds it. */
+  readonly release: (key: string, owner: string) => Effect.Effect<void, StoreUnavailable>
   /**
    * One sliding-window rate-limit decision, atomically in Redis (a script, on Redis's clock so
    * replicas agree): `[allowed 0|1, remaining, retryAfterMs]`. A Promise, for the edge.
@@ -39,8 +45,14 @@ export const NO_SHARED_STORE: RedisStoreShape = {
   key: (...parts) => parts.join(":"),
   get: (_key, op) => Effect.fail(new StoreUnavailable({ op })),
   setIfAbsent: (_key, _value, op) => Effect.fail(new StoreUnavailable({ op })),
+  put: (_key, _value, _ttl, op) => Effect.fail(new StoreUnavailable({ op })),
+  lease: () => Effect.fail(new StoreUnavailable({ op: "lease" })),
+  release: () => Effect.fail(new StoreUnavailable({ op: "release" })),
   slidingWindow: () => Promise.reject(new StoreUnavailable({ op: "rate_limit" }))
 }
+
+/** Deletes KEYS[1] only while it still holds ARGV[1] (a lease given back by its owner only). */
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
 
 /**
  * The sliding-window counter of RateLimit/RateLimiter.ts, in Redis: a hash per bucket
@@ -163,6 +175,9 @@ export const RedisStoreLive = Layer.scoped(
       key: (...parts) => `${redis.prefix}${parts.join(":")}`,
       get: (key, op) => attempt(op, () => client.get(key)),
       setIfAbsent: (key, value, op) => attempt(op, () => client.set(key, value, "NX")).pipe(Effect.map((reply) => reply === "OK")),
+      put: (key, value, ttlMs, op) => attempt(op, () => client.set(key, value, "PX", ttlMs)).pipe(Effect.asVoid),
+      lease: (key, owner, ttlMs) => attempt("lease", () => client.set(key, owner, "PX", ttlMs, "NX")).pipe(Effect.map((reply) => reply === "OK")),
+      release: (key, owner) => attempt("release", () => client.eval(RELEASE, 1, key, owner)).pipe(Effect.asVoid),
       slidingWindow: (key, limit, windowMs) =>
         bounded(client.eval(SLIDING_WINDOW, 1, key, limit, windowMs)).then(numbers).catch((error: unknown) => {
           countStoreError("redis", "rate_limit")

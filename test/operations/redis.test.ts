@@ -203,6 +203,59 @@ describe("baselines on Redis", () => {
     expect(metrics).toMatch(/svc_store_errors_total\{[^}]*op="rate_limit"[^}]*\} [1-9]/)
   })
 
+  it("the cache and single flight span the replicas: 1,000 identical concurrent requests over two processes make one provider call", async () => {
+    const port = await freePort()
+    const redis = await startRedis(port)
+    const env = {
+      SVC_REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:${port}`,
+      SVC_REDIS_PREFIX: "test:svc:",
+      SVC_CACHE: "redis",
+      ANTHROPIC_API_KEY: "sk-ant-redis-0123456789",
+      ANTHROPIC_BASE_URL: harness.double.url
+    }
+    const [a, b] = [await spawnReplica(env), await spawnReplica(env)]
+    harness.double.script = () => ({ kind: "delay", ms: 500, then: { kind: "object", value: exampleOutput("lewin") } })
+    const body = JSON.stringify({ trace: exampleTrace("lewin"), mode: "quick" })
+    const responses = await Promise.all(Array.from({ length: 1000 }, (_, i) =>
+      fetch(`${(i % 2 === 0 ? a : b).url}/v1/analyze/lewin`, { method: "POST", headers: { "content-type": "application/json" }, body })))
+    expect(responses.every((response) => response.status === 200)).toBe(true)
+    expect(harness.double.calls).toHaveLength(1)
+    // The replica that did not run it answers from Redis as a hit; afterwards both answer from memory.
+    const later = await fetch(`${b.url}/v1/analyze/lewin`, { method: "POST", headers: { "content-type": "application/json" }, body })
+    expect(later.headers.get("x-cache")).toBe("hit")
+    const keys = await redis.client.keys("*")
+    expect(keys.length).toBeGreaterThan(0)
+    expect(keys.every((key) => key.startsWith("test:svc:cache:"))).toBe(true)
+    await Promise.all([a.stop(), b.stop()])
+    await redis.stop()
+  })
+
+  it("Redis killed and restarted mid-load: every request answers, the cache comes back by itself", async () => {
+    const port = await freePort()
+    let redis = await startRedis(port)
+    const service = await replica(port, { SVC_CACHE: "redis" })
+    const analyze = (i: number) =>
+      fetch(`${service.url}/v1/analyze/lewin`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ trace: { ...exampleTrace("lewin"), task: `reconcile batch ${i}` }, mode: "quick" })
+      })
+    harness.double.script = () => ({ kind: "delay", ms: 50, then: { kind: "object", value: exampleOutput("lewin") } })
+    const load = Array.from({ length: 40 }, (_, i) => new Promise<Response>((resolve, reject) => setTimeout(() => analyze(i).then(resolve, reject), i * 25)))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await redis.stop()
+    const statuses = (await Promise.all(load)).map((response) => response.status)
+    expect(statuses.every((status) => status === 200)).toBe(true)
+    redis = await startRedis(port)
+    // A new trace each time: one already answered is a hit in this replica's memory.
+    let next = 1000
+    await vi.waitFor(async () => {
+      expect((await analyze(next++)).status).toBe(200)
+      expect((await redis.client.keys("test:svc:cache:*")).length).toBeGreaterThan(0)
+    }, { timeout: 10_000, interval: 300 })
+    await redis.stop()
+  })
+
   it("refuses a malformed SVC_REDIS_URL at start-up without showing it", async () => {
     await expect(harness.start({ SVC_REDIS_URL: `http://:${PASSWORD}@host` })).rejects.toThrow(/SVC_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/)
     await expect(harness.start({ SVC_REDIS_URL: `http://:${PASSWORD}@host` })).rejects.not.toThrow(PASSWORD)
