@@ -21,7 +21,7 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
 const KEY = "bench-key-0123456789abcdef"
-/** BENCH_ONLY=startup,static,hit,big,otlp,wide,identical runs only those scenarios (default: all). */
+/** BENCH_ONLY=startup,static,hit,big,otlp,redis,wide,identical runs only those scenarios (default: all). */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 /** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
 const SERVICE_FLAGS = [
@@ -408,6 +408,62 @@ const main = async () => {
   await stop(otlp)
   await stop(service)
   await stop(baseline)
+
+  // 5c. Several replicas on Redis (DECISIONS §15): a cache hit whose entry lives only in Redis
+  // against an in-process hit, and the shared rate limiter's cost against the in-process one.
+  if (wants("redis")) {
+    const redisPort = await freePort()
+    const redis = spawn("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })
+    children.push(redis)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const provider = { ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instant.url }
+    const shared = { ...provider, SVC_CACHE: "redis", SVC_REDIS_URL: `redis://127.0.0.1:${redisPort}` }
+    const [a, b, local] = [await startService(shared), await startService(shared), await startService({ ...provider, SVC_CACHE: "memory" })]
+    const bodies = Array.from({ length: 300 }, (_, i) => JSON.stringify({ trace: trace(50, 4, `redis-${i}`), mode: "quick" }))
+    for (const body of bodies) {
+      await post(`${a.url}/v1/analyze/lewin`, body, agent)
+      await post(`${local.url}/v1/analyze/lewin`, body, agent)
+    }
+    const fromRedis: Array<number> = []
+    const inProcess: Array<number> = []
+    for (const body of bodies) fromRedis.push((await post(`${b.url}/v1/analyze/lewin`, body, agent)).ms)
+    for (const body of bodies) inProcess.push((await post(`${local.url}/v1/analyze/lewin`, body, agent)).ms)
+    rows.push({
+      scenario: "POST analyze, 50-step cache hit from Redis (entry only in Redis) vs in-process hit",
+      metric: "ms per request",
+      service: round2(median(fromRedis)),
+      baseline: round2(median(inProcess)),
+      ratio: round2(median(fromRedis) / median(inProcess)),
+      goal: "measured",
+      met: true
+    })
+    const getter = new Agent({ keepAlive: true, maxSockets: 1 })
+    const timedGet = (url: string) =>
+      new Promise<number>((resolve) => {
+        const started = performance.now()
+        httpRequest(url, { agent: getter, headers: { authorization: `Bearer ${KEY}` } }, (res) => {
+          res.resume()
+          res.on("end", () => resolve(performance.now() - started))
+        }).end()
+      })
+    const sharedLimiter: Array<number> = []
+    const localLimiter: Array<number> = []
+    for (let i = 0; i < 2000; i++) {
+      sharedLimiter.push(await timedGet(`${b.url}/v1/patterns`))
+      localLimiter.push(await timedGet(`${local.url}/v1/patterns`))
+    }
+    rows.push({
+      scenario: "GET /v1/patterns, rate limit in Redis vs in process (latency, one client)",
+      metric: "ms per request",
+      service: round2(median(sharedLimiter)),
+      baseline: round2(median(localLimiter)),
+      ratio: round2(median(sharedLimiter) / median(localLimiter)),
+      goal: "measured",
+      met: true
+    })
+    await Promise.all([stop(a), stop(b), stop(local)])
+    redis.kill("SIGKILL")
+  }
 
   // 6. 10,000 concurrent in-flight analyses against a double answering after 2 s.
   const many = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY })
