@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
 import { type RunningService, startService } from "../support/Service.js"
 import { requireTool } from "../support/Tools.js"
+import { freePort } from "../support/Net.js"
 
 let double: ProviderDouble
 let service: RunningService
@@ -25,17 +25,6 @@ afterAll(async () => {
   await service.close()
   await double.close()
 })
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 const post = (path: string, body: unknown) =>
   fetch(`${service.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })

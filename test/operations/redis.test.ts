@@ -9,7 +9,6 @@ import { Schema } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { mkdtempSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Redis } from "ioredis"
@@ -17,21 +16,12 @@ import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
 import { requireTool } from "../support/Tools.js"
+import { freePort } from "../support/Net.js"
 
 const PASSWORD = "redis-secret-pass-7f3a9c"
 const ALICE = "alice-key-0123456789abcdef"
 const BOB = "bob-key-0123456789abcdef"
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 const servers: Array<ChildProcess> = []
 afterAll(() => {
