@@ -6,9 +6,9 @@
  */
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import { Schema } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Redis } from "ioredis"
@@ -244,6 +244,44 @@ describe("baselines on Redis", () => {
       expect((await redis.client.keys("test:svc:cache:*")).length).toBeGreaterThan(0)
     }, { timeout: 10_000, interval: 300 })
     await redis.stop()
+  })
+
+  it("works over TLS (rediss://) with the operator's CA", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-tls-"))
+    const [cert, key] = [join(dir, "cert.pem"), join(dir, "key.pem")]
+    execFileSync(requireTool("openssl", "openssl"), [
+      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"
+    ], { stdio: "ignore" })
+    const port = await freePort()
+    const server = spawn(requireTool("redis-server", "redis-server"), [
+      "--port", "0", "--tls-port", String(port), "--bind", "127.0.0.1", "--tls-cert-file", cert, "--tls-key-file", key,
+      "--tls-ca-cert-file", cert, "--tls-auth-clients", "no", "--requirepass", PASSWORD, "--save", "", "--appendonly", "no"
+    ], { stdio: "ignore" })
+    servers.push(server)
+    const client = new Redis(`rediss://:${PASSWORD}@127.0.0.1:${port}`, { tls: { ca: readFileSync(cert) }, lazyConnect: true, maxRetriesPerRequest: 0 })
+    client.on("error", () => undefined)
+    await vi.waitFor(async () => {
+      await client.connect().catch(() => undefined)
+      expect(await client.ping()).toBe("PONG")
+    }, { timeout: 5000, interval: 100 })
+    const replicaProcess = await spawnReplica({
+      SVC_REDIS_URL: `rediss://:${PASSWORD}@127.0.0.1:${port}`,
+      SVC_REDIS_PREFIX: "tls:",
+      NODE_EXTRA_CA_CERTS: cert,
+      ANTHROPIC_API_KEY: "sk-ant-redis-0123456789",
+      ANTHROPIC_BASE_URL: harness.double.url
+    })
+    answerWith(FIRST)
+    const response = await fetch(`${replicaProcess.url}/v1/analyze/lewin`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ trace: exampleTrace("lewin"), mode: "quick", baseline: "prod" })
+    })
+    expect(response.status).toBe(200)
+    expect(await client.keys("*")).toEqual(["tls:baseline:shared:lewin:prod"])
+    client.disconnect()
+    await replicaProcess.stop()
   })
 
   it("refuses a malformed SVC_REDIS_URL at start-up without showing it", async () => {

@@ -9,7 +9,8 @@ import { which } from "../support/Tools.js"
 const DEBIAN_PACKAGES: ReadonlyArray<readonly [command: string, debianPackage: string]> = [
   ["chromium", "chromium"],
   ["promtool", "prometheus"],
-  ["redis-server", "redis-server"]
+  ["redis-server", "redis-server"],
+  ["openssl", "openssl"]
 ]
 
 export default function setup() {
