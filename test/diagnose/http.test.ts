@@ -13,6 +13,7 @@ import { DiagnoseResponse } from "../../src/Diagnose/Model.js"
 import { NormalizedTrace } from "../../src/Traces/Model.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput, type RecordedCall } from "../support/ProviderDouble.js"
+import { validateSarif } from "../support/Sarif.js"
 import type { RunningService } from "../support/Service.js"
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "traces")
@@ -213,12 +214,15 @@ describe("outputs", () => {
 
     const sarif = await post(service, body, "?output=sarif&artifact=traces/run.json")
     expect(sarif.headers.get("content-type")).toContain("application/sarif+json")
+    const sarifText = await sarif.text()
     const log = Schema.decodeUnknownSync(Schema.Struct({
       version: Schema.Literal("2.1.0"),
       runs: Schema.Array(Schema.Struct({ results: Schema.Array(Schema.Struct({ ruleId: Schema.String, locations: Schema.Array(Schema.Unknown) })) }))
-    }))(await sarif.json())
+    }))(JSON.parse(sarifText))
     expect(log.runs[0]?.results.length).toBeGreaterThan(0)
     expect(JSON.stringify(log)).toContain("traces/run.json")
+    // The live output passes Microsoft's validator with the SARIF and GitHub rules.
+    expect(validateSarif(sarifText, "live").errors).toEqual([])
 
     const html = await post(service, body, "?output=html")
     expect(html.headers.get("content-type")).toContain("text/html")

@@ -7,7 +7,6 @@
  * records, AnyValue shapes, span linking).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -18,7 +17,8 @@ import { escapeHtml, MAX_EVENTS, renderHtml, shownEvents } from "../../src/Diagn
 import { locateLines, parseSource } from "../../src/Diagnose/Render/JsonLines.js"
 import { codeSpan, escapeMarkdown, renderMarkdown } from "../../src/Diagnose/Render/Markdown.js"
 import { type AnyValue, renderOtlp, severityNumber } from "../../src/Diagnose/Render/Otlp.js"
-import { artifactUri, FINGERPRINT_KEY, renderSarif, type SarifLog } from "../../src/Diagnose/Render/Sarif.js"
+import { artifactUri, FINGERPRINT_KEY, renderSarif } from "../../src/Diagnose/Render/Sarif.js"
+import { validateSarif } from "../support/Sarif.js"
 import { requireTool } from "../support/Tools.js"
 import { quantizePng } from "./png.js"
 import { chatBody, chatSample, chatWithFinding, HOSTILE, OTEL_TRACE_ID, otelBody, otelSample, type Sample, SPANS } from "./sample-report.js"
@@ -178,43 +178,8 @@ describe("Markdown", () => {
 
 // ---------------------------------------------------------------------------------------------
 
-interface Validation {
-  readonly errors: ReadonlyArray<string>
-  readonly warnings: ReadonlyArray<string>
-  readonly output: string
-}
 
 /** Microsoft's SARIF multitool `validate`, with the SARIF rules and GitHub's (rule kind Gh). */
-const validateSarif = (log: SarifLog | string, name: string): Validation => {
-  const dir = mkdtempSync(join(tmpdir(), "svc-sarif-"))
-  const file = join(dir, `${name}.sarif`)
-  const out = join(dir, `${name}.validation.sarif`)
-  writeFileSync(file, typeof log === "string" ? log : JSON.stringify(log, null, 2))
-  // The package's bin runs the tool through a shell: the rule-kind list is quoted for it.
-  const result = spawnSync("npx", ["sarif-multitool", "validate", file, "--output", out, "--log", "ForceOverwrite", "--rule-kind", "\"Sarif;Gh\""], {
-    cwd: root,
-    encoding: "utf8",
-    timeout: 120_000
-  })
-  const output = `${result.stdout}${result.stderr}`
-  expect(result.status, output).toBe(0)
-  expect(output, output).toContain("Analysis completed successfully")
-  const report: unknown = JSON.parse(readFileSync(out, "utf8"))
-  const errors: Array<string> = []
-  const warnings: Array<string> = []
-  const runs = typeof report === "object" && report !== null && "runs" in report && Array.isArray(report.runs) ? report.runs : []
-  for (const run of runs) {
-    const results: unknown = typeof run === "object" && run !== null && "results" in run ? run.results : []
-    for (const item of Array.isArray(results) ? results : []) {
-      const level = typeof item === "object" && item !== null && "level" in item ? String(item.level) : "warning"
-      const rule = typeof item === "object" && item !== null && "ruleId" in item ? String(item.ruleId) : "?"
-      const text = JSON.stringify(typeof item === "object" && item !== null && "message" in item ? item.message : item)
-      ;(level === "error" ? errors : warnings).push(`${rule}: ${text}`)
-    }
-  }
-  for (const line of output.split("\n")) if (/: error [A-Z]+\d+/.test(line)) errors.push(line)
-  return { errors, warnings, output }
-}
 
 describe("SARIF", () => {
   const log = renderSarif(otelSample.report, otelSample.context)
