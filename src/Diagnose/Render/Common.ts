@@ -103,3 +103,11 @@ export const friendlyName = (report: DiagnoseReport, pattern: string): string =>
 
 /** The run's status as words: ok, cache hit, or the error kind. */
 export const statusText = (status: string): string => (status === "cache_hit" ? "cache hit" : status)
+
+/** Why a report has no findings: no lens ran (each says why), or the lenses that ran found none. */
+export const noFindingsText = (report: DiagnoseReport): string => {
+  const ran = report.patterns.filter((run) => run.error === null).length
+  if (report.patterns.length === 0) return "No findings: no lens could run on this trace (see the triage for what each needs)."
+  if (ran === 0) return "No findings: no lens ran to the end (see each lens's error below; without a model provider only the triage and signals are computed)."
+  return "No findings: none of the lenses that ran found a failure mode in this trace."
+}

@@ -25,6 +25,7 @@ import {
   findingsByEvent,
   friendlyName,
   integer,
+  noFindingsText,
   oneLine,
   orderedFindings,
   percent,
@@ -375,7 +376,7 @@ ${header(report, shown)}
 <h2 id="findings-title">Findings (${report.findings.length})</h2>
 ${
     numbered.length === 0
-      ? "<p>No findings: none of the lenses that ran found a failure mode in this trace.</p>"
+      ? `<p>${escapeHtml(noFindingsText(report))}</p>`
       : numbered.map((entry) => findingCard(report, context, entry, shown)).join("\n")
   }
 </section>

@@ -14,6 +14,7 @@ import {
   type FindingEvidence,
   friendlyName,
   integer,
+  noFindingsText,
   oneLine,
   orderedFindings,
   percent,
@@ -151,7 +152,7 @@ const findingBlock = (report: DiagnoseReport, context: ReportContext, finding: R
 ]
 
 const findings = (report: DiagnoseReport, context: ReportContext): Array<string> => {
-  if (report.findings.length === 0) return ["## Findings", "", "No findings: none of the lenses that ran found a failure mode in this trace."]
+  if (report.findings.length === 0) return ["## Findings", "", noFindingsText(report)]
   const ordered = orderedFindings(report)
   const lines = [`## Findings (${report.findings.length})`, ""]
   let number = 0
