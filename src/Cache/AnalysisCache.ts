@@ -8,7 +8,7 @@
  * - Failures are not cached.
  * Without SVC_CACHE=memory every request runs on its own.
  */
-import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, type Scope } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { AnalysisResult } from "../Analysis/Analyzer.js"
 import { AppConfig } from "../Config.js"
@@ -16,6 +16,9 @@ import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
 import { Lru } from "../Lru.js"
 import { cacheEntries, cacheEvents, labelled } from "../Observability/Metrics.js"
 import { RedisStore, type RedisStoreShape, type StoreUnavailable } from "../Store/Redis.js"
+
+/** A run's lease on Redis, renewed while it runs: a dead replica's lapses within this time. */
+export const LEASE_MS = 10_000
 
 /** Entries in Redis live this long unless SVC_CACHE_TTL_SECONDS says otherwise. */
 export const DEFAULT_SHARED_TTL_MS = 24 * 60 * 60 * 1000
@@ -68,7 +71,10 @@ export interface SharedCache {
   readonly store: RedisStoreShape
   /** How long an entry lives in Redis. */
   readonly ttlMs: number
-  /** How long a run's lease holds before another replica may take over (the request deadline and a margin). */
+  /**
+   * How long a lease holds without renewal: the holder renews it every third of this while it runs,
+   * so a replica that dies lets another take over within this time.
+   */
   readonly leaseMs: number
   /** This process's lease owner id. */
   readonly owner: string
@@ -106,8 +112,13 @@ const sharedRun = (
   const entryKey = store.key("cache", key)
   const leaseKey = store.key("lease", key)
   const stored = Effect.map(store.get(entryKey, "cache_get"), parseResult)
+  // While this replica runs, its lease is renewed; the renewal stops with the run.
+  const renewing = store.renew(leaseKey, shared.owner, shared.leaseMs).pipe(
+    Effect.ignore,
+    Effect.repeat(Schedule.spaced(Duration.millis(Math.max(100, Math.floor(shared.leaseMs / 3)))))
+  )
   const own = Effect.gen(function*() {
-    const result = yield* compute
+    const result = yield* Effect.raceFirst(compute, Effect.zipRight(renewing, Effect.never))
     yield* store.put(entryKey, JSON.stringify(result), shared.ttlMs, "cache_put").pipe(Effect.ignore)
     return { result, fromStore: false }
   }).pipe(Effect.ensuring(Effect.ignore(store.release(leaseKey, shared.owner))))
@@ -237,7 +248,6 @@ export const AnalysisCacheLive = Layer.scoped(
     }
     const scope = yield* Effect.scope
     const clock = yield* Effect.clock
-    const { limits } = yield* AppConfig
     const store = yield* RedisStore
     const ttlMillis = Option.getOrUndefined(Option.map(cache.ttl, Duration.toMillis))
     const made = makeAnalysisCache({
@@ -245,7 +255,7 @@ export const AnalysisCacheLive = Layer.scoped(
       ttlMillis,
       scope,
       shared: cache.shared
-        ? { store, ttlMs: ttlMillis ?? DEFAULT_SHARED_TTL_MS, leaseMs: Duration.toMillis(limits.requestTimeout) + 5_000, owner: randomUUID() }
+        ? { store, ttlMs: ttlMillis ?? DEFAULT_SHARED_TTL_MS, leaseMs: LEASE_MS, owner: randomUUID() }
         : undefined
     })
     return { enabled: true, now: () => clock.unsafeCurrentTimeMillis(), ...made }

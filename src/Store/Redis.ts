@@ -27,6 +27,8 @@ export interface RedisStoreShape {
   readonly lease: (key: string, owner: string, ttlMs: number) => Effect.Effect<boolean, StoreUnavailable>
   /** Gives a lease back, if this owner still holds it. */
   readonly release: (key: string, owner: string) => Effect.Effect<void, StoreUnavailable>
+  /** Extends a lease this owner still holds: true when it did. */
+  readonly renew: (key: string, owner: string, ttlMs: number) => Effect.Effect<boolean, StoreUnavailable>
   /**
    * One sliding-window rate-limit decision, atomically in Redis (a script, on Redis's clock so
    * replicas agree): `[allowed 0|1, remaining, retryAfterMs]`. A Promise, for the edge.
@@ -48,8 +50,12 @@ export const NO_SHARED_STORE: RedisStoreShape = {
   put: (_key, _value, _ttl, op) => Effect.fail(new StoreUnavailable({ op })),
   lease: () => Effect.fail(new StoreUnavailable({ op: "lease" })),
   release: () => Effect.fail(new StoreUnavailable({ op: "release" })),
+  renew: () => Effect.fail(new StoreUnavailable({ op: "renew" })),
   slidingWindow: () => Promise.reject(new StoreUnavailable({ op: "rate_limit" }))
 }
+
+/** Extends KEYS[1] by ARGV[2] ms only while it still holds ARGV[1] (a lease kept by its owner only). */
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`
 
 /** Deletes KEYS[1] only while it still holds ARGV[1] (a lease given back by its owner only). */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
@@ -178,6 +184,7 @@ export const RedisStoreLive = Layer.scoped(
       put: (key, value, ttlMs, op) => attempt(op, () => client.set(key, value, "PX", ttlMs)).pipe(Effect.asVoid),
       lease: (key, owner, ttlMs) => attempt("lease", () => client.set(key, owner, "PX", ttlMs, "NX")).pipe(Effect.map((reply) => reply === "OK")),
       release: (key, owner) => attempt("release", () => client.eval(RELEASE, 1, key, owner)).pipe(Effect.asVoid),
+      renew: (key, owner, ttlMs) => attempt("renew", () => client.eval(RENEW, 1, key, owner, ttlMs)).pipe(Effect.map((reply) => reply === 1)),
       slidingWindow: (key, limit, windowMs) =>
         bounded(client.eval(SLIDING_WINDOW, 1, key, limit, windowMs)).then(numbers).catch((error: unknown) => {
           countStoreError("redis", "rate_limit")

@@ -5,13 +5,16 @@
  * line; Redis unreachable at start, lost while serving and back again.
  */
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
-import { Schema } from "effect"
+import { ConfigProvider, Effect, Layer, Schema } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Redis } from "ioredis"
+import { makeAnalysisCache } from "../../src/Cache/AnalysisCache.js"
+import { AppConfig, appConfig } from "../../src/Config.js"
+import { RedisStore, RedisStoreLive } from "../../src/Store/Redis.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
@@ -217,6 +220,59 @@ describe("baselines on Redis", () => {
     expect(keys.length).toBeGreaterThan(0)
     expect(keys.every((key) => key.startsWith("test:svc:cache:"))).toBe(true)
     await Promise.all([a.stop(), b.stop()])
+    await redis.stop()
+  })
+
+  it("a replica that died holding a run's lease blocks nobody: the lease lapses and another takes over", async () => {
+    const port = await freePort()
+    const redis = await startRedis(port)
+    const service = await replica(port, { SVC_CACHE: "redis" })
+    const body = JSON.stringify({ trace: exampleTrace("lewin"), mode: "quick" })
+    const analyze = () => fetch(`${service.url}/v1/analyze/lewin`, { method: "POST", headers: { "content-type": "application/json" }, body })
+    // Learn the run's keys from a first run, then play a replica that took the lease and died.
+    expect((await analyze()).status).toBe(200)
+    const [entry] = await redis.client.keys("test:svc:cache:*")
+    expect(entry).toBeDefined()
+    const lease = (entry ?? "").replace("test:svc:cache:", "test:svc:lease:")
+    await redis.client.del(entry ?? "")
+    await redis.client.set(lease, "a-replica-that-died", "PX", 1_500)
+    const other = await replica(port, { SVC_CACHE: "redis" })
+    const started = performance.now()
+    const response = await fetch(`${other.url}/v1/analyze/lewin`, { method: "POST", headers: { "content-type": "application/json" }, body })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("x-cache")).toBe("miss")
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_000)
+    expect(harness.double.calls).toHaveLength(2)
+    expect(await redis.client.exists(lease)).toBe(0)
+    await redis.stop()
+  })
+
+  it("a run longer than its lease keeps it: the holder renews it while it runs, and gives it back after", async () => {
+    const port = await freePort()
+    const redis = await startRedis(port)
+    const config = ConfigProvider.fromMap(new Map([["SVC_REDIS_URL", `redis://:${PASSWORD}@127.0.0.1:${port}`], ["SVC_REDIS_PREFIX", "unit:"]]))
+    const seen: Array<number> = []
+    await Effect.runPromise(
+      Effect.gen(function*() {
+        const store = yield* RedisStore
+        const cache = makeAnalysisCache({ capacity: 10, ttlMillis: undefined, scope: yield* Effect.scope, shared: { store, ttlMs: 60_000, leaseMs: 300, owner: "me" } })
+        const compute = Effect.gen(function*() {
+          // Three lease lifetimes long: without renewal the lease would lapse twice over.
+          for (let i = 0; i < 3; i++) {
+            yield* Effect.sleep("300 millis")
+            seen.push(yield* Effect.promise(() => redis.client.pttl("unit:lease:k")))
+          }
+          return { model: "m", detection: { severity: "none" } }
+        })
+        yield* cache.run("k", compute)
+      }).pipe(
+        Effect.provide(RedisStoreLive.pipe(Layer.provide(Layer.effect(AppConfig, appConfig)), Layer.provide(Layer.setConfigProvider(config)))),
+        Effect.scoped
+      )
+    )
+    expect(seen.every((ttl) => ttl > 0)).toBe(true)
+    expect(await redis.client.exists("unit:lease:k")).toBe(0)
+    expect(await redis.client.exists("unit:cache:k")).toBe(1)
     await redis.stop()
   })
 
