@@ -2,7 +2,7 @@
  * The `otel` importer (DECISIONS §12): OpenTelemetry GenAI semantic conventions in any span shape
  * that `Spans.ts` reads (OTLP/JSON traces and/or logs, span lists, ADOT wrappers).
  *
- * Messages, per model call, from the first of these that has any:
+ * Messages, per model call, from the first of these that holds messages:
  *  1. the span's `gen_ai.input.messages` / `gen_ai.output.messages` (JSON strings or arrays of
  *     `{role, parts}`), with `gen_ai.system_instructions`; else the older flattened
  *     `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes (or the Vercel AI SDK's
@@ -153,7 +153,7 @@ const vercelCall = (span: Span, skip: () => void): ModelCall | undefined => {
   return { input, output }
 }
 
-/** A model call's messages, from the first source that has any (see the module comment). */
+/** A model call's messages, from the first source that holds messages (see the module comment). */
 const callOf = (span: Span, session: TraceSession): ModelCall => {
   const skip = session.skip
   const attributes = span.attributes
