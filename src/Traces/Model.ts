@@ -62,6 +62,3 @@ export const NormalizedTrace = Schema.Struct({
   })
 }).annotations({ identifier: "NormalizedTrace", description: "A trace in the service's normalized form." })
 export type NormalizedTrace = typeof NormalizedTrace.Type
-
-/** What an importer makes; `Traces/Builder.ts` fills in agents and the defaults. */
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] }

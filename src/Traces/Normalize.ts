@@ -30,8 +30,19 @@ export const IMPORTERS: ReadonlyArray<Importer> = [
 ]
 const byFormat = new Map(IMPORTERS.map((importer) => [importer.format, importer]))
 
-/** The importer that recognises a body, if any (auto detection). */
-export const detectFormat = (body: unknown): Importer | undefined => IMPORTERS.find((importer) => safeDetect(importer, body))
+/**
+ * The importer that recognises a body, if any (auto detection). A body is asked once: the intake
+ * (the envelope test, the native test, normalization) asks about the same object more than once.
+ */
+const detected = new WeakMap<object, Importer | null>()
+export const detectFormat = (body: unknown): Importer | undefined => {
+  if (typeof body !== "object" || body === null) return IMPORTERS.find((importer) => safeDetect(importer, body))
+  const known = detected.get(body)
+  if (known !== undefined) return known ?? undefined
+  const found = IMPORTERS.find((importer) => safeDetect(importer, body))
+  detected.set(body, found ?? null)
+  return found
+}
 
 const safeDetect = (importer: Importer, body: unknown) => {
   try {
