@@ -1,5 +1,6 @@
 // Production build: src/boot.ts → dist/server.mjs, which loads the application (src/main.ts and
-// everything it imports, patterns included) from dist/chunks/. Code only some configurations use
+// everything it imports, patterns included) from dist/chunks/, and src/mcp.ts → dist/mcp.mjs (MCP
+// over stdio, sharing those chunks). Code only some configurations use
 // (the hosted provider SDKs, the OpenTelemetry exporter behind /metrics) is in chunks loaded on
 // first use, so start-up does not parse or run it. Swagger UI and Redoc assets stay in
 // node_modules and are read at run time.
@@ -10,7 +11,7 @@ const started = Date.now()
 // No stale chunks from an earlier build.
 rmSync("dist", { recursive: true, force: true })
 await build({
-  entryPoints: { server: "src/boot.ts" },
+  entryPoints: { server: "src/boot.ts", mcp: "src/mcp.ts" },
   outdir: "dist",
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
@@ -27,4 +28,5 @@ await build({
   // CommonJS dependencies inside an ESM bundle need a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
-console.log(`dist/server.mjs built in ${Date.now() - started} ms`)
+// On stderr: `npm run mcp` builds first, and its stdout is the MCP protocol stream.
+console.error(`dist/server.mjs and dist/mcp.mjs built in ${Date.now() - started} ms`)

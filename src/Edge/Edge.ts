@@ -3,8 +3,9 @@
  * lifecycle from its first byte to its last, in one place:
  *
  *   request id → in flight → guards (auth misconfiguration, rate limit, API key) → prepared
- *   responses → body under the byte limit → cache hits → the app (HttpApi) with the edge's
- *   context → on close: HTTP metric, error report, access log, out of flight.
+ *   responses → body under the byte limit → cache hits → the app (HttpApi), or the MCP transport
+ *   for /mcp, with the edge's context → on close: HTTP metric, error report, access log, out of
+ *   flight.
  *
  * It answers what needs no Effect machinery itself (refusals, prepared GETs, cache hits), with
  * the same headers as every response; everything else goes to the app behind it (Forward.ts)
@@ -24,9 +25,9 @@ import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from ".
 import { bodyTooLarge, readBody } from "./Body.js"
 import { type GuardOutcome, headerValue, makeGuards } from "./Guards.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
-import type { EdgeIncomingMessage, RequestFailure } from "./RequestContext.js"
+import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./RequestContext.js"
 import { requestIdFrom } from "./RequestContext.js"
-import { ANALYZE_PREFIX, DIAGNOSE_LABEL, DIAGNOSE_PATH, routeTemplate } from "./Routes.js"
+import { ANALYZE_PREFIX, DIAGNOSE_LABEL, DIAGNOSE_PATH, MCP_PATH, routeTemplate } from "./Routes.js"
 import { makeStaticResponses } from "./StaticResponses.js"
 
 /** A node request handler. */
@@ -37,8 +38,14 @@ const SECURITY_FLAT = SECURITY.flat()
 const JSON_TYPE = "application/json"
 const kindByStatus = new Map<number, string>(Object.values(errorKinds).map(({ kind, status }) => [status, kind]))
 
-/** Builds the edge in front of `app` (the HttpApi app as a node handler). */
-export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
+/** A handler of requests the edge passed, given what the edge knows of the request. */
+export type EdgeHandler = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
+
+/**
+ * Builds the edge in front of `app` (the HttpApi app as a node handler) and `mcp` (the MCP
+ * Streamable HTTP transport at /mcp).
+ */
+export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>, mcp: EdgeHandler) =>
   Effect.gen(function*() {
     const guards = yield* makeGuards
     const statics = yield* makeStaticResponses
@@ -129,7 +136,7 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
           for (const [name, value] of SECURITY) response.setHeader(name, value)
           for (const name in guarded.headers) response.setHeader(name, guarded.headers[name] ?? "")
           response.setHeader("x-request-id", requestId)
-          request.edge = {
+          const edge: EdgeRequest = {
             requestId,
             startedAt,
             keyName: guarded.keyName,
@@ -138,6 +145,8 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>) =>
               failure ??= noted
             }
           }
+          if (path === MCP_PATH) return mcp(request, response, edge)
+          request.edge = edge
           app(request, response)
         }
 

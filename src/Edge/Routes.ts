@@ -10,6 +10,9 @@ export const ANALYZE_PREFIX = "/v1/analyze/"
 /** The diagnose path, and its `pattern` label in `svc_requests_total` (DECISIONS §13). */
 export const DIAGNOSE_PATH = "/v1/diagnose"
 export const DIAGNOSE_LABEL = "diagnose"
+/** The MCP endpoint (Streamable HTTP, DECISIONS §14): served by the MCP transport, not the HttpApi. */
+export const MCP_PATH = "/mcp"
+export const MCP_METHODS: ReadonlyArray<string> = ["DELETE", "POST"]
 
 export interface RouteInfo {
   readonly method: string
@@ -33,6 +36,7 @@ export const routes: ReadonlyArray<RouteInfo> = (() => {
 
 /** Methods that exist for a path (empty when the path is unknown). */
 export const allowedMethods = (path: string): Array<string> => {
+  if (path === MCP_PATH) return [...MCP_METHODS]
   const methods = new Set<string>()
   for (const route of routes) if (route.pattern.test(path)) methods.add(route.method)
   if (methods.has("GET")) methods.add("HEAD")
@@ -44,6 +48,7 @@ const parametric = routes.filter((route) => route.template.includes(":"))
 
 /** The route template a request matched, or `unmatched` (keeps metric labels bounded). */
 export const routeTemplate = (method: string, path: string): string => {
+  if (path === MCP_PATH) return MCP_PATH
   const hit = exact.get(`${method} ${path}`)
   if (hit !== undefined) return hit
   for (const route of parametric) if (route.method === method && route.pattern.test(path)) return route.template

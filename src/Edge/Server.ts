@@ -10,6 +10,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { drain } from "../Lifecycle/Drain.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
+import { McpHttp } from "../Surfaces/Mcp/HttpTransport.js"
 import { makeEdge } from "./Edge.js"
 import { behindEdge } from "./Forward.js"
 import { EdgeIncomingMessage } from "./RequestContext.js"
@@ -48,14 +49,15 @@ const listen = (server: Server, host: string, port: number) =>
     })
   })
 
-/** Serves the built HttpApi (HttpApiBuilder.api) behind the edge on host:port. */
+/** Serves the built HttpApi (HttpApiBuilder.api) and the MCP transport behind the edge on host:port. */
 export const ServerLive = (host: string, port: number, slugs: ReadonlySet<string>) =>
   Layer.scoped(
     ServerHandle,
     Effect.gen(function*() {
       const app = yield* HttpApiBuilder.httpApp
       const handler = yield* NodeHttpServer.makeHandler(behindEdge(app))
-      const edge = yield* makeEdge(handler, slugs)
+      const mcp = yield* McpHttp
+      const edge = yield* makeEdge(handler, slugs, mcp.handle)
       const server = createServer<typeof EdgeIncomingMessage>({ IncomingMessage: EdgeIncomingMessage, ...SERVER_TIMEOUTS }, edge)
       const address = yield* Effect.acquireRelease(
         listen(server, host, port).pipe(

@@ -1,5 +1,6 @@
 /**
- * Logs: JSON lines on stdout (Effect's JSON logger), minimum level from SVC_LOG_LEVEL.
+ * Logs: JSON lines (Effect's JSON logger) on stdout, or on stderr where stdout carries a protocol
+ * (MCP over stdio); minimum level from SVC_LOG_LEVEL.
  */
 import { Layer, Logger, LogLevel } from "effect"
 import type { AppConfigShape } from "../Config.js"
@@ -14,5 +15,8 @@ const levels: Record<AppConfigShape["logLevel"], LogLevel.LogLevel> = {
   none: LogLevel.None
 }
 
-export const loggingLayer = (level: AppConfigShape["logLevel"]) =>
-  Layer.merge(Logger.json, Logger.minimumLogLevel(levels[level]))
+export const loggingLayer = (level: AppConfigShape["logLevel"], stream: "stdout" | "stderr" = "stdout") =>
+  Layer.merge(
+    stream === "stdout" ? Logger.json : Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger)),
+    Logger.minimumLogLevel(levels[level])
+  )

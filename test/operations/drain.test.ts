@@ -159,4 +159,30 @@ describe("draining", () => {
     expect(forced.code).toBe(1)
     expect(forced.at - againAt).toBeLessThan(2000)
   }, 30_000)
+
+  it("MCP tool calls in flight over /mcp finish while readyz answers 503", async () => {
+    double.reset()
+    double.script = () => ({ kind: "delay", ms: 1500, then: { kind: "object", value: exampleOutput("lewin") } })
+    const spawned = await spawnService({ SVC_DRAIN_DELAY_SECONDS: "0.5", SVC_SHUTDOWN_GRACE_SECONDS: "20" })
+    const call = (id: number) =>
+      fetch(`${spawned.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "svc_lewin", arguments: { trace: exampleTrace("lewin"), mode: "quick" } } })
+      }).then(async (response) => ({ status: response.status, body: await response.text() }), (error: unknown) => ({ status: 0, body: String(error) }))
+    const calls = Array.from({ length: 10 }, (_, i) => call(i))
+    await waitFor(() => double.calls.length >= 10, 10_000)
+    spawned.child.kill("SIGTERM")
+    let readyz = 0
+    const signalAt = Date.now()
+    while (readyz !== 503 && Date.now() - signalAt < 2000) readyz = await fetch(`${spawned.url}/readyz`).then((r) => r.status, () => 0)
+    const results = await Promise.all(calls)
+    expect(readyz).toBe(503)
+    for (const result of results) {
+      expect(result.status).toBe(200)
+      const answer: unknown = JSON.parse(result.body)
+      expect(answer).toMatchObject({ jsonrpc: "2.0", result: { structuredContent: { pattern: "lewin" } } })
+    }
+    expect((await spawned.exited).code).toBe(0)
+  }, 30_000)
 })

@@ -1,0 +1,150 @@
+/**
+ * The MCP transport protocol under `@effect/ai`'s McpServer, for both transports: an
+ * `RpcServer.Protocol` whose clients are connections, one per stdio session or per HTTP POST.
+ * A transport opens a connection with the context of its caller, submits the JSON-RPC messages
+ * it read (JsonRpc.ts) and is handed back each answer; closing a connection interrupts what it
+ * still has running (which aborts the model calls of an analysis). Tool handlers find their
+ * caller's context by the connection's id (`McpServerClient.clientId`).
+ */
+import { ClientRequestRpcs } from "@effect/ai/McpSchema"
+import type * as RpcMessage from "@effect/rpc/RpcMessage"
+import * as RpcServer from "@effect/rpc/RpcServer"
+import { Context, Effect, Layer, Mailbox, Option } from "effect"
+import type { GuardFailure } from "../../Edge/Guards.js"
+import type { RequestTooLarge } from "../../Errors.js"
+import { errorMessage, type Incoming, makeIdMap, type Outgoing, outgoingOf } from "./JsonRpc.js"
+
+export const METHOD_NOT_FOUND = -32601
+
+/** Who makes a tool call. */
+export interface Caller {
+  /** The verified API key's name, null when none was presented or needed. */
+  readonly keyName: string | null
+  readonly requestId: string
+}
+
+/** What a transport knows of the client behind a connection. */
+export interface CallContext {
+  readonly transport: "http" | "stdio"
+  /**
+   * The caller of one tool call. Over HTTP the edge's guards ran for the request that carries it;
+   * over stdio the same guards run here, once per call (API key from SVC_API_KEY, rate limit).
+   */
+  readonly caller: Effect.Effect<Caller, GuardFailure>
+  /**
+   * Over HTTP, a limit checked before the call (the trace limits) is answered at the HTTP level,
+   * like on every route: the transport answers the request with this error. False over stdio.
+   */
+  readonly refuse: (error: RequestTooLarge) => boolean
+}
+
+/** How a connection hands answers back to its transport. */
+export interface Delivery {
+  /** One JSON-RPC message to write. */
+  readonly deliver: (message: Outgoing) => void
+  /**
+   * A request (or an invalid message) of this connection ended, answered or not (a cancelled
+   * request gets no answer): once for each.
+   */
+  readonly settled: () => void
+}
+
+export interface Connection {
+  readonly clientId: number
+  /** Requests go to the server; invalid messages and unknown methods are answered at once. */
+  readonly submit: (messages: ReadonlyArray<Incoming>) => Effect.Effect<void>
+  /** Interrupts a request of this connection by the client's id (`notifications/cancelled`). */
+  readonly cancel: (id: unknown) => Effect.Effect<void>
+  /** Ends the connection: what still runs is interrupted. */
+  readonly close: Effect.Effect<void>
+}
+
+export interface McpProtocolShape {
+  readonly open: (context: CallContext, delivery: Delivery) => Effect.Effect<Connection>
+  readonly contextOf: (clientId: number) => CallContext | undefined
+}
+
+export class McpProtocol extends Context.Tag("McpProtocol")<McpProtocol, McpProtocolShape>() {}
+
+const KNOWN_METHODS: ReadonlySet<string> = new Set(ClientRequestRpcs.requests.keys())
+
+interface Client {
+  readonly context: CallContext
+  readonly delivery: Delivery
+  readonly ids: ReturnType<typeof makeIdMap>
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const make = Effect.gen(function*() {
+  const clients = new Map<number, Client>()
+  const disconnects = yield* Mailbox.make<number>()
+  let nextClientId = 0
+  let write: (clientId: number, message: RpcMessage.FromClientEncoded) => Effect.Effect<void> = () => Effect.void
+
+  const protocol = yield* RpcServer.Protocol.make((writeRequest) => {
+    write = writeRequest
+    return Effect.succeed({
+      disconnects,
+      send: (clientId: number, response: RpcMessage.FromServerEncoded) =>
+        Effect.sync(() => {
+          const client = clients.get(clientId)
+          if (client === undefined) return
+          const outgoing = outgoingOf(response, client.ids.take)
+          if (outgoing !== undefined) client.delivery.deliver(outgoing)
+          if (response._tag === "Exit") client.delivery.settled()
+        }),
+      end: () => Effect.void,
+      clientIds: Effect.sync((): ReadonlySet<number> => new Set(clients.keys())),
+      initialMessage: Effect.succeed(Option.none()),
+      supportsAck: false,
+      supportsTransferables: false,
+      supportsSpanPropagation: false
+    })
+  })
+
+  const open = (context: CallContext, delivery: Delivery) =>
+    Effect.sync((): Connection => {
+      const clientId = nextClientId++
+      const ids = makeIdMap()
+      clients.set(clientId, { context, delivery, ids })
+      const cancel = (id: unknown) =>
+        Effect.suspend(() => {
+          const internal = ids.internalOf(id)
+          return internal === undefined ? Effect.void : write(clientId, { _tag: "Interrupt", requestId: internal })
+        })
+      const submitOne = (message: Incoming): Effect.Effect<void> => {
+        switch (message._tag) {
+          case "Request":
+            if (!KNOWN_METHODS.has(message.method)) {
+              delivery.deliver(errorMessage(message.id, { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method.slice(0, 100)}` }))
+              delivery.settled()
+              return Effect.void
+            }
+            return write(clientId, { _tag: "Request", id: ids.assign(message.id), tag: message.method, payload: message.params, headers: [] })
+          case "Notification":
+            // Of the client's notifications only a cancellation changes anything here.
+            return message.method === "notifications/cancelled" && isRecord(message.params) ? cancel(message.params["requestId"]) : Effect.void
+          case "Response":
+            return Effect.void
+          case "Invalid":
+            delivery.deliver(errorMessage(message.id, { code: message.code, message: message.message }))
+            delivery.settled()
+            return Effect.void
+        }
+      }
+      return {
+        clientId,
+        submit: (messages) => Effect.forEach(messages, submitOne, { discard: true }),
+        cancel,
+        close: Effect.suspend(() => (clients.delete(clientId) ? disconnects.offer(clientId) : Effect.succeed(false)))
+      }
+    })
+
+  return { protocol, mcp: McpProtocol.of({ open, contextOf: (clientId) => clients.get(clientId)?.context }) }
+})
+
+/** The protocol the McpServer runs on, and the transports' view of it. */
+export const McpProtocolLive: Layer.Layer<RpcServer.Protocol | McpProtocol> = Layer.effectContext(
+  Effect.map(make, ({ mcp, protocol }) => Context.make(RpcServer.Protocol, protocol).pipe(Context.add(McpProtocol, mcp)))
+)
