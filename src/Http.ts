@@ -16,7 +16,7 @@ import { CatalogueHttpLive } from "./Surfaces/Rest/CatalogueHttp.js"
 import { DocsHttpLive } from "./Surfaces/Rest/DocsHttp.js"
 import { ProbesHttpLive } from "./Surfaces/Rest/ProbesHttp.js"
 import { DiagnoseHttpLive } from "./Surfaces/Rest/DiagnoseHttp.js"
-import { McpHttpServiceLive } from "./Surfaces/Mcp/Mcp.js"
+import { McpHttpOnFirstUse } from "./Surfaces/Mcp/Entry.js"
 import { TracesHttpLive } from "./Surfaces/Rest/TracesHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -30,7 +30,7 @@ export const HttpLive = (host: string, port: number) =>
   ServerLive(host, port, slugs).pipe(
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
     Layer.provide(ApiLive),
-    Layer.provide(McpHttpServiceLive),
+    Layer.provide(McpHttpOnFirstUse),
     // No trace exporter is configured: a span per request would be pure overhead.
     HttpMiddleware.withTracerDisabledWhen(() => true)
   )

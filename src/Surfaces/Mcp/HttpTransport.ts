@@ -15,7 +15,7 @@
  * - A browser `Origin` that is not this machine is refused (DNS rebinding).
  * Errors at the HTTP level are the documented `{detail:{error,message}}`.
  */
-import { Context, Deferred, Effect, Fiber, Layer, Runtime } from "effect"
+import { Deferred, Effect, Fiber, Layer, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { isJsonContentType } from "../../Edge/Body.js"
 import { headerValue } from "../../Edge/Guards.js"
@@ -23,6 +23,7 @@ import { errorReply } from "../../Edge/Replies.js"
 import type { EdgeRequest } from "../../Edge/RequestContext.js"
 import { type ApiError, InternalError, MethodNotAllowed, NotFound, type RequestTooLarge, Unauthorized, UnsupportedMediaType, ValidationError } from "../../Errors.js"
 import { Lru } from "../../Lru.js"
+import { McpHttp } from "./McpHttp.js"
 import { classify, type Incoming, type JsonRpcId, type Outgoing } from "./JsonRpc.js"
 import { type CallContext, type Connection, McpProtocol } from "./Protocol.js"
 
@@ -37,13 +38,6 @@ interface Session {
   /** The calls running, by the client's request id, for `notifications/cancelled`. */
   readonly running: Map<JsonRpcId, Connection>
 }
-
-export interface McpHttpShape {
-  /** Answers one request to /mcp that passed the edge (body read for POSTs). */
-  readonly handle: (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
-}
-
-export class McpHttp extends Context.Tag("McpHttp")<McpHttp, McpHttpShape>() {}
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"])
 
