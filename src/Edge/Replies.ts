@@ -2,6 +2,7 @@
  * What every response shares, whichever part of the pipeline answers it (the edge itself or the
  * HttpApi app behind it): security headers, the wire form of errors, the access-log line.
  */
+import type { ServerResponse } from "node:http"
 import { Effect } from "effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"
 import { type HeaderBag, headerValue } from "./Guards.js"
@@ -36,6 +37,13 @@ export interface ErrorReply {
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = {}
+
+/** Writes an error reply as a whole response (headers already set on the response are kept). */
+export const writeErrorReply = (response: ServerResponse, error: ApiError): void => {
+  const { body, headers, status } = errorReply(error)
+  response.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  response.end(body)
+}
 
 export const errorReply = (error: ApiError): ErrorReply => {
   const { kind, status } = errorKinds[error._tag]

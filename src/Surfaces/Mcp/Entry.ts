@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import type { Catalogue } from "../../Catalogue/Catalogue.js"
 import type { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
-import { errorReply } from "../../Edge/Replies.js"
+import { writeErrorReply } from "../../Edge/Replies.js"
 import type { EdgeRequest } from "../../Edge/RequestContext.js"
 import { InternalError } from "../../Errors.js"
 import type { ErrorReporting } from "../../Observability/ErrorReporting.js"
@@ -41,9 +41,7 @@ export const McpHttpOnFirstUse: Layer.Layer<McpHttp, never, McpRequirements> = L
         () => {
           const error = new InternalError({ message: "the MCP surface could not be started; the request id identifies it in the logs" })
           edge.noteFailure({ kind: "internal_error", message: error.message, pattern: null, mode: null })
-          const { body, headers, status } = errorReply(error)
-          response.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-          response.end(body)
+          writeErrorReply(response, error)
         }
       )
     }

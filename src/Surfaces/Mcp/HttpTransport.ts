@@ -19,7 +19,7 @@ import { Deferred, Effect, Fiber, Layer, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { isJsonContentType } from "../../Edge/Body.js"
 import { headerValue } from "../../Edge/Guards.js"
-import { errorReply } from "../../Edge/Replies.js"
+import { writeErrorReply } from "../../Edge/Replies.js"
 import type { EdgeRequest } from "../../Edge/RequestContext.js"
 import { type ApiError, InternalError, MethodNotAllowed, NotFound, type RequestTooLarge, Unauthorized, UnsupportedMediaType, ValidationError } from "../../Errors.js"
 import { Lru } from "../../Lru.js"
@@ -62,10 +62,8 @@ export const McpHttpLive = Layer.effect(
     const sessions = new Lru<string, Session>(MAX_SESSIONS)
 
     const reply = (response: ServerResponse, edge: EdgeRequest, error: ApiError) => {
-      const { body, headers, status } = errorReply(error)
-      if (status >= 500) edge.noteFailure({ kind: "internal_error", message: error.message, pattern: null, mode: null })
-      response.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-      response.end(body)
+      if (error._tag === "InternalError") edge.noteFailure({ kind: "internal_error", message: error.message, pattern: null, mode: null })
+      writeErrorReply(response, error)
     }
 
     const json = (response: ServerResponse, status: number, value: unknown, headers: Readonly<Record<string, string>>) => {

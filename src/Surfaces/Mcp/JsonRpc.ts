@@ -13,6 +13,8 @@
  *   should not answer it).
  */
 
+import { isRecord } from "../../Traces/Importer.js"
+
 export type JsonRpcId = string | number
 
 /** A JSON-RPC message as this surface reads it. */
@@ -28,7 +30,6 @@ export const INVALID_REQUEST = -32600
 export const INVALID_PARAMS = -32602
 export const INTERNAL_ERROR = -32603
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 const isId = (u: unknown): u is JsonRpcId => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
 
 /** One parsed JSON value as a JSON-RPC message. */

@@ -13,6 +13,7 @@ import { Context, Effect, Layer, Mailbox, Option } from "effect"
 import type { GuardFailure } from "../../Edge/Guards.js"
 import type { RequestTooLarge } from "../../Errors.js"
 import { errorMessage, type Incoming, makeIdMap, type Outgoing, outgoingOf } from "./JsonRpc.js"
+import { isRecord } from "../../Traces/Importer.js"
 
 export const METHOD_NOT_FOUND = -32601
 
@@ -74,7 +75,6 @@ interface Client {
   readonly ids: ReturnType<typeof makeIdMap>
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const make = Effect.gen(function*() {
   const clients = new Map<number, Client>()

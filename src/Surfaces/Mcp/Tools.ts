@@ -23,6 +23,7 @@ import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
 import { type ApiError, errorBody, errorKinds, InternalError, ValidationError } from "../../Errors.js"
 import { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import { recordAnalysis, statusOfExit } from "../../Observability/Metrics.js"
+import { isRecord } from "../../Traces/Importer.js"
 import { FORMATS } from "../../Traces/Model.js"
 import { type CallContext, McpProtocol } from "./Protocol.js"
 
@@ -30,7 +31,6 @@ export const toolName = (slug: string) => `svc_${slug}`
 export const DIAGNOSE_TOOL = "svc_diagnose"
 export const LIST_TOOL = "svc_list_patterns"
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Every tool reads and computes; none changes anything the caller sees (baselines aside). */
 const READ_ONLY = new McpSchema.ToolAnnotations({
