@@ -1,6 +1,6 @@
 // Production build: src/boot.ts → dist/server.mjs, which loads the application (src/main.ts and
-// everything it imports, patterns included) from dist/chunks/, and src/mcp.ts → dist/mcp.mjs (MCP
-// over stdio, sharing those chunks). Code only some configurations use
+// everything it imports, patterns included) from dist/chunks/, and src/cli.ts → dist/cli.mjs (the
+// `svc` command line, bin/svc; sharing those chunks). Code only some configurations use
 // (the hosted provider SDKs, the OpenTelemetry exporter behind /metrics) is in chunks loaded on
 // first use, so start-up does not parse or run it. Swagger UI and Redoc assets stay in
 // node_modules and are read at run time.
@@ -11,7 +11,7 @@ const started = Date.now()
 // No stale chunks from an earlier build.
 rmSync("dist", { recursive: true, force: true })
 await build({
-  entryPoints: { server: "src/boot.ts", mcp: "src/mcp.ts" },
+  entryPoints: { server: "src/boot.ts", cli: "src/cli.ts" },
   outdir: "dist",
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
@@ -28,5 +28,5 @@ await build({
   // CommonJS dependencies inside an ESM bundle need a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
-// On stderr: `npm run mcp` builds first, and its stdout is the MCP protocol stream.
-console.error(`dist/server.mjs and dist/mcp.mjs built in ${Date.now() - started} ms`)
+// On stderr: bin/svc may build first, and its stdout is the command's result (or the MCP protocol stream).
+console.error(`dist/server.mjs and dist/cli.mjs built in ${Date.now() - started} ms`)

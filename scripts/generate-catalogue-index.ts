@@ -2,7 +2,9 @@
  * Generates the catalogue's registration code from patterns/catalogue.json, in catalogue order:
  * - patterns/index.ts: every pattern definition;
  * - src/Contract/AnalyzeGroup.generated.ts: one typed HttpApi endpoint per pattern (contracts only);
- * - src/Surfaces/Rest/AnalyzeHttp.generated.ts: the REST handler registration for those endpoints.
+ * - src/Surfaces/Rest/AnalyzeHttp.generated.ts: the REST handler registration for those endpoints;
+ * - src/Contract/AnalyzeClient.generated.ts: the typed client's analyze call for a name known at
+ *   run time (`svc analyze <pattern> --url`), one typed case per pattern.
  * HttpApi groups and handlers are typed per endpoint name, so a typed registration for N patterns
  * is N lines; generating them keeps the pattern list in one place. `--check` fails when stale.
  */
@@ -55,6 +57,39 @@ const files: Record<string, string> = {
     ...present.map((slug) => `      .handleRaw("${slug}", analyze.handler("${slug}"))`),
     '      .handleRaw("unknownPattern", analyze.unknownPattern)',
     "  ))",
+    ""
+  ].join("\n"),
+  "src/Contract/AnalyzeClient.generated.ts": [
+    header,
+    'import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"',
+    'import { Effect, Option } from "effect"',
+    'import type { Client } from "../Client.js"',
+    'import type { Mode } from "../Catalogue/Resources.js"',
+    "",
+    "/** An analysis response with its detection read as a record: the same type for every pattern. */",
+    "export interface AnalyzeReply {",
+    "  readonly pattern: string",
+    "  readonly mode: Mode",
+    "  readonly model: string",
+    "  readonly detection: Readonly<Record<string, unknown>>",
+    "  readonly cached: boolean",
+    "}",
+    "",
+    "const reply = <D extends Readonly<Record<string, unknown>>>(",
+    "  [value, response]: readonly [AnalyzeReply & { readonly detection: D }, HttpClientResponse.HttpClientResponse]",
+    "): readonly [AnalyzeReply, HttpClientResponse.HttpClientResponse] => [value, response]",
+    "",
+    "/**",
+    " * `POST /v1/analyze/<name>` through the typed client for a name known only at run time (each",
+    " * endpoint is typed by its own name), with the HTTP response; none for a name outside the catalogue.",
+    " */",
+    "export const analyzeByName = (client: Client, name: string, payload: Readonly<Record<string, unknown>>) => {",
+    "  switch (name) {",
+    ...present.map((slug) => `    case "${slug}":\n      return Option.some(Effect.map(client.analyze.${slug}({ payload, withResponse: true }), reply))`),
+    "    default:",
+    "      return Option.none()",
+    "  }",
+    "}",
     ""
   ].join("\n")
 }

@@ -30,6 +30,7 @@ import { detectFormat } from "../Traces/Normalize.js"
 import { type AnalysisResult, Analyzer } from "./Analyzer.js"
 import { type BodyParts, resolveBaseline, resolveFormat, resolveHints, resolveMode, resolveModel, resolveSelect, splitBody } from "./Intake.js"
 import { type AdmittedTrace, admitTrace, type TraceOrigin, validateAdmitted } from "./RawTraces.js"
+import { AnalysisProgress, usageCounts } from "./Progress.js"
 import { makeTurns } from "./Turns.js"
 
 export type IntakeFailure = RequestTooLarge | ValidationError | UnsupportedTraceFormat | InvalidMode | InternalError
@@ -68,6 +69,21 @@ export interface AnalysisOutcome {
   readonly cached: boolean
 }
 
+/** Who asks for an analysis: the verified key's name (data scope) and the request id. */
+export interface AnalysisCaller {
+  readonly keyName: string | null
+  readonly requestId: string
+}
+
+/** The response body of an analysis, as every surface returns it (`POST /v1/analyze/{name}`). */
+export const analysisBody = (prepared: PreparedAnalysis, outcome: AnalysisOutcome) => ({
+  pattern: prepared.entry.pattern.code.slug,
+  mode: prepared.mode,
+  model: outcome.result.model,
+  detection: outcome.detection,
+  cached: outcome.cached
+})
+
 export interface AnalyzeServiceShape {
   /**
    * Waits for this request's turn at the CPU-heavy part (parsing, validation, signals, prompts):
@@ -79,6 +95,16 @@ export interface AnalyzeServiceShape {
   /** `keyName`: the caller's verified API key name, null when none (Auth/Scopes.ts). */
   readonly prepare: (admitted: AdmittedAnalysis, keyName: string | null) => Effect.Effect<PreparedAnalysis, IntakeFailure>
   readonly run: (prepared: PreparedAnalysis, requestId: string) => Effect.Effect<AnalysisOutcome, RunFailure>
+  /**
+   * The three steps in order, after the CPU turn, for a surface with nothing to do between them
+   * (MCP, the CLI); `onMode` learns the effective mode once intake has it.
+   */
+  readonly analyze: (
+    slug: string,
+    body: Record<string, unknown> | Array<unknown>,
+    caller: AnalysisCaller,
+    onMode?: (mode: Mode) => void
+  ) => Effect.Effect<{ readonly prepared: PreparedAnalysis; readonly outcome: AnalysisOutcome }, IntakeFailure | RunFailure>
 }
 
 export class AnalyzeService extends Context.Tag("AnalyzeService")<AnalyzeService, AnalyzeServiceShape>() {}
@@ -194,12 +220,33 @@ export const AnalyzeServiceLive = Layer.effect(
       }).pipe(
         // Every analysis, whatever the surface (REST, a diagnose's inner runs, MCP), counts once.
         Effect.onExit((exit) =>
-          Effect.sync(() => countAnalysis(prepared.entry.pattern.code.slug, prepared.mode, statusOfExit(exit, (outcome) => outcome.cached)))
+          Effect.flatMap(AnalysisProgress, (progress) =>
+            Effect.sync(() => {
+              const slug = prepared.entry.pattern.code.slug
+              const status = statusOfExit(exit, (outcome) => outcome.cached)
+              countAnalysis(slug, prepared.mode, status)
+              progress.report(
+                slug,
+                exit._tag === "Success"
+                  ? { state: "done", ...usageCounts(exit.value.detection), ...(exit.value.cached ? { note: "cached" } : {}) }
+                  : { state: "failed", calls: 0, inputTokens: 0, outputTokens: 0, note: status }
+              )
+            }))
         ),
         Effect.withSpan("AnalyzeService.run", { attributes: { pattern: prepared.entry.pattern.code.slug } })
       )
 
-    return { pace: turns.turn, admit, prepare, run }
+    const analyze: AnalyzeServiceShape["analyze"] = (slug, body, caller, onMode) =>
+      Effect.gen(function*() {
+        yield* turns.turn
+        const admitted = yield* admit(slug, body)
+        onMode?.(admitted.mode)
+        const prepared = yield* prepare(admitted, caller.keyName)
+        const outcome = yield* run(prepared, caller.requestId)
+        return { prepared, outcome }
+      })
+
+    return { pace: turns.turn, admit, prepare, run, analyze }
   })
 )
 

@@ -23,6 +23,7 @@ import type { ModelCall, ModelMessage, ModelReply } from "../Providers/ModelCall
 import { ModelClients } from "../Providers/ModelClients.js"
 import { resolveProvider } from "../Providers/Resolution.js"
 import { type AnalysisRequest, type AnalysisResult, Analyzer } from "./Analyzer.js"
+import { AnalysisProgress, type ProgressState } from "./Progress.js"
 import { groundOutput } from "./Evidence.js"
 import {
   analysisMessage,
@@ -144,7 +145,6 @@ export const AnalyzerLive = Layer.effect(
     /** One structured call, validated, with one repair attempt on schema failure. */
     const callValidated = <A>(
       generate: (call: ModelCall) => Effect.Effect<ModelReply, AnalyzerError>,
-      usage: UsageCounter,
       request: {
         readonly system: string
         readonly user: string
@@ -163,19 +163,12 @@ export const AnalyzerLive = Layer.effect(
           jsonSchema: request.jsonSchema,
           maxOutputTokens: request.maxOutputTokens
         })
-        const counted = () =>
-          Effect.tap(generate(call()), (reply) =>
-            Effect.sync(() => {
-              usage.calls += 1
-              usage.inputTokens += reply.inputTokens
-              usage.outputTokens += reply.outputTokens
-            }))
-        const first = yield* counted()
+        const first = yield* generate(call())
         const checked = validate(first.value)
         if (Either.isRight(checked)) return checked.right
         const errors = formatIssues(checked.left)
         messages.push({ role: "assistant", content: JSON.stringify(first.value) }, { role: "user", content: repairMessage(errors) })
-        const second = yield* counted()
+        const second = yield* generate(call())
         const rechecked = validate(second.value)
         if (Either.isRight(rechecked)) return rechecked.right
         return yield* new AnalyzerError({
@@ -197,9 +190,15 @@ export const AnalyzerLive = Layer.effect(
         const derived: ReadonlySet<string> = new Set(origin?.derived ?? [])
         const originNote = origin === undefined ? undefined : intakeNote(origin)
         const usage: UsageCounter = { calls: 0, inputTokens: 0, outputTokens: 0 }
-        /** A model call, measured: metrics and one telemetry line (no trace content, no keys). */
+        const progress = yield* AnalysisProgress
+        /** Calls in the verification pass and the evidence check show as verifying. */
+        let phase: Extract<ProgressState, "calling" | "verifying"> = "calling"
+        const tell = () =>
+          progress.report(pattern.code.slug, { state: phase, calls: usage.calls, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens })
+        /** A model call, counted and measured: metrics and one telemetry line (no trace content, no keys). */
         const generate = (call: ModelCall): Effect.Effect<ModelReply, AnalyzerError> =>
           Effect.gen(function*() {
+            tell()
             const started = yield* Clock.currentTimeMillis
             const record = (outcome: "ok" | "error", reply: ModelReply | undefined) =>
               Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -225,14 +224,18 @@ export const AnalyzerLive = Layer.effect(
                     outcome
                   })
                 ], { discard: true }))
-            return yield* clients.generate(target, call).pipe(
+            const reply = yield* clients.generate(target, call).pipe(
               Effect.onExit((exit) => record(exit._tag === "Success" ? "ok" : "error", exit._tag === "Success" ? exit.value : undefined))
             )
+            usage.calls += 1
+            usage.inputTokens += reply.inputTokens
+            usage.outputTokens += reply.outputTokens
+            tell()
+            return reply
           })
         const detectionCall = (system: string, user: string) =>
           callValidated(
             generate,
-            usage,
             {
               system,
               user,
@@ -259,12 +262,13 @@ export const AnalyzerLive = Layer.effect(
           )
           const merged = mergeDrafts(drafts)
           // Verify against the cited elements only; evidence that does not exist is removed first.
+          phase = "verifying"
+          tell()
           const pregrounded = groundOutput(merged, trace, pattern.playbookKeys, catalogue.slugs, pattern.code.slug).output
           const verdicts = pregrounded.findings.length === 0
             ? { verdicts: [] }
             : yield* callValidated(
               generate,
-              usage,
               {
                 system: systemPrompt(pattern, VERIFICATION_INSTRUCTIONS),
                 user: verificationMessage(pregrounded.findings, citedElements(trace, pregrounded.findings, plan.elementChars)),
@@ -275,6 +279,7 @@ export const AnalyzerLive = Layer.effect(
               decodeVerdicts
             )
           const verified = applyVerdicts(pregrounded, verdicts.verdicts)
+          phase = "calling"
           const overview: RenderedView = renderTrace(trace, signals, plan.traceChars, plan.elementChars, derived)
           const rooted = yield* detectionCall(
             systemPrompt(pattern, ROOT_CAUSE_INSTRUCTIONS),
@@ -299,6 +304,8 @@ export const AnalyzerLive = Layer.effect(
           coverage = { elements_total: view.elementsTotal, elements_seen: view.elementsSeen, condensed: view.condensed, chunks: 1 }
         }
 
+        phase = "verifying"
+        tell()
         const grounded = groundOutput(
           output,
           trace,

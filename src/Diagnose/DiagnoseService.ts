@@ -8,6 +8,7 @@
 import { Clock, Context, Duration, Effect, Either, Layer } from "effect"
 import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"
+import { AnalysisProgress } from "../Analysis/Progress.js"
 import { resolveFormat, resolveHints, resolveMode, resolveModel, resolveSelect, splitBody } from "../Analysis/Intake.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { Mode } from "../Catalogue/Resources.js"
@@ -168,6 +169,10 @@ export const DiagnoseServiceLive = Layer.effect(
         }))
 
         // The chosen lenses, concurrently, each through the same intake and engine as analyze.
+        const progress = yield* AnalysisProgress
+        for (const candidate of chosen) {
+          progress.report(candidate.entry.pattern.code.slug, { state: "queued", calls: 0, inputTokens: 0, outputTokens: 0 })
+        }
         const runOne = (candidate: Candidate): Effect.Effect<RunOutcome> => {
           const entry: CatalogueEntry = candidate.entry
           const base = {
@@ -191,9 +196,11 @@ export const DiagnoseServiceLive = Layer.effect(
                 }
               }))
             ),
-            Effect.catchAll((error) =>
-              Effect.succeed<RunOutcome>({ ...base, result: { _tag: "Failed", kind: errorKinds[error._tag].kind, message: error.message } })
-            )
+            Effect.catchAll((error) => {
+              const kind = errorKinds[error._tag].kind
+              progress.report(base.pattern, { state: "failed", calls: 0, inputTokens: 0, outputTokens: 0, note: kind })
+              return Effect.succeed<RunOutcome>({ ...base, result: { _tag: "Failed", kind, message: error.message } })
+            })
           )
         }
         const runs = yield* Effect.forEach(chosen, runOne, { concurrency: CONCURRENCY }).pipe(

@@ -1,5 +1,5 @@
 /**
- * MCP over stdio (issue 16, DECISIONS §14): the built `dist/mcp.mjs` (what `svc mcp` runs) as a
+ * MCP over stdio (issue 16, DECISIONS §14): `svc mcp` (bin/svc, the built dist/cli.mjs) as a
  * child process, driven by the official `@modelcontextprotocol/sdk` client and by hand, against
  * the provider double. stdout carries the protocol and nothing else; the guards, limits and
  * cancellation hold as over HTTP.
@@ -105,7 +105,7 @@ describe("MCP over stdio", () => {
   it("stdout is the protocol only: bad lines get JSON-RPC errors, string ids are kept, and the calls in flight finish when stdin ends", async () => {
     double.reset()
     double.script = () => ({ kind: "delay", ms: 300, then: { kind: "object", value: exampleOutput("lewin") } })
-    const child = spawn(process.execPath, [MCP_ENTRY], { env: { PATH: process.env["PATH"] ?? "", SVC_LOG_LEVEL: "debug", ...providerEnv() }, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [MCP_ENTRY, "mcp"], { env: { PATH: process.env["PATH"] ?? "", SVC_LOG_LEVEL: "debug", ...providerEnv() }, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => {

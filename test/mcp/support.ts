@@ -7,7 +7,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { join } from "node:path"
 
-export const MCP_ENTRY = join(import.meta.dirname, "..", "..", "dist", "mcp.mjs")
+/** `svc mcp`: the command line's entry, run by node (as the `svc` launcher does), then its argument. */
+export const MCP_ENTRY = join(import.meta.dirname, "..", "..", "bin", "svc")
 
 export const newClient = () => new Client({ name: "svc-tests", version: "1.0.0" })
 
@@ -19,12 +20,12 @@ export const connectHttp = async (url: string, headers: Record<string, string> =
   return { client, transport }
 }
 
-/** A connected client over stdio to the built `dist/mcp.mjs`, with this environment. */
+/** A connected client over stdio to `svc mcp`, with this environment. */
 export const connectStdio = async (env: Record<string, string>) => {
   const client = newClient()
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [MCP_ENTRY],
+    args: [MCP_ENTRY, "mcp"],
     env: { PATH: process.env["PATH"] ?? "", SVC_LOG_LEVEL: "info", ...env },
     stderr: "pipe"
   })

@@ -1,6 +1,7 @@
 /**
  * Global test setup: makes sure the tools the tests drive exist on this machine (Debian's
- * chromium, prometheus/promtool and redis-server), installing them when missing, and builds dist/ for the tests
+ * chromium, prometheus/promtool, redis-server, openssl; tmux, zsh and fish for the `svc` terminal and completion tests),
+ * installing them when missing, and builds dist/ for the tests
  * that start the production bundle. Runs once per `npm test`.
  */
 import { execFileSync } from "node:child_process"
@@ -10,7 +11,10 @@ const DEBIAN_PACKAGES: ReadonlyArray<readonly [command: string, debianPackage: s
   ["chromium", "chromium"],
   ["promtool", "prometheus"],
   ["redis-server", "redis-server"],
-  ["openssl", "openssl"]
+  ["openssl", "openssl"],
+  ["tmux", "tmux"],
+  ["zsh", "zsh"],
+  ["fish", "fish"]
 ]
 
 export default function setup() {

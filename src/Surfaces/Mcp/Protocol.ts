@@ -14,15 +14,12 @@ import type { GuardFailure } from "../../Edge/Guards.js"
 import type { RequestTooLarge } from "../../Errors.js"
 import { errorMessage, type Incoming, makeIdMap, type Outgoing, outgoingOf } from "./JsonRpc.js"
 import { isRecord } from "../../Traces/Importer.js"
+import type { AnalysisCaller } from "../../Analysis/AnalyzeService.js"
 
 export const METHOD_NOT_FOUND = -32601
 
-/** Who makes a tool call. */
-export interface Caller {
-  /** The verified API key's name, null when none was presented or needed. */
-  readonly keyName: string | null
-  readonly requestId: string
-}
+/** Who makes a tool call: the verified key's name (null when none was presented or needed) and the request id. */
+export type Caller = AnalysisCaller
 
 /** What a transport knows of the client behind a connection. */
 export interface CallContext {

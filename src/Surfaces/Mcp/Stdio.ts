@@ -1,5 +1,5 @@
 /**
- * MCP over stdio (`svc mcp`; until the CLI lands, `npm run mcp`): newline-delimited JSON-RPC on
+ * MCP over stdio (`svc mcp`, StdioMain.ts): newline-delimited JSON-RPC on
  * stdin and stdout, one connection of the MCP protocol for the life of the process. Only
  * protocol messages go to stdout; logs go to stderr (the entry point sets that up).
  *
@@ -10,14 +10,13 @@
  * When stdin ends, the calls still running finish and their answers are written before the
  * process exits.
  */
-import { Deferred, Effect, Option, Redacted, Runtime } from "effect"
+import { Deferred, Effect, type Option, type Redacted, Runtime } from "effect"
 import { createInterface } from "node:readline"
 import type { Readable, Writable } from "node:stream"
-import { type HeaderBag, makeGuards } from "../../Edge/Guards.js"
 import { MCP_PATH } from "../../Edge/Routes.js"
-import { Unauthorized } from "../../Errors.js"
+import { makeLocalCaller } from "../LocalCaller.js"
 import { type Incoming, parseMessages } from "./JsonRpc.js"
-import { type CallContext, type Caller, McpProtocol } from "./Protocol.js"
+import { type CallContext, McpProtocol } from "./Protocol.js"
 
 export interface StdioOptions {
   readonly input: Readable
@@ -31,30 +30,8 @@ const pending = (messages: ReadonlyArray<Incoming>) => messages.filter((message)
 export const serveStdio = (options: StdioOptions) =>
   Effect.gen(function*() {
     const protocol = yield* McpProtocol
-    const guards = yield* makeGuards
+    const caller = yield* makeLocalCaller(options.apiKey, "svc mcp", MCP_PATH)
     const runtime = yield* Effect.runtime<never>()
-    const headers: HeaderBag = Option.match(options.apiKey, {
-      onNone: () => ({}),
-      onSome: (key) => ({ authorization: `Bearer ${Redacted.value(key)}` })
-    })
-
-    const caller = Effect.flatMap(
-      Effect.promise(async () => guards.check(headers, "stdio", MCP_PATH)),
-      (outcome) => {
-        if (outcome._tag === "Pass") return Effect.succeed<Caller>({ keyName: outcome.keyName, requestId: crypto.randomUUID() })
-        const error = outcome.error
-        // The HTTP wording names headers; on stdio the key comes from the environment.
-        return Effect.fail(
-          error._tag === "Unauthorized"
-            ? new Unauthorized({
-              message: Option.isNone(options.apiKey)
-                ? "an API key is required: set SVC_API_KEY in the environment of `svc mcp`"
-                : "the API key in SVC_API_KEY is not valid"
-            })
-            : error
-        )
-      }
-    )
     const context: CallContext = { transport: "stdio", caller, refuse: () => false }
 
     const ended = yield* Deferred.make<void>()

@@ -13,7 +13,7 @@
 import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { AnalyzeService } from "../../Analysis/AnalyzeService.js"
+import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { Catalogue, type CatalogueEntry } from "../../Catalogue/Catalogue.js"
 import type { Mode } from "../../Catalogue/Resources.js"
 import { DiagnoseService, MAX_PATTERNS } from "../../Diagnose/DiagnoseService.js"
@@ -258,17 +258,15 @@ export const McpToolsLive = Layer.effectDiscard(
                 const caller = yield* context.caller
                 track.requestId = caller.requestId
                 const envelope = yield* envelopeOf(args)
-                yield* analyses.pace
-                const admitted = yield* analyses.admit(slug, envelope)
-                track.mode = admitted.mode
-                const prepared = yield* analyses.prepare(admitted, caller.keyName)
-                const outcome = yield* analyses.run(prepared, caller.requestId)
+                const { prepared, outcome } = yield* analyses.analyze(slug, envelope, caller, (mode) => {
+                  track.mode = mode
+                })
                 return { prepared, outcome, cached: outcome.cached }
               }),
             ({ outcome, prepared }) =>
               new McpSchema.CallToolResult({
                 content: [text(detectionSummary(entry, outcome.detection, outcome.cached))],
-                structuredContent: { pattern: slug, mode: prepared.mode, model: outcome.result.model, detection: outcome.detection, cached: outcome.cached }
+                structuredContent: analysisBody(prepared, outcome)
               })
           )
       })

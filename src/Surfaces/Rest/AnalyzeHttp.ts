@@ -7,7 +7,7 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Exit, Layer } from "effect"
-import { type AdmittedAnalysis, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
+import { type AdmittedAnalysis, analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import type { AnalysisResult } from "../../Analysis/Analyzer.js"
 import { CachedReplies } from "../../Cache/CachedReplies.js"
 import type { Mode } from "../../Catalogue/Resources.js"
@@ -94,14 +94,8 @@ export const AnalyzeRestLive = Layer.effect(
         return prepared
       })
 
-    const respond = (slug: string, prepared: PreparedAnalysis, outcome: AnalysisOutcome) => {
-      const response = HttpServerResponse.unsafeJson({
-        pattern: slug,
-        mode: prepared.mode,
-        model: outcome.result.model,
-        detection: outcome.detection,
-        cached: outcome.cached
-      })
+    const respond = (prepared: PreparedAnalysis, outcome: AnalysisOutcome) => {
+      const response = HttpServerResponse.unsafeJson(analysisBody(prepared, outcome))
       return prepared.key === "" ? response : HttpServerResponse.setHeader(response, "x-cache", outcome.cached ? "hit" : "miss")
     }
 
@@ -116,7 +110,7 @@ export const AnalyzeRestLive = Layer.effect(
                 Effect.map(service.run(prepared, edge.requestId), (outcome) => ({ prepared, outcome, cached: outcome.cached }))
               ),
               Effect.onExit((exit) => settle(edge, slug, admitted.mode, exit)),
-              Effect.map(({ prepared, outcome }) => respond(slug, prepared, outcome))
+              Effect.map(({ prepared, outcome }) => respond(prepared, outcome))
             )
           )
         )

@@ -1,0 +1,84 @@
+/**
+ * What the `svc` commands ask of the service, in one interface with two implementations: in this
+ * process (Local.ts: the service's own Layers, config and providers, the guards run per call) or
+ * against a running service (Remote.ts: the typed HttpApi client). Both return the same values for
+ * the same input, so a command prints the same output either way. Failures carry the service's
+ * error kind (`{detail:{error}}` over HTTP) and its message; `exitCodeOf` turns a kind into the
+ * process's exit code (DECISIONS §14).
+ */
+import { Data, type Effect } from "effect"
+import type { Mode } from "../../Catalogue/Resources.js"
+import type { DiagnoseReport, ReportContext } from "../../Diagnose/Model.js"
+
+/**
+ * A command that could not finish. `kind` is the service's error kind (validation_error,
+ * llm_resolution_error, ...) or one of the CLI's own: `usage` (bad arguments, a file that cannot
+ * be read), `unreachable` (no service answers at --url), `unexpected`.
+ */
+export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly kind: string; readonly message: string }> {}
+
+/** The response body of an analysis (`POST /v1/analyze/{name}`). */
+export interface AnalyzeAnswer {
+  readonly pattern: string
+  readonly mode: Mode
+  readonly model: string
+  readonly detection: Readonly<Record<string, unknown>>
+  readonly cached: boolean
+}
+
+export interface DiagnoseAnswer {
+  readonly report: DiagnoseReport
+  /** The response body as served (`{report}`), for the JSON output. */
+  readonly body: unknown
+  /** The normalized events, for the renderers that show the run (markdown, html). */
+  readonly events: ReportContext["events"]
+}
+
+export type Body = Record<string, unknown> | Array<unknown>
+
+/** A request body: `{trace, ...options}` (Input.envelopeOf). */
+export type Envelope = Record<string, unknown>
+
+export interface Backend {
+  /** In-process, or the service's address. */
+  readonly where: string
+  /** `body`: the response as served, printed as it is (against a service, after the typed client checked it). */
+  readonly analyze: (slug: string, envelope: Envelope) => Effect.Effect<{ readonly answer: AnalyzeAnswer; readonly body: unknown }, CliFailure>
+  /** `events`: whether the renderer needs the normalized events (remote: one more request). */
+  readonly diagnose: (envelope: Envelope, events: boolean) => Effect.Effect<DiagnoseAnswer, CliFailure>
+  readonly normalize: (envelope: Envelope) => Effect.Effect<unknown, CliFailure>
+  readonly patterns: Effect.Effect<unknown, CliFailure>
+  readonly pattern: (name: string, part: "record" | "playbooks" | "citations" | "composition") => Effect.Effect<unknown, CliFailure>
+}
+
+/** Kinds that mean the input or the command line is wrong: exit 2. */
+const INPUT_KINDS: ReadonlySet<string> = new Set([
+  "usage",
+  "validation_error",
+  "unsupported_trace_format",
+  "invalid_mode",
+  "unknown_pattern",
+  "not_found",
+  "request_too_large",
+  "unsupported_media_type",
+  "unauthorized"
+])
+
+/** Kinds that mean no analysis could run (provider, deadline, the service's state): exit 3. */
+const NO_ANALYSIS_KINDS: ReadonlySet<string> = new Set([
+  "llm_resolution_error",
+  "analyzer_error",
+  "timeout",
+  "rate_limited",
+  "auth_misconfigured",
+  "unreachable"
+])
+
+/**
+ * DECISIONS §14: 0 done; 1 a finding at or above --fail-on; 2 usage or input error; 3 no analysis
+ * could run (provider, timeout) and nothing reached --fail-on; 70 unexpected failure.
+ */
+export const EXIT = { done: 0, failOn: 1, input: 2, noAnalysis: 3, unexpected: 70, interrupted: 130 } as const
+
+export const exitCodeOf = (kind: string): number =>
+  INPUT_KINDS.has(kind) ? EXIT.input : NO_ANALYSIS_KINDS.has(kind) ? EXIT.noAnalysis : EXIT.unexpected

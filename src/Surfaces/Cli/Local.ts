@@ -1,0 +1,101 @@
+/**
+ * The commands in this process (the default): the service's own Layers (`ResourcesLive`), the
+ * same configuration from the environment and the same providers, no HTTP server. The guards run
+ * per call as for `svc mcp` (SVC_API_KEY, rate limit); the services report progress to the
+ * command's listener. Logs go to stderr, at SVC_LOG_LEVEL when it is set, else errors only.
+ */
+import { Config, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
+import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
+import { AnalysisProgress, type AnalysisProgressShape } from "../../Analysis/Progress.js"
+import { ResourcesLive, withoutRuntimeMetrics } from "../../App.js"
+import { Catalogue } from "../../Catalogue/Catalogue.js"
+import { appConfig, describeConfigError } from "../../Config.js"
+import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
+import { ANALYZE_PREFIX, DIAGNOSE_PATH } from "../../Edge/Routes.js"
+import { type ApiError, errorKinds } from "../../Errors.js"
+import { loggingLayer } from "../../Observability/Logging.js"
+import { TraceReader } from "../../Traces/TraceReader.js"
+import { makeLocalCaller } from "../LocalCaller.js"
+import { type Backend, CliFailure } from "./Backend.js"
+
+const failureOf = (error: ApiError) => new CliFailure({ kind: errorKinds[error._tag].kind, message: error.message })
+
+const decoder = new TextDecoder()
+const json = (bytes: Uint8Array): unknown => JSON.parse(decoder.decode(bytes))
+
+export interface LocalOptions {
+  readonly apiKey: Option.Option<Redacted.Redacted>
+  /** The command, for messages (`svc analyze`). */
+  readonly command: string
+  readonly progress: AnalysisProgressShape
+}
+
+export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, CliFailure, Scope.Scope> =>
+  Effect.gen(function*() {
+    const config = yield* appConfig.pipe(
+      Effect.mapError((error) => new CliFailure({ kind: "usage", message: `invalid configuration:\n${describeConfigError(error)}` }))
+    )
+    const explicitLevel = yield* Config.option(Config.string("SVC_LOG_LEVEL")).pipe(Effect.orElseSucceed(() => Option.none()))
+    const logging = loggingLayer(Option.isSome(explicitLevel) ? config.logLevel : "error", "stderr")
+    const context = yield* Layer.build(ResourcesLive(config).pipe(Layer.provide(logging))).pipe(
+      Effect.catchAllCause(() => Effect.fail(new CliFailure({ kind: "unexpected", message: "the service's resources could not start" })))
+    )
+    const analyses = Context.get(context, AnalyzeService)
+    const diagnoses = Context.get(context, DiagnoseService)
+    const reader = Context.get(context, TraceReader)
+    const catalogue = Context.get(context, Catalogue)
+    const callerAt = (path: string) => makeLocalCaller(options.apiKey, options.command, path).pipe(Effect.provide(context))
+    const inProcess = <A, E extends ApiError>(effect: Effect.Effect<A, E>) =>
+      effect.pipe(
+        Effect.mapError(failureOf),
+        Effect.provideService(AnalysisProgress, options.progress),
+        Effect.provide(logging),
+        withoutRuntimeMetrics
+      )
+    const entryOf = (name: string) => {
+      const entry = catalogue.get(name)
+      return entry === undefined
+        ? Effect.fail(
+          new CliFailure({ kind: "unknown_pattern", message: `no pattern named ${JSON.stringify(name.slice(0, 80))}; \`svc patterns\` lists the catalogue` })
+        )
+        : Effect.succeed(entry)
+    }
+
+    return {
+      where: "in-process",
+      analyze: (slug, envelope) =>
+        Effect.flatMap(entryOf(slug), () =>
+          inProcess(Effect.gen(function*() {
+            const caller = yield* yield* callerAt(`${ANALYZE_PREFIX}${slug}`)
+            const { prepared, outcome } = yield* analyses.analyze(slug, envelope, caller)
+            const answer = analysisBody(prepared, outcome)
+            return { answer, body: answer }
+          }))),
+      diagnose: (envelope) =>
+        inProcess(Effect.gen(function*() {
+          const caller = yield* yield* callerAt(DIAGNOSE_PATH)
+          const { report, events } = yield* diagnoses.diagnose(envelope, caller.keyName, caller.requestId)
+          return { report, events, body: { report } }
+        })),
+      normalize: (envelope) =>
+        inProcess(Effect.gen(function*() {
+          yield* yield* callerAt("/v1/traces/normalize")
+          yield* analyses.pace
+          return yield* reader.normalize(envelope)
+        })),
+      patterns: Effect.sync(() => json(catalogue.listJson)),
+      pattern: (name, part) =>
+        Effect.map(entryOf(name), (entry) => {
+          switch (part) {
+            case "record":
+              return json(entry.recordJson)
+            case "playbooks":
+              return json(entry.playbooksJson)
+            case "composition":
+              return json(entry.compositionJson)
+            case "citations":
+              return decoder.decode(entry.citations)
+          }
+        })
+    } satisfies Backend
+  }).pipe(Effect.withConfigProvider(ConfigProvider.fromEnv()))

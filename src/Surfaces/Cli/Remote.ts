@@ -1,0 +1,100 @@
+/**
+ * The commands against a running service (`--url`, with `--api-key` or SVC_API_KEY): every call
+ * through the typed HttpApi client (Client.ts), so requests and answers are checked against the
+ * same contract the service serves. Errors come back as the service's typed errors and keep their
+ * kind; a service that does not answer is `unreachable` (exit 3).
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Effect, Option, ParseResult, Redacted } from "effect"
+import { analyzeByName } from "../../Contract/AnalyzeClient.generated.js"
+import { makeClient } from "../../Client.js"
+import { errorKinds } from "../../Errors.js"
+import { type Backend, CliFailure } from "./Backend.js"
+
+export interface RemoteOptions {
+  readonly url: string
+  readonly apiKey: Option.Option<Redacted.Redacted>
+}
+
+const decoder = new TextDecoder()
+
+const kindOf = (tag: string): string | undefined => Object.entries(errorKinds).find(([name]) => name === tag)?.[1].kind
+
+type ClientFailure = { readonly _tag: string; readonly message: string } | HttpClientError.HttpClientError | ParseResult.ParseError
+
+export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend, CliFailure> =>
+  Effect.gen(function*() {
+    const base = options.url.replace(/\/+$/, "")
+    const client = yield* makeClient(base, Option.match(options.apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: Redacted.value(key) }) })).pipe(
+      Effect.provide(FetchHttpClient.layer)
+    )
+    const failureOf = (error: ClientFailure): CliFailure => {
+      if (HttpClientError.isHttpClientError(error)) {
+        return error._tag === "RequestError"
+          ? new CliFailure({ kind: "unreachable", message: `no service answered at ${base}: ${error.reason === "Transport" ? "connection failed" : error.reason}` })
+          : new CliFailure({
+            kind: "unexpected",
+            message: `the service at ${base} answered ${error.response.status} with a body its contract does not describe (is it pattern-analysis-service?)`
+          })
+      }
+      if (ParseResult.isParseError(error)) {
+        return new CliFailure({ kind: "unexpected", message: `an answer of the service at ${base} did not match its contract: ${error.message.slice(0, 300)}` })
+      }
+      return new CliFailure({ kind: kindOf(error._tag) ?? "unexpected", message: error.message })
+    }
+    const call = <A>(effect: Effect.Effect<A, ClientFailure>) => effect.pipe(Effect.mapError(failureOf), Effect.provide(FetchHttpClient.layer))
+    /**
+     * The body as the service sent it, once the typed client has decoded and checked it (the body
+     * is read once and kept by the response): printed as it is, keys in the service's order.
+     */
+    const served = (response: HttpClientResponse.HttpClientResponse) =>
+      Effect.flatMap(call(response.arrayBuffer), (bytes) =>
+        Effect.try({
+          try: (): unknown => JSON.parse(decoder.decode(bytes)),
+          catch: () => new CliFailure({ kind: "unexpected", message: `the service at ${base} answered with a body that is not JSON` })
+        }))
+    const typedAndServed = <A>(effect: Effect.Effect<readonly [A, HttpClientResponse.HttpClientResponse], ClientFailure>) =>
+      Effect.flatMap(call(effect), ([value, response]) => Effect.map(served(response), (body) => ({ value, body })))
+
+    const backend: Backend = {
+      where: base,
+      analyze: (slug, envelope) =>
+        Option.match(analyzeByName(client, slug, envelope), {
+          // A name outside this client's catalogue: the service says what it knows of it.
+          onNone: () =>
+            call(Effect.flatMap(client.analyze.unknownPattern({ path: { name: slug } }), () =>
+              Effect.fail(new CliFailure({ kind: "unknown_pattern", message: `no pattern named ${JSON.stringify(slug)}` }))
+            )),
+          onSome: (request) => Effect.map(typedAndServed(request), ({ value, body }) => ({ answer: value, body }))
+        }),
+      diagnose: (envelope, withEvents) =>
+        Effect.gen(function*() {
+          const { value, body } = yield* typedAndServed(client.diagnose.diagnose({ payload: envelope, urlParams: { output: "json" }, withResponse: true }))
+          if (typeof value === "string") {
+            return yield* new CliFailure({ kind: "unexpected", message: `the service at ${base} answered a diagnose in JSON with something else` })
+          }
+          if (!withEvents) return { report: value.report, events: [], body }
+          // The renderers that show the run read its events, as the service normalized them.
+          const normalized = yield* call(client.traces.normalize({ payload: envelope }))
+          return { report: value.report, events: "trace" in normalized ? normalized.trace.events : [], body }
+        }),
+      normalize: (envelope) => Effect.map(typedAndServed(client.traces.normalize({ payload: envelope, withResponse: true })), ({ body }) => body),
+      patterns: Effect.map(typedAndServed(client.catalogue.listPatterns({ withResponse: true })), ({ body }) => body),
+      pattern: (name, part) => {
+        const path: { readonly path: { readonly name: string }; readonly withResponse: true } = { path: { name }, withResponse: true }
+        switch (part) {
+          case "record":
+            return Effect.map(typedAndServed(client.catalogue.getPattern(path)), ({ body }) => body)
+          case "playbooks":
+            return Effect.map(typedAndServed(client.catalogue.getPlaybooks(path)), ({ body }) => body)
+          case "composition":
+            return Effect.map(typedAndServed(client.catalogue.getComposition(path)), ({ body }) => body)
+          case "citations":
+            return call(client.catalogue.getCitations({ path: { name } }))
+        }
+      }
+    }
+    return backend
+  })

@@ -1,0 +1,39 @@
+/**
+ * The guards for a surface that runs in the caller's own process (`svc mcp` over stdio, the `svc`
+ * commands in-process): the same `makeGuards` the edge runs for each HTTP request, run here once
+ * per call. The API key comes from SVC_API_KEY (required when SVC_API_REQUIRE_AUTH=true; its name
+ * picks the data scope), and the rate limit counts each call.
+ */
+import { Effect, Option, Redacted } from "effect"
+import type { AnalysisCaller } from "../Analysis/AnalyzeService.js"
+import { type GuardFailure, type HeaderBag, makeGuards } from "../Edge/Guards.js"
+import { Unauthorized } from "../Errors.js"
+
+/**
+ * An effect that runs the guards and, when they pass, names the caller with a fresh request id.
+ * `command` names the command in the message of a missing or wrong key (`svc mcp`, `svc analyze`).
+ */
+export const makeLocalCaller = (apiKey: Option.Option<Redacted.Redacted>, command: string, path: string) =>
+  Effect.map(makeGuards, (guards): Effect.Effect<AnalysisCaller, GuardFailure> => {
+    const headers: HeaderBag = Option.match(apiKey, {
+      onNone: () => ({}),
+      onSome: (key) => ({ authorization: `Bearer ${Redacted.value(key)}` })
+    })
+    return Effect.flatMap(
+      Effect.promise(async () => guards.check(headers, "local", path)),
+      (outcome) => {
+        if (outcome._tag === "Pass") return Effect.succeed({ keyName: outcome.keyName, requestId: crypto.randomUUID() })
+        const error = outcome.error
+        // The HTTP wording names headers; here the key comes from the environment.
+        return Effect.fail(
+          error._tag === "Unauthorized"
+            ? new Unauthorized({
+              message: Option.isNone(apiKey)
+                ? `an API key is required: set SVC_API_KEY in the environment of \`${command}\``
+                : "the API key in SVC_API_KEY is not valid"
+            })
+            : error
+        )
+      }
+    )
+  })
