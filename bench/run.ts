@@ -7,7 +7,7 @@
  * (bench/baseline.mjs) and, where a model is needed, the provider double (bench/double.ts).
  */
 import autocannon from "autocannon"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { request as httpRequest, Agent } from "node:http"
 import { createServer as createNetServer } from "node:net"
@@ -21,7 +21,7 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
 const KEY = "bench-key-0123456789abcdef"
-/** BENCH_ONLY=startup,static,hit,big,otlp,redis,wide,identical runs only those scenarios (default: all). */
+/** BENCH_ONLY=startup,cli,static,hit,big,otlp,redis,wide,identical runs only those scenarios (default: all). */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 /** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
 const SERVICE_FLAGS = [
@@ -328,6 +328,42 @@ const main = async () => {
   if (wants("startup")) {
     rows.push({ scenario: "start-up to first 200 on /readyz", metric: "ms", service: Math.round(median(starts)), baseline: null, ratio: null, goal: "< 500 ms", met: median(starts) < 500 })
     rows.push({ scenario: "idle RSS after start-up", metric: "MiB", service: round2(median(idle)), baseline: null, ratio: null, goal: "< 100 MiB", met: median(idle) < 100 })
+  }
+
+  // 1b. The svc command line (bin/svc, as users run it): wall time of whole commands, median of 5,
+  // interleaved with the same number of bare `node -e 0` starts (the floor any node CLI pays).
+  if (wants("cli")) {
+    const instantCli = await startDouble(0)
+    const cliService = await startService({ ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instantCli.url })
+    const traceFile = join(mkdtempSync(join(tmpdir(), "svc-bench-cli-")), "run.json")
+    writeFileSync(traceFile, JSON.stringify(trace(50, 4, "cli")))
+    const env = { PATH: process.env["PATH"] ?? "", SVC_HOME: mkdtempSync(join(tmpdir(), "svc-bench-home-")), ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instantCli.url }
+    const wall = (args: ReadonlyArray<string>) => {
+      const t = performance.now()
+      const ran = spawnSync(args[0] ?? "", args.slice(1), { env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" })
+      if (ran.status !== 0) throw new Error(`${args.join(" ")} exited ${ran.status}: ${ran.stderr.slice(0, 300)}`)
+      return performance.now() - t
+    }
+    const svc = join(repo, "bin", "svc")
+    const commands: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+      ["svc --version", [svc, "--version"]],
+      ["svc patterns (in-process)", [svc, "patterns"]],
+      ["svc patterns --url", [svc, "patterns", "--url", cliService.url, "--api-key", KEY]],
+      ["svc analyze lewin --mode quick (in-process, instant double)", [svc, "analyze", "lewin", traceFile, "--mode", "quick"]],
+      ["svc analyze lewin --mode quick --url", [svc, "analyze", "lewin", traceFile, "--mode", "quick", "--url", cliService.url, "--api-key", KEY]]
+    ]
+    wall([svc, "--version"])
+    for (const [scenario, args] of commands) {
+      const service: Array<number> = []
+      const bare: Array<number> = []
+      for (let i = 0; i < 5; i++) {
+        bare.push(wall([process.execPath, "-e", "0"]))
+        service.push(wall(args))
+      }
+      rows.push({ scenario, metric: "ms", service: Math.round(median(service)), baseline: Math.round(median(bare)), ratio: round2(median(service) / median(bare)), goal: "—", met: null })
+    }
+    await stop(cliService)
+    await stop(instantCli)
   }
 
   // 2-3. Static endpoints with auth, rate limiting, request ids and metrics all on.

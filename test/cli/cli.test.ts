@@ -289,6 +289,37 @@ describe("exit codes and errors", () => {
   })
 })
 
+describe("svc serve and svc mcp", () => {
+  it("svc serve runs the service as npm start does: it answers, SIGTERM drains it and it exits 0; invalid configuration exits 2", async () => {
+    const port = await freePort()
+    let pid = 0
+    const running = svc(["serve"], { env: { SVC_PORT: String(port), SVC_DRAIN_DELAY_SECONDS: "0", SVC_LOG_LEVEL: "none" }, started: (child) => (pid = child) })
+    await expect.poll(async () => {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/readyz`)).status
+      } catch {
+        return 0
+      }
+    }, { timeout: 20_000, interval: 100 }).toBe(200)
+    const patterns: unknown = await (await fetch(`http://127.0.0.1:${port}/v1/patterns`)).json()
+    expect(field(patterns, "count")).toBe(34)
+    process.kill(pid, "SIGTERM")
+    const ran = await running
+    expect(ran.code).toBe(0)
+
+    const invalid = await svc(["serve"], { env: { SVC_PORT: "not-a-port" } })
+    expect(invalid.code).toBe(2)
+    expect(invalid.stderr).toContain("SVC_PORT")
+  })
+
+  it("svc mcp with an invalid configuration exits 2 and says why on stderr, stdout untouched", async () => {
+    const ran = await svc(["mcp"], { env: { SVC_API_RATE_LIMIT: "lots" } })
+    expect(ran.code).toBe(2)
+    expect(ran.stdout).toBe("")
+    expect(ran.stderr).toContain("SVC_API_RATE_LIMIT")
+  })
+})
+
 describe("help and completions", () => {
   it("--help for svc and every subcommand, with examples and plain text when piped", async () => {
     for (const command of [[], ["serve"], ["analyze"], ["diagnose"], ["normalize"], ["patterns"], ["mcp"]]) {

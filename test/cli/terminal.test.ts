@@ -93,7 +93,7 @@ describe("svc progress in a terminal (tmux)", () => {
     runInTerminal("plain", ["diagnose", trace, "--mode", "quick", "--patterns", "lewin"], { NO_COLOR: "1", OPENAI_API_KEY: "sk-test-tmux-0123456789", OPENAI_BASE_URL: `${double.url}/v1` }, out)
     const after = await waitForScreen("plain", (text) => text.includes("EXIT="))
     expect(after).toMatch(/^✓ lewin +done/m)
-    expect(screen("plain", true)).not.toMatch(/\u001b\[3[0-7]m/)
+    expect(screen("plain", true)).not.toMatch(new RegExp(`${ESC.replace("[", "\\[")}3[0-7]m`))
     expect(readFileSync(out, "utf8")).toContain("# Diagnose:")
   })
 

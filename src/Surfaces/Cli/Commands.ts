@@ -47,20 +47,17 @@ const EXIT_CODES =
 // ---------------------------------------------------------------------------------------------
 // Options shared by the commands that read traces or ask the service
 
+/** An option that may be left out, with its help line. */
+const optional = <A>(option: Options.Options<A>, description: string) => option.pipe(Options.withDescription(description), Options.optional)
+
 const FORMATS = ["auto", "otel", "openinference", "openai", "anthropic", "langsmith", "autogen", "trajectory", "native"] as const
 const SEVERITY_ORDER = ["none", "low", "medium", "high", "critical"] as const
 type Severity = (typeof SEVERITY_ORDER)[number]
 type FailOn = Exclude<Severity, "none">
 
 const remote = {
-  url: Options.text("url").pipe(
-    Options.withDescription("Ask the service at this address instead of running in this process (e.g. http://127.0.0.1:8000)."),
-    Options.optional
-  ),
-  apiKey: Options.redacted("api-key").pipe(
-    Options.withDescription("The API key for --url (default: SVC_API_KEY; in-process, SVC_API_KEY alone is read)."),
-    Options.optional
-  )
+  url: optional(Options.text("url"), "Ask the service at this address instead of running in this process (e.g. http://127.0.0.1:8000)."),
+  apiKey: optional(Options.redacted("api-key"), "The API key for --url (default: SVC_API_KEY; in-process, SVC_API_KEY alone is read).")
 }
 
 const traceFile = Args.text({ name: "FILE" }).pipe(
@@ -69,40 +66,19 @@ const traceFile = Args.text({ name: "FILE" }).pipe(
 )
 
 const intake = {
-  from: Options.choice("from", FORMATS).pipe(
-    Options.withDescription("The trace's format (default: detected)."),
-    Options.optional
-  ),
-  select: Options.text("select").pipe(
-    Options.withDescription("Which trace of a file that holds several: its id, or its index as `svc normalize` lists them."),
-    Options.optional
-  ),
-  hints: Options.text("hints").pipe(
-    Options.withDescription("Extra input fields a raw trace cannot hold: a JSON object, or a file holding one."),
-    Options.optional
-  )
+  from: optional(Options.choice("from", FORMATS), "The trace's format (default: detected)."),
+  select: optional(Options.text("select"), "Which trace of a file that holds several: its id, or its index as `svc normalize` lists them."),
+  hints: optional(Options.text("hints"), "Extra input fields a raw trace cannot hold: a JSON object, or a file holding one.")
 }
 
 const run = {
-  mode: Options.choice("mode", ["quick", "standard", "forensic"]).pipe(
-    Options.withDescription("quick (1 model call), standard (2, the default) or forensic (4 passes)."),
-    Options.optional
-  ),
-  model: Options.text("model").pipe(
-    Options.withDescription("The model, with an optional provider prefix (anthropic:, openai:, local:)."),
-    Options.optional
-  )
+  mode: optional(Options.choice("mode", ["quick", "standard", "forensic"]), "quick (1 model call), standard (2, the default) or forensic (4 passes)."),
+  model: optional(Options.text("model"), "The model, with an optional provider prefix (anthropic:, openai:, local:).")
 }
 
-const out = Options.file("out").pipe(
-  Options.withDescription("Write the result to this file instead of standard output."),
-  Options.optional
-)
+const out = optional(Options.file("out"), "Write the result to this file instead of standard output.")
 
-const failOn = Options.choice("fail-on", ["low", "medium", "high", "critical"]).pipe(
-  Options.withDescription("Exit 1 when a finding (or the overall severity) is at or above this severity."),
-  Options.optional
-)
+const failOn = optional(Options.choice("fail-on", ["low", "medium", "high", "critical"]), "Exit 1 when a finding (or the overall severity) is at or above this severity.")
 
 // ---------------------------------------------------------------------------------------------
 // Running a command
@@ -143,6 +119,35 @@ const backendOf = (
     }
     const { makeLocalBackend } = yield* Effect.promise(() => import("./Local.js"))
     return { backend: yield* makeLocalBackend({ apiKey, command, progress: progress.listener }), limit: yield* localLimit }
+  })
+
+/** The options every trace-reading command shares (analyze and diagnose add mode, model and hints). */
+interface TraceOptions {
+  readonly file: Option.Option<string>
+  readonly from: Option.Option<string>
+  readonly select: Option.Option<string>
+  readonly hints?: Option.Option<string>
+  readonly mode?: Option.Option<string>
+  readonly model?: Option.Option<string>
+  readonly url: Option.Option<string>
+  readonly apiKey: Option.Option<Redacted.Redacted>
+}
+
+/** Where the command runs, the trace it reads and the request body for it (`extra`: the command's own options). */
+const intakeOf = (options: TraceOptions, command: string, progress: ProgressView, extra: Readonly<Record<string, unknown>> = {}) =>
+  Effect.gen(function*() {
+    const { backend, limit } = yield* backendOf(options, `svc ${command}`, progress)
+    const input = yield* readTrace(options.file, limit)
+    const hints = options.hints === undefined ? Option.none() : yield* readHints(options.hints)
+    const envelope = envelopeOf(input.body, {
+      format: Option.getOrUndefined(options.from),
+      select: selectOf(options.select),
+      hints: Option.getOrUndefined(hints),
+      mode: options.mode === undefined ? undefined : Option.getOrUndefined(options.mode),
+      model: options.model === undefined ? undefined : Option.getOrUndefined(options.model),
+      ...extra
+    })
+    return { backend, input, envelope }
   })
 
 /** Writes the result: to --out (whole or not at all: a temporary file renamed), else stdout. */
@@ -200,6 +205,13 @@ const runCommand = <A>(state: CliState, command: string, work: (progress: Progre
 // ---------------------------------------------------------------------------------------------
 // The commands
 
+/** `svc serve` and `svc mcp` print their own start-up failure: the exit code says whether the configuration was at fault. */
+const exitOnFailure = (state: CliState) => <A>(program: Effect.Effect<A, { readonly configuration: boolean }>) =>
+  Effect.catchAll(program, (failure) =>
+    Effect.sync(() => {
+      state.exitCode = failure.configuration ? EXIT.input : EXIT.unexpected
+    }))
+
 const makeServe = (state: CliState) =>
   Command.make("serve", {}, () =>
     Effect.gen(function*() {
@@ -210,14 +222,7 @@ const makeServe = (state: CliState) =>
       const { listenForSignals, ShutdownSignals } = yield* Effect.promise(() => import("../../Lifecycle/Signals.js"))
       state.serving = true
       // A start-up failure has printed its one line: a configuration error is a usage error.
-      yield* serveProgram.pipe(
-        Effect.provideService(ShutdownSignals, listenForSignals()),
-        Effect.catchAll((failure) =>
-          Effect.sync(() => {
-            state.exitCode = failure.configuration ? EXIT.input : EXIT.unexpected
-          })
-        )
-      )
+      yield* serveProgram.pipe(Effect.provideService(ShutdownSignals, listenForSignals()), exitOnFailure(state))
     })
   ).pipe(
   Command.withDescription(
@@ -236,7 +241,7 @@ const makeAnalyze = (state: CliState) =>
       file: traceFile,
       ...intake,
       ...run,
-      baseline: Options.text("baseline").pipe(Options.withDescription("Compare with (and update) this stored baseline."), Options.optional),
+      baseline: optional(Options.text("baseline"), "Compare with (and update) this stored baseline."),
       format: Options.choice("format", ["json", "markdown"]).pipe(Options.withDescription("The output (default json)."), Options.withDefault("json")),
       out,
       failOn,
@@ -245,17 +250,7 @@ const makeAnalyze = (state: CliState) =>
     (options) =>
       runCommand(state, "analyze", (progress) =>
         Effect.gen(function*() {
-          const { backend, limit } = yield* backendOf(options, "svc analyze", progress)
-          const input = yield* readTrace(options.file, limit)
-          const hints = yield* readHints(options.hints)
-          const envelope = envelopeOf(input.body, {
-            format: Option.getOrUndefined(options.from),
-            select: selectOf(options.select),
-            hints: Option.getOrUndefined(hints),
-            mode: Option.getOrUndefined(options.mode),
-            model: Option.getOrUndefined(options.model),
-            baseline: Option.getOrUndefined(options.baseline)
-          })
+          const { backend, envelope } = yield* intakeOf(options, "analyze", progress, { baseline: Option.getOrUndefined(options.baseline) })
           const { answer, body } = yield* trackRequest(progress, backend, options.pattern, backend.analyze(options.pattern, envelope))
           const text = options.format === "json"
             ? pretty(body)
@@ -330,26 +325,14 @@ const makeDiagnose = (state: CliState) =>
       file: traceFile,
       ...intake,
       ...run,
-      patterns: Options.text("patterns").pipe(
-        Options.withDescription("Run exactly these patterns, comma-separated, instead of the ones triage picks."),
-        Options.optional
-      ),
-      maxPatterns: Options.integer("max-patterns").pipe(
-        Options.withDescription("How many of triage's best patterns run (default 5, at most 12)."),
-        Options.optional
-      ),
-      budgetTokens: Options.integer("budget-tokens").pipe(
-        Options.withDescription("The most tokens the lenses may spend (estimated before running); lenses beyond it are skipped."),
-        Options.optional
-      ),
+      patterns: optional(Options.text("patterns"), "Run exactly these patterns, comma-separated, instead of the ones triage picks."),
+      maxPatterns: optional(Options.integer("max-patterns"), "How many of triage's best patterns run (default 5, at most 12)."),
+      budgetTokens: optional(Options.integer("budget-tokens"), "The most tokens the lenses may spend (estimated before running); lenses beyond it are skipped."),
       format: Options.choice("format", DIAGNOSE_OUTPUTS).pipe(
         Options.withDescription("The report's format (default markdown)."),
         Options.withDefault("markdown")
       ),
-      artifact: Options.text("artifact").pipe(
-        Options.withDescription("The trace's path in the repository, for SARIF locations (default: FILE as given, or trace.json)."),
-        Options.optional
-      ),
+      artifact: optional(Options.text("artifact"), "The trace's path in the repository, for SARIF locations (default: FILE as given, or trace.json)."),
       out,
       failOn,
       ...remote
@@ -357,15 +340,7 @@ const makeDiagnose = (state: CliState) =>
     (options) =>
       runCommand(state, "diagnose", (progress) =>
         Effect.gen(function*() {
-          const { backend, limit } = yield* backendOf(options, "svc diagnose", progress)
-          const input = yield* readTrace(options.file, limit)
-          const hints = yield* readHints(options.hints)
-          const envelope = envelopeOf(input.body, {
-            format: Option.getOrUndefined(options.from),
-            select: selectOf(options.select),
-            hints: Option.getOrUndefined(hints),
-            mode: Option.getOrUndefined(options.mode),
-            model: Option.getOrUndefined(options.model),
+          const { backend, input, envelope } = yield* intakeOf(options, "diagnose", progress, {
             patterns: Option.getOrUndefined(Option.map(options.patterns, (list) => list.split(",").map((name) => name.trim()).filter((name) => name.length > 0))),
             max_patterns: Option.getOrUndefined(options.maxPatterns),
             budget_tokens: Option.getOrUndefined(options.budgetTokens)
@@ -415,9 +390,7 @@ const makeNormalize = (state: CliState) =>
     (options) =>
       runCommand(state, "normalize", (progress) =>
         Effect.gen(function*() {
-          const { backend, limit } = yield* backendOf(options, "svc normalize", progress)
-          const input = yield* readTrace(options.file, limit)
-          const envelope = envelopeOf(input.body, { format: Option.getOrUndefined(options.from), select: selectOf(options.select) })
+          const { backend, envelope } = yield* intakeOf(options, "normalize", progress)
           const normalized = yield* trackRequest(progress, backend, "normalize", backend.normalize(envelope))
           progress.stop()
           yield* emit(pretty(normalized), Option.none())
@@ -493,13 +466,7 @@ const makeMcp = (state: CliState) =>
   Command.make("mcp", {}, () =>
     Effect.gen(function*() {
       const { mcpStdioProgram } = yield* Effect.promise(() => import("../Mcp/StdioMain.js"))
-      yield* mcpStdioProgram.pipe(
-        Effect.catchAll((failure) =>
-          Effect.sync(() => {
-            state.exitCode = failure.configuration ? EXIT.input : EXIT.unexpected
-          })
-        )
-      )
+      yield* mcpStdioProgram.pipe(exitOnFailure(state))
     })
   ).pipe(
     Command.withDescription(
