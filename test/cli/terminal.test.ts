@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { defaultReply, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
+import { defaultReply, exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
 import { type RunningService, startService } from "../support/Service.js"
 import { requireTool } from "../support/Tools.js"
 import { REPO, SVC } from "./support.js"
@@ -83,6 +83,36 @@ describe("svc progress in a terminal (tmux)", () => {
       expect(readFileSync(out, "utf8")).not.toContain(ESC)
       // In colour: the done marks are green.
       expect(screen("live", true)).toContain(`${ESC}32m✓`)
+    } finally {
+      double.reset()
+    }
+  })
+
+  it("queued while the 4 slots are taken; verifying during forensic mode's verification pass", async () => {
+    double.script = (call) => ({ kind: "delay", ms: 1500, then: defaultReply(call) })
+    try {
+      const out = join(mkdtempSync(join(tmpdir(), "svc-tmux-")), "report.md")
+      const env = { OPENAI_API_KEY: "sk-test-tmux-0123456789", OPENAI_BASE_URL: `${double.url}/v1` }
+      const five = "lewin,goleman_ei,grant_strengths,motivation_traps,sdt_reward"
+      runInTerminal("queued", ["diagnose", trace, "--mode", "quick", "--patterns", five], env, out)
+      const during = await waitForScreen("queued", (text) => (text.match(/calling the model/g) ?? []).length === 4)
+      expect(during).toMatch(/^· sdt_reward +queued$/m)
+      const after = await waitForScreen("queued", (text) => text.includes("EXIT="))
+      expect(after.match(/^✓ .* done /gm)).toHaveLength(5)
+    } finally {
+      double.reset()
+    }
+    // Forensic: the verification call is held; the line says verifying meanwhile.
+    double.script = (call) => (call.objectName === "Verdicts" ? { kind: "delay", ms: 1500, then: defaultReply(call) } : undefined)
+    try {
+      const native = join(mkdtempSync(join(tmpdir(), "svc-tmux-")), "lewin.json")
+      writeFileSync(native, JSON.stringify(exampleTrace("lewin")))
+      const out = join(mkdtempSync(join(tmpdir(), "svc-tmux-")), "detection.json")
+      runInTerminal("verifying", ["analyze", "lewin", native, "--mode", "forensic"], { OPENAI_API_KEY: "sk-test-tmux-0123456789", OPENAI_BASE_URL: `${double.url}/v1` }, out)
+      const during = await waitForScreen("verifying", (text) => text.includes("verifying"))
+      expect(during).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] lewin +verifying +\d+\.\ds +1 call +1\.2k in \/ 400 out tokens$/m)
+      const after = await waitForScreen("verifying", (text) => text.includes("EXIT="))
+      expect(after).toMatch(/^✓ lewin +done +\d+\.\ds +4 calls +4\.8k in \/ 1\.6k out tokens$/m)
     } finally {
       double.reset()
     }
