@@ -15,13 +15,14 @@ import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
+import { measureCost } from "./cost.js"
 
 const repo = join(import.meta.dirname, "..")
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
 const KEY = "bench-key-0123456789abcdef"
-/** BENCH_ONLY=startup,cli,static,hit,big,otlp,redis,wide,identical runs only those scenarios (default: all). */
+/** BENCH_ONLY=startup,cli,cost,static,hit,big,otlp,redis,wide,identical runs only those scenarios (default: all). */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 /** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
 const SERVICE_FLAGS = [
@@ -364,6 +365,35 @@ const main = async () => {
     }
     await stop(cliService)
     await stop(instantCli)
+  }
+
+  // 1c. Model cost: 100 standard analyses of lewin with each provider's prompt cache played by the
+  // double; input cost with the cache against the same tokens uncached (bench/cost.ts).
+  if (wants("cost")) {
+    const goals = { anthropic: 0.35, openai: 0.65 } as const
+    for (const provider of ["anthropic", "openai"] as const) {
+      const result = await measureCost(provider, async (env) => {
+        const started = await startService(env)
+        return { url: started.url, stop: () => stop(started) }
+      }, { authorization: `Bearer ${KEY}` })
+      rows.push({
+        scenario: `100 standard analyses, ${provider} input cost with its prompt cache`,
+        metric: "× uncached",
+        service: round2(result.ratio),
+        baseline: null,
+        ratio: null,
+        goal: `<= ${goals[provider]}`,
+        met: result.ratio <= goals[provider] && result.byteIdentical,
+        detail: {
+          calls: result.calls,
+          input_tokens: result.inputTokens,
+          static_share: round2(result.staticShare),
+          static_prefix_byte_identical: String(result.byteIdentical),
+          cached_usd: Math.round(result.cachedCost * 10_000) / 10_000,
+          uncached_usd: Math.round(result.uncachedCost * 10_000) / 10_000
+        }
+      })
+    }
   }
 
   // 2-3. Static endpoints with auth, rate limiting, request ids and metrics all on.

@@ -27,7 +27,7 @@ import { AnalysisProgress, type ProgressState } from "./Progress.js"
 import { groundOutput } from "./Evidence.js"
 import {
   analysisMessage,
-  GROUNDING_INSTRUCTIONS,
+  GROUNDING_PASS,
   groundingMessage,
   intakeNote,
   repairMessage,
@@ -70,6 +70,7 @@ export interface UsageCounter {
   calls: number
   inputTokens: number
   outputTokens: number
+  cachedInputTokens: number
 }
 
 const formatIssues = (error: ParseResult.ParseError) =>
@@ -146,11 +147,12 @@ export const AnalyzerLive = Layer.effect(
     const callValidated = <A>(
       generate: (call: ModelCall) => Effect.Effect<ModelReply, AnalyzerError>,
       request: {
-        readonly system: string
+        readonly system: ReadonlyArray<string>
         readonly user: string
         readonly objectName: string
         readonly jsonSchema: { readonly [key: string]: JsonValue }
         readonly maxOutputTokens: number
+        readonly cacheKey: string
       },
       validate: (value: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<A, AnalyzerError> =>
@@ -161,7 +163,8 @@ export const AnalyzerLive = Layer.effect(
           messages,
           objectName: request.objectName,
           jsonSchema: request.jsonSchema,
-          maxOutputTokens: request.maxOutputTokens
+          maxOutputTokens: request.maxOutputTokens,
+          cacheKey: request.cacheKey
         })
         const first = yield* generate(call())
         const checked = validate(first.value)
@@ -189,7 +192,9 @@ export const AnalyzerLive = Layer.effect(
         const origin = request.origin
         const derived: ReadonlySet<string> = new Set(origin?.derived ?? [])
         const originNote = origin === undefined ? undefined : intakeNote(origin)
-        const usage: UsageCounter = { calls: 0, inputTokens: 0, outputTokens: 0 }
+        const usage: UsageCounter = { calls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 }
+        // Every call of one pattern and mode shares its static prefix: one cache routing key for them.
+        const cacheKey = `pattern-analysis-service:${pattern.code.slug}:${mode}`
         const progress = yield* AnalysisProgress
         /** Calls in the verification pass and the evidence check show as verifying. */
         let phase: Extract<ProgressState, "calling" | "verifying"> = "calling"
@@ -208,6 +213,7 @@ export const AnalyzerLive = Layer.effect(
                     model: target.model,
                     outcome,
                     inputTokens: reply?.inputTokens ?? 0,
+                    cachedInputTokens: reply?.cachedInputTokens ?? 0,
                     outputTokens: reply?.outputTokens ?? 0,
                     seconds: (now - started) / 1000
                   }),
@@ -219,6 +225,7 @@ export const AnalyzerLive = Layer.effect(
                     provider: target.provider,
                     model: target.model,
                     input_tokens: reply?.inputTokens ?? 0,
+                    cached_input_tokens: reply?.cachedInputTokens ?? 0,
                     output_tokens: reply?.outputTokens ?? 0,
                     elapsed_ms: now - started,
                     outcome
@@ -230,10 +237,11 @@ export const AnalyzerLive = Layer.effect(
             usage.calls += 1
             usage.inputTokens += reply.inputTokens
             usage.outputTokens += reply.outputTokens
+            usage.cachedInputTokens += reply.cachedInputTokens
             tell()
             return reply
           })
-        const detectionCall = (system: string, user: string) =>
+        const detectionCall = (system: ReadonlyArray<string>, user: string) =>
           callValidated(
             generate,
             {
@@ -241,7 +249,8 @@ export const AnalyzerLive = Layer.effect(
               user,
               objectName: `${pattern.code.name}Detection`,
               jsonSchema: pattern.code.modelOutputJsonSchema(),
-              maxOutputTokens: plan.maxOutputTokens
+              maxOutputTokens: plan.maxOutputTokens,
+              cacheKey
             },
             pattern.code.validateModelOutput
           )
@@ -255,7 +264,7 @@ export const AnalyzerLive = Layer.effect(
             views,
             (view, index) =>
               detectionCall(
-                systemPrompt(pattern, pattern.prompts.forensic),
+                systemPrompt(pattern, { instructions: pattern.prompts.forensic }),
                 analysisMessage(pattern, signals, view, { index, count: views.length }, originNote)
               ),
             { concurrency: 2 }
@@ -270,11 +279,12 @@ export const AnalyzerLive = Layer.effect(
             : yield* callValidated(
               generate,
               {
-                system: systemPrompt(pattern, VERIFICATION_INSTRUCTIONS),
+                system: systemPrompt(pattern, { instructions: VERIFICATION_INSTRUCTIONS }),
                 user: verificationMessage(pregrounded.findings, citedElements(trace, pregrounded.findings, plan.elementChars)),
                 objectName: "Verdicts",
                 jsonSchema: verdictsJsonSchema,
-                maxOutputTokens: 4096
+                maxOutputTokens: 4096,
+                cacheKey
               },
               decodeVerdicts
             )
@@ -282,10 +292,10 @@ export const AnalyzerLive = Layer.effect(
           phase = "calling"
           const overview: RenderedView = renderTrace(trace, signals, plan.traceChars, plan.elementChars, derived)
           const rooted = yield* detectionCall(
-            systemPrompt(pattern, ROOT_CAUSE_INSTRUCTIONS),
+            systemPrompt(pattern, { instructions: ROOT_CAUSE_INSTRUCTIONS }),
             rootCauseMessage(pattern, verified, signals, overview)
           )
-          output = yield* detectionCall(systemPrompt(pattern, GROUNDING_INSTRUCTIONS), groundingMessage(rooted, pattern.playbooks))
+          output = yield* detectionCall(systemPrompt(pattern, GROUNDING_PASS), groundingMessage(rooted))
           coverage = {
             elements_total: chunks.elementsTotal,
             elements_seen: chunks.elementsSeen,
@@ -295,11 +305,11 @@ export const AnalyzerLive = Layer.effect(
         } else {
           const view = renderTrace(trace, signals, plan.traceChars, plan.elementChars, derived)
           const draft = yield* detectionCall(
-            systemPrompt(pattern, pattern.prompts[mode]),
+            systemPrompt(pattern, { instructions: pattern.prompts[mode] }),
             analysisMessage(pattern, signals, view, undefined, originNote)
           )
           output = mode === "standard"
-            ? yield* detectionCall(systemPrompt(pattern, GROUNDING_INSTRUCTIONS), groundingMessage(draft, pattern.playbooks))
+            ? yield* detectionCall(systemPrompt(pattern, GROUNDING_PASS), groundingMessage(draft))
             : draft
           coverage = { elements_total: view.elementsTotal, elements_seen: view.elementsSeen, condensed: view.condensed, chunks: 1 }
         }
@@ -330,6 +340,7 @@ export const AnalyzerLive = Layer.effect(
           usage: {
             llm_calls: usage.calls,
             input_tokens: usage.inputTokens,
+            cached_input_tokens: usage.cachedInputTokens,
             output_tokens: usage.outputTokens,
             elapsed_ms: finishedAt - startedAt
           },

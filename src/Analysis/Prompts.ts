@@ -46,34 +46,53 @@ const playbookDetail = (playbooks: ReadonlyArray<PlaybookEntry>) =>
     ].join("\n")
   ).join("\n\n")
 
-const systemPrompts = new WeakMap<LoadedPattern, Map<string, string>>()
+/** A pass of the engine: its instructions, and whether it works from the playbooks in full. */
+export interface Pass {
+  readonly instructions: string
+  readonly playbooksInFull?: boolean
+}
+
+const systemPrompts = new WeakMap<LoadedPattern, Map<string, ReadonlyArray<string>>>()
 
 /**
- * System prompt of a pass: house rules, the framework lens, the pass's instructions, playbooks.
- * It depends only on the pattern and the pass, so each is assembled once.
+ * The static prompt of a pass, in two blocks (DECISIONS §3; prompt caching, docs/performance.md):
+ * 1. shared by every pass and mode of the pattern: house rules, the framework lens, the playbook
+ *    index;
+ * 2. the pass: its instructions, and for the grounding pass the playbooks in full.
+ * Both depend only on the pattern and the pass, so each is assembled once and every analysis sends
+ * the same bytes: a provider's prompt cache serves them, and only the trace and what is derived
+ * from it (the user message, after them) are read anew.
  */
-export const systemPrompt = (pattern: LoadedPattern, passInstructions: string): string => {
+export const systemPrompt = (pattern: LoadedPattern, pass: Pass): ReadonlyArray<string> => {
   let byPass = systemPrompts.get(pattern)
   if (byPass === undefined) {
     byPass = new Map()
     systemPrompts.set(pattern, byPass)
   }
-  const known = byPass.get(passInstructions)
+  const key = `${pass.playbooksInFull === true ? "full" : "index"}\n${pass.instructions}`
+  const known = byPass.get(key)
   if (known !== undefined) return known
-  const assembled = assembleSystemPrompt(pattern, passInstructions)
-  byPass.set(passInstructions, assembled)
+  const shared = byPass.get("") ?? [sharedBlock(pattern)]
+  byPass.set("", shared)
+  const assembled = [
+    shared[0] ?? "",
+    [
+      "# This pass",
+      pass.instructions.trim(),
+      ...(pass.playbooksInFull === true ? ["# The pattern's playbooks in full", playbookDetail(pattern.playbooks)] : [])
+    ].join("\n\n")
+  ]
+  byPass.set(key, assembled)
   return assembled
 }
 
-const assembleSystemPrompt = (pattern: LoadedPattern, passInstructions: string) =>
+const sharedBlock = (pattern: LoadedPattern) =>
   [
     HOUSE_RULES,
     `# Pattern: ${pattern.code.friendly} (\`${pattern.code.slug}\`), anchored in ${pattern.code.anchor}`,
     `Profiles: ${pattern.code.profiles.join(", ")}.`,
     pattern.prompts.framework.trim(),
-    "# This pass",
-    passInstructions.trim(),
-    "# Playbooks listed below (use their keys)",
+    "# Playbooks (use their keys)",
     playbookIndex(pattern.playbooks)
   ].join("\n\n")
 
@@ -137,21 +156,19 @@ export const intakeNote = (origin: {
       : ""
   ].filter((line) => line.length > 0).join(" ")
 
-export const GROUNDING_INSTRUCTIONS = `Ground the interventions in the playbooks. You receive the detection from the analysis pass
-and the pattern's playbooks in full. Return the whole detection again with:
+export const GROUNDING_INSTRUCTIONS = `Ground the interventions in the playbooks. You receive the detection from the analysis pass;
+the pattern's playbooks are given in full below. Return the whole detection again with:
 - findings and their evidence unchanged (you may drop a finding the playbooks show to be mistaken);
 - interventions rewritten so that each one applies a playbook to this specific run (name the
   playbook key, say concretely what to change in this agent system, keep effort and impact honest),
   ordered by expected impact; compose_pattern set where a playbook step runs another pattern;
 - summary, profile, severity and headline kept unless the grounding changes your view.`
 
-export const groundingMessage = (draft: ModelOutputData, playbooks: ReadonlyArray<PlaybookEntry>) =>
-  [
-    "Detection from the analysis pass:",
-    JSON.stringify(draft),
-    "The pattern's playbooks in full:",
-    playbookDetail(playbooks)
-  ].join("\n\n")
+/** The grounding pass's user message: the detection to ground (the playbooks are in its static prompt). */
+export const groundingMessage = (draft: ModelOutputData) => ["Detection from the analysis pass:", JSON.stringify(draft)].join("\n\n")
+
+/** The grounding pass: its instructions over the playbooks in full. */
+export const GROUNDING_PASS: Pass = { instructions: GROUNDING_INSTRUCTIONS, playbooksInFull: true }
 
 export const VERIFICATION_INSTRUCTIONS = `Verify each finding against the elements it cites. You receive the findings and, in full, only
 the trace elements they cite. For each finding decide:

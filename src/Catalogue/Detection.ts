@@ -134,7 +134,10 @@ export const EvidenceCheck = Schema.Struct({
 
 export const Usage = Schema.Struct({
   llm_calls: Schema.Int,
-  input_tokens: Schema.Int,
+  input_tokens: Schema.Int.annotations({ description: "Input tokens of every call, those read from the provider's prompt cache included." }),
+  cached_input_tokens: Schema.Int.annotations({
+    description: "Of input_tokens, those the provider read from its prompt cache (billed at its cached rate); 0 where the provider does not say."
+  }),
   output_tokens: Schema.Int,
   elapsed_ms: Schema.Number
 }).annotations({ identifier: "Usage", description: "Model calls, tokens and wall time of this analysis." })

@@ -185,6 +185,7 @@ const interventionsOf = (runs: ReadonlyArray<RunOutcome>): Array<RankedIntervent
 const usageOf = (runs: ReadonlyArray<RunOutcome>) => {
   let calls = 0
   let input = 0
+  let cached = 0
   let output = 0
   for (const run of runs) {
     if (run.result._tag !== "Done" || run.result.cached) continue
@@ -192,9 +193,10 @@ const usageOf = (runs: ReadonlyArray<RunOutcome>) => {
     if (!isRecord(usage)) continue
     calls += num(usage["llm_calls"]) ?? 0
     input += num(usage["input_tokens"]) ?? 0
+    cached += num(usage["cached_input_tokens"]) ?? 0
     output += num(usage["output_tokens"]) ?? 0
   }
-  return { calls, input, output }
+  return { calls, input, cached, output }
 }
 
 export const mergeReport = (input: MergeInput): DiagnoseReport => {
@@ -275,6 +277,7 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
     usage: {
       llm_calls: usage.calls,
       input_tokens: usage.input,
+      cached_input_tokens: usage.cached,
       output_tokens: usage.output,
       elapsed_ms: input.elapsedMs,
       estimated_tokens: input.estimatedTokens,

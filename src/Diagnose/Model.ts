@@ -99,6 +99,7 @@ export type RankedIntervention = typeof RankedIntervention.Type
 export const DiagnoseUsage = Schema.Struct({
   llm_calls: Schema.Int,
   input_tokens: Schema.Int,
+  cached_input_tokens: Schema.Int.annotations({ description: "Of input_tokens, those read from the provider's prompt cache." }),
   output_tokens: Schema.Int,
   elapsed_ms: Schema.Number,
   estimated_tokens: Schema.Int.annotations({ description: "The planned spend of the runs that were started (by mode), before any ran." }),

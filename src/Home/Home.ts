@@ -31,6 +31,7 @@ export interface TelemetryRecord {
   readonly provider: string
   readonly model: string
   readonly input_tokens: number
+  readonly cached_input_tokens: number
   readonly output_tokens: number
   readonly elapsed_ms: number
   readonly outcome: "ok" | "error"

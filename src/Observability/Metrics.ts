@@ -63,7 +63,7 @@ export const modelCalls = Metric.counter("svc_model_calls", {
 })
 
 export const modelTokens = Metric.counter("svc_model_tokens", {
-  description: "Model tokens by provider, model and direction (input, output).",
+  description: "Model tokens by provider, model and direction: input (every input token), cached_input (the input tokens read from the provider's prompt cache), output.",
   incremental: true
 })
 
@@ -141,6 +141,8 @@ export const recordModelCall = (labels: {
   readonly model: string
   readonly outcome: "ok" | "error"
   readonly inputTokens: number
+  /** Of inputTokens, those read from the provider's prompt cache. */
+  readonly cachedInputTokens: number
   readonly outputTokens: number
   readonly seconds: number
 }) =>
@@ -148,6 +150,7 @@ export const recordModelCall = (labels: {
     const base = `${labels.provider}${SEP}${modelLabel(labels.model)}`
     modelCallCounter(`${base}${SEP}${labels.outcome}`)(1)
     modelTokenCounter(`${base}${SEP}input`)(labels.inputTokens)
+    modelTokenCounter(`${base}${SEP}cached_input`)(labels.cachedInputTokens)
     modelTokenCounter(`${base}${SEP}output`)(labels.outputTokens)
     modelCallHistogram(labels.provider)(labels.seconds)
   })

@@ -69,9 +69,17 @@ const describeAiError = (provider: string, error: AiError.AiError): string => {
   }
 }
 
-const prompt = (call: ModelCall) =>
+/**
+ * The prompt: the static system blocks first (each a cache breakpoint for Anthropic, where
+ * `cacheBreakpoints` is set; OpenAI caches prefixes by itself), then the messages.
+ */
+const prompt = (call: ModelCall, cacheBreakpoints: boolean) =>
   Prompt.make([
-    { role: "system", content: call.system },
+    ...call.system.map((content) =>
+      cacheBreakpoints
+        ? { role: "system" as const, content, options: { anthropic: { cacheControl: { type: "ephemeral" as const } } } }
+        : { role: "system" as const, content }
+    ),
     ...call.messages.map((message) =>
       message.role === "user"
         ? { role: "user" as const, content: message.content }
@@ -79,22 +87,56 @@ const prompt = (call: ModelCall) =>
     )
   ])
 
+const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0)
+const field = (value: unknown, ...path: ReadonlyArray<string>): unknown =>
+  path.reduce<unknown>((at, key) => (typeof at === "object" && at !== null ? Reflect.get(at, key) : undefined), value)
+
+/** The provider's own usage record, from the response's finish part (`metadata.<provider>.usage`). */
+const providerUsage = (content: ReadonlyArray<unknown>, provider: string): unknown => {
+  const finish = content.find((part) => field(part, "type") === "finish")
+  return field(finish, "metadata", provider, "usage")
+}
+
+interface Usage {
+  readonly inputTokens: number
+  readonly cachedInputTokens: number
+  readonly cacheWriteTokens: number
+}
+
+/**
+ * Anthropic's `input_tokens` counts only what follows the last cache breakpoint; the prefix read
+ * from the cache and the prefix written to it are counted apart. The input is their sum.
+ */
+const anthropicUsage = (content: ReadonlyArray<unknown>, reported: number): Usage => {
+  const usage = providerUsage(content, "anthropic")
+  const read = count(field(usage, "cache_read_input_tokens"))
+  const written = count(field(usage, "cache_creation_input_tokens"))
+  return { inputTokens: reported + read + written, cachedInputTokens: read, cacheWriteTokens: written }
+}
+
+/** OpenAI's `input_tokens` includes the cached ones (`input_tokens_details.cached_tokens`). */
+const openAiUsage = (reported: number, cached: number | undefined): Usage => ({ inputTokens: reported, cachedInputTokens: cached ?? 0, cacheWriteTokens: 0 })
+
 const generateWith = (
-  provider: string,
+  provider: "anthropic" | "openai",
   model: Effect.Effect<LanguageModel.Service>,
   call: ModelCall
 ): Effect.Effect<ModelReply, AnalyzerError> =>
   Effect.flatMap(model, (languageModel) =>
     languageModel.generateObject({
-      prompt: prompt(call),
+      prompt: prompt(call, provider === "anthropic"),
       schema: passThrough(call.jsonSchema),
       objectName: call.objectName
     })).pipe(
-      Effect.map((response): ModelReply => ({
-        value: response.value,
-        inputTokens: response.usage.inputTokens ?? 0,
-        outputTokens: response.usage.outputTokens ?? 0
-      })),
+      // Calls of one pattern and mode share their prefix: OpenAI routes them to the same cache.
+      (effect) => (provider === "openai" ? OpenAiLanguageModel.withConfigOverride(effect, { prompt_cache_key: call.cacheKey }) : effect),
+      Effect.map((response): ModelReply => {
+        const reported = response.usage.inputTokens ?? 0
+        const usage = provider === "anthropic"
+          ? anthropicUsage(response.content, reported)
+          : openAiUsage(reported, response.usage.cachedInputTokens)
+        return { value: response.value, outputTokens: response.usage.outputTokens ?? 0, ...usage }
+      }),
       Effect.catchAll((error) => Effect.fail(new AnalyzerError({ message: describeAiError(provider, error) })))
     )
 

@@ -1,7 +1,9 @@
 /**
  * Self-contained JSON Schema for structured output: an object at the root with every `$ref`
  * inlined (OpenAI strict mode and Anthropic tool schemas want an object root; several local
- * model servers do not resolve `$ref`).
+ * model servers do not resolve `$ref`), in its most compact form: no `title` keywords (Effect
+ * writes a filter's name there), no whitespace once serialized. Sent once per call, in the
+ * provider's schema slot (tool input schema, json_schema format), never repeated in the prompt.
  */
 import { JSONSchema, type Schema } from "effect"
 
@@ -36,6 +38,9 @@ export const inlineRefs = (node: JsonValue, defs: Readonly<Record<string, JsonVa
   const out: { [key: string]: JsonValue } = {}
   for (const [key, value] of Object.entries(node)) {
     if (key === "$defs" || key === "$schema") continue
+    // A `title` keyword holds the name of an Effect filter ("between(0, 1)"): noise to a model,
+    // tokens on every call. (A property named title has a schema, not a string, as its value.)
+    if (key === "title" && typeof value === "string") continue
     out[key] = inlineRefs(value, defs, depth + 1)
   }
   return out

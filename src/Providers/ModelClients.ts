@@ -30,7 +30,12 @@ const ChatCompletion = Schema.Struct({
     Schema.Struct({ message: Schema.Struct({ content: Schema.NullOr(Schema.String) }), finish_reason: Schema.optional(Schema.NullOr(Schema.String)) })
   ),
   usage: Schema.optional(
-    Schema.Struct({ prompt_tokens: Schema.optional(Schema.Number), completion_tokens: Schema.optional(Schema.Number) })
+    Schema.Struct({
+      prompt_tokens: Schema.optional(Schema.Number),
+      completion_tokens: Schema.optional(Schema.Number),
+      // vLLM and other servers with prefix caching say how much of the prompt they reused.
+      prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ cached_tokens: Schema.optional(Schema.NullOr(Schema.Number)) })))
+    })
   )
 })
 
@@ -46,7 +51,9 @@ const generateLocal = (
   Effect.gen(function*() {
     const body = {
       model: target.model,
-      messages: [{ role: "system", content: call.system }, ...call.messages],
+      // The static blocks as one system message, the same bytes for every analysis of the pass:
+      // llama.cpp's server and Ollama keep the evaluated prefix and reuse it.
+      messages: [{ role: "system", content: call.system.join("\n\n") }, ...call.messages],
       response_format: { type: "json_schema", json_schema: { name: call.objectName, schema: call.jsonSchema, strict: true } },
       temperature: 0.2,
       max_tokens: call.maxOutputTokens,
@@ -78,7 +85,9 @@ const generateLocal = (
     return {
       value,
       inputTokens: completion.usage?.prompt_tokens ?? 0,
-      outputTokens: completion.usage?.completion_tokens ?? 0
+      outputTokens: completion.usage?.completion_tokens ?? 0,
+      cachedInputTokens: completion.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+      cacheWriteTokens: 0
     }
   })
 

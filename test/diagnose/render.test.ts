@@ -111,7 +111,7 @@ describe("Markdown", () => {
       "| `social_loafing` Social Loafing Detector | failed (timeout) | no | 0 | `free_riding.unchecked_delegation` | timeout: the model did not answer within 60 s (SVC_LLM_TIMEOUT_MS) |"
     )
     expect(markdown).toContain("| `span_of_control` Span of Control | 0.41 | no | one coordinator, two reports | max_patterns (4) reached |")
-    expect(markdown).toContain("- **Model calls:** 3 · **tokens:** 18,420 in / 2,310 out")
+    expect(markdown).toContain("- **Model calls:** 3 · **tokens:** 18,420 in (12,800 from the provider's prompt cache) / 2,310 out")
     expect(markdown).toContain("- **Elapsed:** 14.3 s")
     expect(markdown).toContain("- **Estimated tokens:** 24,000 of a 40,000 budget")
     expect(markdown).toContain("- **Events:** 13 in the trace, 4 cited by a finding")

@@ -305,7 +305,7 @@ export const otelSample: Sample = {
       { pattern: "grpi", friendly: "GRPI Team Effectiveness", score: 0.2, chosen: false, reasons: ["roles not stated"], skipped: "needs hints: roles" }
     ],
     coverage: { patterns_run: 4, patterns_failed: 1, patterns_skipped: 2, events: otelEvents.length, events_cited: 4 },
-    usage: { llm_calls: 3, input_tokens: 18_420, output_tokens: 2_310, elapsed_ms: 14_250, estimated_tokens: 24_000, budget_tokens: 40_000 },
+    usage: { llm_calls: 3, input_tokens: 18_420, cached_input_tokens: 12_800, output_tokens: 2_310, elapsed_ms: 14_250, estimated_tokens: 24_000, budget_tokens: 40_000 },
     cached: false,
     generated_at: "2026-11-23T18:32:05.123Z"
   },
@@ -386,7 +386,7 @@ export const chatSample: Sample = {
       { pattern: "lencioni", friendly: "Lencioni Five Dysfunctions", score: 0.1, chosen: false, reasons: ["a single agent"], skipped: "max_patterns (2) reached" }
     ],
     coverage: { patterns_run: 2, patterns_failed: 0, patterns_skipped: 1, events: chatEvents.length, events_cited: 0 },
-    usage: { llm_calls: 2, input_tokens: 3_120, output_tokens: 410, elapsed_ms: 2_480, estimated_tokens: 4_000, budget_tokens: null },
+    usage: { llm_calls: 2, input_tokens: 3_120, cached_input_tokens: 0, output_tokens: 410, elapsed_ms: 2_480, estimated_tokens: 4_000, budget_tokens: null },
     cached: false,
     generated_at: "2026-11-23T18:40:00.000Z"
   },

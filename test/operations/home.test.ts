@@ -58,6 +58,7 @@ describe("records", () => {
       provider: "anthropic",
       model: "claude-sonnet-4-6",
       input_tokens: 1200,
+      cached_input_tokens: 0,
       output_tokens: 400,
       elapsed_ms: expect.any(Number),
       outcome: "ok"
@@ -150,7 +151,7 @@ describe("files", () => {
         for (let i = 0; i < 20; i++) {
           yield* store.telemetry({
             time: "t", request_id: `r${round}-${i}`, pattern: "p", mode: "quick", provider: "local", model: "m",
-            input_tokens: 1, output_tokens: 1, elapsed_ms: 1, outcome: "ok"
+            input_tokens: 1, cached_input_tokens: 0, output_tokens: 1, elapsed_ms: 1, outcome: "ok"
           })
         }
         yield* store.flush

@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { definitions } from "../../patterns/index.js"
+import { type CacheUsage, makePromptCache, staticPartOf } from "./PromptCache.js"
 
 export type Wire = "anthropic" | "openai" | "chat"
 
@@ -25,8 +26,12 @@ export interface RecordedCall {
   readonly schema: unknown
   /** All text of the request (system + messages), for assertions on prompts. */
   readonly text: string
+  /** What precedes the trace: the schema or tools and the system prompt (PromptCache.ts). */
+  readonly staticPart: string
   /** Set when the client closed the connection before the double answered. */
   closedEarly: boolean
+  /** With `promptCache`: the input tokens of the call, read from and written to the cache (set when answered). */
+  cacheUsage?: CacheUsage
 }
 
 export type Reply =
@@ -102,15 +107,17 @@ const describeCall = (wire: Wire, path: string, headers: IncomingMessage["header
     schema = format["schema"]
     text = textOf(body["messages"])
   }
-  return { wire, path, headers, body, objectName, schema, text, closedEarly: false }
+  return { wire, path, headers, body, objectName, schema, text, staticPart: staticPartOf(wire, body), closedEarly: false }
 }
 
 let counter = 0
 const id = (prefix: string) => `${prefix}_${(++counter).toString(36).padStart(8, "0")}`
 
-const successBody = (wire: Wire, call: RecordedCall, reply: Extract<Reply, { kind: "object" }>): string => {
-  const input = reply.inputTokens ?? 1200
-  const output = reply.outputTokens ?? 400
+const successBody = (wire: Wire, call: RecordedCall, reply: Extract<Reply, { kind: "object" }>, cached?: CacheUsage): string => {
+  const input = reply.inputTokens ?? cached?.total ?? 1200
+  const output = reply.outputTokens ?? (cached === undefined ? 400 : Math.ceil(JSON.stringify(reply.value).length / 4))
+  const read = cached?.read ?? 0
+  const written = cached?.written ?? 0
   const model = typeof call.body["model"] === "string" ? call.body["model"] : "unknown"
   switch (wire) {
     case "anthropic":
@@ -122,7 +129,9 @@ const successBody = (wire: Wire, call: RecordedCall, reply: Extract<Reply, { kin
         content: [{ type: "tool_use", id: id("toolu"), name: call.objectName, input: reply.value }],
         stop_reason: "tool_use",
         stop_sequence: null,
-        usage: { input_tokens: input, output_tokens: output }
+        usage: cached === undefined
+          ? { input_tokens: input, output_tokens: output }
+          : { input_tokens: input - read - written, output_tokens: output, cache_creation_input_tokens: written, cache_read_input_tokens: read }
       })
     case "openai":
       return JSON.stringify({
@@ -156,7 +165,7 @@ const successBody = (wire: Wire, call: RecordedCall, reply: Extract<Reply, { kin
         truncation: "disabled",
         usage: {
           input_tokens: input,
-          input_tokens_details: { cached_tokens: 0 },
+          input_tokens_details: { cached_tokens: read },
           output_tokens: output,
           output_tokens_details: { reasoning_tokens: 0 },
           total_tokens: input + output
@@ -190,8 +199,14 @@ export interface ProviderDouble {
 const wireOf = (path: string): Wire | undefined =>
   path.endsWith("/messages") ? "anthropic" : path.endsWith("/responses") ? "openai" : path.endsWith("/chat/completions") ? "chat" : undefined
 
-export const startProviderDouble = async (): Promise<ProviderDouble> => {
+export interface DoubleOptions {
+  /** Play the providers' prompt caches: usage counted from the request (characters / 4), cached prefixes reported (PromptCache.ts). */
+  readonly promptCache?: boolean
+}
+
+export const startProviderDouble = async (options: DoubleOptions = {}): Promise<ProviderDouble> => {
   const calls: Array<RecordedCall> = []
+  const cache = options.promptCache === true ? makePromptCache() : undefined
   let open = 0
   const double: { script: Script } = { script: () => undefined }
 
@@ -213,10 +228,13 @@ export const startProviderDouble = async (): Promise<ProviderDouble> => {
         res.writeHead(reply.status, { "content-type": "application/json" })
         res.end(reply.body)
         return
-      case "object":
+      case "object": {
         res.writeHead(200, { "content-type": "application/json" })
-        res.end(successBody(wire, call, reply))
+        const usage = cache?.usage(wire, call.body)
+        if (usage !== undefined) call.cacheUsage = usage
+        res.end(successBody(wire, call, reply, usage))
         return
+      }
       case "truncated": {
         const body = successBody(wire, call, { kind: "object", value: { partial: true } })
         res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length * 2) })

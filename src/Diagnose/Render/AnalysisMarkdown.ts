@@ -88,9 +88,9 @@ export const renderAnalysisMarkdown = (view: AnalysisView): string => {
     `- Coverage: ${integer(seen)} of ${integer(total)} trace elements seen in full${total > 0 ? ` (${percent(seen / total)})` : ""}${
       coverage["condensed"] === true ? ", the rest condensed" : ""
     }.`,
-    `- Usage: ${integer(num(usage["llm_calls"]) ?? 0)} model calls, ${integer(num(usage["input_tokens"]) ?? 0)} input and ${
-      integer(num(usage["output_tokens"]) ?? 0)
-    } output tokens, ${decimal((num(usage["elapsed_ms"]) ?? 0) / 1000, 1)} s.`,
+    `- Usage: ${integer(num(usage["llm_calls"]) ?? 0)} model calls, ${integer(num(usage["input_tokens"]) ?? 0)} input (${
+      integer(num(usage["cached_input_tokens"]) ?? 0)
+    } from the provider's prompt cache) and ${integer(num(usage["output_tokens"]) ?? 0)} output tokens, ${decimal((num(usage["elapsed_ms"]) ?? 0) / 1000, 1)} s.`,
     ""
   ]
   return lines.join("\n")

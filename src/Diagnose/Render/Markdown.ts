@@ -231,7 +231,9 @@ const coverage = (report: DiagnoseReport): Array<string> => {
     "",
     `- **Patterns:** ${c.patterns_run} run, ${c.patterns_failed} failed, ${c.patterns_skipped} skipped`,
     `- **Events:** ${integer(c.events)} in the trace, ${integer(c.events_cited)} cited by a finding`,
-    `- **Model calls:** ${integer(usage.llm_calls)} · **tokens:** ${integer(usage.input_tokens)} in / ${integer(usage.output_tokens)} out`,
+    `- **Model calls:** ${integer(usage.llm_calls)} · **tokens:** ${integer(usage.input_tokens)} in${
+      usage.cached_input_tokens > 0 ? ` (${integer(usage.cached_input_tokens)} from the provider's prompt cache)` : ""
+    } / ${integer(usage.output_tokens)} out`,
     `- **Elapsed:** ${duration(usage.elapsed_ms)}`,
     `- **Estimated tokens:** ${budgetText(usage)}`
   ]
