@@ -7,7 +7,7 @@
  * (bench/baseline.mjs) and, where a model is needed, the provider double (bench/double.ts).
  */
 import autocannon from "autocannon"
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, fork, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { request as httpRequest, Agent } from "node:http"
 import { createServer as createNetServer } from "node:net"
@@ -22,7 +22,7 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
 const KEY = "bench-key-0123456789abcdef"
-/** BENCH_ONLY=startup,cli,cost,static,hit,big,otlp,redis,wide,identical runs only those scenarios (default: all). */
+/** BENCH_ONLY=startup,cli,cost,percall,static,hit,big,otlp,redis,wide,identical runs only those scenarios (default: all). */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 /** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
 const SERVICE_FLAGS = [
@@ -66,12 +66,11 @@ const freePort = () =>
     })
   })
 
-const startService = async (env: Record<string, string>): Promise<Started> => {
+const startService = async (env: Record<string, string>, options: { readonly probe?: boolean } = {}): Promise<Started> => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
-  const child = spawn(process.execPath, [...SERVICE_FLAGS, join(repo, "dist", "server.mjs")], {
-    env: {
+  const serviceEnv = {
       PATH: process.env["PATH"] ?? "",
       SVC_PORT: String(port),
       SVC_HOME: mkdtempSync(join(tmpdir(), "svc-bench-")),
@@ -80,9 +79,11 @@ const startService = async (env: Record<string, string>): Promise<Started> => {
       SVC_API_KEYS: `bench=${KEY}`,
       SVC_API_RATE_LIMIT: "1000000000/60",
       ...env
-    },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
+  }
+  // With `probe`, the service runs under bench/probe.mjs, which answers its live heap over IPC.
+  const child = options.probe === true
+    ? fork(join(repo, "bench", "probe.mjs"), [], { execArgv: [...SERVICE_FLAGS, "--expose-gc"], env: serviceEnv, stdio: ["ignore", "ignore", "inherit", "ipc"] })
+    : spawn(process.execPath, [...SERVICE_FLAGS, join(repo, "dist", "server.mjs")], { env: serviceEnv, stdio: ["ignore", "ignore", "inherit"] })
   children.push(child)
   // Ready means /readyz answers 200.
   for (;;) {
@@ -127,6 +128,37 @@ const stop = (started: { readonly child: ChildProcess }) =>
     })
     started.child.kill("SIGINT")
   })
+
+/** The live heap of a service started with `probe`, after a full collection, in bytes. */
+const heapOf = (child: ChildProcess) =>
+  new Promise<number>((resolve) => {
+    child.once("message", (message: unknown) => {
+      const heap: unknown = typeof message === "object" && message !== null ? Reflect.get(message, "heapUsed") : undefined
+      resolve(typeof heap === "number" ? heap : Number.NaN)
+    })
+    child.send("heap")
+  })
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+const cpuMsOf = (pid: number | undefined): number => {
+  if (pid === undefined) return Number.NaN
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/** Runs `count` requests, `concurrency` at a time. */
+const inBatches = async (count: number, concurrency: number, send: (i: number) => Promise<{ readonly status: number }>) => {
+  let next = 0
+  let failed = 0
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < count) {
+      const i = next++
+      if ((await send(i)).status !== 200) failed += 1
+    }
+  }))
+  if (failed > 0) throw new Error(`${failed} of ${count} requests failed`)
+}
 
 const rssOf = (pid: number | undefined, field: "VmRSS" | "VmHWM"): number => {
   if (pid === undefined) return Number.NaN
@@ -396,6 +428,46 @@ const main = async () => {
     }
   }
 
+  // 1d. CPU and heap per analysis in quick mode (issue 18), medians of 3 rounds: process CPU time
+  // over 2,000 analyses against a double that answers at once; the live heap (after a full
+  // collection) with 500 analyses held at the provider, against the heap before them.
+  if (wants("percall")) {
+    const instantDouble = await startDouble(0)
+    const cpuService = await startService({ ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instantDouble.url })
+    const keepAlive = new Agent({ keepAlive: true, maxSockets: 32 })
+    const quick = (salt: string) => JSON.stringify({ trace: trace(20, 2, salt), mode: "quick" })
+    await inBatches(500, 32, (i) => post(`${cpuService.url}/v1/analyze/lewin`, quick(`warm-${i}`), keepAlive))
+    const cpu: Array<number> = []
+    for (let round = 0; round < 3; round++) {
+      const before = cpuMsOf(cpuService.child.pid)
+      await inBatches(2000, 32, (i) => post(`${cpuService.url}/v1/analyze/lewin`, quick(`cpu-${round}-${i}`), keepAlive))
+      cpu.push((cpuMsOf(cpuService.child.pid) - before) / 2000)
+    }
+    keepAlive.destroy()
+    await stop(cpuService)
+    await stop(instantDouble)
+    rows.push({ scenario: "CPU per quick analysis (2,000, 32 at a time)", metric: "ms", service: round2(median(cpu)), baseline: null, ratio: null, goal: "<= 1.5 ms", met: median(cpu) <= 1.5, detail: { rounds: cpu.map(round2).join(" ") } })
+
+    const holding = await startDouble(4000)
+    const heapService = await startService({ ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: holding.url }, { probe: true })
+    const open = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY })
+    await inBatches(200, 32, (i) => post(`${heapService.url}/v1/analyze/lewin`, quick(`heap-warm-${i}`), open))
+    const heap: Array<number> = []
+    for (let round = 0; round < 3; round++) {
+      const idle = await heapOf(heapService.child)
+      const calls = await holding.calls()
+      const running = Promise.all(Array.from({ length: 500 }, (_, i) => post(`${heapService.url}/v1/analyze/lewin`, quick(`heap-${round}-${i}`), open)))
+      while ((await holding.calls()) < calls + 500) await new Promise((resolve) => setTimeout(resolve, 20))
+      const busy = await heapOf(heapService.child)
+      heap.push((busy - idle) / 500 / 1024)
+      await running
+    }
+    open.destroy()
+    await stop(heapService)
+    await stop(holding)
+    rows.push({ scenario: "heap per quick analysis in flight (500 held)", metric: "KiB", service: round2(median(heap)), baseline: null, ratio: null, goal: "<= 64 KiB", met: median(heap) <= 64, detail: { rounds: heap.map(round2).join(" ") } })
+  }
+
   // 2-3. Static endpoints with auth, rate limiting, request ids and metrics all on.
   const instant = await startDouble(0)
   const service = await startService({ SVC_CACHE: "memory", ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instant.url })
@@ -531,8 +603,23 @@ const main = async () => {
     redis.kill("SIGKILL")
   }
 
-  // 6. 10,000 concurrent in-flight analyses against a double answering after 2 s.
+  // 6. 10,000 concurrent in-flight analyses against a double answering after 2 s; the baseline in
+  // the same run: a plain node:http proxy that parses each body, makes one request to the same
+  // kind of double and parses its answer (bench/proxy.mjs).
   const many = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY })
+  let proxyP99 = Number.NaN
+  if (wants("wide")) {
+    const proxyDouble = await startDouble(2000)
+    const proxyChild = spawn(process.execPath, [join(repo, "bench", "proxy.mjs"), proxyDouble.url], { stdio: ["ignore", "pipe", "inherit"] })
+    children.push(proxyChild)
+    const proxyUrl = `http://127.0.0.1:${await firstLine(proxyChild)}`
+    const proxyResults = await Promise.all(Array.from({ length: 10_000 }, (_, i) => post(`${proxyUrl}/v1/analyze/lewin`, JSON.stringify({ trace: trace(20, 2, `proxy-${i}`), mode: "quick" }), many)))
+    const proxyOverhead = proxyResults.map((r) => r.ms - 2000).sort((a, b) => a - b)
+    proxyP99 = proxyOverhead[Math.floor(proxyOverhead.length * 0.99)] ?? Number.NaN
+    if (proxyResults.some((r) => r.status !== 200)) throw new Error(`proxy burst: ${statusCounts(proxyResults)} ${proxyResults.find((r) => r.status !== 200)?.error ?? ""}`)
+    await stop({ child: proxyChild })
+    await stop(proxyDouble)
+  }
   if (wants("wide")) {
     const slow = await startDouble(2000)
     const wide = await startService({ ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: slow.url })
@@ -562,10 +649,10 @@ const main = async () => {
       scenario: "10,000 concurrent analyses, provider answers after 2 s",
       metric: "p99 overhead ms",
       service: Math.round(p99),
-      baseline: null,
-      ratio: null,
-      goal: "all complete",
-      met: ok === 10_000,
+      baseline: Math.round(proxyP99),
+      ratio: round2(p99 / proxyP99),
+      goal: "all complete, <= 3x the proxy",
+      met: ok === 10_000 && p99 <= 3 * proxyP99,
       detail: {
       completed: ok,
       statuses: statusCounts(results),
