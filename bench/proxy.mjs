@@ -3,6 +3,7 @@
 // double, Anthropic Messages wire, a forced tool call), parse its answer and send back the object.
 // Usage: node bench/proxy.mjs <provider double url>   (prints its port on stdout)
 import { Agent, createServer, request } from "node:http"
+import { setTimeout } from "node:timers"
 
 const upstream = new URL("/v1/messages", process.argv[2])
 const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY })

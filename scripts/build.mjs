@@ -1,7 +1,7 @@
 // Production build: src/boot.ts → dist/server.mjs, which loads the application (src/main.ts and
 // everything it imports, patterns included) from dist/chunks/, and src/cli.ts → dist/cli.mjs (the
 // `svc` command line, bin/svc; sharing those chunks). Code only some configurations use
-// (the hosted provider SDKs, the OpenTelemetry exporter behind /metrics) is in chunks loaded on
+// (the OpenTelemetry exporter behind /metrics, the MCP surface, the renderers) is in chunks loaded on
 // first use, so start-up does not parse or run it. Swagger UI and Redoc assets stay in
 // node_modules and are read at run time.
 import { build } from "esbuild"

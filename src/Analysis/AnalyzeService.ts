@@ -211,7 +211,9 @@ export const AnalyzeServiceLive = Layer.effect(
           Effect.ensuring(Effect.sync(analysesRunning.decrement)),
           (effect) => Effect.zipRight(Effect.sync(analysesRunning.increment), effect)
         )
-        const { result, cached } = yield* cache.run(prepared.key, compute).pipe(deadline)
+        // With the cache on, a request may wait on another's run (single flight): its own deadline
+        // bounds the wait. With it off, the run is this request's and already under the deadline.
+        const { result, cached } = yield* (cache.enabled ? cache.run(prepared.key, compute).pipe(deadline) : cache.run(prepared.key, compute))
         // Drift depends on the baseline store, not on the cache key: computed per request.
         const detection = baseline === null
           ? result.detection

@@ -1,6 +1,6 @@
 /**
  * One structured-output call to a model and its reply, as every provider client takes and gives
- * them (ModelClients.ts for the local host, HostedClients.ts for the hosted SDKs).
+ * them (ModelClients.ts, one wire format per provider).
  */
 import type { JsonValue } from "./JsonSchema.js"
 
