@@ -5,7 +5,7 @@
  * a typed result: `admit` (limits and mode), `prepare` (the rest of intake: pure CPU work, no I/O)
  * and `run`. A surface labels what fails after `admit` with the mode it learned there.
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Duration, Effect, FiberRef, Layer } from "effect"
 import { type RequestScopes, Scopes } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
@@ -203,11 +203,15 @@ export const AnalyzeServiceLive = Layer.effect(
         const { entry, mode, model, baseline, trace, origin, scopes } = prepared
         const slug = entry.pattern.code.slug
         const deadlineAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(limits.requestTimeout)
-        const compute = analyzer.analyze({ pattern: entry.pattern, mode, model, trace, origin, baseline, requestId }).pipe(
+        // The retries' deadline is set in the fiber that runs the analysis (the request's, or the
+        // cache's shared run), which ends with it: a set, not a scoped `locally`, costs no frames.
+        const compute = Effect.zipRight(
+          FiberRef.set(RetryDeadline, deadlineAt),
+          analyzer.analyze({ pattern: entry.pattern, mode, model, trace, origin, baseline, requestId })
+        ).pipe(
           // One learnings line per computed detection (a shared run writes it once).
           Effect.tap((computed) => home.learning(learningOf(slug, mode, computed.detection))),
           deadline,
-          Effect.locally(RetryDeadline, deadlineAt),
           Effect.ensuring(Effect.sync(analysesRunning.decrement)),
           (effect) => Effect.zipRight(Effect.sync(analysesRunning.increment), effect)
         )
@@ -234,8 +238,7 @@ export const AnalyzeServiceLive = Layer.effect(
                   : { state: "failed", calls: 0, inputTokens: 0, outputTokens: 0, note: status }
               )
             }))
-        ),
-        Effect.withSpan("AnalyzeService.run", { attributes: { pattern: prepared.entry.pattern.code.slug } })
+        )
       )
 
     const analyze: AnalyzeServiceShape["analyze"] = (slug, body, caller, onMode) =>

@@ -359,7 +359,7 @@ export const AnalyzerLive = Layer.effect(
           })
         }
         return { model: target.model, detection }
-      }).pipe(Effect.withSpan("Analyzer.analyze", { attributes: { pattern: request.pattern.code.slug, mode: request.mode } }))
+      })
 
     return { analyze }
   })

@@ -260,7 +260,9 @@ const localWire = (target: Extract<ResolvedProvider, { provider: "local" }>, cal
 export const ModelClientsLive: Layer.Layer<ModelClients, never, HttpClient.HttpClient> = Layer.effect(
   ModelClients,
   Effect.map(HttpClient.HttpClient, (http) => {
-    const client = withTransientRetries(http)
+    // No span per provider call: the service exports no traces, and each span costs the call's
+    // fiber a scope and its frames for as long as the provider takes (docs/performance.md).
+    const client = withTransientRetries(HttpClient.withTracerDisabledWhen(http, () => true))
     const generate = (target: ResolvedProvider, call: ModelCall): Effect.Effect<ModelReply, AnalyzerError> => {
       switch (target.provider) {
         case "anthropic":
