@@ -31,6 +31,7 @@ import { type AnalysisResult, Analyzer } from "./Analyzer.js"
 import { type BodyParts, resolveBaseline, resolveFormat, resolveHints, resolveMode, resolveModel, resolveSelect, splitBody } from "./Intake.js"
 import { type AdmittedTrace, admitTrace, type TraceOrigin, validateAdmitted } from "./RawTraces.js"
 import { AnalysisProgress, usageCounts } from "./Progress.js"
+import { withDeadline } from "./Deadline.js"
 import { makeTurns } from "./Turns.js"
 
 export type IntakeFailure = RequestTooLarge | ValidationError | UnsupportedTraceFormat | InvalidMode | InternalError
@@ -156,13 +157,12 @@ export const AnalyzeServiceLive = Layer.effect(
     const scopesOf = (yield* Scopes).of
     const turns = makeTurns(ANALYSES_PER_TURN)
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
-    const deadline = Effect.timeoutFail({
-      duration: limits.requestTimeout,
-      onTimeout: () =>
+    const deadlineMillis = Duration.toMillis(limits.requestTimeout)
+    const deadline = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+      withDeadline(self, deadlineMillis, () =>
         new Timeout({
           message: `the analysis exceeded the server-side deadline of ${deadlineSeconds} s; use quick mode or raise SVC_API_REQUEST_TIMEOUT`
-        })
-    })
+        }))
 
     const admit = (slug: string, body: Record<string, unknown> | Array<unknown>) =>
       Effect.gen(function*() {

@@ -2,8 +2,9 @@
  * Transient provider failures are retried through the platform's `HttpClient.retryTransient`:
  * connection errors, timeouts and the transient statuses (408, 409, 429, 5xx). Waits grow
  * exponentially with jitter; a `Retry-After` header (seconds or HTTP date) sets the wait when
- * present. The schedule is bounded by the caller's deadline: a retry whose wait would end past it
- * is not attempted, and the caller gets the provider's own answer instead of a timeout.
+ * present. The schedule is bounded by the caller's deadline: a retry whose wait would not leave
+ * its attempt 250 ms before it is not attempted, and the caller gets the provider's own answer
+ * instead of a timeout.
  * Interruption (the deadline, a client that left) cancels the wait and aborts the request.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -17,6 +18,11 @@ export const RetryDeadline = FiberRef.unsafeMake<number>(Number.POSITIVE_INFINIT
 export const MAX_ATTEMPTS = 4
 const BASE_DELAY_MS = 500
 const MAX_DELAY_MS = 20_000
+/**
+ * A retry must leave its attempt this much time before the deadline: one whose wait ends just
+ * before it would only turn the provider's answer into a timeout.
+ */
+const ATTEMPT_ALLOWANCE_MS = 250
 
 /** Provider answers larger than this are refused from their Content-Length, unread. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024
@@ -53,7 +59,7 @@ const withinDeadline = Schedule.identity<HttpClientError.HttpClientError>().pipe
     }))
   ),
   Schedule.checkEffect((_, { wait }) =>
-    Effect.map(Effect.all([Clock.currentTimeMillis, FiberRef.get(RetryDeadline)]), ([now, deadline]) => now + wait < deadline)
+    Effect.map(Effect.all([Clock.currentTimeMillis, FiberRef.get(RetryDeadline)]), ([now, deadline]) => now + wait + ATTEMPT_ALLOWANCE_MS < deadline)
   ),
   Schedule.modifyDelayEffect(({ error, wait }) => Effect.as(drain(error), Duration.millis(wait)))
 )
