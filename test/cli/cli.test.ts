@@ -242,6 +242,13 @@ describe("exit codes and errors", () => {
     }
   })
 
+  it("a service that cannot start in-process (its catalogue missing) exits 70 and says why", async () => {
+    const ran = await svc(["patterns"], { env: { SVC_PATTERNS_DIR: tempFile("empty", "").replace(/empty$/, "") } })
+    expect(ran.code).toBe(70)
+    expect(ran.stdout).toBe("")
+    expect(ran.stderr).toMatch(/^svc patterns: the service's resources could not start: .*catalogue\.json/)
+  })
+
   it("Ctrl-C (SIGINT) during an analysis aborts the model request and exits 130", async () => {
     double.script = () => ({ kind: "hang" })
     try {

@@ -4,7 +4,7 @@
  * per call as for `svc mcp` (SVC_API_KEY, rate limit); the services report progress to the
  * command's listener. Logs go to stderr, at SVC_LOG_LEVEL when it is set, else errors only.
  */
-import { Config, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
+import { Cause, Config, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { AnalysisProgress, type AnalysisProgressShape } from "../../Analysis/Progress.js"
 import { ResourcesLive, withoutRuntimeMetrics } from "../../App.js"
@@ -38,7 +38,16 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
     const explicitLevel = yield* Config.option(Config.string("SVC_LOG_LEVEL")).pipe(Effect.orElseSucceed(() => Option.none()))
     const logging = loggingLayer(Option.isSome(explicitLevel) ? config.logLevel : "error", "stderr")
     const context = yield* Layer.build(ResourcesLive(config).pipe(Layer.provide(logging))).pipe(
-      Effect.catchAllCause(() => Effect.fail(new CliFailure({ kind: "unexpected", message: "the service's resources could not start" })))
+      // Say why (a catalogue that does not load, a Redis that refuses): the cause's own message.
+      Effect.catchAllCause((cause) => {
+        const reason = Cause.squash(cause)
+        return Effect.fail(
+          new CliFailure({
+            kind: "unexpected",
+            message: `the service's resources could not start: ${reason instanceof Error ? reason.message : String(reason)}`.slice(0, 600)
+          })
+        )
+      })
     )
     const analyses = Context.get(context, AnalyzeService)
     const diagnoses = Context.get(context, DiagnoseService)
