@@ -6,6 +6,7 @@
  */
 import { decimal, integer, oneLine, percent, shorten } from "./Common.js"
 import { codeSpan, escapeMarkdown } from "./Markdown.js"
+import { isRecord as isObject } from "../../Traces/Importer.js"
 
 export interface AnalysisView {
   readonly pattern: string
@@ -18,7 +19,6 @@ export interface AnalysisView {
 const TEXT_MAX = 2000
 const QUOTE_MAX = 280
 
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null && !Array.isArray(value)
 const str = (value: unknown): string => (typeof value === "string" ? value : "")
 const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined)
 const records = (value: unknown): ReadonlyArray<Readonly<Record<string, unknown>>> => (Array.isArray(value) ? value.filter(isObject) : [])

@@ -42,6 +42,11 @@ export type Envelope = Record<string, unknown>
 export interface Backend {
   /** In-process, or the service's address. */
   readonly where: string
+  /**
+   * The most bytes of trace the command reads: in-process, SVC_API_MAX_BODY_BYTES, as a request
+   * body would be; against a service, whose own limit counts, only a bound on what the CLI holds.
+   */
+  readonly readLimit: number
   /** `body`: the response as served, printed as it is (against a service, after the typed client checked it). */
   readonly analyze: (slug: string, envelope: Envelope) => Effect.Effect<{ readonly answer: AnalyzeAnswer; readonly body: unknown }, CliFailure>
   /** `events`: whether the renderer needs the normalized events (remote: one more request). */

@@ -92,18 +92,6 @@ const apiKeyOf = (flag: Option.Option<Redacted.Redacted>) =>
     ? Effect.succeed(flag)
     : Config.option(Config.redacted("SVC_API_KEY")).pipe(Effect.orElseSucceed(() => Option.none<Redacted.Redacted>()))
 
-/** The configured body limit for traces read in this process (the service's own limit applies remotely). */
-const localLimit = Effect.gen(function*() {
-  const { appConfig } = yield* Effect.promise(() => import("../../Config.js"))
-  return yield* appConfig.pipe(
-    Effect.map((config) => config.limits.maxBodyBytes),
-    Effect.orElseSucceed(() => 5 * 1024 * 1024)
-  )
-})
-
-/** A remote service's own limit is the one that counts; this only bounds what the CLI holds. */
-const REMOTE_READ_LIMIT = 1024 * 1024 * 1024
-
 const backendOf = (
   remoteOptions: { readonly url: Option.Option<string>; readonly apiKey: Option.Option<Redacted.Redacted> },
   command: string,
@@ -115,10 +103,10 @@ const backendOf = (
       const url = remoteOptions.url.value
       if (!/^https?:\/\/[^\s/]+/.test(url)) return yield* new CliFailure({ kind: "usage", message: `--url must be an http:// or https:// address (got ${JSON.stringify(url.slice(0, 80))})` })
       const { makeRemoteBackend } = yield* Effect.promise(() => import("./Remote.js"))
-      return { backend: yield* makeRemoteBackend({ url, apiKey }), limit: REMOTE_READ_LIMIT }
+      return yield* makeRemoteBackend({ url, apiKey })
     }
     const { makeLocalBackend } = yield* Effect.promise(() => import("./Local.js"))
-    return { backend: yield* makeLocalBackend({ apiKey, command, progress: progress.listener }), limit: yield* localLimit }
+    return yield* makeLocalBackend({ apiKey, command, progress: progress.listener })
   })
 
 /** The options every trace-reading command shares (analyze and diagnose add mode, model and hints). */
@@ -136,8 +124,8 @@ interface TraceOptions {
 /** Where the command runs, the trace it reads and the request body for it (`extra`: the command's own options). */
 const intakeOf = (options: TraceOptions, command: string, progress: ProgressView, extra: Readonly<Record<string, unknown>> = {}) =>
   Effect.gen(function*() {
-    const { backend, limit } = yield* backendOf(options, `svc ${command}`, progress)
-    const input = yield* readTrace(options.file, limit)
+    const backend = yield* backendOf(options, `svc ${command}`, progress)
+    const input = yield* readTrace(options.file, backend.readLimit)
     const hints = options.hints === undefined ? Option.none() : yield* readHints(options.hints)
     const envelope = envelopeOf(input.body, {
       format: Option.getOrUndefined(options.from),
@@ -421,7 +409,7 @@ const makePatterns = (state: CliState) =>
     (options) =>
       runCommand(state, "patterns", (progress) =>
         Effect.gen(function*() {
-          const { backend } = yield* backendOf(options, "svc patterns", progress)
+          const backend = yield* backendOf(options, "svc patterns", progress)
           const parts = [options.playbooks && "playbooks", options.citations && "citations", options.composition && "composition"].filter(
             (part): part is "playbooks" | "citations" | "composition" => typeof part === "string"
           )

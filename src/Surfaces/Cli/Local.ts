@@ -72,6 +72,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
 
     return {
       where: "in-process",
+      readLimit: config.limits.maxBodyBytes,
       analyze: (slug, envelope) =>
         Effect.flatMap(entryOf(slug), () =>
           inProcess(Effect.gen(function*() {

@@ -20,6 +20,9 @@ export interface RemoteOptions {
 
 const decoder = new TextDecoder()
 
+/** A service's own body limit is the one that counts; this only bounds what the CLI holds. */
+const REMOTE_READ_LIMIT = 1024 * 1024 * 1024
+
 const kindOf = (tag: string): string | undefined => Object.entries(errorKinds).find(([name]) => name === tag)?.[1].kind
 
 type ClientFailure = { readonly _tag: string; readonly message: string } | HttpClientError.HttpClientError | ParseResult.ParseError
@@ -60,6 +63,7 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
 
     const backend: Backend = {
       where: base,
+      readLimit: REMOTE_READ_LIMIT,
       analyze: (slug, envelope) =>
         Option.match(analyzeByName(client, slug, envelope), {
           // A name outside this client's catalogue: the service says what it knows of it.
