@@ -611,24 +611,22 @@ const main = async () => {
   }
 
   // 6. 10,000 concurrent in-flight analyses against a double answering after 2 s; the baseline in
-  // the same run: a plain node:http proxy that parses each body, makes one request to the same
-  // kind of double and parses its answer (bench/proxy.mjs).
+  // the same round: a plain node:http proxy that parses each body, makes one request to the same
+  // kind of double and parses its answer (bench/proxy.mjs). Rounds of both (BENCH_WIDE_ROUNDS,
+  // default 3), fresh processes each; the row is the round with the median ratio.
   const many = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY })
-  let proxyP99 = Number.NaN
-  let proxyStatuses = ""
-  if (wants("wide")) {
+  const proxyRound = async () => {
     const proxyDouble = await startDouble(2000)
     const proxyChild = spawn(process.execPath, [join(repo, "bench", "proxy.mjs"), proxyDouble.url], { stdio: ["ignore", "pipe", "inherit"] })
     children.push(proxyChild)
     const proxyUrl = `http://127.0.0.1:${await firstLine(proxyChild)}`
     const proxyResults = await Promise.all(Array.from({ length: 10_000 }, (_, i) => post(`${proxyUrl}/v1/analyze/lewin`, JSON.stringify({ trace: trace(20, 2, `proxy-${i}`), mode: "quick" }), many)))
     const proxyOverhead = proxyResults.map((r) => r.ms - 2000).sort((a, b) => a - b)
-    proxyP99 = proxyOverhead[Math.floor(proxyOverhead.length * 0.99)] ?? Number.NaN
-    proxyStatuses = statusCounts(proxyResults)
     await stop({ child: proxyChild })
     await stop(proxyDouble)
+    return { p99: proxyOverhead[Math.floor(proxyOverhead.length * 0.99)] ?? Number.NaN, statuses: statusCounts(proxyResults) }
   }
-  if (wants("wide")) {
+  const serviceRound = async () => {
     const slow = await startDouble(2000)
     const wide = await startService({ ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: slow.url })
     const body = (i: number) => JSON.stringify({ trace: trace(20, 2, `wide-${i}`), mode: "quick" })
@@ -647,35 +645,55 @@ const main = async () => {
     const results = await Promise.all(Array.from({ length: 10_000 }, (_, i) => post(`${wide.url}/v1/analyze/lewin`, body(i), many)))
     probing = false
     await probed
-    const sortedProbes = probes.slice().sort((a, b) => a - b)
-    const ok = results.filter((r) => r.status === 200).length
-    const overhead = results.map((r) => r.ms - 2000)
-    const sortedOverhead = overhead.slice().sort((a, b) => a - b)
-    const p99 = sortedOverhead[Math.floor(sortedOverhead.length * 0.99)] ?? Number.NaN
     const peak = rssOf(wide.child.pid, "VmHWM")
-    rows.push({
-      scenario: "10,000 concurrent analyses, provider answers after 2 s",
-      metric: "p99 overhead ms",
-      service: Math.round(p99),
-      baseline: Math.round(proxyP99),
-      ratio: round2(p99 / proxyP99),
-      goal: "all complete, <= 3x the proxy",
-      met: ok === 10_000 && p99 <= 3 * proxyP99,
-      detail: {
-      completed: ok,
-      statuses: statusCounts(results),
-      // When the failures (if any) ended, in ms after they were sent: tells a timeout from a reset.
-      failures_at_ms: results.filter((r) => r.status !== 200).slice(0, 10).map((r) => Math.round(r.ms)).join(" "),
-      healthz_during_p50_ms: round2(median(sortedProbes)),
-      healthz_during_p99_ms: round2(sortedProbes[Math.floor(sortedProbes.length * 0.99)] ?? Number.NaN),
-      healthz_during_max_ms: round2(sortedProbes[sortedProbes.length - 1] ?? Number.NaN),
-      healthz_probes: sortedProbes.length,
-      p50_overhead_ms: Math.round(sortedOverhead[Math.floor(sortedOverhead.length / 2)] ?? 0), peak_rss_mib: round2(peak),
-      // The proxy's own statuses: under 10,000 new connections at once a few of its sockets are reset.
-      proxy_statuses: proxyStatuses }
-    })
     await stop(wide)
     await stop(slow)
+    const sortedOverhead = results.map((r) => r.ms - 2000).sort((a, b) => a - b)
+    return {
+      results,
+      ok: results.filter((r) => r.status === 200).length,
+      p99: sortedOverhead[Math.floor(sortedOverhead.length * 0.99)] ?? Number.NaN,
+      p50: sortedOverhead[Math.floor(sortedOverhead.length / 2)] ?? 0,
+      probes: probes.slice().sort((a, b) => a - b),
+      peak
+    }
+  }
+  if (wants("wide")) {
+    const rounds: Array<{ readonly proxy: Awaited<ReturnType<typeof proxyRound>>; readonly service: Awaited<ReturnType<typeof serviceRound>> }> = []
+    for (let round = 0; round < Number(process.env["BENCH_WIDE_ROUNDS"] ?? "3"); round++) {
+      rounds.push({ proxy: await proxyRound(), service: await serviceRound() })
+    }
+    const ratioOf = (r: (typeof rounds)[number]) => r.service.p99 / r.proxy.p99
+    const byRatio = rounds.slice().sort((a, b) => ratioOf(a) - ratioOf(b))
+    const chosen = byRatio[Math.floor(byRatio.length / 2)]
+    if (chosen !== undefined) {
+      const { proxy, service } = chosen
+      const sortedProbes = service.probes
+      rows.push({
+        scenario: "10,000 concurrent analyses, provider answers after 2 s",
+        metric: "p99 overhead ms",
+        service: Math.round(service.p99),
+        baseline: Math.round(proxy.p99),
+        ratio: round2(ratioOf(chosen)),
+        goal: "all complete, <= 3x the proxy (median round)",
+        met: rounds.every((r) => r.service.ok === 10_000) && ratioOf(chosen) <= 3,
+        detail: {
+          rounds: rounds.map((r) => `${Math.round(r.service.p99)}/${Math.round(r.proxy.p99)} ms = ${round2(ratioOf(r))}x`).join(", "),
+          completed: rounds.map((r) => r.service.ok).join(" "),
+          statuses: statusCounts(service.results),
+          // When the failures (if any) ended, in ms after they were sent: tells a timeout from a reset.
+          failures_at_ms: service.results.filter((r) => r.status !== 200).slice(0, 10).map((r) => Math.round(r.ms)).join(" "),
+          healthz_during_p50_ms: round2(median(sortedProbes)),
+          healthz_during_p99_ms: round2(sortedProbes[Math.floor(sortedProbes.length * 0.99)] ?? Number.NaN),
+          healthz_during_max_ms: round2(sortedProbes[sortedProbes.length - 1] ?? Number.NaN),
+          healthz_probes: sortedProbes.length,
+          p50_overhead_ms: Math.round(service.p50),
+          peak_rss_mib: round2(service.peak),
+          // The proxy's own statuses: under 10,000 new connections at once a few of its sockets are reset.
+          proxy_statuses: proxy.statuses
+        }
+      })
+    }
   }
 
   // 7. 1,000 identical concurrent analyses with the cache on: one provider call.

@@ -2,7 +2,6 @@
  * The whole application as one Layer, given a validated configuration. Resources that requests
  * use are built before (outside) the HTTP server, so they are finalized after it.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Layer, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
 import { AnalyzerLive } from "./Analysis/Engine.js"
@@ -28,7 +27,7 @@ import { RateLimiterLive } from "./RateLimit/RateLimiter.js"
 export const ResourcesLive = (config: AppConfigShape) => {
   const ConfigLive = Layer.succeed(AppConfig, config)
   const Catalogue = CatalogueLive.pipe(Layer.provide(ConfigLive))
-  const Clients = ModelClientsLive.pipe(Layer.provide([ConfigLive, NodeHttpClient.layer]))
+  const Clients = ModelClientsLive
   const Shared = RedisStoreLive.pipe(Layer.provide(ConfigLive))
   const HomeFiles = HomeLive.pipe(Layer.provide([ConfigLive, Shared]))
   const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue, HomeFiles]))

@@ -10,7 +10,7 @@ import { Layer } from "effect"
 import { Api } from "./Api.js"
 import { patternCodes } from "./Catalogue/Catalogue.js"
 import { ServerLive } from "./Edge/Server.js"
-import { AnalyzeRestLive } from "./Surfaces/Rest/AnalyzeHttp.js"
+import { AnalyzeAtEdgeLive, AnalyzeRestLive } from "./Surfaces/Rest/AnalyzeHttp.js"
 import { AnalyzeHttpLive } from "./Surfaces/Rest/AnalyzeHttp.generated.js"
 import { CatalogueHttpLive } from "./Surfaces/Rest/CatalogueHttp.js"
 import { DocsHttpLive } from "./Surfaces/Rest/DocsHttp.js"
@@ -29,7 +29,7 @@ const slugs = new Set(patternCodes.map((code) => code.slug))
 export const HttpLive = (host: string, port: number) =>
   ServerLive(host, port, slugs).pipe(
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
-    Layer.provide(ApiLive),
+    Layer.provide([ApiLive, AnalyzeAtEdgeLive.pipe(Layer.provide(AnalyzeRestLive))]),
     Layer.provide(McpHttpOnFirstUse),
     // No trace exporter is configured: a span per request would be pure overhead.
     HttpMiddleware.withTracerDisabledWhen(() => true)

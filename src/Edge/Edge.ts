@@ -42,10 +42,16 @@ const kindByStatus = new Map<number, string>(Object.values(errorKinds).map(({ ki
 export type EdgeHandler = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
 
 /**
- * Builds the edge in front of `app` (the HttpApi app as a node handler) and `mcp` (the MCP
- * Streamable HTTP transport at /mcp).
+ * Builds the edge in front of `app` (the HttpApi app as a node handler), `mcp` (the MCP
+ * Streamable HTTP transport at /mcp) and `analyze` (a known pattern's analyze request that is not
+ * a cache hit, run by the REST adapter on this event: AnalyzeRest.serve).
  */
-export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>, mcp: EdgeHandler) =>
+export const makeEdge = (
+  app: NodeHandler,
+  slugs: ReadonlySet<string>,
+  mcp: EdgeHandler,
+  analyze: (slug: string, request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
+) =>
   Effect.gen(function*() {
     const guards = yield* makeGuards
     const statics = yield* makeStaticResponses
@@ -146,6 +152,7 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>, mcp: Edge
             }
           }
           if (path === MCP_PATH) return mcp(request, response, edge)
+          if (replyable && pattern !== null) return analyze(pattern, request, response, edge)
           request.edge = edge
           app(request, response)
         }

@@ -44,13 +44,25 @@ const failureOf = (cause: Cause.Cause<unknown>, method: string, path: string): A
   return new InternalError({ message: "the service failed unexpectedly; the request id identifies it in the logs" })
 }
 
-const respondToFailure = (cause: Cause.Cause<unknown>, method: string, path: string, edge: EdgeRequest) => {
+/**
+ * The documented error a failed request answers with, noted to the edge for its error report, and
+ * the log line an unexpected failure deserves (undefined: the client went away, nobody reads an
+ * answer). One owner for the app behind the edge and for what the edge runs itself.
+ */
+export const answerToFailure = (cause: Cause.Cause<unknown>, method: string, path: string, edge: EdgeRequest) => {
   const error = failureOf(cause, method, path)
-  // The client went away; nobody reads this response.
-  if (error === undefined) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+  if (error === undefined) return undefined
   edge.noteFailure({ kind: errorKinds[error._tag].kind, message: error.message, pattern: null, mode: null })
-  const response = Effect.succeed(errorResponse(error))
-  return error._tag === "InternalError" ? Effect.zipRight(Effect.logError("unexpected failure", Cause.pretty(cause)), response) : response
+  const log = error._tag === "InternalError" ? Effect.logError("unexpected failure", Cause.pretty(cause)) : null
+  return { error, log }
+}
+
+const respondToFailure = (cause: Cause.Cause<unknown>, method: string, path: string, edge: EdgeRequest) => {
+  const answer = answerToFailure(cause, method, path, edge)
+  // The client went away; nobody reads this response.
+  if (answer === undefined) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+  const response = errorResponse(answer.error)
+  return answer.log === null ? Effect.succeed(response) : Effect.as(answer.log, response)
 }
 
 /** The app as the edge hands requests to it (through `NodeHttpServer.makeHandler`). */

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net"
 import { drain } from "../Lifecycle/Drain.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
 import { McpHttp } from "../Surfaces/Mcp/McpHttp.js"
+import { AnalyzeAtEdge } from "../Surfaces/Rest/AnalyzeAtEdge.js"
 import { makeEdge } from "./Edge.js"
 import { behindEdge } from "./Forward.js"
 import { EdgeIncomingMessage } from "./RequestContext.js"
@@ -57,7 +58,8 @@ export const ServerLive = (host: string, port: number, slugs: ReadonlySet<string
       const app = yield* HttpApiBuilder.httpApp
       const handler = yield* NodeHttpServer.makeHandler(behindEdge(app))
       const mcp = yield* McpHttp
-      const edge = yield* makeEdge(handler, slugs, mcp.handle)
+      const analyze = yield* AnalyzeAtEdge
+      const edge = yield* makeEdge(handler, slugs, mcp.handle, analyze.serve)
       const server = createServer<typeof EdgeIncomingMessage>({ IncomingMessage: EdgeIncomingMessage, ...SERVER_TIMEOUTS }, edge)
       const address = yield* Effect.acquireRelease(
         listen(server, host, port).pipe(

@@ -1,6 +1,6 @@
 /**
  * Structured-output calls to the three kinds of model host (DECISIONS §4), each on its own wire
- * format, written here over the platform's HttpClient:
+ * format, written here over node:http(s) (Exchange.ts):
  * - hosted provider A: Anthropic Messages (`POST /v1/messages`), a forced tool call whose input
  *   schema is the output schema; the static system blocks carry `cache_control` breakpoints;
  * - hosted provider B: OpenAI Responses (`POST /responses`), a strict `json_schema` text format,
@@ -14,15 +14,12 @@
  * All three share the retries, the deadline and the refusal of oversized answers (Retry.ts). Every
  * failure becomes an AnalyzerError whose message names the provider and what failed, never a key.
  */
-import * as HttpBody from "@effect/platform/HttpBody"
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Context, Effect, Either, Layer, Redacted, Schema } from "effect"
 import { AnalyzerError } from "../Errors.js"
+import { type Agents, exchange, type ExchangeFailure, makeAgents } from "./Exchange.js"
 import type { ModelCall, ModelReply } from "./ModelCall.js"
 import type { ResolvedProvider } from "./Resolution.js"
-import { isTransientStatus, withTransientRetries } from "./Retry.js"
+import { isTransientStatus, MAX_RESPONSE_BYTES } from "./Retry.js"
 
 export interface ModelClientsShape {
   readonly generate: (target: ResolvedProvider, call: ModelCall) => Effect.Effect<ModelReply, AnalyzerError>
@@ -90,45 +87,97 @@ const decodeChat = Schema.decodeUnknownEither(ChatCompletion)
 // ---------------------------------------------------------------------------------------------
 // One request, whatever the wire
 
+/**
+ * A request body as a static part and the call's own: `fixed` (every field but one list) and the
+ * list `list`, whose first items `staticItems` are the same for every call of the pass and whose
+ * last items `items` carry the trace. The JSON of all but `items` is made once per pass and model
+ * (`prefixOf`) and sent from one shared buffer; each call serializes and holds only its items.
+ */
+interface WireBody {
+  readonly fixed: Readonly<Record<string, unknown>>
+  readonly list: string
+  readonly staticItems: ReadonlyArray<unknown>
+  readonly items: ReadonlyArray<unknown>
+}
+
 interface Wire {
   /** "provider anthropic", "local model host": how messages name it. */
   readonly label: string
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
-  readonly body: unknown
+  readonly body: WireBody
   /** The reply from the answer's JSON, or what was wrong with it. */
   readonly read: (json: unknown) => Either.Either<ModelReply, string>
 }
 
-const failure = (label: string, reason: string) => new AnalyzerError({ message: `${label} ${reason}` })
+/** Static prefixes kept per system prompt and schema (both made once per pattern pass), by wire and model. */
+const prefixes = new WeakMap<object, WeakMap<object, Map<string, Buffer>>>()
+/** Distinct wires and models kept per pass; more are serialized per call, never kept. */
+const PREFIXES_PER_PASS = 16
 
-const describeHttpError = (label: string, error: HttpClientError.HttpClientError): AnalyzerError => {
-  if (error._tag === "RequestError") return failure(label, `could not be reached (${error.reason}) after retrying within the deadline`)
-  if (error.reason === "StatusCode") return failure(label, `answered HTTP ${error.response.status}`)
-  return failure(label, `sent a response that could not be read (${error.reason})`)
+const prefixJson = (body: WireBody) => {
+  const fixed = JSON.stringify(body.fixed)
+  const items = body.staticItems.map((item) => JSON.stringify(item)).join(",")
+  return `${fixed.length > 2 ? `${fixed.slice(0, -1)},` : "{"}${JSON.stringify(body.list)}:[${items}`
 }
 
-const send = (client: HttpClient.HttpClient, wire: Wire): Effect.Effect<ModelReply, AnalyzerError> =>
-  Effect.gen(function*() {
-    const request = HttpClientRequest.post(wire.url).pipe(
-      HttpClientRequest.setHeaders(wire.headers),
-      HttpClientRequest.setBody(HttpBody.unsafeJson(wire.body))
-    )
-    const response = yield* client.execute(request).pipe(Effect.mapError((error) => describeHttpError(wire.label, error)))
-    if (response.status < 200 || response.status >= 300) {
-      // Read what it sent, so the connection can be reused.
-      yield* Effect.ignore(response.text)
-      return yield* failure(
-        wire.label,
-        `answered HTTP ${response.status}${isTransientStatus(response.status) ? " after retrying within the deadline" : ""}`
-      )
-    }
-    const json = yield* response.json.pipe(Effect.mapError(() => failure(wire.label, "sent a response body that is not JSON")))
-    return yield* Either.match(wire.read(json), {
-      onLeft: (reason) => Effect.fail(failure(wire.label, reason)),
-      onRight: Effect.succeed
+const prefixOf = (call: ModelCall, key: string, body: WireBody): Buffer => {
+  let bySchema = prefixes.get(call.system)
+  if (bySchema === undefined) prefixes.set(call.system, bySchema = new WeakMap())
+  let byKey = bySchema.get(call.jsonSchema)
+  if (byKey === undefined) bySchema.set(call.jsonSchema, byKey = new Map())
+  const known = byKey.get(key)
+  if (known !== undefined) return known
+  const made = Buffer.from(prefixJson(body))
+  if (byKey.size < PREFIXES_PER_PASS) byKey.set(key, made)
+  return made
+}
+
+/** The body's two buffers: the shared static prefix and this call's items. */
+const bodyOf = (call: ModelCall, { body, url }: Wire): ReadonlyArray<Buffer> => {
+  // What `fixed` takes from outside the system prompt and schema.
+  const key = `${url}\n${String(body.fixed["model"])}\n${call.maxOutputTokens}\n${call.objectName}\n${call.cacheKey}`
+  const items = body.items.map((item) => JSON.stringify(item)).join(",")
+  const separator = body.staticItems.length > 0 && body.items.length > 0 ? "," : ""
+  return [prefixOf(call, key, body), Buffer.from(`${separator}${items}]}`)]
+}
+
+const failure = (label: string, reason: string) => new AnalyzerError({ message: `${label} ${reason}` })
+
+const describeFailure = (label: string, failed: ExchangeFailure): AnalyzerError =>
+  failed._tag === "Unreachable"
+    ? failure(label, `could not be reached (${failed.code}) after retrying within the deadline`)
+    : failure(label, `sent a response that could not be read (${failed.bytes} bytes, more than ${MAX_RESPONSE_BYTES})`)
+
+const readJson = (body: Buffer): Either.Either<unknown, undefined> => {
+  try {
+    const value: unknown = JSON.parse(body.toString("utf8"))
+    return Either.right(value)
+  } catch {
+    return Either.left(undefined)
+  }
+}
+
+const send = (agents: Agents, call: ModelCall, wire: Wire): Effect.Effect<ModelReply, AnalyzerError> =>
+  exchange(agents, new URL(wire.url), wire.headers, bodyOf(call, wire)).pipe(
+    Effect.mapError((failed) => describeFailure(wire.label, failed)),
+    Effect.flatMap((answer) => {
+      if (answer.status < 200 || answer.status >= 300) {
+        return Effect.fail(failure(
+          wire.label,
+          `answered HTTP ${answer.status}${isTransientStatus(answer.status) ? " after retrying within the deadline" : ""}`
+        ))
+      }
+      return Either.match(readJson(answer.body), {
+        onLeft: () => Effect.fail(failure(wire.label, "sent a response body that is not JSON")),
+        onRight: (json) =>
+          Either.match(wire.read(json), {
+            onLeft: (reason) => Effect.fail(failure(wire.label, reason)),
+            onRight: Effect.succeed
+          })
+      })
     })
-  })
+  )
 
 const parseJson = (text: string, cut: boolean): Either.Either<unknown, string> => {
   try {
@@ -154,12 +203,16 @@ const anthropicWire = (target: Extract<ResolvedProvider, { provider: "anthropic"
   url: `${target.baseUrl.replace(/\/+$/, "")}/v1/messages`,
   headers: { "x-api-key": Redacted.value(target.apiKey), "anthropic-version": ANTHROPIC_VERSION },
   body: {
-    model: target.model,
-    max_tokens: call.maxOutputTokens,
-    system: call.system.map((text) => ({ type: "text", text, cache_control: { type: "ephemeral" } })),
-    messages: call.messages.map((message) => ({ role: message.role, content: [{ type: "text", text: message.content }] })),
-    tools: [{ name: call.objectName, description: "Respond with a JSON object", input_schema: call.jsonSchema }],
-    tool_choice: { type: "tool", name: call.objectName, disable_parallel_tool_use: true }
+    fixed: {
+      model: target.model,
+      max_tokens: call.maxOutputTokens,
+      system: call.system.map((text) => ({ type: "text", text, cache_control: { type: "ephemeral" } })),
+      tools: [{ name: call.objectName, description: "Respond with a JSON object", input_schema: call.jsonSchema }],
+      tool_choice: { type: "tool", name: call.objectName, disable_parallel_tool_use: true }
+    },
+    list: "messages",
+    staticItems: [],
+    items: call.messages.map((message) => ({ role: message.role, content: [{ type: "text", text: message.content }] }))
   },
   read: (json) =>
     Either.flatMap(
@@ -192,15 +245,16 @@ const openAiWire = (target: Extract<ResolvedProvider, { provider: "openai" }>, c
   url: `${target.baseUrl.replace(/\/+$/, "")}/responses`,
   headers: { authorization: `Bearer ${Redacted.value(target.apiKey)}` },
   body: {
-    model: target.model,
-    input: [
-      ...call.system.map((content) => ({ role: "system", content })),
-      ...call.messages.map((message) => ({ role: message.role, content: message.content }))
-    ],
-    text: { format: { type: "json_schema", name: call.objectName, schema: call.jsonSchema, strict: true } },
-    max_output_tokens: call.maxOutputTokens,
-    prompt_cache_key: call.cacheKey,
-    store: false
+    fixed: {
+      model: target.model,
+      text: { format: { type: "json_schema", name: call.objectName, schema: call.jsonSchema, strict: true } },
+      max_output_tokens: call.maxOutputTokens,
+      prompt_cache_key: call.cacheKey,
+      store: false
+    },
+    list: "input",
+    staticItems: call.system.map((content) => ({ role: "system", content })),
+    items: call.messages.map((message) => ({ role: message.role, content: message.content }))
   },
   read: (json) =>
     Either.flatMap(
@@ -234,12 +288,16 @@ const localWire = (target: Extract<ResolvedProvider, { provider: "local" }>, cal
   url: chatCompletionsUrl(target.baseUrl),
   headers: {},
   body: {
-    model: target.model,
-    messages: [{ role: "system", content: call.system.join("\n\n") }, ...call.messages],
-    response_format: { type: "json_schema", json_schema: { name: call.objectName, schema: call.jsonSchema, strict: true } },
-    temperature: 0.2,
-    max_tokens: call.maxOutputTokens,
-    stream: false
+    fixed: {
+      model: target.model,
+      response_format: { type: "json_schema", json_schema: { name: call.objectName, schema: call.jsonSchema, strict: true } },
+      temperature: 0.2,
+      max_tokens: call.maxOutputTokens,
+      stream: false
+    },
+    list: "messages",
+    staticItems: [{ role: "system", content: call.system.join("\n\n") }],
+    items: call.messages
   },
   read: (json) =>
     Either.flatMap(
@@ -257,20 +315,17 @@ const localWire = (target: Extract<ResolvedProvider, { provider: "local" }>, cal
     )
 })
 
-export const ModelClientsLive: Layer.Layer<ModelClients, never, HttpClient.HttpClient> = Layer.effect(
+export const ModelClientsLive: Layer.Layer<ModelClients> = Layer.scoped(
   ModelClients,
-  Effect.map(HttpClient.HttpClient, (http) => {
-    // No span per provider call: the service exports no traces, and each span costs the call's
-    // fiber a scope and its frames for as long as the provider takes (docs/performance.md).
-    const client = withTransientRetries(HttpClient.withTracerDisabledWhen(http, () => true))
+  Effect.map(Effect.acquireRelease(Effect.sync(makeAgents), (agents) => Effect.sync(agents.close)), (agents) => {
     const generate = (target: ResolvedProvider, call: ModelCall): Effect.Effect<ModelReply, AnalyzerError> => {
       switch (target.provider) {
         case "anthropic":
-          return send(client, anthropicWire(target, call))
+          return send(agents, call, anthropicWire(target, call))
         case "openai":
-          return send(client, openAiWire(target, call))
+          return send(agents, call, openAiWire(target, call))
         case "local":
-          return send(client, localWire(target, call))
+          return send(agents, call, localWire(target, call))
       }
     }
     return { generate }

@@ -150,6 +150,44 @@ describe("cache hits at the edge", () => {
     const gone = metricValue(await metrics(service), "svc_http_requests_total", { method: "POST", code: "499" })
     expect(gone).toBe(1)
   })
+
+  it("a client that leaves while its analysis waits on the provider aborts the provider request, counted once as client_closed", async () => {
+    const service = await start()
+    harness.double.script = () => ({ kind: "hang" })
+    const before = await metrics(service)
+    const counted = (text: string) => ({
+      closed: metricValue(text, "svc_requests_total", { surface: "rest", pattern: "lewin", mode: "quick", status: "client_closed" }),
+      gone: metricValue(text, "svc_http_requests_total", { method: "POST", code: "499" })
+    })
+    const controller = new AbortController()
+    const pending = analyze(service, { "x-request-id": "leaves-early" }).catch(() => "aborted")
+    const abortable = fetch(`${service.url}/v1/analyze/lewin`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ trace: { ...exampleTrace("lewin"), task: "another task" }, mode: "quick" }),
+      signal: controller.signal
+    }).catch(() => "aborted")
+    const deadline = Date.now() + 5000
+    while (harness.double.calls.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(harness.double.calls).toHaveLength(2)
+    controller.abort()
+    expect(await abortable).toBe("aborted")
+    const closed = async () => {
+      const until = Date.now() + 5000
+      while (harness.double.calls.filter((call) => call.closedEarly === true).length < 1 && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      return harness.double.calls.filter((call) => call.closedEarly === true).length
+    }
+    expect(await closed()).toBe(1)
+    const after = counted(await metrics(service))
+    expect(after.closed - counted(before).closed).toBe(1)
+    expect(after.gone - counted(before).gone).toBe(1)
+    // The other request still waits on its own provider call, untouched.
+    expect(harness.double.calls.filter((call) => call.closedEarly !== true)).toHaveLength(1)
+    harness.double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
+    void pending
+  })
 })
 
 describe("prepared responses at the edge", () => {

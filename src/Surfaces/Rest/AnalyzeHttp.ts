@@ -6,7 +6,7 @@
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Context, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Exit, FiberId, FiberRef, FiberRefs, HashMap, Layer, Runtime } from "effect"
 import { type AdmittedAnalysis, analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import type { AnalysisResult } from "../../Analysis/Analyzer.js"
 import { CachedReplies } from "../../Cache/CachedReplies.js"
@@ -27,8 +27,11 @@ import {
   type ValidationError
 } from "../../Errors.js"
 import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
+import { answerToFailure } from "../../Edge/Forward.js"
+import { writeErrorReply } from "../../Edge/Replies.js"
 import { CurrentRequest, type EdgeRequest } from "../../Edge/RequestContext.js"
 import { recordAnalysis } from "../../Observability/Metrics.js"
+import { AnalyzeAtEdge, type AnalyzeAtEdgeShape } from "./AnalyzeAtEdge.js"
 import { settleRest } from "./Settle.js"
 import { unknownPattern } from "./CatalogueHttp.js"
 
@@ -50,6 +53,13 @@ export type AnalyzeFailure =
   | InternalError
 
 export interface AnalyzeRestShape {
+  /**
+   * The edge's own answer to a known pattern's analyze request it could not answer from the cache:
+   * the same steps as `handler`, run in one fiber the edge starts on node's request event, without
+   * the platform's request and response objects, router and HttpApi layers (issue 18: those layers
+   * were half of what an analysis in flight holds). The edge read the body and set its headers.
+   */
+  readonly serve: AnalyzeAtEdgeShape["serve"]
   readonly handler: (slug: string) => (request: RawRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, AnalyzeFailure>
   readonly unknownPattern: (request: { readonly path: { readonly name: string } }) => Effect.Effect<never, UnknownPattern>
 }
@@ -70,9 +80,8 @@ export const AnalyzeRestLive = Layer.effect(
       settleRest(edge, slug, mode, exit, (outcome) => outcome.cached)
 
     /** 415, 400, the CPU turn, trace limits and mode: what fails here has no mode yet. */
-    const admit = (slug: string, request: HttpServerRequest.HttpServerRequest, bytes: Uint8Array) =>
+    const admit = (slug: string, contentType: string | undefined, bytes: Uint8Array) =>
       Effect.gen(function*() {
-        const contentType = request.headers["content-type"]
         yield* requireJson(contentType, { jsonLines: true })
         yield* service.pace
         return yield* service.admit(slug, yield* parseTraceBody(bytes, isJsonLinesContentType(contentType)))
@@ -99,24 +108,68 @@ export const AnalyzeRestLive = Layer.effect(
       return prepared.key === "" ? response : HttpServerResponse.setHeader(response, "x-cache", outcome.cached ? "hit" : "miss")
     }
 
-    const handler = (slug: string) => ({ request }: RawRequest) =>
-      Effect.flatMap(CurrentRequest, (edge) => {
-        const bytes = edge.body ?? EMPTY
-        return admit(slug, request, bytes).pipe(
-          Effect.onError((cause) => settle(edge, slug, "unknown", Exit.failCause(cause))),
-          Effect.flatMap((admitted) =>
-            prepare(slug, admitted, edge, bytes).pipe(
-              Effect.flatMap((prepared) =>
-                Effect.map(service.run(prepared, edge.requestId), (outcome) => ({ prepared, outcome, cached: outcome.cached }))
-              ),
-              Effect.onExit((exit) => settle(edge, slug, admitted.mode, exit)),
-              Effect.map(({ prepared, outcome }) => respond(prepared, outcome))
-            )
+    /** An analyze request from its body to its outcome, recorded once. */
+    const answer = (slug: string, contentType: string | undefined, edge: EdgeRequest) => {
+      const bytes = edge.body ?? EMPTY
+      return admit(slug, contentType, bytes).pipe(
+        Effect.onError((cause) => settle(edge, slug, "unknown", Exit.failCause(cause))),
+        Effect.flatMap((admitted) =>
+          prepare(slug, admitted, edge, bytes).pipe(
+            Effect.flatMap((prepared) =>
+              Effect.map(service.run(prepared, edge.requestId), (outcome) => ({ prepared, outcome, cached: outcome.cached }))
+            ),
+            Effect.onExit((exit) => settle(edge, slug, admitted.mode, exit))
           )
         )
+      )
+    }
+
+    const handler = (slug: string) => ({ request }: RawRequest) =>
+      Effect.flatMap(CurrentRequest, (edge) =>
+        Effect.map(answer(slug, request.headers["content-type"], edge), ({ prepared, outcome }) => respond(prepared, outcome)))
+
+    const runtime = yield* Effect.runtime<never>()
+
+    const serve: AnalyzeRestShape["serve"] = (slug, request, response, edge) => {
+      const path = request.url ?? "/"
+      const fiber = Runtime.runFork(runtime, answer(slug, request.headers["content-type"], edge), {
+        // The request's context and log annotation, set as the fiber starts: no frames held for them.
+        updateRefs: (refs, fiberId) =>
+          FiberRefs.updateManyAs(refs, {
+            forkAs: fiberId,
+            entries: [
+              [FiberRef.currentContext, [[fiberId, Context.add(FiberRefs.getOrDefault(refs, FiberRef.currentContext), CurrentRequest, edge)]]],
+              [FiberRef.currentLogAnnotations, [[
+                fiberId,
+                HashMap.set(FiberRefs.getOrDefault(refs, FiberRef.currentLogAnnotations), "request_id", edge.requestId)
+              ]]]
+            ]
+          })
       })
+      // The client went away: the analysis, and its provider call, end with it.
+      response.once("close", () => {
+        if (!response.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
+      })
+      fiber.addObserver((exit) => {
+        if (response.writableEnded || response.destroyed) return
+        if (exit._tag === "Success") {
+          const { prepared, outcome } = exit.value
+          const body = JSON.stringify(analysisBody(prepared, outcome))
+          response.statusCode = 200
+          response.setHeader("content-type", "application/json")
+          response.setHeader("content-length", Buffer.byteLength(body))
+          if (prepared.key !== "") response.setHeader("x-cache", outcome.cached ? "hit" : "miss")
+          return response.end(body)
+        }
+        const failed = answerToFailure(exit.cause, "POST", path, edge)
+        if (failed === undefined) return
+        if (failed.log !== null) Runtime.runFork(runtime, Effect.annotateLogs(failed.log, "request_id", edge.requestId))
+        writeErrorReply(response, failed.error)
+      })
+    }
 
     return {
+      serve,
       handler,
       unknownPattern: ({ path }) =>
         Effect.flatMap(CurrentRequest, (edge) => {
@@ -126,3 +179,6 @@ export const AnalyzeRestLive = Layer.effect(
     }
   })
 )
+
+/** The edge's analyze path, from the adapter above. */
+export const AnalyzeAtEdgeLive = Layer.effect(AnalyzeAtEdge, Effect.map(AnalyzeRest, ({ serve }): AnalyzeAtEdgeShape => ({ serve })))

@@ -1,0 +1,122 @@
+/**
+ * One POST to a model host and its whole answer, on node:http(s), with the retries of Retry.ts.
+ * An attempt is one `Effect.async` around node's request: no fiber, stream or scope of its own.
+ * (Until issue 18 this went through the platform's HttpClient, which runs the body's write and the
+ * wait for the answer in two more fibers and wraps both in its request, response and error
+ * objects; each provider call held them, and their frames, for as long as the provider took:
+ * docs/performance.md.) Interruption (the deadline, a client that left) destroys the request.
+ */
+import { Clock, Effect, FiberRef } from "effect"
+import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
+import { isTransientStatus, MAX_RESPONSE_BYTES, RetryDeadline, retryWait } from "./Retry.js"
+
+/** A provider's whole answer. */
+export interface Answer {
+  readonly status: number
+  readonly body: Buffer
+  /** The number of attempts it took (1: no retry). */
+  readonly attempts: number
+}
+
+/** Why no answer could be had. */
+export type ExchangeFailure =
+  | { readonly _tag: "Unreachable"; readonly code: string }
+  | { readonly _tag: "TooLarge"; readonly bytes: number }
+
+interface Attempt {
+  readonly status: number
+  readonly retryAfter: string | undefined
+  readonly body: Buffer
+}
+
+/** Keep-alive agents, one per scheme, that the exchanges share; `close` ends their sockets. */
+export const makeAgents = () => {
+  const http = new HttpAgent({ keepAlive: true })
+  const https = new HttpsAgent({ keepAlive: true })
+  return {
+    http,
+    https,
+    close: () => {
+      http.destroy()
+      https.destroy()
+    }
+  }
+}
+export type Agents = ReturnType<typeof makeAgents>
+
+const header = (response: IncomingMessage, name: string): string | undefined => {
+  const value = response.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+const attemptOnce = (agents: Agents, url: URL, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>, length: number) =>
+  Effect.async<Attempt, ExchangeFailure>((resume) => {
+    let settled = false
+    const settle = (outcome: Effect.Effect<Attempt, ExchangeFailure>) => {
+      if (settled) return
+      settled = true
+      resume(outcome)
+    }
+    const options = { method: "POST", headers: { ...headers, "content-length": String(length) } }
+    const request: ClientRequest = url.protocol === "https:"
+      ? httpsRequest(url, { ...options, agent: agents.https })
+      : httpRequest(url, { ...options, agent: agents.http })
+    const tooLarge = (bytes: number) => {
+      // Refused unread: the connection goes, nothing more of the answer is held.
+      request.destroy()
+      settle(Effect.fail({ _tag: "TooLarge", bytes }))
+    }
+    request.on("error", (error: NodeJS.ErrnoException) => settle(Effect.fail({ _tag: "Unreachable", code: error.code ?? "Transport" })))
+    request.on("response", (response) => {
+      const declared = Number(header(response, "content-length") ?? "0")
+      if (declared > MAX_RESPONSE_BYTES) return tooLarge(declared)
+      const chunks: Array<Buffer> = []
+      let size = 0
+      response.on("data", (chunk: Buffer) => {
+        size += chunk.byteLength
+        if (size > MAX_RESPONSE_BYTES) tooLarge(size)
+        else chunks.push(chunk)
+      })
+      response.on("error", () => settle(Effect.fail({ _tag: "Unreachable", code: "ECONNRESET" })))
+      response.on("end", () => {
+        if (!response.complete) return settle(Effect.fail({ _tag: "Unreachable", code: "ECONNRESET" }))
+        settle(Effect.succeed({
+          status: response.statusCode ?? 0,
+          retryAfter: header(response, "retry-after"),
+          body: chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, size)
+        }))
+      })
+    })
+    // One write of the parts (the shared static prefix, then the call's own).
+    request.cork()
+    for (const part of body) request.write(part)
+    request.end()
+    return Effect.sync(() => {
+      settled = true
+      request.destroy()
+    })
+  })
+
+/**
+ * POSTs `body` (its parts in order) to `url` until an answer that is not transient, or out of retries (then the last
+ * answer, transient or not, or the last connection error). The deadline of the retries is the
+ * analysis's (RetryDeadline).
+ */
+export const exchange = (agents: Agents, url: URL, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>) => {
+  const length = body.reduce((sum, part) => sum + part.byteLength, 0)
+  const from = (attempt: number): Effect.Effect<Answer, ExchangeFailure> =>
+    Effect.matchEffect(attemptOnce(agents, url, headers, body, length), {
+      onFailure: (failure) => failure._tag === "Unreachable" ? again(attempt, undefined, Effect.fail(failure)) : Effect.fail(failure),
+      onSuccess: (answer) =>
+        isTransientStatus(answer.status)
+          ? again(attempt, answer.retryAfter, Effect.succeed({ status: answer.status, body: answer.body, attempts: attempt + 1 }))
+          : Effect.succeed({ status: answer.status, body: answer.body, attempts: attempt + 1 })
+    })
+  const again = (attempt: number, retryAfter: string | undefined, last: Effect.Effect<Answer, ExchangeFailure>) =>
+    Effect.flatMap(Effect.zip(Clock.currentTimeMillis, FiberRef.get(RetryDeadline)), ([now, deadline]) => {
+      const wait = retryWait(attempt, retryAfter, now, deadline)
+      return wait === undefined ? last : Effect.zipRight(Effect.sleep(wait), from(attempt + 1))
+    })
+  return from(0)
+}
