@@ -3,7 +3,7 @@ import js from "@eslint/js"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["node_modules", "dist", "bench/results", "coverage"] },
+  { ignores: ["node_modules", "dist", "packages/*/dist", "bench/results", "coverage"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,15 +2,18 @@
 // everything it imports, patterns included) from dist/chunks/, and src/cli.ts → dist/cli.mjs (the
 // `svc` command line, bin/svc; sharing those chunks). Code only some configurations use
 // (the OpenTelemetry exporter behind /metrics, the MCP surface, the renderers) is in chunks loaded on
-// first use, so start-up does not parse or run it. Swagger UI and Redoc assets stay in
-// node_modules and are read at run time.
+// first use, so start-up does not parse or run it. Swagger UI's and Redoc's assets are copied to
+// dist/assets/. The typed client's build (dist/client/) is scripts/build-client.mjs.
 import { build } from "esbuild"
-import { rmSync } from "node:fs"
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 
 const started = Date.now()
 // No stale chunks from an earlier build.
 rmSync("dist", { recursive: true, force: true })
-await build({
+const built = await build({
+  metafile: true,
   entryPoints: { server: "src/boot.ts", cli: "src/cli.ts" },
   outdir: "dist",
   chunkNames: "chunks/[name]-[hash]",
@@ -28,5 +31,38 @@ await build({
   // CommonJS dependencies inside an ESM bundle need a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
+// The docs pages' assets, with their licences, copied from their packages (src/Docs/Docs.ts reads
+// them from here), so the installed package needs neither swagger-ui-dist nor redoc.
+const require = createRequire(import.meta.url)
+const ASSETS = {
+  "swagger-ui-dist": ["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-bundle.js.LICENSE.txt", "favicon-32x32.png", "LICENSE", "NOTICE"],
+  redoc: ["bundles/redoc.standalone.js", "bundles/redoc.standalone.js.LICENSE.txt", "LICENSE"]
+}
+for (const [name, files] of Object.entries(ASSETS)) {
+  const from = dirname(require.resolve(`${name}/package.json`))
+  for (const file of files) {
+    const to = join("dist", "assets", name, file)
+    mkdirSync(dirname(to), { recursive: true })
+    copyFileSync(join(from, file), to)
+  }
+}
+// The licences of the packages bundled into dist/ (the installed package ships their code, not
+// the packages): dist/THIRD_PARTY_LICENSES.txt, one section per package.
+const bundled = new Map()
+for (const input of Object.keys(built.metafile.inputs)) {
+  // The innermost node_modules/<package>/ of the input's path.
+  const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input)
+  if (match?.[1] !== undefined && match[2] !== undefined) bundled.set(match[2], match[1])
+}
+const sections = []
+for (const [name, dir] of [...bundled].sort(([a], [b]) => a.localeCompare(b))) {
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+  const licenceFile = readdirSync(dir).find((file) => /^(licen[cs]e|copying)(\.|$)/i.test(file))
+  sections.push([
+    `${name}@${manifest.version} (${typeof manifest.license === "string" ? manifest.license : "see below"})`,
+    licenceFile === undefined ? "" : readFileSync(join(dir, licenceFile), "utf8").trim()
+  ].join("\n\n"))
+}
+writeFileSync(join("dist", "THIRD_PARTY_LICENSES.txt"), `${sections.join(`\n\n${"-".repeat(72)}\n\n`)}\n`)
 // On stderr: bin/svc may build first, and its stdout is the command's result (or the MCP protocol stream).
 console.error(`dist/server.mjs and dist/cli.mjs built in ${Date.now() - started} ms`)

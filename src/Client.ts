@@ -1,6 +1,7 @@
 /**
  * The typed client, derived from the same HttpApi contract as the server and the OpenAPI
- * document. Exported as `pattern-analysis-service/client`.
+ * document. Exported as `pattern-analysis-service/client` and as the package
+ * `@pattern-analysis-service/client` (compiled by scripts/build-client.mjs; docs/packaging.md).
  *
  *   const client = yield* makeClient("http://127.0.0.1:8000")
  *   const patterns = yield* client.catalogue.listPatterns()

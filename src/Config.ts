@@ -7,6 +7,7 @@ import { Config, ConfigError, Context, Duration, Either, Option, Redacted } from
 import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
+import { corsOriginValid } from "./Edge/Cors.js"
 
 /**
  * The checkout's patterns/ folder: the nearest ancestor of this module's directory that holds
@@ -46,6 +47,8 @@ export interface AppConfigShape {
   readonly rateLimit: Option.Option<RateLimitSetting>
   readonly rateLimitMaxBuckets: number
   readonly trustedProxies: number
+  /** SVC_CORS_ORIGINS: origins whose browser pages may call the API (`*`: any); empty: CORS off. */
+  readonly corsOrigins: ReadonlyArray<string>
   readonly limits: {
     readonly maxBodyBytes: number
     readonly maxTraceSteps: number
@@ -240,6 +243,13 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     10_000
   ),
   trustedProxies: withDefault(parsed("SVC_TRUSTED_PROXIES", "an integer 0-10 (proxy hops)", integer(0, 10)), 1),
+  corsOrigins: withDefault(
+    parsed("SVC_CORS_ORIGINS", "origins separated by commas (https://app.example.com,http://localhost:5173), * or empty", (raw) => {
+      const entries = raw.split(",").map((entry) => entry.trim().replace(/\/+$/, "")).filter((entry) => entry.length > 0)
+      return entries.every(corsOriginValid) ? entries : undefined
+    }),
+    []
+  ),
   limits: Config.all({
     maxBodyBytes: withDefault(parsed("SVC_API_MAX_BODY_BYTES", "an integer number of bytes >= 1024", integer(1024, 2 ** 40)), 5 * MiB),
     maxTraceSteps: withDefault(parsed("SVC_API_MAX_TRACE_STEPS", "a positive integer", integer(1, 10_000_000)), 5000),

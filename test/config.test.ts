@@ -45,6 +45,8 @@ describe("configuration", () => {
     ["SVC_API_RATE_LIMIT", "ten per minute", "N/S"],
     ["SVC_API_RATE_LIMIT", "0/60", "N/S"],
     ["SVC_TRUSTED_PROXIES", "-1", "an integer 0-10"],
+    ["SVC_CORS_ORIGINS", "https://app.example.com/path", "origins separated by commas"],
+    ["SVC_CORS_ORIGINS", "app.example.com", "origins separated by commas"],
     ["SVC_API_MAX_BODY_BYTES", "5MB", "an integer number of bytes"],
     ["SVC_API_MAX_TRACE_STEPS", "0", "a positive integer"],
     ["SVC_API_MAX_MESSAGES", "lots", "a positive integer"],

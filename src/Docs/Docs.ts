@@ -1,10 +1,11 @@
 /**
  * API documentation served offline: the OpenAPI 3.1 document generated from the HttpApi
  * contract, and the Swagger UI and Redoc pages whose assets come from npm packages
- * (swagger-ui-dist, redoc) and are served by the service itself. Assets are read on first use.
+ * (swagger-ui-dist, redoc) and are served by the service itself. Assets are read on first use,
+ * from the build's copy of them when built.
  */
 import * as OpenApi from "@effect/platform/OpenApi"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { Api } from "../Api.js"
@@ -25,6 +26,16 @@ const once = <A>(make: () => A): (() => A) => {
   }
 }
 
+/**
+ * Where a package's assets are read from: the build's copy (dist/assets/<package>, made by
+ * scripts/build.mjs, so an installed package needs neither swagger-ui-dist nor redoc installed),
+ * else the package itself (running from source).
+ */
+const assetsOf = (packageName: string): string => {
+  const built = join(import.meta.dirname, "..", "assets", packageName)
+  return existsSync(built) ? built : dirname(require.resolve(`${packageName}/package.json`))
+}
+
 const fileAsset = (
   packageName: string,
   file: string,
@@ -33,7 +44,7 @@ const fileAsset = (
 ): Asset => ({
   contentType,
   bytes: once(() => {
-    const bytes = readFileSync(join(dirname(require.resolve(`${packageName}/package.json`)), file))
+    const bytes = readFileSync(join(assetsOf(packageName), file))
     return rewrite === undefined ? new Uint8Array(bytes) : encoder.encode(rewrite(bytes.toString("utf8")))
   })
 })

@@ -2,7 +2,7 @@
  * The edge: the one request handler of the service, on node's request event. It owns a request's
  * lifecycle from its first byte to its last, in one place:
  *
- *   request id → in flight → guards (auth misconfiguration, rate limit, API key) → prepared
+ *   request id → in flight → CORS (a preflight answered; SVC_CORS_ORIGINS) → guards (auth misconfiguration, rate limit, API key) → prepared
  *   responses → body under the byte limit → cache hits → the app (HttpApi), or the MCP transport
  *   for /mcp, with the edge's context → on close: HTTP metric, error report, access log, out of
  *   flight.
@@ -23,6 +23,7 @@ import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
 import { bodyTooLarge, readBody } from "./Body.js"
+import { makeCors } from "./Cors.js"
 import { type GuardOutcome, headerValue, makeGuards } from "./Guards.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
 import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./RequestContext.js"
@@ -59,7 +60,8 @@ export const makeEdge = (
     const replies = yield* CachedReplies
     const scopes = yield* Scopes
     const reporting = yield* ErrorReporting
-    const { limits } = yield* AppConfig
+    const { corsOrigins, limits } = yield* AppConfig
+    const cors = makeCors(corsOrigins)
     const runtime = yield* Effect.runtime<never>()
     const logs = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
 
@@ -87,6 +89,26 @@ export const makeEdge = (
       const method = request.method ?? "GET"
       const path = pathOf(request.url ?? "/")
       const requestId = requestIdFrom(headerValue(request.headers, "x-request-id"))
+      if (cors !== undefined) {
+        const origin = headerValue(request.headers, "origin")
+        // A browser's preflight from an allowed origin: answered before the guards (it carries no key).
+        const preflight = method === "OPTIONS" && headerValue(request.headers, "access-control-request-method") !== undefined
+          ? cors.preflight(origin, headerValue(request.headers, "access-control-request-headers"))
+          : undefined
+        if (preflight !== undefined) {
+          response.once("close", () => {
+            countHttp("OPTIONS", "preflight", response.statusCode)
+            tracker.finished()
+          })
+          const headers: Array<string> = [...SECURITY_FLAT, "x-request-id", requestId]
+          for (const name in preflight) headers.push(name, preflight[name] ?? "")
+          response.writeHead(204, headers)
+          return void response.end()
+        }
+        // Every other response to an allowed origin carries its CORS headers, whoever writes it.
+        const allowed = cors.headersFor(origin)
+        if (allowed !== undefined) for (const name in allowed) response.setHeader(name, allowed[name] ?? "")
+      }
       // An analyze request's pattern label: its slug, or `unknown` (label values stay bounded).
       const pattern = method === "POST" && path.startsWith(ANALYZE_PREFIX)
         ? (slugs.has(path.slice(ANALYZE_PREFIX.length)) ? path.slice(ANALYZE_PREFIX.length) : "unknown")
