@@ -7,7 +7,7 @@
  *   against the provider double, a typed error), through both packages;
  * - a TypeScript consumer typechecks under `moduleResolution` node16 and bundler, and a deliberate
  *   type error in it is reported (the declarations are real types);
- * - the installed `svc` runs (`svc patterns`, `svc analyze` against the double);
+ * - the installed `svc` runs (`svc patterns`, `svc analyze` against the double, `svc serve`);
  * - the client's install holds `effect`, `@effect/platform` and their dependencies only;
  * - the client bundled by esbuild for a browser works in headless Chromium against the service
  *   from another origin through SVC_CORS_ORIGINS, and is refused without it (off by default).
@@ -17,7 +17,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { build } from "esbuild"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -273,6 +273,37 @@ describe("used from outside the repository", () => {
     const body: unknown = JSON.parse(analyzed.stdout)
     const Analysis = Schema.Struct({ pattern: Schema.Literal("lewin"), mode: Schema.Literal("quick"), detection: Schema.Struct({ severity: Schema.String }) })
     expect(Schema.decodeUnknownSync(Analysis)(body).pattern).toBe("lewin")
+  }, 60_000)
+})
+
+describe("the installed service", () => {
+  it("`svc serve` starts from the install alone: ready, its docs assets and the OpenAPI document served", async () => {
+    const bin = join(fullProject, "node_modules", ".bin", "svc")
+    const child = spawn(bin, ["serve"], {
+      cwd: fullProject,
+      env: { PATH: process.env["PATH"] ?? "", SVC_HOME: join(work, "serve-home"), SVC_PORT: "0", SVC_LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    try {
+      const address = await new Promise<string>((resolve, reject) => {
+        let seen = ""
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          seen += chunk
+          const ready = /"address":"(http:\/\/[^"]+)"/.exec(seen)
+          if (ready?.[1] !== undefined) resolve(ready[1])
+        })
+        child.once("exit", (code) => reject(new Error(`svc serve exited (${code}) before it was ready: ${seen}`)))
+      })
+      expect((await fetch(`${address}/readyz`)).status).toBe(200)
+      const redoc = await fetch(`${address}/redoc/redoc.standalone.js`)
+      expect(redoc.status).toBe(200)
+      expect((await redoc.arrayBuffer()).byteLength).toBeGreaterThan(500_000)
+      expect((await fetch(`${address}/docs/swagger-ui-bundle.js`)).status).toBe(200)
+      const openapi: unknown = await (await fetch(`${address}/openapi.json`)).json()
+      expect(openapi).toEqual(JSON.parse(readFileSync(join(REPO, "docs", "openapi.json"), "utf8")))
+    } finally {
+      child.kill("SIGTERM")
+    }
   }, 60_000)
 })
 
