@@ -47,7 +47,7 @@ export interface AppConfigShape {
   readonly rateLimit: Option.Option<RateLimitSetting>
   readonly rateLimitMaxBuckets: number
   readonly trustedProxies: number
-  /** SVC_CORS_ORIGINS: origins whose browser pages may call the API (`*`: any); empty: CORS off. */
+  /** SVC_CORS_ORIGINS: origins whose browser pages may call the API (`*`: every origin); empty: CORS off. */
   readonly corsOrigins: ReadonlyArray<string>
   readonly limits: {
     readonly maxBodyBytes: number

@@ -2,10 +2,11 @@
  * The edge: the one request handler of the service, on node's request event. It owns a request's
  * lifecycle from its first byte to its last, in one place:
  *
- *   request id → in flight → CORS (a preflight answered; SVC_CORS_ORIGINS) → guards (auth misconfiguration, rate limit, API key) → prepared
- *   responses → body under the byte limit → cache hits → the app (HttpApi), or the MCP transport
- *   for /mcp, with the edge's context → on close: HTTP metric, error report, access log, out of
- *   flight.
+ *   request id → in flight → CORS (an allowed origin's preflight answered; Cors.ts) → guards
+ *   (auth misconfiguration, rate limit, API key) → prepared responses → body under the byte limit
+ *   → cache hits → a known pattern's analyze (AnalyzeAtEdge), the MCP transport for /mcp, or the
+ *   app (HttpApi), with the edge's context → on close: HTTP metric, error report, access log, out
+ *   of flight.
  *
  * It answers what needs no Effect machinery itself (refusals, prepared GETs, cache hits), with
  * the same headers as every response; everything else goes to the app behind it (Forward.ts)
