@@ -15,8 +15,6 @@ import { isTransientStatus, MAX_RESPONSE_BYTES, RetryDeadline, retryWait } from 
 export interface Answer {
   readonly status: number
   readonly body: Buffer
-  /** The number of attempts it took (1: no retry). */
-  readonly attempts: number
 }
 
 /** Why no answer could be had. */
@@ -24,10 +22,8 @@ export type ExchangeFailure =
   | { readonly _tag: "Unreachable"; readonly code: string }
   | { readonly _tag: "TooLarge"; readonly bytes: number }
 
-interface Attempt {
-  readonly status: number
+interface Attempt extends Answer {
   readonly retryAfter: string | undefined
-  readonly body: Buffer
 }
 
 /** Keep-alive agents, one per scheme, that the exchanges share; `close` ends their sockets. */
@@ -99,19 +95,19 @@ const attemptOnce = (agents: Agents, url: URL, headers: Readonly<Record<string, 
   })
 
 /**
- * POSTs `body` (its parts in order) to `url` until an answer that is not transient, or out of retries (then the last
- * answer, transient or not, or the last connection error). The deadline of the retries is the
- * analysis's (RetryDeadline).
+ * POSTs `body` (its parts in order) to `url` until an answer that is not transient, or out of
+ * retries (then the last answer, transient or not, or the last connection error). The deadline of
+ * the retries is the analysis's (RetryDeadline).
  */
 export const exchange = (agents: Agents, url: URL, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>) => {
   const length = body.reduce((sum, part) => sum + part.byteLength, 0)
   const from = (attempt: number): Effect.Effect<Answer, ExchangeFailure> =>
     Effect.matchEffect(attemptOnce(agents, url, headers, body, length), {
       onFailure: (failure) => failure._tag === "Unreachable" ? again(attempt, undefined, Effect.fail(failure)) : Effect.fail(failure),
-      onSuccess: (answer) =>
-        isTransientStatus(answer.status)
-          ? again(attempt, answer.retryAfter, Effect.succeed({ status: answer.status, body: answer.body, attempts: attempt + 1 }))
-          : Effect.succeed({ status: answer.status, body: answer.body, attempts: attempt + 1 })
+      onSuccess: (answer) => {
+        const last = Effect.succeed<Answer>({ status: answer.status, body: answer.body })
+        return isTransientStatus(answer.status) ? again(attempt, answer.retryAfter, last) : last
+      }
     })
   const again = (attempt: number, retryAfter: string | undefined, last: Effect.Effect<Answer, ExchangeFailure>) =>
     Effect.flatMap(Effect.zip(Clock.currentTimeMillis, FiberRef.get(RetryDeadline)), ([now, deadline]) => {

@@ -149,9 +149,10 @@ const describeFailure = (label: string, failed: ExchangeFailure): AnalyzerError 
     ? failure(label, `could not be reached (${failed.code}) after retrying within the deadline`)
     : failure(label, `sent a response that could not be read (${failed.bytes} bytes, more than ${MAX_RESPONSE_BYTES})`)
 
-const readJson = (body: Buffer): Either.Either<unknown, undefined> => {
+/** JSON.parse as an Either: the answer's body and the model's text content alike. */
+const jsonOf = (text: string): Either.Either<unknown, undefined> => {
   try {
-    const value: unknown = JSON.parse(body.toString("utf8"))
+    const value: unknown = JSON.parse(text)
     return Either.right(value)
   } catch {
     return Either.left(undefined)
@@ -168,7 +169,7 @@ const send = (agents: Agents, call: ModelCall, wire: Wire): Effect.Effect<ModelR
           `answered HTTP ${answer.status}${isTransientStatus(answer.status) ? " after retrying within the deadline" : ""}`
         ))
       }
-      return Either.match(readJson(answer.body), {
+      return Either.match(jsonOf(answer.body.toString("utf8")), {
         onLeft: () => Effect.fail(failure(wire.label, "sent a response body that is not JSON")),
         onRight: (json) =>
           Either.match(wire.read(json), {
@@ -179,14 +180,9 @@ const send = (agents: Agents, call: ModelCall, wire: Wire): Effect.Effect<ModelR
     })
   )
 
-const parseJson = (text: string, cut: boolean): Either.Either<unknown, string> => {
-  try {
-    const value: unknown = JSON.parse(text)
-    return Either.right(value)
-  } catch {
-    return Either.left(`returned content that is not JSON${cut ? " (cut at the token limit)" : ""}`)
-  }
-}
+/** The model's text content as JSON, or why not. */
+const parseJson = (text: string, cut: boolean): Either.Either<unknown, string> =>
+  Either.mapLeft(jsonOf(text), () => `returned content that is not JSON${cut ? " (cut at the token limit)" : ""}`)
 
 const count = (value: number | null | undefined): number => value ?? 0
 
