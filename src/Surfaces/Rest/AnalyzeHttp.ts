@@ -103,9 +103,14 @@ export const AnalyzeRestLive = Layer.effect(
         return prepared
       })
 
+    /** X-Cache for an answer, when the cache is on. */
+    const cacheHeader = (prepared: PreparedAnalysis, outcome: AnalysisOutcome) =>
+      prepared.key === "" ? undefined : outcome.cached ? "hit" : "miss"
+
     const respond = (prepared: PreparedAnalysis, outcome: AnalysisOutcome) => {
       const response = HttpServerResponse.unsafeJson(analysisBody(prepared, outcome))
-      return prepared.key === "" ? response : HttpServerResponse.setHeader(response, "x-cache", outcome.cached ? "hit" : "miss")
+      const cache = cacheHeader(prepared, outcome)
+      return cache === undefined ? response : HttpServerResponse.setHeader(response, "x-cache", cache)
     }
 
     /** An analyze request from its body to its outcome, recorded once. */
@@ -158,7 +163,8 @@ export const AnalyzeRestLive = Layer.effect(
           response.statusCode = 200
           response.setHeader("content-type", "application/json")
           response.setHeader("content-length", Buffer.byteLength(body))
-          if (prepared.key !== "") response.setHeader("x-cache", outcome.cached ? "hit" : "miss")
+          const cache = cacheHeader(prepared, outcome)
+          if (cache !== undefined) response.setHeader("x-cache", cache)
           return response.end(body)
         }
         const failed = answerToFailure(exit.cause, "POST", path, edge)
