@@ -52,9 +52,20 @@ export type Script = (call: RecordedCall, index: number) => Reply | undefined
 const patternsDir = join(import.meta.dirname, "..", "..", "patterns")
 const slugByDetectionName = new Map(definitions.map((d) => [`${d.spec.name}Detection`, d.spec.slug]))
 
-/** The pattern's example output (a valid, evidence-grounded detection for its example trace). */
-export const exampleOutput = (slug: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(join(patternsDir, slug, "example.output.json"), "utf8"))
+const outputTexts = new Map<string, string>()
+
+/**
+ * The pattern's example output (a valid, evidence-grounded detection for its example trace): the
+ * file is read once, and every call gets its own parsed copy (tests edit what they get).
+ */
+export const exampleOutput = (slug: string): Record<string, unknown> => {
+  let text = outputTexts.get(slug)
+  if (text === undefined) {
+    text = readFileSync(join(patternsDir, slug, "example.output.json"), "utf8")
+    outputTexts.set(slug, text)
+  }
+  return JSON.parse(text)
+}
 
 export const exampleTrace = (slug: string): Record<string, unknown> =>
   JSON.parse(readFileSync(join(patternsDir, slug, "example.trace.json"), "utf8"))
@@ -87,27 +98,47 @@ const textOf = (value: unknown): string => {
 const describeCall = (wire: Wire, path: string, headers: IncomingMessage["headers"], body: Record<string, unknown>): RecordedCall => {
   let objectName = ""
   let schema: unknown = undefined
-  let text = ""
+  let textParts: () => Array<unknown>
   if (wire === "anthropic") {
     const tools = Array.isArray(body["tools"]) ? body["tools"] : []
     const tool = tools.find(isRecord)
     objectName = tool !== undefined && typeof tool["name"] === "string" ? tool["name"] : ""
     schema = tool?.["input_schema"]
-    text = `${textOf(body["system"])}\n${textOf(body["messages"])}`
+    textParts = () => [body["system"], body["messages"]]
   } else if (wire === "openai") {
     const format = isRecord(body["text"]) && isRecord(body["text"]["format"]) ? body["text"]["format"] : {}
     objectName = typeof format["name"] === "string" ? format["name"] : ""
     schema = format["schema"]
-    text = textOf(body["input"])
+    textParts = () => [body["input"]]
   } else {
     const format = isRecord(body["response_format"]) && isRecord(body["response_format"]["json_schema"])
       ? body["response_format"]["json_schema"]
       : {}
     objectName = typeof format["name"] === "string" ? format["name"] : ""
     schema = format["schema"]
-    text = textOf(body["messages"])
+    textParts = () => [body["messages"]]
   }
-  return { wire, path, headers, body, objectName, schema, text, staticPart: staticPartOf(wire, body), closedEarly: false }
+  // The text and the static part are read on first use: most calls are only answered (the bench's
+  // 10,000 at once share two cores with the double).
+  let text: string | undefined
+  let staticPart: string | undefined
+  return {
+    wire,
+    path,
+    headers,
+    body,
+    objectName,
+    schema,
+    get text() {
+      text ??= textParts().map(textOf).join("\n")
+      return text
+    },
+    get staticPart() {
+      staticPart ??= staticPartOf(wire, body)
+      return staticPart
+    },
+    closedEarly: false
+  }
 }
 
 let counter = 0
