@@ -8,7 +8,7 @@
  * valence flips (a negative emotion read as a positive one or the reverse).
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
-import { type Highlight, mean, ratio, round, signals } from "../../src/Catalogue/SignalKit.js"
+import { type Highlight, mean, normalise, ratio, round, signals } from "../../src/Catalogue/SignalKit.js"
 
 export interface DanvaItem {
   readonly id: string
@@ -43,7 +43,7 @@ const ALIASES: Readonly<Record<string, string>> = {
 
 /** Lower-cased, whitespace-collapsed, aliases resolved. */
 export const canonicalEmotion = (label: string): string => {
-  const key = label.trim().toLowerCase().replace(/\s+/g, " ")
+  const key = normalise(label)
   return ALIASES[key] ?? key
 }
 

@@ -22,6 +22,7 @@ import { recordModelCall } from "../Observability/Metrics.js"
 import type { ModelCall, ModelMessage, ModelReply } from "../Providers/ModelCall.js"
 import { ModelClients } from "../Providers/ModelClients.js"
 import { resolveProvider } from "../Providers/Resolution.js"
+import { oneLine } from "../Text.js"
 import { type AnalysisRequest, type AnalysisResult, Analyzer } from "./Analyzer.js"
 import { AnalysisProgress, type ProgressState } from "./Progress.js"
 import { groundOutput } from "./Evidence.js"
@@ -115,7 +116,7 @@ export const citedElements = (trace: unknown, findings: ModelOutputData["finding
   return refs.flatMap((ref) => {
     const element = resolveRef(trace, ref)
     if (element === undefined) return []
-    const text = elementText(element).replace(/\s+/g, " ").trim()
+    const text = oneLine(elementText(element))
     return [`${ref} ${text.length > cap ? `${text.slice(0, cap)} […]` : text}`]
   }).join("\n")
 }

@@ -114,32 +114,29 @@ export const checkTraceLimits = (
   }
   const declared = new Set(code.sequences.map(({ field }) => `trace.${field}`))
   let total = 0
-  const stack: Array<{ readonly value: unknown; readonly depth: number; readonly path: string }> = [
+  // A string's path is spelled out only for the error that names it: a trace has many strings.
+  const checkText = (value: string, parent: string, key: string | number): RequestTooLarge | undefined => {
+    if (value.length > limits.maxStringChars) {
+      const path = typeof key === "number" ? `${parent}[${key}]` : `${parent}.${key}`
+      return new RequestTooLarge({
+        message: `${path} has ${value.length} characters, more than the per-string limit of ${limits.maxStringChars}; raise SVC_API_MAX_STRING_CHARS`
+      })
+    }
+    total += value.length
+    return total > limits.maxTotalChars
+      ? new RequestTooLarge({
+        message: `the trace has more than ${limits.maxTotalChars} characters of text in total; raise SVC_API_MAX_TOTAL_CHARS or condense the trace`
+      })
+      : undefined
+  }
+  // Only objects and lists are stacked; strings are checked where they are found.
+  const stack: Array<{ readonly value: object; readonly depth: number; readonly path: string }> = [
     { value: trace, depth: 0, path: "trace" }
   ]
   while (stack.length > 0) {
     const item = stack.pop()
     if (item === undefined) break
     const { value, depth, path } = item
-    if (typeof value === "string") {
-      if (value.length > limits.maxStringChars) {
-        return Either.left(
-          new RequestTooLarge({
-            message: `${path} has ${value.length} characters, more than the per-string limit of ${limits.maxStringChars}; raise SVC_API_MAX_STRING_CHARS`
-          })
-        )
-      }
-      total += value.length
-      if (total > limits.maxTotalChars) {
-        return Either.left(
-          new RequestTooLarge({
-            message: `the trace has more than ${limits.maxTotalChars} characters of text in total; raise SVC_API_MAX_TOTAL_CHARS or condense the trace`
-          })
-        )
-      }
-      continue
-    }
-    if (typeof value !== "object" || value === null) continue
     if (depth >= MAX_NESTING_DEPTH) {
       return Either.left(new ValidationError({ message: `${path} is nested more than ${MAX_NESTING_DEPTH} levels deep` }))
     }
@@ -152,7 +149,15 @@ export const checkTraceLimits = (
           })
         )
       }
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: depth + 1, path: `${path}[${i}]` })
+      for (let i = value.length - 1; i >= 0; i--) {
+        const element: unknown = value[i]
+        if (typeof element === "string") {
+          const failure = checkText(element, path, i)
+          if (failure !== undefined) return Either.left(failure)
+        } else if (typeof element === "object" && element !== null) {
+          stack.push({ value: element, depth: depth + 1, path: `${path}[${i}]` })
+        }
+      }
       continue
     }
     if (!isRecord(value)) continue
@@ -161,7 +166,13 @@ export const checkTraceLimits = (
         delete value[key]
         continue
       }
-      stack.push({ value: value[key], depth: depth + 1, path: `${path}.${key}` })
+      const field: unknown = value[key]
+      if (typeof field === "string") {
+        const failure = checkText(field, path, key)
+        if (failure !== undefined) return Either.left(failure)
+      } else if (typeof field === "object" && field !== null) {
+        stack.push({ value: field, depth: depth + 1, path: `${path}.${key}` })
+      }
     }
   }
   return Either.void

@@ -5,6 +5,8 @@
  * then evenly spaced elements) and every gap is marked, never silently cut.
  */
 import type { Signals } from "../Catalogue/Detection.js"
+import { oneLine } from "../Text.js"
+import { isRecord } from "../Traces/Importer.js"
 
 export interface Unit {
   readonly ref: string
@@ -30,8 +32,6 @@ const NONE: ReadonlySet<string> = new Set()
 const HIDDEN_FIELDS = new Set(["metadata"])
 const HEAD_TAIL = 8
 
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
-
 const renderValue = (value: unknown): string =>
   typeof value === "string"
     ? oneLine(value)
@@ -40,8 +40,14 @@ const renderValue = (value: unknown): string =>
     : oneLine(JSON.stringify(value) ?? "")
 
 const renderElement = (element: unknown): string => {
-  if (typeof element !== "object" || element === null || Array.isArray(element)) return renderValue(element)
-  return Object.entries(element).map(([key, value]) => `${key}: ${renderValue(value)}`).join(" | ")
+  if (!isRecord(element)) return renderValue(element)
+  // `key: value | key: value`, built in one pass (no entry pairs or part arrays per element).
+  let line = ""
+  for (const key in element) {
+    if (!Object.hasOwn(element, key)) continue
+    line += `${line === "" ? "" : " | "}${key}: ${renderValue(element[key])}`
+  }
+  return line
 }
 
 const capText = (text: string, cap: number) =>
@@ -56,10 +62,12 @@ const valueSize = (value: unknown): number =>
     : String(value).length
 
 /** An upper bound of an element's rendered length, without rendering its long strings. */
-const sizeOf = (element: unknown): number =>
-  typeof element === "object" && element !== null && !Array.isArray(element)
-    ? Object.entries(element).reduce((sum, [key, item]) => sum + key.length + 2 + valueSize(item) + 3, 0)
-    : valueSize(element)
+const sizeOf = (element: unknown): number => {
+  if (!isRecord(element)) return valueSize(element)
+  let sum = 0
+  for (const key in element) if (Object.hasOwn(element, key)) sum += key.length + 2 + valueSize(element[key]) + 3
+  return sum
+}
 
 const unit = (ref: string, sequence: string | undefined, index: number, value: unknown, elementCap: number): Unit => {
   let rendered: string | undefined

@@ -7,6 +7,7 @@
  */
 import { Either, ParseResult, Schema, SchemaAST } from "effect"
 import { type JsonValue, structuredOutputSchema } from "../Providers/JsonSchema.js"
+import { compileDecoder, hasTransformation } from "./FastDecode.js"
 import type { Group, PatternContract, SequenceLimit } from "./Contract.js"
 import { modelOutputSchema, type Signals } from "./Detection.js"
 import { type DeriveFromTrace, READS_ANY_TRACE, type TraceReading } from "../Traces/Reading.js"
@@ -31,7 +32,7 @@ export interface PatternCode {
   readonly derive: DeriveFromTrace | undefined
   /** Validates an untrusted trace; on success returns its canonical encoded form and signals. */
   readonly validate: (trace: unknown) => Either.Either<ValidatedTrace, ParseResult.ParseError>
-  /** The same by a full decode, without the shortcut for long sequences (the reference `validate` must match). */
+  /** The same by `Schema`'s decoder alone, without the compiled one (FastDecode.ts): the reference `validate` must match. */
   readonly validateFully: (trace: unknown) => Either.Either<ValidatedTrace, ParseResult.ParseError>
   /** Validates model output against this pattern's model-output schema. */
   readonly validateModelOutput: (output: unknown) => Either.Either<ModelOutputData, ParseResult.ParseError>
@@ -72,9 +73,6 @@ export interface ModelOutputData {
   }>
 }
 
-/** Sequences longer than this are validated by `validateLarge` in `definePattern`. */
-const LARGE_SEQUENCE = 256
-
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -89,41 +87,26 @@ export const definePattern = <const Slug extends string, const P extends string,
 ) => {
   const { spec, detection } = contract
   const modelOutput = modelOutputSchema(spec.name, spec.profiles, spec.headline)
-  const decodeInput = Schema.decodeUnknownEither(spec.input, { errors: "all", onExcessProperty: "ignore" })
-  const decodeOutput = Schema.decodeUnknownEither(modelOutput, { errors: "all", onExcessProperty: "ignore" })
+  const parseOptions = { errors: "all", onExcessProperty: "ignore" } as const
+  const decodeInput = Schema.decodeUnknownEither(spec.input, parseOptions)
+  const decodeOutput = Schema.decodeUnknownEither(modelOutput, parseOptions)
   const encodeOutput = Schema.encodeSync(modelOutput)
-  const validateType = Schema.validateEither(Schema.typeSchema(spec.input), { errors: "all", onExcessProperty: "ignore" })
+  // Compiled decoders for valid input (FastDecode.ts); Schema's decoder decides the rest.
+  const fastInput = compileDecoder(spec.input, parseOptions)
+  // The model output has no transformations, so its decoded form is its encoded form.
+  const fastOutput = hasTransformation(modelOutput.ast) ? undefined : compileDecoder(modelOutput, parseOptions)
   // The decoded trace is the canonical form: aliases resolved, defaults applied, unknown fields
   // dropped, and plain JSON (the input schemas have no class or date transformations).
   const validated = (decoded: I): Either.Either<ValidatedTrace, ParseResult.ParseError> =>
     isRecord(decoded)
       ? Either.right({ canonical: decoded, signals: () => signals(decoded) })
       : Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(spec.input.ast, decoded) }))
-  /**
-   * Long sequences (thousands of steps): the top level is decoded with each long sequence cut to
-   * its first element (aliases, defaults), then the whole is checked on the type side, which is
-   * several times faster than decoding and gives the same canonical form, because the elements'
-   * schemas have no transformations (an element that would need one fails the check). Anything
-   * that fails goes to the full decode, which decides and names every issue.
-   */
-  const validateLarge = (trace: Readonly<Record<string, unknown>>): Either.Either<ValidatedTrace, ParseResult.ParseError> | undefined => {
-    const long = spec.sequences.filter((field) => {
-      const value = trace[field]
-      return Array.isArray(value) && value.length > LARGE_SEQUENCE
+  const validateFully = (trace: unknown) => Either.flatMap(decodeInput(trace), (decoded) => validated(decoded))
+  const decodeModelOutput = (output: unknown) =>
+    Either.map(decodeOutput(output), (decoded): ModelOutputData => {
+      const encoded = encodeOutput(decoded)
+      return { ...encoded, headline: encoded.headline }
     })
-    if (long.length === 0) return undefined
-    const sample: Record<string, unknown> = { ...trace }
-    for (const field of long) {
-      const value = trace[field]
-      if (Array.isArray(value)) sample[field] = value.slice(0, 1)
-    }
-    const head = decodeInput(sample)
-    if (Either.isLeft(head) || !isRecord(head.right)) return undefined
-    const whole: Record<string, unknown> = { ...head.right }
-    for (const field of long) whole[field] = trace[field]
-    const checked = validateType(whole)
-    return Either.isRight(checked) ? validated(checked.right) : undefined
-  }
   let structured: { readonly [key: string]: JsonValue } | undefined
   const code: PatternCode = {
     slug: spec.slug,
@@ -143,15 +126,14 @@ export const definePattern = <const Slug extends string, const P extends string,
     reading: spec.traces ?? READS_ANY_TRACE,
     derive,
     validate: (trace) => {
-      const fast = isRecord(trace) ? validateLarge(trace) : undefined
-      return fast ?? Either.flatMap(decodeInput(trace), (decoded) => validated(decoded))
+      const fast = fastInput?.(trace)
+      return fast !== undefined && Either.isRight(fast) ? validated(fast.right) : validateFully(trace)
     },
-    validateFully: (trace) => Either.flatMap(decodeInput(trace), (decoded) => validated(decoded)),
-    validateModelOutput: (output) =>
-      Either.map(decodeOutput(output), (decoded): ModelOutputData => {
-        const encoded = encodeOutput(decoded)
-        return { ...encoded, headline: encoded.headline }
-      }),
+    validateFully,
+    validateModelOutput: (output) => {
+      const fast = fastOutput?.(output)
+      return fast !== undefined && Either.isRight(fast) ? Either.right({ ...fast.right, headline: fast.right.headline }) : decodeModelOutput(output)
+    },
     modelOutputJsonSchema: () => {
       structured ??= structuredOutputSchema(modelOutput)
       return structured

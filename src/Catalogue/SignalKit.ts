@@ -3,6 +3,7 @@
  * calls a model; every function is total on its input (empty inputs give 0 or null, never NaN).
  */
 import type { Signals, SignalValue } from "./Detection.js"
+import { normalise } from "../Text.js"
 
 export type Highlight = { readonly ref: string; readonly reason: string }
 
@@ -45,8 +46,8 @@ export const shares = (counts: Readonly<Record<string, number>>): Record<string,
   return out
 }
 
-/** Whitespace- and case-normalised text, the form used to compare contents. */
-export const normalise = (text: string): string => text.toLowerCase().replace(/\s+/g, " ").trim()
+/** Whitespace- and case-normalised text, the form used to compare contents (Text.ts). */
+export { normalise }
 
 /**
  * Repeated actions: elements whose normalised content equals an earlier one. Returns the indices

@@ -18,6 +18,7 @@ import { join } from "node:path"
 import { type DataScope, encodeScopeName } from "../Auth/Scopes.js"
 import { AppConfig } from "../Config.js"
 import { NO_SHARED_STORE, RedisStore, type RedisStoreShape } from "../Store/Redis.js"
+import { normalise } from "../Text.js"
 
 export const ROTATE_BYTES = 10 * 1024 * 1024
 export const KEEP_ROTATED = 3
@@ -80,12 +81,11 @@ export interface HomeShape {
 
 export class Home extends Context.Tag("Home")<Home, HomeShape>() {}
 
-const normaliseTitle = (title: string) => title.toLowerCase().replace(/\s+/g, " ").trim()
 
 /** Drift between a stored baseline and a new detection; findings are matched by title. */
 export const driftBetween = (id: string, before: StoredDetection, after: StoredDetection): Drift => {
-  const beforeTitles = new Map(before.findings.map((f) => [normaliseTitle(f.title), f.title]))
-  const afterTitles = new Map(after.findings.map((f) => [normaliseTitle(f.title), f.title]))
+  const beforeTitles = new Map(before.findings.map((f) => [normalise(f.title), f.title]))
+  const afterTitles = new Map(after.findings.map((f) => [normalise(f.title), f.title]))
   return {
     baseline: id,
     recorded: false,

@@ -1,6 +1,6 @@
 /**
- * Long sequences take the fast validation path (Pattern.ts `validateLarge`): it must give exactly
- * the canonical form of the full decode, and every failure must still be the full decode's.
+ * Long sequences through `validate` (the compiled decoder, FastDecode.ts): it must give exactly
+ * the canonical form of `Schema`'s full decode, and every failure must still be the full decode's.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either, ParseResult } from "effect"

@@ -38,8 +38,7 @@ export const maxSeverity = (severities: Iterable<Severity>): Severity => {
 
 export const capitalize = (text: string): string => (text.length === 0 ? text : `${text.charAt(0).toUpperCase()}${text.slice(1)}`)
 
-/** Whitespace runs (newlines included) as one space, trimmed. */
-export const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim()
+export { oneLine } from "../../Text.js"
 
 /**
  * At most `max` characters (code points: a surrogate pair is never split), with an ellipsis when

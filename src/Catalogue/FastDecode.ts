@@ -1,0 +1,241 @@
+/**
+ * Decoders compiled from a schema's AST for the two values every analysis decodes: the trace (a
+ * pattern's input) and the model's answer (its model output). `Schema.decodeUnknownEither`
+ * interprets the AST through a general parser that wraps every value in an `Either`, collects
+ * issues, sorts keyed results and builds error trees it may not need: for a 20-step trace that is
+ * about 88 KB of garbage, a fifth of all an analysis allocates (docs/performance.md).
+ *
+ * A compiled decoder answers only "valid, and here is the decoded value": it follows the parser's
+ * rules for the node kinds the catalogue's schemas use (structs with optional keys and string index
+ * signatures, arrays, literals, the keywords, unions whose members but one are primitives,
+ * refinements through their own `filter`, and transformations whose decode is synchronous) and
+ * builds the same value, keys in the same order. Anything else, and every invalid input, goes to
+ * `Schema`'s own decoder, which decides and names every issue: errors are unchanged. A schema with
+ * a node kind outside that list compiles to `undefined` and always takes the general decoder.
+ * test/catalogue/fast-decode.test.ts checks both decoders agree on every pattern's schemas, on
+ * generated valid values and on broken ones.
+ */
+import { Either, Option, type Schema, SchemaAST } from "effect"
+
+/** What a compiled parser returns for an input it does not accept. */
+const FAIL: unique symbol = Symbol("FastDecode.fail")
+type Parser = (input: unknown) => unknown
+
+const has = (input: object, key: PropertyKey) => Object.prototype.hasOwnProperty.call(input, key)
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** True for nodes whose decoded value is the input itself and that never accept an object. */
+const isPrimitive = (ast: SchemaAST.AST): boolean => {
+  switch (ast._tag) {
+    case "Literal":
+    case "UndefinedKeyword":
+    case "StringKeyword":
+    case "NumberKeyword":
+    case "BooleanKeyword":
+      return true
+    case "Refinement":
+      return isPrimitive(ast.from)
+    default:
+      return false
+  }
+}
+
+const compileNode = (ast: SchemaAST.AST, options: SchemaAST.ParseOptions): Parser | undefined => {
+  switch (ast._tag) {
+    case "Literal": {
+      const literal = ast.literal
+      return (u) => (u === literal ? u : FAIL)
+    }
+    case "UndefinedKeyword":
+      return (u) => (u === undefined ? u : FAIL)
+    case "StringKeyword":
+      return (u) => (typeof u === "string" ? u : FAIL)
+    case "NumberKeyword":
+      return (u) => (typeof u === "number" ? u : FAIL)
+    case "BooleanKeyword":
+      return (u) => (typeof u === "boolean" ? u : FAIL)
+    case "UnknownKeyword":
+      return (u) => u
+    case "Refinement": {
+      const from = compileNode(ast.from, options)
+      if (from === undefined) return undefined
+      const filter = ast.filter
+      return (u) => {
+        const decoded = from(u)
+        return decoded === FAIL || Option.isSome(filter(decoded, options, ast)) ? FAIL : decoded
+      }
+    }
+    case "TupleType": {
+      // Arrays only (no fixed elements, one rest element): a new array of the decoded elements.
+      if (ast.elements.length !== 0 || ast.rest.length !== 1) return undefined
+      const [rest] = ast.rest
+      const element = rest === undefined ? undefined : compileNode(rest.type, options)
+      if (element === undefined) return undefined
+      return (u) => {
+        if (!Array.isArray(u)) return FAIL
+        const out: Array<unknown> = new Array(u.length)
+        for (let i = 0; i < u.length; i++) {
+          const decoded = element(u[i])
+          if (decoded === FAIL) return FAIL
+          out[i] = decoded
+        }
+        return out
+      }
+    }
+    case "TypeLiteral": {
+      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) return undefined
+      const properties: Array<{ readonly name: string; readonly optional: boolean; readonly parse: Parser }> = []
+      for (const signature of ast.propertySignatures) {
+        if (typeof signature.name !== "string") return undefined
+        const parse = compileNode(signature.type, options)
+        if (parse === undefined) return undefined
+        properties.push({ name: signature.name, optional: signature.isOptional, parse })
+      }
+      // At most one index signature, keyed by any string (a record): its keys are the input's own.
+      if (ast.indexSignatures.length > 1) return undefined
+      const [index] = ast.indexSignatures
+      let indexValue: Parser | undefined = undefined
+      if (index !== undefined) {
+        if (index.parameter._tag !== "StringKeyword") return undefined
+        indexValue = compileNode(index.type, options)
+        if (indexValue === undefined) return undefined
+      }
+      const expected = new Set(properties.map((property) => property.name))
+      return (u) => {
+        if (!isRecord(u)) return FAIL
+        const out: Record<string, unknown> = {}
+        for (const { name, optional, parse } of properties) {
+          // Like the parser: a missing required key is decoded as `undefined`, which most types refuse.
+          if (optional && !has(u, name)) continue
+          const decoded = parse(u[name])
+          if (decoded === FAIL) return FAIL
+          out[name] = decoded
+        }
+        if (indexValue !== undefined) {
+          for (const key of Object.keys(u)) {
+            const decoded = indexValue(u[key])
+            if (decoded === FAIL) return FAIL
+            if (!expected.has(key)) out[key] = decoded
+          }
+        }
+        return out
+      }
+    }
+    case "Union": {
+      // Primitive members give the input back and never accept an object, so with at most one
+      // other member the parser's choice among candidates cannot change the result.
+      const primitives: Array<Parser> = []
+      let other: Parser | undefined = undefined
+      for (const member of ast.types) {
+        const parse = compileNode(member, options)
+        if (parse === undefined) return undefined
+        if (isPrimitive(member)) primitives.push(parse)
+        else if (other === undefined) other = parse
+        else return undefined
+      }
+      const rest = other
+      return (u) => {
+        for (const parse of primitives) if (parse(u) !== FAIL) return u
+        return rest === undefined ? FAIL : rest(u)
+      }
+    }
+    case "Transformation": {
+      const from = compileNode(ast.from, options)
+      const to = compileNode(ast.to, options)
+      if (from === undefined || to === undefined) return undefined
+      const transformation = ast.transformation
+      switch (transformation._tag) {
+        case "ComposeTransformation":
+          return (u) => {
+            const decoded = from(u)
+            return decoded === FAIL ? FAIL : to(decoded)
+          }
+        case "FinalTransformation": {
+          const decode = transformation.decode
+          return (u) => {
+            const decoded = from(u)
+            if (decoded === FAIL) return FAIL
+            // A synchronous decode returns an Either; anything effectful is the parser's to run.
+            const result: unknown = decode(decoded, options, ast, u)
+            return Either.isEither(result) && Either.isRight(result) ? to(result.right) : FAIL
+          }
+        }
+        case "TypeLiteralTransformation": {
+          // The parser edits the struct its `from` side built (a new object), key by key.
+          if (ast.from._tag !== "TypeLiteral") return undefined
+          const steps = transformation.propertySignatureTransformations.map((step) => ({
+            from: step.from,
+            to: step.to,
+            decode: step.decode
+          }))
+          return (u) => {
+            const decoded = from(u)
+            if (!isRecord(decoded)) return FAIL
+            const out: Record<PropertyKey, unknown> = decoded
+            for (const step of steps) {
+              const value = step.decode(has(out, step.from) ? Option.some(out[step.from]) : Option.none())
+              delete out[step.from]
+              if (Option.isSome(value)) out[step.to] = value.value
+            }
+            return to(out)
+          }
+        }
+      }
+      return undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+/** True when the AST has a transformation (its encoded form may differ from its decoded one). */
+export const hasTransformation = (ast: SchemaAST.AST): boolean => {
+  switch (ast._tag) {
+    case "Transformation":
+      return true
+    case "Refinement":
+      return hasTransformation(ast.from)
+    case "TupleType":
+      return ast.elements.some((element) => hasTransformation(element.type)) || ast.rest.some((rest) => hasTransformation(rest.type))
+    case "TypeLiteral":
+      return ast.propertySignatures.some((signature) => hasTransformation(signature.type)) ||
+        ast.indexSignatures.some((signature) => hasTransformation(signature.type))
+    case "Union":
+      return ast.types.some(hasTransformation)
+    default:
+      return false
+  }
+}
+
+/** Whether every node of the AST is of a kind the compiler handles (the fast path is taken). */
+export const compiles = (ast: SchemaAST.AST): boolean => compileNode(ast, {}) !== undefined
+
+interface Box {
+  value: unknown
+}
+
+/**
+ * The schema's compiled decoder (with the parse options the general decoder is called with), or
+ * undefined when the schema has a node kind it does not compile. The decoder returns undefined for
+ * any input it does not accept: decode those with `Schema` for the verdict and the issues.
+ */
+export const compileDecoder = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  options: SchemaAST.ParseOptions
+): ((input: unknown) => Either.Either<A, undefined>) | undefined => {
+  const parse = compileNode(schema.ast, options)
+  if (parse === undefined) return undefined
+  // The compiled parser is the schema's own check (see the header): what it accepts decodes to A.
+  const decodes = (input: unknown, box: Box): box is { value: A } => {
+    const decoded = parse(input)
+    if (decoded === FAIL) return false
+    box.value = decoded
+    return true
+  }
+  return (input) => {
+    const box: Box = { value: undefined }
+    return decodes(input, box) ? Either.right(box.value) : Either.left(undefined)
+  }
+}
+

@@ -1,0 +1,153 @@
+/**
+ * The compiled decoders (src/Catalogue/FastDecode.ts) against `Schema`'s own decoder, on every
+ * pattern's input and model-output schemas: each compiles, every value it accepts decodes to the
+ * same value with its keys in the same order, and it accepts nothing the general decoder refuses.
+ * Values are generated from the schemas (effect's Arbitrary), then varied the way clients vary
+ * them (the `goal` alias, defaults left out, unknown fields, other key orders) and broken at a
+ * random place.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Arbitrary, Either, FastCheck, Schema } from "effect"
+import { definitions } from "../../patterns/index.js"
+import { compiles, hasTransformation } from "../../src/Catalogue/FastDecode.js"
+
+const options = { errors: "all", onExcessProperty: "ignore" } as const
+
+/** JSON with key order kept and `undefined` values shown (both decoders must agree on both). */
+const exact = (value: unknown) => JSON.stringify(value, (_key, item: unknown) => (item === undefined ? "<undefined>" : item))
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A seeded pseudo-random source, so a failure replays. */
+const random = (seed: number) => {
+  let state = seed
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648
+    return state / 2147483648
+  }
+}
+
+/** Client-side variants of a valid encoded trace. */
+const variants = (encoded: unknown, next: () => number): Array<unknown> => {
+  if (!isRecord(encoded)) return [encoded]
+  const { task, success, ...rest } = encoded
+  const reversed = Object.fromEntries(Object.entries(encoded).reverse())
+  const withExtras = { ...encoded, note: "not in the schema", nested: { deep: [1, 2] } }
+  const steps = Array.isArray(encoded["steps"])
+    ? { ...encoded, steps: encoded["steps"].map((step: unknown) => (isRecord(step) ? { extra: next(), ...step } : step)) }
+    : encoded
+  return [encoded, reversed, withExtras, steps, task === undefined ? rest : { ...rest, goal: task }, success === undefined ? encoded : { task, ...rest }]
+}
+
+/** The value with one place (chosen at random) replaced by a value of another kind. */
+const broken = (value: unknown, next: () => number): unknown => {
+  const replacements: Array<unknown> = [null, 5, -1, 2.5, "", "x", [], {}, undefined, true]
+  const pick = () => replacements[Math.floor(next() * replacements.length)]
+  const go = (node: unknown, depth: number): unknown => {
+    if (Array.isArray(node)) {
+      if (node.length === 0 || next() < 0.2) return next() < 0.5 ? pick() : []
+      const at = Math.floor(next() * node.length)
+      return node.map((item, i) => (i === at ? go(item, depth + 1) : item))
+    }
+    if (isRecord(node)) {
+      const keys = Object.keys(node)
+      if (keys.length === 0 || (depth > 0 && next() < 0.2)) return pick()
+      const key = keys[Math.floor(next() * keys.length)] ?? ""
+      if (next() < 0.2) {
+        const { [key]: _removed, ...rest } = node
+        return rest
+      }
+      return { ...node, [key]: go(node[key], depth + 1) }
+    }
+    return pick()
+  }
+  return go(value, 0)
+}
+
+describe("compiled decoders (FastDecode.ts) against Schema's decoder", () => {
+  it("every pattern's input and model output compile (the fast path is the one taken)", () => {
+    for (const definition of definitions) {
+      expect(compiles(definition.spec.input.ast), `${definition.spec.slug} input`).toBe(true)
+      expect(hasTransformation(definition.modelOutput.ast), `${definition.spec.slug} output`).toBe(false)
+      expect(compiles(definition.modelOutput.ast), `${definition.spec.slug} output`).toBe(true)
+    }
+  })
+
+  it.each(definitions.map((definition) => [definition.spec.slug, definition] as const))(
+    "%s: the same decoded traces, and no broken one accepted",
+    (_slug, definition) => {
+      // `validate` takes the compiled decoder first (the test above shows it compiles).
+      const fast = (input: unknown) => Either.map(definition.code.validate(input), (validated) => validated.canonical)
+      // The schema seen through its AST alone (the 34 definitions' types differ).
+      const schema = Schema.make<unknown, unknown, never>(definition.spec.input.ast)
+      const full = Schema.decodeUnknownEither(schema, options)
+      const encode = Schema.encodeSync(schema)
+      const next = random(definition.spec.slug.length * 7919)
+      const samples = FastCheck.sample(Arbitrary.make(schema), { numRuns: 25, seed: 42 })
+      let accepted = 0
+      let refused = 0
+      for (const sample of samples) {
+        for (const input of variants(encode(sample), next)) {
+          const reference = full(input)
+          expect(Either.isRight(reference)).toBe(true)
+          const compiled = fast(input)
+          expect(Either.isRight(compiled)).toBe(true)
+          if (Either.isRight(compiled) && Either.isRight(reference)) {
+            expect(exact(compiled.right)).toBe(exact(reference.right))
+            accepted += 1
+          }
+          for (let round = 0; round < 4; round++) {
+            const bad = broken(input, next)
+            const badReference = full(bad)
+            const badCompiled = fast(bad)
+            if (Either.isLeft(badReference)) {
+              refused += 1
+              expect(Either.isRight(badCompiled), exact(bad)).toBe(false)
+            } else if (Either.isRight(badCompiled)) {
+              expect(exact(badCompiled.right)).toBe(exact(badReference.right))
+            }
+          }
+        }
+      }
+      expect(accepted).toBeGreaterThan(100)
+      expect(refused).toBeGreaterThan(50)
+    }
+  )
+
+  it.each(definitions.map((definition) => [definition.spec.slug, definition] as const))(
+    "%s: the same model answers (decoded, then encoded), and no broken one accepted",
+    (_slug, definition) => {
+      // `validateModelOutput` takes the compiled decoder first.
+      const fast = definition.code.validateModelOutput
+      const schema = Schema.make<unknown, unknown, never>(definition.modelOutput.ast)
+      const full = Schema.decodeUnknownEither(schema, options)
+      const encode = Schema.encodeSync(schema)
+      const next = random(definition.spec.slug.length * 104729)
+      const samples = FastCheck.sample(Arbitrary.make(schema), { numRuns: 25, seed: 7 })
+      let refused = 0
+      for (const sample of samples) {
+        const encoded = encode(sample)
+        const input = isRecord(encoded) ? { ...encoded, reasoning: "an extra field the model added" } : encoded
+        const reference = Either.map(full(input), encode)
+        const compiled = fast(input)
+        expect(Either.isRight(reference)).toBe(true)
+        expect(Either.isRight(compiled)).toBe(true)
+        if (Either.isRight(compiled) && Either.isRight(reference)) {
+          expect(exact(compiled.right)).toBe(exact(reference.right))
+        }
+        for (let round = 0; round < 8; round++) {
+          const bad = broken(input, next)
+          const badReference = Either.map(full(bad), encode)
+          const badCompiled = fast(bad)
+          if (Either.isLeft(badReference)) {
+            refused += 1
+            expect(Either.isRight(badCompiled), exact(bad)).toBe(false)
+          } else if (Either.isRight(badCompiled)) {
+            expect(exact(badCompiled.right)).toBe(exact(badReference.right))
+          }
+        }
+      }
+      expect(refused).toBeGreaterThan(50)
+    }
+  )
+})
