@@ -105,12 +105,14 @@ const compileNode = (ast: SchemaAST.AST, options: SchemaAST.ParseOptions): Parse
       return (u) => {
         if (!isRecord(u)) return FAIL
         const out: Record<string, unknown> = {}
-        for (const { name, optional, parse } of properties) {
+        for (let i = 0; i < properties.length; i++) {
+          const property = properties[i]
+          if (property === undefined) continue
           // Like the parser: a missing required key is decoded as `undefined`, which most types refuse.
-          if (optional && !has(u, name)) continue
-          const decoded = parse(u[name])
+          if (property.optional && !has(u, property.name)) continue
+          const decoded = property.parse(u[property.name])
           if (decoded === FAIL) return FAIL
-          out[name] = decoded
+          out[property.name] = decoded
         }
         if (indexValue !== undefined) {
           for (const key of Object.keys(u)) {
@@ -136,7 +138,10 @@ const compileNode = (ast: SchemaAST.AST, options: SchemaAST.ParseOptions): Parse
       }
       const rest = other
       return (u) => {
-        for (const parse of primitives) if (parse(u) !== FAIL) return u
+        for (let i = 0; i < primitives.length; i++) {
+          const parse = primitives[i]
+          if (parse !== undefined && parse(u) !== FAIL) return u
+        }
         return rest === undefined ? FAIL : rest(u)
       }
     }

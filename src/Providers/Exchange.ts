@@ -9,6 +9,7 @@
 import { Clock, Effect, FiberRef } from "effect"
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
+import { urlToHttpOptions } from "node:url"
 import { isTransientStatus, MAX_RESPONSE_BYTES, RetryDeadline, retryWait } from "./Retry.js"
 
 /** A provider's whole answer. */
@@ -46,7 +47,20 @@ const header = (response: IncomingMessage, name: string): string | undefined => 
   return Array.isArray(value) ? value[0] : value
 }
 
-const attemptOnce = (agents: Agents, url: URL, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>, length: number) =>
+/** A host's URL as request options, read once per URL (the model hosts are a few, from the config). */
+const targets = new Map<string, { readonly secure: boolean; readonly options: ReturnType<typeof urlToHttpOptions> }>()
+const targetOf = (url: string) => {
+  let target = targets.get(url)
+  if (target === undefined) {
+    const parsed = new URL(url)
+    if (targets.size >= 64) targets.clear()
+    target = { secure: parsed.protocol === "https:", options: urlToHttpOptions(parsed) }
+    targets.set(url, target)
+  }
+  return target
+}
+
+const attemptOnce = (agents: Agents, url: string, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>, length: number) =>
   Effect.async<Attempt, ExchangeFailure>((resume) => {
     let settled = false
     const settle = (outcome: Effect.Effect<Attempt, ExchangeFailure>) => {
@@ -54,10 +68,11 @@ const attemptOnce = (agents: Agents, url: URL, headers: Readonly<Record<string, 
       settled = true
       resume(outcome)
     }
-    const options = { method: "POST", headers: { ...headers, "content-length": String(length) } }
-    const request: ClientRequest = url.protocol === "https:"
-      ? httpsRequest(url, { ...options, agent: agents.https })
-      : httpRequest(url, { ...options, agent: agents.http })
+    const { secure, options } = targetOf(url)
+    const headersOut = { ...headers, "content-length": String(length) }
+    const request: ClientRequest = secure
+      ? httpsRequest({ ...options, method: "POST", headers: headersOut, agent: agents.https })
+      : httpRequest({ ...options, method: "POST", headers: headersOut, agent: agents.http })
     const tooLarge = (bytes: number) => {
       // Refused unread: the connection goes, nothing more of the answer is held.
       request.destroy()
@@ -99,7 +114,7 @@ const attemptOnce = (agents: Agents, url: URL, headers: Readonly<Record<string, 
  * retries (then the last answer, transient or not, or the last connection error). The deadline of
  * the retries is the analysis's (RetryDeadline).
  */
-export const exchange = (agents: Agents, url: URL, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>) => {
+export const exchange = (agents: Agents, url: string, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>) => {
   const length = body.reduce((sum, part) => sum + part.byteLength, 0)
   const from = (attempt: number): Effect.Effect<Answer, ExchangeFailure> =>
     Effect.matchEffect(attemptOnce(agents, url, headers, body, length), {
