@@ -145,6 +145,11 @@ const learningOf = (pattern: string, mode: string, detection: Readonly<Record<st
 
 /** Analyses admitted to their CPU-heavy part per event-loop turn (Turns.ts). */
 const ANALYSES_PER_TURN = 8
+/**
+ * How long a model's answer may wait behind new intakes under overload (Turns.ts): 2 s took the
+ * burst's p99 from 6.4–7.3 s to 5.4–5.9 s (docs/performance.md).
+ */
+const ANSWER_PATIENCE_MS = 2000
 
 export const AnalyzeServiceLive = Layer.effect(
   AnalyzeService,
@@ -155,7 +160,7 @@ export const AnalyzeServiceLive = Layer.effect(
     const cache = yield* AnalysisCache
     const home = yield* Home
     const scopesOf = (yield* Scopes).of
-    const turns = makeTurns(ANALYSES_PER_TURN)
+    const turns = makeTurns(ANALYSES_PER_TURN, ANSWER_PATIENCE_MS)
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
     const deadlineMillis = Duration.toMillis(limits.requestTimeout)
     const deadline = <A, E, R>(self: Effect.Effect<A, E, R>) =>
@@ -207,7 +212,7 @@ export const AnalyzeServiceLive = Layer.effect(
         // cache's shared run), which ends with it: a set, not a scoped `locally`, costs no frames.
         const compute = Effect.zipRight(
           FiberRef.set(RetryDeadline, deadlineAt),
-          analyzer.analyze({ pattern: entry.pattern, mode, model, trace, origin, baseline, requestId })
+          analyzer.analyze({ pattern: entry.pattern, mode, model, trace, origin, baseline, requestId, answered: turns.finish })
         ).pipe(
           // One learnings line per computed detection (a shared run writes it once).
           Effect.tap((computed) => home.learning(learningOf(slug, mode, computed.detection))),

@@ -20,6 +20,8 @@ export interface AnalysisRequest {
   readonly origin: TraceOrigin | undefined
   readonly baseline: string | null
   readonly requestId: string
+  /** Waited on after each model answer, before the work on it (Turns.ts `finish`). */
+  readonly answered: Effect.Effect<void>
 }
 
 export interface AnalysisResult {

@@ -240,6 +240,7 @@ export const AnalyzerLive = Layer.effect(
             usage.outputTokens += reply.outputTokens
             usage.cachedInputTokens += reply.cachedInputTokens
             tell()
+            yield* request.answered
             return reply
           })
         const detectionCall = (system: ReadonlyArray<string>, user: string) =>
