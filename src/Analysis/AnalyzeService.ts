@@ -143,8 +143,12 @@ const learningOf = (pattern: string, mode: string, detection: Readonly<Record<st
   interventions: strings(detection["interventions"], "type")
 })
 
-/** Analyses admitted to their CPU-heavy part per event-loop turn (Turns.ts). */
-const ANALYSES_PER_TURN = 8
+/**
+ * Analyses admitted to their CPU-heavy part per event-loop turn (Turns.ts): about 8 ms of work
+ * between polls of the sockets. 24 rather than 8 took the burst's p99 from 7.5–8.3 s to 6.9–7.3 s
+ * (fewer turns, less of their own cost); 64 was no better (docs/performance.md).
+ */
+const ANALYSES_PER_TURN = 24
 /**
  * How long a model's answer may wait behind new intakes under overload (Turns.ts): 2 s took the
  * burst's p99 from 6.4–7.3 s to 5.4–5.9 s (docs/performance.md).
