@@ -64,6 +64,33 @@ const broken = (value: unknown, next: () => number): unknown => {
   return go(value, 0)
 }
 
+type Decode = (input: unknown) => Either.Either<unknown, unknown>
+
+/**
+ * Both decoders on one valid input (both accept it, alike), then on `rounds` broken copies of it:
+ * none accepted that Schema refuses, the others alike. Returns how many copies Schema refused.
+ */
+const agreeOn = (input: unknown, fast: Decode, full: Decode, rounds: number, next: () => number): number => {
+  const reference = full(input)
+  const compiled = fast(input)
+  expect(Either.isRight(reference)).toBe(true)
+  expect(Either.isRight(compiled)).toBe(true)
+  if (Either.isRight(compiled) && Either.isRight(reference)) expect(exact(compiled.right)).toBe(exact(reference.right))
+  let refused = 0
+  for (let round = 0; round < rounds; round++) {
+    const bad = broken(input, next)
+    const badReference = full(bad)
+    const badCompiled = fast(bad)
+    if (Either.isLeft(badReference)) {
+      refused += 1
+      expect(Either.isRight(badCompiled), exact(bad)).toBe(false)
+    } else if (Either.isRight(badCompiled)) {
+      expect(exact(badCompiled.right)).toBe(exact(badReference.right))
+    }
+  }
+  return refused
+}
+
 describe("compiled decoders (FastDecode.ts) against Schema's decoder", () => {
   it("every pattern's input and model output compile (the fast path is the one taken)", () => {
     for (const definition of definitions) {
@@ -88,25 +115,8 @@ describe("compiled decoders (FastDecode.ts) against Schema's decoder", () => {
       let refused = 0
       for (const sample of samples) {
         for (const input of variants(encode(sample), next)) {
-          const reference = full(input)
-          expect(Either.isRight(reference)).toBe(true)
-          const compiled = fast(input)
-          expect(Either.isRight(compiled)).toBe(true)
-          if (Either.isRight(compiled) && Either.isRight(reference)) {
-            expect(exact(compiled.right)).toBe(exact(reference.right))
-            accepted += 1
-          }
-          for (let round = 0; round < 4; round++) {
-            const bad = broken(input, next)
-            const badReference = full(bad)
-            const badCompiled = fast(bad)
-            if (Either.isLeft(badReference)) {
-              refused += 1
-              expect(Either.isRight(badCompiled), exact(bad)).toBe(false)
-            } else if (Either.isRight(badCompiled)) {
-              expect(exact(badCompiled.right)).toBe(exact(badReference.right))
-            }
-          }
+          refused += agreeOn(input, fast, full, 4, next)
+          accepted += 1
         }
       }
       expect(accepted).toBeGreaterThan(100)
@@ -128,24 +138,7 @@ describe("compiled decoders (FastDecode.ts) against Schema's decoder", () => {
       for (const sample of samples) {
         const encoded = encode(sample)
         const input = isRecord(encoded) ? { ...encoded, reasoning: "an extra field the model added" } : encoded
-        const reference = Either.map(full(input), encode)
-        const compiled = fast(input)
-        expect(Either.isRight(reference)).toBe(true)
-        expect(Either.isRight(compiled)).toBe(true)
-        if (Either.isRight(compiled) && Either.isRight(reference)) {
-          expect(exact(compiled.right)).toBe(exact(reference.right))
-        }
-        for (let round = 0; round < 8; round++) {
-          const bad = broken(input, next)
-          const badReference = Either.map(full(bad), encode)
-          const badCompiled = fast(bad)
-          if (Either.isLeft(badReference)) {
-            refused += 1
-            expect(Either.isRight(badCompiled), exact(bad)).toBe(false)
-          } else if (Either.isRight(badCompiled)) {
-            expect(exact(badCompiled.right)).toBe(exact(badReference.right))
-          }
-        }
+        refused += agreeOn(input, fast, (value) => Either.map(full(value), encode), 8, next)
       }
       expect(refused).toBeGreaterThan(50)
     }
