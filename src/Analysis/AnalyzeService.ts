@@ -150,8 +150,8 @@ const learningOf = (pattern: string, mode: string, detection: Readonly<Record<st
  */
 const ANALYSES_PER_TURN = 24
 /**
- * How long a model's answer may wait behind new intakes under overload (Turns.ts): 2 s took the
- * burst's p99 from 6.4–7.3 s to 5.4–5.9 s (docs/performance.md).
+ * How long a model's answer may wait behind new intakes under overload (Turns.ts): with 2 s the
+ * burst's p99 fell by about a tenth; with 1 s the gain was gone (docs/performance.md).
  */
 const ANSWER_PATIENCE_MS = 2000
 
