@@ -16,14 +16,12 @@
  * generated valid values and on broken ones.
  */
 import { Either, Option, type Schema, SchemaAST } from "effect"
+import { isRecord } from "../Traces/Importer.js"
 
 /** What a compiled parser returns for an input it does not accept. */
 const FAIL: unique symbol = Symbol("FastDecode.fail")
 type Parser = (input: unknown) => unknown
 
-const has = (input: object, key: PropertyKey) => Object.prototype.hasOwnProperty.call(input, key)
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** True for nodes whose decoded value is the input itself and that never accept an object. */
 const isPrimitive = (ast: SchemaAST.AST): boolean => {
@@ -109,7 +107,7 @@ const compileNode = (ast: SchemaAST.AST, options: SchemaAST.ParseOptions): Parse
           const property = properties[i]
           if (property === undefined) continue
           // Like the parser: a missing required key is decoded as `undefined`, which most types refuse.
-          if (property.optional && !has(u, property.name)) continue
+          if (property.optional && !Object.hasOwn(u, property.name)) continue
           const decoded = property.parse(u[property.name])
           if (decoded === FAIL) return FAIL
           out[property.name] = decoded
@@ -179,7 +177,7 @@ const compileNode = (ast: SchemaAST.AST, options: SchemaAST.ParseOptions): Parse
             if (!isRecord(decoded)) return FAIL
             const out: Record<PropertyKey, unknown> = decoded
             for (const step of steps) {
-              const value = step.decode(has(out, step.from) ? Option.some(out[step.from]) : Option.none())
+              const value = step.decode(Object.hasOwn(out, step.from) ? Option.some(out[step.from]) : Option.none())
               delete out[step.from]
               if (Option.isSome(value)) out[step.to] = value.value
             }
