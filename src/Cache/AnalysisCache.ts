@@ -117,7 +117,12 @@ const sharedRun = (
     Effect.ignore,
     Effect.repeat(Schedule.spaced(Duration.millis(Math.max(100, Math.floor(shared.leaseMs / 3)))))
   )
+  // Under the lease, look once more: the holder before this one stores its result and then gives
+  // the lease back, so a look that missed the entry can be followed by a lease taken after that
+  // holder finished (its result is stored by then). Without this look the run would go twice.
   const own = Effect.gen(function*() {
+    const late = yield* stored
+    if (late !== undefined) return { result: late, fromStore: true }
     const result = yield* Effect.raceFirst(compute, Effect.zipRight(renewing, Effect.never))
     yield* store.put(entryKey, JSON.stringify(result), shared.ttlMs, "cache_put").pipe(Effect.ignore)
     return { result, fromStore: false }

@@ -5,7 +5,7 @@
  * line; Redis unreachable at start, lost while serving and back again.
  */
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Schema } from "effect"
+import { ConfigProvider, Deferred, Effect, Fiber, Layer, Schema } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
 import { mkdtempSync, readFileSync } from "node:fs"
@@ -273,6 +273,50 @@ describe("baselines on Redis", () => {
     expect(seen.every((ttl) => ttl > 0)).toBe(true)
     expect(await redis.client.exists("unit:lease:k")).toBe(0)
     expect(await redis.client.exists("unit:cache:k")).toBe(1)
+    await redis.stop()
+  })
+
+  it("a replica that found no entry and then takes a lease the holder just gave back reads the holder's entry instead of running again", async () => {
+    const port = await freePort()
+    const redis = await startRedis(port)
+    const config = ConfigProvider.fromMap(new Map([["SVC_REDIS_URL", `redis://:${PASSWORD}@127.0.0.1:${port}`], ["SVC_REDIS_PREFIX", "race:"]]))
+    let runs = 0
+    const outcomes = await Effect.runPromise(
+      Effect.gen(function*() {
+        const store = yield* RedisStore
+        const scope = yield* Effect.scope
+        const firstDone = yield* Deferred.make<void>()
+        const compute = Effect.sync(() => {
+          runs += 1
+          return { model: "m", detection: { severity: "none" } }
+        })
+        // Replica B looks for the entry before A has stored it, and asks for the lease only after A
+        // has stored its result and given the lease back: the order a busy replica's event loop can
+        // put its two round trips in.
+        let looked = false
+        const storeB = {
+          ...store,
+          get: (key: string, op: string) =>
+            Effect.tap(store.get(key, op), () => Effect.sync(() => { looked = true })),
+          lease: (key: string, owner: string, ttlMs: number) => Effect.zipRight(Deferred.await(firstDone), store.lease(key, owner, ttlMs))
+        }
+        const shared = { ttlMs: 60_000, leaseMs: 10_000 }
+        const a = makeAnalysisCache({ capacity: 10, ttlMillis: undefined, scope, shared: { ...shared, store, owner: "a" } })
+        const b = makeAnalysisCache({ capacity: 10, ttlMillis: undefined, scope, shared: { ...shared, store: storeB, owner: "b" } })
+        const first = yield* Effect.fork(a.run("k", Effect.zipRight(Effect.sleep("200 millis"), compute)))
+        const second = yield* Effect.fork(b.run("k", compute))
+        const ran = yield* Fiber.join(first)
+        expect(looked).toBe(true)
+        yield* Deferred.succeed(firstDone, undefined)
+        return [ran, yield* Fiber.join(second)] as const
+      }).pipe(
+        Effect.provide(RedisStoreLive.pipe(Layer.provide(Layer.effect(AppConfig, appConfig)), Layer.provide(Layer.setConfigProvider(config)))),
+        Effect.scoped
+      )
+    )
+    expect(runs).toBe(1)
+    expect(outcomes.map((outcome) => outcome.cached)).toEqual([false, true])
+    expect(await redis.client.exists("race:lease:k")).toBe(0)
     await redis.stop()
   })
 
