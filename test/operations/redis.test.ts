@@ -54,6 +54,16 @@ const startRedis = async (port: number) => {
   }
 }
 
+/** The service's Redis store Layer, on the test's redis-server, with keys under `prefix`. */
+const redisStoreOn = (port: number, prefix: string) =>
+  RedisStoreLive.pipe(
+    Layer.provide(Layer.effect(AppConfig, appConfig)),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
+      ["SVC_REDIS_URL", `redis://:${PASSWORD}@127.0.0.1:${port}`],
+      ["SVC_REDIS_PREFIX", prefix]
+    ]))))
+  )
+
 /** The built service (dist/server.mjs) as its own process; resolves with its address once ready. */
 const spawnReplica = async (env: Record<string, string>) => {
   const child = spawn(process.execPath, [join(import.meta.dirname, "..", "..", "dist", "server.mjs")], {
@@ -250,7 +260,6 @@ describe("baselines on Redis", () => {
   it("a run longer than its lease keeps it: the holder renews it while it runs, and gives it back after", async () => {
     const port = await freePort()
     const redis = await startRedis(port)
-    const config = ConfigProvider.fromMap(new Map([["SVC_REDIS_URL", `redis://:${PASSWORD}@127.0.0.1:${port}`], ["SVC_REDIS_PREFIX", "unit:"]]))
     const seen: Array<number> = []
     await Effect.runPromise(
       Effect.gen(function*() {
@@ -266,7 +275,7 @@ describe("baselines on Redis", () => {
         })
         yield* cache.run("k", compute)
       }).pipe(
-        Effect.provide(RedisStoreLive.pipe(Layer.provide(Layer.effect(AppConfig, appConfig)), Layer.provide(Layer.setConfigProvider(config)))),
+        Effect.provide(redisStoreOn(port, "unit:")),
         Effect.scoped
       )
     )
@@ -279,7 +288,6 @@ describe("baselines on Redis", () => {
   it("a replica that found no entry and then takes a lease the holder just gave back reads the holder's entry instead of running again", async () => {
     const port = await freePort()
     const redis = await startRedis(port)
-    const config = ConfigProvider.fromMap(new Map([["SVC_REDIS_URL", `redis://:${PASSWORD}@127.0.0.1:${port}`], ["SVC_REDIS_PREFIX", "race:"]]))
     let runs = 0
     const outcomes = await Effect.runPromise(
       Effect.gen(function*() {
@@ -310,7 +318,7 @@ describe("baselines on Redis", () => {
         yield* Deferred.succeed(firstDone, undefined)
         return [ran, yield* Fiber.join(second)] as const
       }).pipe(
-        Effect.provide(RedisStoreLive.pipe(Layer.provide(Layer.effect(AppConfig, appConfig)), Layer.provide(Layer.setConfigProvider(config)))),
+        Effect.provide(redisStoreOn(port, "race:")),
         Effect.scoped
       )
     )
