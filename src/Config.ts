@@ -8,6 +8,7 @@ import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { corsOriginValid } from "./Edge/Cors.js"
+import { isAddressRange } from "./RateLimit/AddressRanges.js"
 
 /**
  * The checkout's patterns/ folder: the nearest ancestor of this module's directory that holds
@@ -47,6 +48,32 @@ export interface AppConfigShape {
   readonly rateLimit: Option.Option<RateLimitSetting>
   readonly rateLimitMaxBuckets: number
   readonly trustedProxies: number
+  /**
+   * SVC_TRUSTED_PROXY_ADDRESSES: socket peers whose X-Forwarded-For is honoured (IPs or CIDR
+   * ranges); a request from any other peer is attributed to its socket address.
+   */
+  readonly trustedProxyAddresses: ReadonlyArray<string>
+  /**
+   * SVC_ALLOWED_HOSTS: host names (besides the loopback names) this service answers to, checked on
+   * `Host` and a browser's `Origin` against DNS rebinding (DECISIONS §16). `*` turns the check off.
+   */
+  readonly allowedHosts: ReadonlyArray<string>
+  /** The node server's own bounds on connections (slow, idle or too many clients). */
+  readonly server: {
+    /** SVC_HTTP_HEADERS_TIMEOUT: time to receive a request's headers. */
+    readonly headersTimeout: Duration.Duration
+    /** SVC_HTTP_BODY_TIMEOUT: time to receive a whole request (headers and body). */
+    readonly requestTimeout: Duration.Duration
+    /** SVC_HTTP_IDLE_TIMEOUT: a connection with no request in progress is closed after this. */
+    readonly idleTimeout: Duration.Duration
+    /** SVC_HTTP_MAX_CONNECTIONS: connections held at once; more are refused by closing them. */
+    readonly maxConnections: number
+  }
+  /** The MCP surface. */
+  readonly mcp: {
+    /** SVC_MCP_MAX_BATCH: JSON-RPC messages in one batch (protocol versions that still allow batches). */
+    readonly maxBatch: number
+  }
   /** SVC_CORS_ORIGINS: origins whose browser pages may call the API (`*`: every origin); empty: CORS off. */
   readonly corsOrigins: ReadonlyArray<string>
   readonly limits: {
@@ -56,6 +83,12 @@ export interface AppConfigShape {
     readonly maxStringChars: number
     readonly maxTotalChars: number
     readonly requestTimeout: Duration.Duration
+    /** SVC_API_MAX_DEPTH: nesting depth of a JSON body (objects and arrays). */
+    readonly maxDepth: number
+    /** SVC_API_MAX_KEYS: object keys in one JSON body. */
+    readonly maxKeys: number
+    /** SVC_API_MAX_INFLIGHT_BYTES: request bodies held in memory at once, all requests together. */
+    readonly maxInflightBytes: number
   }
   readonly cache: {
     readonly enabled: boolean
@@ -205,6 +238,16 @@ const url = (name: string) =>
 
 const MiB = 1024 * 1024
 
+/** Where proxies live: loopback and the private ranges (RFC 1918, RFC 4193). */
+export const DEFAULT_TRUSTED_PROXY_ADDRESSES: ReadonlyArray<string> = [
+  "127.0.0.0/8",
+  "::1/128",
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "fc00::/7"
+]
+
 const settings: Config.Config<AppConfigShape> = Config.all({
   host: withDefault(
     parsed("SVC_HOST", "a host name or IP address", (raw) => (/^[A-Za-z0-9.:[\]-]+$/.test(raw) ? raw : undefined)),
@@ -243,6 +286,42 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     10_000
   ),
   trustedProxies: withDefault(parsed("SVC_TRUSTED_PROXIES", "an integer 0-10 (proxy hops)", integer(0, 10)), 1),
+  trustedProxyAddresses: withDefault(
+    parsed("SVC_TRUSTED_PROXY_ADDRESSES", "IP addresses or CIDR ranges separated by commas (10.0.0.0/8,::1), or none", (raw) => {
+      if (raw.toLowerCase() === "none" || raw === "") return []
+      const entries = raw.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0)
+      return entries.every(isAddressRange) ? entries : undefined
+    }),
+    DEFAULT_TRUSTED_PROXY_ADDRESSES
+  ),
+  allowedHosts: withDefault(
+    parsed("SVC_ALLOWED_HOSTS", "host names separated by commas (svc.example.com,10.0.0.5), or *", (raw) => {
+      const entries = raw.split(",").map((entry) => entry.trim().toLowerCase().replace(/\.$/, "")).filter((entry) => entry.length > 0)
+      return entries.every((entry) => entry === "*" || /^(\[[0-9a-f:.]+\]|[a-z0-9.-]{1,253})$/.test(entry)) ? entries : undefined
+    }),
+    []
+  ),
+  server: Config.all({
+    headersTimeout: withDefault(
+      parsed("SVC_HTTP_HEADERS_TIMEOUT", "a positive duration in seconds (10, 10s, 1500ms)", parseDuration),
+      Duration.seconds(10)
+    ),
+    requestTimeout: withDefault(
+      parsed("SVC_HTTP_BODY_TIMEOUT", "a positive duration in seconds (60, 60s, 2m)", parseDuration),
+      Duration.seconds(60)
+    ),
+    idleTimeout: withDefault(
+      parsed("SVC_HTTP_IDLE_TIMEOUT", "a positive duration in seconds (5, 5s, 1500ms)", parseDuration),
+      Duration.seconds(5)
+    ),
+    maxConnections: withDefault(
+      parsed("SVC_HTTP_MAX_CONNECTIONS", "an integer 16-1000000", integer(16, 1_000_000)),
+      16_384
+    )
+  }),
+  mcp: Config.all({
+    maxBatch: withDefault(parsed("SVC_MCP_MAX_BATCH", "an integer 1-1000", integer(1, 1000)), 32)
+  }),
   corsOrigins: withDefault(
     parsed("SVC_CORS_ORIGINS", "origins separated by commas (https://app.example.com,http://localhost:5173), * or empty", (raw) => {
       const entries = raw.split(",").map((entry) => entry.trim().replace(/\/+$/, "")).filter((entry) => entry.length > 0)
@@ -259,6 +338,12 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     requestTimeout: withDefault(
       parsed("SVC_API_REQUEST_TIMEOUT", "a positive duration in seconds (120, 120s, 1500ms, 2m)", parseDuration),
       Duration.seconds(120)
+    ),
+    maxDepth: withDefault(parsed("SVC_API_MAX_DEPTH", "an integer 2-10000", integer(2, 10_000)), 64),
+    maxKeys: withDefault(parsed("SVC_API_MAX_KEYS", "a positive integer", integer(1, 100_000_000)), 500_000),
+    maxInflightBytes: withDefault(
+      parsed("SVC_API_MAX_INFLIGHT_BYTES", "an integer number of bytes >= 1048576", integer(MiB, 2 ** 40)),
+      256 * MiB
     )
   }),
   cache: Config.all({

@@ -14,6 +14,13 @@ export class UnsupportedTraceFormat extends Schema.TaggedError<UnsupportedTraceF
 }) {}
 export class InvalidMode extends Schema.TaggedError<InvalidMode>()("InvalidMode", { message: Schema.String }) {}
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {}
+/** The request's Host or Origin is not this service's (DNS rebinding), or the key's role does not allow it (DECISIONS §16). */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }) {}
+/** Too much held at once (request bodies in flight, DECISIONS §16): retry after a moment. */
+export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
+  message: Schema.String,
+  retryAfterSeconds: Schema.Int
+}) {}
 export class UnknownPattern extends Schema.TaggedError<UnknownPattern>()("UnknownPattern", { message: Schema.String }) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
@@ -45,6 +52,8 @@ export type ApiError =
   | UnsupportedTraceFormat
   | InvalidMode
   | Unauthorized
+  | Forbidden
+  | Overloaded
   | UnknownPattern
   | NotFound
   | MethodNotAllowed
@@ -63,6 +72,8 @@ export const errorKinds = {
   UnsupportedTraceFormat: { kind: "unsupported_trace_format", status: 400 },
   InvalidMode: { kind: "invalid_mode", status: 400 },
   Unauthorized: { kind: "unauthorized", status: 401 },
+  Forbidden: { kind: "forbidden", status: 403 },
+  Overloaded: { kind: "overloaded", status: 503 },
   UnknownPattern: { kind: "unknown_pattern", status: 404 },
   NotFound: { kind: "not_found", status: 404 },
   MethodNotAllowed: { kind: "method_not_allowed", status: 405 },
@@ -109,6 +120,8 @@ export const ValidationErrorWire = wire("ValidationError", ValidationError, {})
 export const UnsupportedTraceFormatWire = wire("UnsupportedTraceFormat", UnsupportedTraceFormat, {})
 export const InvalidModeWire = wire("InvalidMode", InvalidMode, {})
 export const UnauthorizedWire = wire("Unauthorized", Unauthorized, {})
+export const ForbiddenWire = wire("Forbidden", Forbidden, {})
+export const OverloadedWire = wire("Overloaded", Overloaded, { retryAfterSeconds: 1 })
 export const UnknownPatternWire = wire("UnknownPattern", UnknownPattern, {})
 export const NotFoundWire = wire("NotFound", NotFound, {})
 export const RequestTooLargeWire = wire("RequestTooLarge", RequestTooLarge, {})

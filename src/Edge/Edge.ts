@@ -172,7 +172,8 @@ export const makeEdge = (
             body,
             noteFailure: (noted) => {
               failure ??= noted
-            }
+            },
+            charge: () => guards.charge(guarded.bucket)
           }
           if (path === MCP_PATH) return mcp(request, response, edge)
           if (replyable && pattern !== null) return analyze(pattern, request, response, edge)

@@ -11,6 +11,7 @@ import { ApiKeys } from "../Auth/ApiKeys.js"
 import { AppConfig } from "../Config.js"
 import { AuthMisconfigured, RateLimited, Unauthorized } from "../Errors.js"
 import { authFailures, labelled, rateLimitBuckets, rateLimitRejections } from "../Observability/Metrics.js"
+import { addressSet } from "../RateLimit/AddressRanges.js"
 import { clientAddress } from "../RateLimit/ClientAddress.js"
 import { type Decision, RateLimiter } from "../RateLimit/RateLimiter.js"
 
@@ -48,7 +49,13 @@ export type GuardOutcome =
    * `headers`: X-RateLimit-* for the response (empty on exempt paths or without a limit);
    * `keyName`: the verified key's name, null when none was presented, verified or looked at.
    */
-  | { readonly _tag: "Pass"; readonly headers: Readonly<Record<string, string>>; readonly keyName: string | null }
+  | {
+    readonly _tag: "Pass"
+    readonly headers: Readonly<Record<string, string>>
+    readonly keyName: string | null
+    /** The rate-limit bucket the request was counted in; null when no limit applied. */
+    readonly bucket: string | null
+  }
   | { readonly _tag: "Fail"; readonly error: GuardFailure }
 
 export interface GuardsShape {
@@ -57,12 +64,17 @@ export interface GuardsShape {
    * promise when the limit is kept in Redis for several replicas (DECISIONS §15).
    */
   readonly check: (headers: HeaderBag, remoteAddress: string | undefined, path: string) => GuardOutcome | Promise<GuardOutcome>
+  /**
+   * Counts one more request against a bucket a passed request was counted in (each further tool
+   * call of an MCP batch, DECISIONS §5): the refusal when it is over the limit, else null.
+   */
+  readonly charge: (bucket: string | null) => RateLimited | null | Promise<RateLimited | null>
   /** True when the request would be refused as misconfigured (500); counts nothing. */
   readonly misconfigured: (path: string) => boolean
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = {}
-const PASS: GuardOutcome = { _tag: "Pass", headers: NO_HEADERS, keyName: null }
+const PASS: GuardOutcome = { _tag: "Pass", headers: NO_HEADERS, keyName: null, bucket: null }
 const authFailure = {
   misconfigured: labelled(authFailures, { reason: "misconfigured" }),
   missing: labelled(authFailures, { reason: "missing" }),
@@ -78,6 +90,20 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
   const limiter = rateLimiter.enabled ? rateLimiter : undefined
   const clock = yield* Effect.clock
   const required = config.auth.required
+
+  const trustedPeers = addressSet(config.trustedProxyAddresses)
+
+  /** The refusal a limiter's decision means, if any (counted); the bucket gauge updated. */
+  const refusalOf = (decision: Decision): RateLimited | null => {
+    if (limiter !== undefined) bucketsHeld(limiter.size())
+    if (decision.allowed) return null
+    rejected(1)
+    return new RateLimited({
+      message: `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
+      retryAfterSeconds: decision.retryAfterSeconds,
+      limit: decision.limit
+    })
+  }
 
   const misconfigured = (path: string) => required && !keys.configured() && !isAuthExempt(path)
 
@@ -97,22 +123,17 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
     if (authExempt && rateExempt) return PASS
     const presented = presentedKey(headers)
     const keyName = presented === undefined ? undefined : keys.verify(presented)
+    const bucket = limiter === undefined || rateExempt
+      ? null
+      : keyName !== undefined
+      ? `key:${keyName}`
+      : `ip:${clientAddress(headerValue(headers, "x-forwarded-for"), remoteAddress, config.trustedProxies, trustedPeers)}`
     const afterLimit = (decision: Decision | undefined): GuardOutcome => {
       let limitHeaders = NO_HEADERS
       if (decision !== undefined) {
-        if (limiter !== undefined) bucketsHeld(limiter.size())
         limitHeaders = { "x-ratelimit-limit": String(decision.limit), "x-ratelimit-remaining": String(decision.remaining) }
-        if (!decision.allowed) {
-          rejected(1)
-          return {
-            _tag: "Fail",
-            error: new RateLimited({
-              message: `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
-              retryAfterSeconds: decision.retryAfterSeconds,
-              limit: decision.limit
-            })
-          }
-        }
+        const refusal = refusalOf(decision)
+        if (refusal !== null) return { _tag: "Fail", error: refusal }
       }
       if (required && keyName === undefined && !authExempt) {
         authFailure[presented === undefined ? "missing" : "invalid"](1)
@@ -125,15 +146,19 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
           })
         }
       }
-      return { _tag: "Pass", headers: limitHeaders, keyName: keyName ?? null }
+      return { _tag: "Pass", headers: limitHeaders, keyName: keyName ?? null, bucket }
     }
-    if (limiter === undefined || rateExempt) return afterLimit(undefined)
-    const bucket = keyName !== undefined
-      ? `key:${keyName}`
-      : `ip:${clientAddress(headerValue(headers, "x-forwarded-for"), remoteAddress, config.trustedProxies)}`
+    if (limiter === undefined || bucket === null) return afterLimit(undefined)
     return limiter.shared === undefined
       ? afterLimit(limiter.decide(bucket, clock.unsafeCurrentTimeMillis()))
       : limiter.shared(bucket).then(afterLimit)
   }
-  return { check, misconfigured }
+
+  const charge = (bucket: string | null): RateLimited | null | Promise<RateLimited | null> => {
+    if (limiter === undefined || bucket === null) return null
+    return limiter.shared === undefined
+      ? refusalOf(limiter.decide(bucket, clock.unsafeCurrentTimeMillis()))
+      : limiter.shared(bucket).then(refusalOf)
+  }
+  return { check, charge, misconfigured }
 })

@@ -7,6 +7,7 @@
  */
 import { Context } from "effect"
 import { IncomingMessage } from "node:http"
+import type { RateLimited } from "../Errors.js"
 
 /** Why a request failed, as the part of the app that knows best describes it. */
 export interface RequestFailure {
@@ -26,6 +27,11 @@ export interface EdgeRequest {
   readonly body: Uint8Array | null
   /** Tells the edge why the request failed; the first note counts. */
   readonly noteFailure: (failure: RequestFailure) => void
+  /**
+   * Counts one more request against the rate-limit bucket this request was counted in (each
+   * further tool call of an MCP batch, DECISIONS §5): the refusal when over the limit, else null.
+   */
+  readonly charge: () => RateLimited | null | Promise<RateLimited | null>
 }
 
 const NO_REQUEST: EdgeRequest = {
@@ -33,7 +39,8 @@ const NO_REQUEST: EdgeRequest = {
   startedAt: 0,
   keyName: null,
   body: null,
-  noteFailure: () => undefined
+  noteFailure: () => undefined,
+  charge: () => null
 }
 
 /** The current request; a reference (with a default) so reading it adds no requirement. */

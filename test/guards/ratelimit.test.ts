@@ -4,6 +4,8 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+import { DEFAULT_TRUSTED_PROXY_ADDRESSES } from "../../src/Config.js"
+import { addressSet, isAddressRange } from "../../src/RateLimit/AddressRanges.js"
 import { clientAddress } from "../../src/RateLimit/ClientAddress.js"
 import { makeRateLimiter } from "../../src/RateLimit/RateLimiter.js"
 import { pipelinedGets } from "../support/Pipelined.js"
@@ -72,17 +74,37 @@ describe("sliding window (TestClock)", () => {
 })
 
 describe("client address", () => {
+  const proxies = addressSet(DEFAULT_TRUSTED_PROXY_ADDRESSES)
+
   it("ignores X-Forwarded-For with 0 trusted hops", () => {
-    expect(clientAddress("203.0.113.9", "10.0.0.1", 0)).toBe("10.0.0.1")
+    expect(clientAddress("203.0.113.9", "10.0.0.1", 0, proxies)).toBe("10.0.0.1")
   })
 
   it("takes the entry the trusted proxy added, whatever the client prepended", () => {
-    expect(clientAddress("1.1.1.1, 203.0.113.9", "10.0.0.1", 1)).toBe("203.0.113.9")
-    expect(clientAddress("9.9.9.9, 8.8.8.8, 203.0.113.9", "10.0.0.1", 1)).toBe("203.0.113.9")
-    expect(clientAddress("1.1.1.1, 203.0.113.9, 10.0.0.2", "10.0.0.1", 2)).toBe("203.0.113.9")
-    expect(clientAddress("not-an-ip", "::ffff:127.0.0.1", 1)).toBe("127.0.0.1")
-    expect(clientAddress("[2001:db8::1]:443", undefined, 1)).toBe("2001:db8::1")
-    expect(clientAddress(undefined, undefined, 1)).toBe("unknown")
+    expect(clientAddress("1.1.1.1, 203.0.113.9", "10.0.0.1", 1, proxies)).toBe("203.0.113.9")
+    expect(clientAddress("9.9.9.9, 8.8.8.8, 203.0.113.9", "10.0.0.1", 1, proxies)).toBe("203.0.113.9")
+    expect(clientAddress("1.1.1.1, 203.0.113.9, 10.0.0.2", "10.0.0.1", 2, proxies)).toBe("203.0.113.9")
+    expect(clientAddress("not-an-ip", "::ffff:127.0.0.1", 1, proxies)).toBe("127.0.0.1")
+    expect(clientAddress("203.0.113.9", "::ffff:192.168.4.2", 1, proxies)).toBe("203.0.113.9")
+    expect(clientAddress("203.0.113.9", "fd12:3456::1", 1, proxies)).toBe("203.0.113.9")
+    expect(clientAddress(undefined, undefined, 1, proxies)).toBe("unknown")
+  })
+
+  it("honours X-Forwarded-For only from a socket peer that is a trusted proxy", () => {
+    // A client on the internet talking to the service directly chooses nothing.
+    expect(clientAddress("1.2.3.4", "198.51.100.7", 1, proxies)).toBe("198.51.100.7")
+    expect(clientAddress("[2001:db8::1]:443", "2001:db8::99", 1, proxies)).toBe("2001:db8::99")
+    // 172.32.0.1 is just outside 172.16.0.0/12.
+    expect(clientAddress("1.2.3.4", "172.32.0.1", 1, proxies)).toBe("172.32.0.1")
+    expect(clientAddress("1.2.3.4", "172.31.255.254", 1, proxies)).toBe("1.2.3.4")
+    // An operator's own list, and none at all.
+    expect(clientAddress("1.2.3.4", "203.0.113.5", 1, addressSet(["203.0.113.0/24"]))).toBe("1.2.3.4")
+    expect(clientAddress("1.2.3.4", "10.0.0.1", 1, addressSet([]))).toBe("10.0.0.1")
+  })
+
+  it("validates address ranges as SVC_TRUSTED_PROXY_ADDRESSES takes them", () => {
+    for (const good of ["10.0.0.0/8", "::1", "fc00::/7", "192.168.1.1", "0.0.0.0/0", "::/0"]) expect(isAddressRange(good)).toBe(true)
+    for (const bad of ["10.0.0.0/33", "::1/129", "10.0.0", "example.com", "10.0.0.0/", "10.0.0.0/x"]) expect(isAddressRange(bad)).toBe(false)
   })
 })
 
