@@ -129,6 +129,7 @@ export const RedisStoreLive = Layer.scoped(
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2_000,
+      commandTimeout: Duration.toMillis(OPERATION_TIMEOUT),
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000)
     })
     const runtime = yield* Effect.runtime<never>()
@@ -151,20 +152,16 @@ export const RedisStoreLive = Layer.scoped(
     if (up !== true) state(false, "not reachable at start")
     yield* Effect.addFinalizer(() => Effect.promise(() => client.quit().catch(() => "closed")))
 
-    const attempt = <A>(op: string, run: () => Promise<A>): Effect.Effect<A, StoreUnavailable> =>
-      Effect.tryPromise({ try: run, catch: () => new StoreUnavailable({ op }) }).pipe(
-        Effect.timeoutFail({ duration: OPERATION_TIMEOUT, onTimeout: () => new StoreUnavailable({ op }) }),
-        Effect.tapError(() => Effect.sync(() => countStoreError("redis", op)))
-      )
+
     const numbers = (reply: unknown): readonly [number, number, number] => {
       if (!Array.isArray(reply)) throw new StoreUnavailable({ op: "rate_limit" })
       const [allowed, remaining, retry] = reply.map((x: unknown) => (typeof x === "number" ? x : Number(x)))
       return [allowed ?? 0, remaining ?? 0, retry ?? 0]
     }
-    /** A promise that fails after the operation timeout (the edge cannot wait longer). */
-    const bounded = <A>(promise: Promise<A>): Promise<A> =>
+    /** A promise that fails after the operation timeout (nobody waits longer on Redis). */
+    const bounded = <A>(promise: Promise<A>, op: string): Promise<A> =>
       new Promise<A>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new StoreUnavailable({ op: "rate_limit" })), Duration.toMillis(OPERATION_TIMEOUT))
+        const timer = setTimeout(() => reject(new StoreUnavailable({ op })), Duration.toMillis(OPERATION_TIMEOUT))
         promise.then(
           (value) => {
             clearTimeout(timer)
@@ -176,6 +173,16 @@ export const RedisStoreLive = Layer.scoped(
           }
         )
       })
+    /**
+     * One operation, failed after the operation timeout by the promise itself: an effect timeout
+     * interrupts, and interruption waits in an uninterruptible region (a lease given back in a
+     * finalizer), so a Redis that stalls (SIGSTOP, a full network buffer) held requests for the
+     * whole stall. ioredis's own commandTimeout rejects the command as well.
+     */
+    const attempt = <A>(op: string, run: () => Promise<A>): Effect.Effect<A, StoreUnavailable> =>
+      Effect.tryPromise({ try: () => bounded(run(), op), catch: () => new StoreUnavailable({ op }) }).pipe(
+        Effect.tapError(() => Effect.sync(() => countStoreError("redis", op)))
+      )
     return {
       configured: true,
       key: (...parts) => `${redis.prefix}${parts.join(":")}`,
@@ -186,7 +193,7 @@ export const RedisStoreLive = Layer.scoped(
       release: (key, owner) => attempt("release", () => client.eval(RELEASE, 1, key, owner)).pipe(Effect.asVoid),
       renew: (key, owner, ttlMs) => attempt("renew", () => client.eval(RENEW, 1, key, owner, ttlMs)).pipe(Effect.map((reply) => reply === 1)),
       slidingWindow: (key, limit, windowMs) =>
-        bounded(client.eval(SLIDING_WINDOW, 1, key, limit, windowMs)).then(numbers).catch((error: unknown) => {
+        bounded(client.eval(SLIDING_WINDOW, 1, key, limit, windowMs), "rate_limit").then(numbers).catch((error: unknown) => {
           countStoreError("redis", "rate_limit")
           throw error
         })

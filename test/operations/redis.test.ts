@@ -46,6 +46,7 @@ const startRedis = async (port: number) => {
   }, { timeout: 5000, interval: 100 })
   return {
     client,
+    process: server,
     stop: async () => {
       client.disconnect()
       server.kill("SIGKILL")
@@ -351,6 +352,37 @@ describe("baselines on Redis", () => {
       expect((await analyze(next++)).status).toBe(200)
       expect((await redis.client.keys("test:svc:cache:*")).length).toBeGreaterThan(0)
     }, { timeout: 10_000, interval: 300 })
+    await redis.stop()
+  })
+
+  it("Redis paused (SIGSTOP) mid-load: requests in flight answer within the operation timeouts, not after the pause", async () => {
+    const port = await freePort()
+    const redis = await startRedis(port)
+    const service = await replica(port, { SVC_CACHE: "redis", SVC_API_RATE_LIMIT: "1000/60" })
+    const analyze = (i: number) =>
+      fetch(`${service.url}/v1/analyze/lewin`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ trace: { ...exampleTrace("lewin"), task: `stalled batch ${i}` }, mode: "quick" })
+      })
+    // Runs that hold their leases when Redis stops: each gives its lease back in a finalizer.
+    harness.double.script = () => ({ kind: "delay", ms: 400, then: { kind: "object", value: exampleOutput("lewin") } })
+    const started = performance.now()
+    const inFlight = Array.from({ length: 6 }, (_, i) => analyze(i).then((response) => ({ status: response.status, at: performance.now() - started })))
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    redis.process.kill("SIGSTOP")
+    const paused = performance.now()
+    try {
+      const later = Array.from({ length: 4 }, (_, i) => analyze(100 + i).then((response) => ({ status: response.status, at: performance.now() - started })))
+      const answers = await Promise.all([...inFlight, ...later])
+      const waited = performance.now() - paused
+      expect(answers.every((answer) => answer.status === 200)).toBe(true)
+      // A pause of 40 s would have held them all 40 s; each Redis operation gives up after 1 s and
+      // a request makes a few. The bound is generous on purpose (no timing threshold intended).
+      expect(waited).toBeLessThan(20_000)
+    } finally {
+      redis.process.kill("SIGCONT")
+    }
     await redis.stop()
   })
 
