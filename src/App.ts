@@ -13,6 +13,7 @@ import { AnalysisCacheLive } from "./Cache/AnalysisCache.js"
 import { CachedRepliesLive } from "./Cache/CachedReplies.js"
 import { CatalogueLive } from "./Catalogue/Catalogue.js"
 import { AppConfig, type AppConfigShape } from "./Config.js"
+import { JsonBounds } from "./Edge/Body.js"
 import { HomeLive } from "./Home/Home.js"
 import { RedisStoreLive } from "./Store/Redis.js"
 import { HttpLive } from "./Http.js"
@@ -38,8 +39,11 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes]))
   const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses]))
   const Guards = Layer.mergeAll(ApiKeysLive, RateLimiterLive.pipe(Layer.provide(Shared)), ErrorReportingLive).pipe(Layer.provide(ConfigLive))
+  // The JSON shape bounds every body parser reads (Edge/Body.ts), as configured.
+  const Bounds = Layer.succeed(JsonBounds, { maxDepth: config.limits.maxDepth, maxKeys: config.limits.maxKeys })
   return Layer.mergeAll(
     ConfigLive,
+    Bounds,
     Catalogue,
     Analyses,
     Cache,

@@ -8,7 +8,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { Mode } from "../Catalogue/Resources.js"
-import { DiagnoseOutput, DiagnoseResponse } from "../Diagnose/Model.js"
+import { DIAGNOSE_OUTPUT_DESCRIPTION, DiagnoseOutput, DiagnoseResponse } from "../Diagnose/Model.js"
 import {
   AuthMisconfiguredWire,
   InvalidModeWire,
@@ -48,8 +48,18 @@ export const DiagnoseRequest = Schema.Union(DiagnoseEnvelope, RawTrace).annotati
   description: "A trace in any supported format (or in the pattern-free native shapes: steps, messages, turns), as it is or in the envelope."
 })
 
+/**
+ * `?output=` as the contract documents it (DiagnoseOutput's values), decoded as any string: the
+ * handler answers an unknown value with the documented 400 `validation_error` naming the values,
+ * where a failed decode of the parameter would answer the platform's own error body.
+ */
+const OutputParam = Schema.String.annotations({
+  identifier: "DiagnoseOutput",
+  jsonSchema: { type: "string", enum: DiagnoseOutput.literals, description: DIAGNOSE_OUTPUT_DESCRIPTION }
+})
+
 export const DiagnoseParams = Schema.Struct({
-  output: Schema.optional(DiagnoseOutput),
+  output: Schema.optional(OutputParam),
   artifact: Schema.optional(
     Schema.String.annotations({ description: "The trace file's path as the client holds it, for SARIF locations (default trace.json)." })
   )

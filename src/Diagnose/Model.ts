@@ -7,9 +7,11 @@ import { Confidence, DetectedEvidence, Severity, Signals } from "../Catalogue/De
 import { Mode } from "../Catalogue/Resources.js"
 import { EventKind, TraceFormat } from "../Traces/Model.js"
 
+export const DIAGNOSE_OUTPUT_DESCRIPTION =
+  "The report's rendering: json (default), markdown, sarif (SARIF 2.1.0), html (one self-contained page), otlp (OpenTelemetry gen_ai.evaluation.result log records)."
 export const DiagnoseOutput = Schema.Literal("json", "markdown", "sarif", "html", "otlp").annotations({
   identifier: "DiagnoseOutput",
-  description: "The report's rendering: json (default), markdown, sarif (SARIF 2.1.0), html (one self-contained page), otlp (OpenTelemetry gen_ai.evaluation.result log records)."
+  description: DIAGNOSE_OUTPUT_DESCRIPTION
 })
 export type DiagnoseOutput = typeof DiagnoseOutput.Type
 

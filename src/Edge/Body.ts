@@ -6,10 +6,10 @@
  * - a body that keeps coming past a hard cap is cut and the connection closed.
  * Then, for the handlers: the JSON media type (415) and strict UTF-8 JSON objects (400).
  */
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { isUtf8 } from "node:buffer"
 import type { IncomingMessage } from "node:http"
-import { RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
+import { Overloaded, RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
 
 /** Past this many bytes beyond the limit, stop draining and close the connection. */
 const DRAIN_CAP_BYTES = 256 * 1024 * 1024
@@ -53,6 +53,8 @@ export type BodyOutcome =
   | { readonly _tag: "TooLarge" }
   /** The body could not be read: the client went away or the stream failed. */
   | { readonly _tag: "Gone" }
+  /** Holding more of it would pass the bytes all requests may hold at once (SVC_API_MAX_INFLIGHT_BYTES). */
+  | { readonly _tag: "Overloaded" }
 
 /**
  * Reads a request body under the byte limit and calls `done` once. A body that declared its length
@@ -60,10 +62,17 @@ export type BodyOutcome =
  * bytes are discarded (never buffered) until the body ends, so the client still reads a JSON 413;
  * past a hard cap the stream is paused and the caller closes the connection.
  */
-export const readBody = (incoming: IncomingMessage, limit: number, done: (outcome: BodyOutcome) => void): void => {
+export const readBody = (
+  incoming: IncomingMessage,
+  limit: number,
+  budget: { readonly reserve: (bytes: number) => boolean },
+  done: (outcome: BodyOutcome) => void
+): void => {
   const declaredHeader = incoming.headers["content-length"]
   const declared = declaredHeader === undefined ? Number.NaN : Number(declaredHeader)
-  const preallocated = declared > 0 && declared <= Math.min(limit, PREALLOCATE_MAX_BYTES) ? Buffer.allocUnsafe(declared) : undefined
+  const preallocate = declared > 0 && declared <= Math.min(limit, PREALLOCATE_MAX_BYTES)
+  if (preallocate && !budget.reserve(declared)) return done({ _tag: "Overloaded" })
+  const preallocated = preallocate ? Buffer.allocUnsafe(declared) : undefined
   const chunks: Array<Buffer> = []
   let received = 0
   let over = false
@@ -80,6 +89,11 @@ export const readBody = (incoming: IncomingMessage, limit: number, done: (outcom
       return
     }
     received += chunk.length
+    if (!over && received <= limit && !budget.reserve(chunk.length)) {
+      chunks.length = 0
+      incoming.pause()
+      return finish({ _tag: "Overloaded" })
+    }
     if (received > limit) {
       over = true
       chunks.length = 0
@@ -107,6 +121,112 @@ export const bodyTooLarge = (limit: number) =>
   new RequestTooLarge({
     message: `request body exceeds ${limit} bytes; raise SVC_API_MAX_BODY_BYTES to accept larger traces`
   })
+
+/**
+ * The bytes of request bodies held in memory at once, all requests together
+ * (SVC_API_MAX_INFLIGHT_BYTES, DECISIONS §16). Each request holds what it reserved until its
+ * response closes; past the total, requests are refused with 503 `overloaded` instead of read.
+ */
+export class InflightBudget {
+  private held = 0
+  constructor(readonly max: number) {}
+  /** Takes `bytes` from the budget: false (nothing taken) when that would pass the total. */
+  reserve(bytes: number): boolean {
+    if (this.held + bytes > this.max) return false
+    this.held += bytes
+    return true
+  }
+  release(bytes: number): void {
+    this.held = Math.max(0, this.held - bytes)
+  }
+  /** Whether `bytes` more would still fit (nothing taken). */
+  fits(bytes: number): boolean {
+    return this.held + bytes <= this.max
+  }
+  get inUse(): number {
+    return this.held
+  }
+}
+
+/** The 503 of a request whose body would pass the bytes held at once. */
+export const overloaded = () =>
+  new Overloaded({
+    message: "the service holds as many request bodies as it may at once (SVC_API_MAX_INFLIGHT_BYTES); retry in a moment",
+    retryAfterSeconds: 1
+  })
+
+/** The 415 of a body in an encoding this service does not read (it reads bodies as sent). */
+export const encodingRefusal = (encoding: string | undefined): UnsupportedMediaType | null => {
+  if (encoding === undefined) return null
+  const value = encoding.trim().toLowerCase()
+  if (value === "" || value === "identity") return null
+  return new UnsupportedMediaType({
+    message: `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; send the body uncompressed`
+  })
+}
+
+/**
+ * Bounds on the shape of a JSON body (DECISIONS §16), checked on its bytes before it is parsed,
+ * so no parser or recursive walk ever sees a body past them: nesting depth of objects and arrays
+ * (SVC_API_MAX_DEPTH) and object keys in the body (SVC_API_MAX_KEYS). A reference with the
+ * defaults; the application provides the configured values.
+ */
+export class JsonBounds extends Context.Reference<JsonBounds>()("JsonBounds", {
+  defaultValue: (): { readonly maxDepth: number; readonly maxKeys: number } => ({ maxDepth: 64, maxKeys: 500_000 })
+}) {}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+/**
+ * 400 when a JSON text nests deeper than `maxDepth` or holds more than `maxKeys` object keys.
+ * One pass over the bytes: strings are skipped with a native search for their closing quote, and a
+ * key is a colon outside strings. Malformed JSON is left to the parser.
+ */
+export const jsonShapeRefusal = (
+  bytes: Uint8Array,
+  bounds: { readonly maxDepth: number; readonly maxKeys: number }
+): ValidationError | null => {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const length = buffer.length
+  let depth = 0
+  let keys = 0
+  let i = 0
+  while (i < length) {
+    const byte = buffer[i]
+    if (byte === QUOTE) {
+      let end = i
+      for (;;) {
+        end = buffer.indexOf(QUOTE, end + 1)
+        if (end < 0) return null
+        let backslashes = 0
+        while (buffer[end - 1 - backslashes] === BACKSLASH) backslashes++
+        if (backslashes % 2 === 0) break
+      }
+      i = end + 1
+      continue
+    }
+    if (byte === 0x7b || byte === 0x5b) {
+      depth++
+      if (depth > bounds.maxDepth) {
+        return new ValidationError({
+          message: `the request body is nested more than ${bounds.maxDepth} levels deep in objects and arrays (SVC_API_MAX_DEPTH)`
+        })
+      }
+    } else if (byte === 0x7d || byte === 0x5d) {
+      depth--
+    } else if (byte === 0x3a) {
+      keys++
+      if (keys > bounds.maxKeys) {
+        return new ValidationError({
+          message: `the request body holds more than ${bounds.maxKeys} object keys (SVC_API_MAX_KEYS)`
+        })
+      }
+    }
+    i++
+  }
+  return null
+}
 
 /** The 415 of a body that is not sent as JSON. */
 /** True for the JSON Lines media types (application/x-ndjson, application/jsonl, application/x-jsonlines). */
@@ -169,7 +289,10 @@ export const parseTraceBody = (
   bytes: Uint8Array,
   jsonLines: boolean
 ): Effect.Effect<Record<string, unknown> | Array<unknown>, ValidationError> =>
-  Effect.flatMap(textOf(bytes), (text): Effect.Effect<Record<string, unknown> | Array<unknown>, ValidationError> => {
+  Effect.flatMap(JsonBounds, (bounds) => {
+    const refused = jsonShapeRefusal(bytes, bounds)
+    return refused === null ? textOf(bytes) : Effect.fail(refused)
+  }).pipe(Effect.flatMap((text): Effect.Effect<Record<string, unknown> | Array<unknown>, ValidationError> => {
     if (jsonLines) {
       const records: Array<unknown> = []
       const lines = text.split("\n")
@@ -203,7 +326,7 @@ export const parseTraceBody = (
       )
     }
     return Effect.succeed(objectEntries(parsed))
-  })
+  }))
 
 /** Copies a parsed object's own entries into a fresh record (no prototype surprises). */
 const objectEntries = (value: object): Record<string, unknown> => {

@@ -19,13 +19,14 @@ import { Scopes } from "../Auth/Scopes.js"
 import { CachedReplies } from "../Cache/CachedReplies.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
-import { type ApiError, errorKinds } from "../Errors.js"
+import { type ApiError, errorKinds, InternalError } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
-import { bodyTooLarge, readBody } from "./Body.js"
+import { bodyTooLarge, encodingRefusal, InflightBudget, isJsonContentType, overloaded, readBody } from "./Body.js"
 import { makeCors } from "./Cors.js"
-import { type GuardOutcome, headerValue, makeGuards } from "./Guards.js"
+import { type GuardOutcome, headerValue, isAuthExempt, makeGuards } from "./Guards.js"
+import { makeHostCheck } from "./HostCheck.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
 import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./RequestContext.js"
 import { requestIdFrom } from "./RequestContext.js"
@@ -61,8 +62,10 @@ export const makeEdge = (
     const replies = yield* CachedReplies
     const scopes = yield* Scopes
     const reporting = yield* ErrorReporting
-    const { corsOrigins, limits } = yield* AppConfig
+    const { allowedHosts, auth, corsOrigins, limits } = yield* AppConfig
     const cors = makeCors(corsOrigins)
+    const hosts = makeHostCheck(allowedHosts, corsOrigins)
+    const inflight = new InflightBudget(limits.maxInflightBytes)
     const runtime = yield* Effect.runtime<never>()
     const logs = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)
 
@@ -84,12 +87,31 @@ export const makeEdge = (
       response.end(body)
     }
 
-    return (request: EdgeIncomingMessage, response: ServerResponse): void => {
+    /**
+     * The last resort: a defect thrown while the edge handles a request (a bug an input reached)
+     * fails that request alone, with a 500, logged once; the process serves on.
+     */
+    const guard = (response: ServerResponse, requestId: string, step: () => void): void => {
+      try {
+        step()
+      } catch (defect) {
+        Runtime.runFork(runtime, Effect.logError("request failed unexpectedly").pipe(
+          Effect.annotateLogs({ request_id: requestId, defect: defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect) })
+        ))
+        if (!response.headersSent) {
+          const reply = errorReply(new InternalError({ message: "the request failed unexpectedly; the request id identifies it in the logs" }))
+          send(response, reply.status, JSON_TYPE, reply.body, requestId, reply.headers, true)
+        } else {
+          response.destroy()
+        }
+      }
+    }
+
+    const handle = (request: EdgeIncomingMessage, response: ServerResponse, requestId: string): void => {
       const startedAt = performance.now()
       tracker.started()
       const method = request.method ?? "GET"
       const path = pathOf(request.url ?? "/")
-      const requestId = requestIdFrom(headerValue(request.headers, "x-request-id"))
       if (cors !== undefined) {
         const origin = headerValue(request.headers, "origin")
         // A browser's preflight from an allowed origin: answered before the guards (it carries no key).
@@ -119,8 +141,11 @@ export const makeEdge = (
       // Prepared replies exist for the analyze endpoints of known patterns only.
       const replyable = pattern !== null && slugs.has(pattern)
       let failure: RequestFailure | null = null
+      /** Body bytes this request holds of the in-flight budget, given back when its response closes. */
+      let held = 0
 
       response.once("close", () => {
+        inflight.release(held)
         // A response that never ended: the client went away first (nginx's 499).
         const status = response.writableEnded ? response.statusCode : 499
         countHttp(method.length <= 7 ? method : "OTHER", routeTemplate(method, path), status)
@@ -173,7 +198,8 @@ export const makeEdge = (
             noteFailure: (noted) => {
               failure ??= noted
             },
-            charge: () => guards.charge(guarded.bucket)
+            charge: () => guards.charge(guarded.bucket),
+            contain: (step) => guard(response, requestId, step)
           }
           if (path === MCP_PATH) return mcp(request, response, edge)
           if (replyable && pattern !== null) return analyze(pattern, request, response, edge)
@@ -184,19 +210,34 @@ export const makeEdge = (
         // Bodies are read here, once, for the routes that take one; an unknown pattern's body is
         // never read (its 404 comes first, DECISIONS §3).
         if (method !== "POST" || pattern === "unknown" || routeTemplate(method, path) === "unmatched") return handOn(null)
-        if (Number(headerValue(request.headers, "content-length") ?? "0") > limits.maxBodyBytes) {
-          // Refused before a byte is read; the body is still coming, so the connection closes.
-          return refuse(bodyTooLarge(limits.maxBodyBytes), true)
+        // DECISIONS §16's order: bodies in flight (503) → encoding (415) → size (413). Each is
+        // refused before a byte is read; the body is still coming, so the connection closes.
+        const declared = Number(headerValue(request.headers, "content-length") ?? "0")
+        if (!inflight.fits(Math.min(Number.isFinite(declared) ? declared : 0, limits.maxBodyBytes))) return refuse(overloaded(), true)
+        const unreadable = encodingRefusal(headerValue(request.headers, "content-encoding"))
+        if (unreadable !== null) return refuse(unreadable, true)
+        if (declared > limits.maxBodyBytes) return refuse(bodyTooLarge(limits.maxBodyBytes), true)
+        const budget = {
+          reserve: (bytes: number) => {
+            if (!inflight.reserve(bytes)) return false
+            held += bytes
+            return true
+          }
         }
-        readBody(request, limits.maxBodyBytes, (outcome) => {
+        readBody(request, limits.maxBodyBytes, budget, (outcome) => guard(response, requestId, () => {
           switch (outcome._tag) {
             case "TooLarge":
               return refuse(bodyTooLarge(limits.maxBodyBytes), !request.complete)
+            case "Overloaded":
+              return refuse(overloaded(), true)
             case "Gone":
               // Nobody reads an answer; the close handler counts the 499.
               return recordHere("client_closed")
             case "Read": {
-              const cacheScope = !replyable ? undefined : scopes.of(guarded.keyName)?.cache
+              // A hit answers only what its handler would have read the same way: a JSON body.
+              const cacheScope = !replyable || !isJsonContentType(headerValue(request.headers, "content-type"))
+                ? undefined
+                : scopes.of(guarded.keyName)?.cache
               const hit = pattern === null || cacheScope === undefined ? undefined : replies.lookup(cacheScope, pattern, outcome.bytes)
               if (hit === undefined) return handOn(outcome.bytes)
               send(response, 200, JSON_TYPE, hit.bytes, requestId, { ...guarded.headers, "x-cache": "hit" }, false)
@@ -204,12 +245,24 @@ export const makeEdge = (
               return recordHere("cache_hit", hit.mode)
             }
           }
-        })
+        }))
+      }
+
+      // DNS rebinding (DECISIONS §16): /mcp always; every other route but the probes, metrics and
+      // static docs when no key is required (with keys, a page on another origin has none).
+      if (path === MCP_PATH || (!auth.required && !isAuthExempt(path))) {
+        const forbidden = hosts.refusal(headerValue(request.headers, "host"), headerValue(request.headers, "origin"))
+        if (forbidden !== null) return refuse(forbidden, hasUnreadBody(request.headers))
       }
 
       const checked = guards.check(request.headers, request.socket.remoteAddress, path)
       // A rate limit kept in Redis answers later; the request goes on when it has.
-      if (checked instanceof Promise) void checked.then(proceed)
+      if (checked instanceof Promise) void checked.then((outcome) => guard(response, requestId, () => proceed(outcome)))
       else proceed(checked)
+    }
+
+    return (request: EdgeIncomingMessage, response: ServerResponse): void => {
+      const requestId = requestIdFrom(headerValue(request.headers, "x-request-id"))
+      guard(response, requestId, () => handle(request, response, requestId))
     }
   })

@@ -32,6 +32,11 @@ export interface EdgeRequest {
    * further tool call of an MCP batch, DECISIONS §5): the refusal when over the limit, else null.
    */
   readonly charge: () => RateLimited | null | Promise<RateLimited | null>
+  /**
+   * Runs a step of this request later (a callback) under the edge's last resort: a defect it
+   * throws fails this request alone with a 500, logged once (Edge.ts).
+   */
+  readonly contain: (step: () => void) => void
 }
 
 const NO_REQUEST: EdgeRequest = {
@@ -40,7 +45,8 @@ const NO_REQUEST: EdgeRequest = {
   keyName: null,
   body: null,
   noteFailure: () => undefined,
-  charge: () => null
+  charge: () => null,
+  contain: (step) => step()
 }
 
 /** The current request; a reference (with a default) so reading it adds no requirement. */

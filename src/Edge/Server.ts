@@ -5,9 +5,10 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Context, Effect, Layer } from "effect"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { Context, Duration, Effect, Layer } from "effect"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
+import { AppConfig, type AppConfigShape } from "../Config.js"
 import { drain } from "../Lifecycle/Drain.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
 import { McpHttp } from "../Surfaces/Mcp/McpHttp.js"
@@ -16,12 +17,55 @@ import { makeEdge } from "./Edge.js"
 import { behindEdge } from "./Forward.js"
 import { EdgeIncomingMessage } from "./RequestContext.js"
 
-/** Node server timeouts: slow or idle clients cannot hold sockets forever. */
-export const SERVER_TIMEOUTS = {
-  headersTimeout: 10_000,
-  requestTimeout: 60_000,
-  keepAliveTimeout: 5_000
-} as const
+/**
+ * How often node looks for connections past `headersTimeout` or `requestTimeout` (its default,
+ * 30 s, let a slow client hold a socket three times longer than the timeout it was given).
+ */
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000
+
+/**
+ * The node server with the connection bounds of SVC_HTTP_* (DECISIONS §16, issue 27): headers
+ * within `headersTimeout`, a whole request within `requestTimeout`, at most `maxConnections`
+ * sockets (node closes the ones past it), and a connection with no request in progress closed
+ * after `idleTimeout`, whether it never sent a request or is a kept-alive one between requests.
+ * A request in progress is never cut by the idle timer: its deadline is the analysis's
+ * (SVC_API_REQUEST_TIMEOUT).
+ */
+export const makeNodeServer = (
+  settings: AppConfigShape["server"],
+  edge: (request: EdgeIncomingMessage, response: ServerResponse) => void
+): Server => {
+  const idleMs = Duration.toMillis(settings.idleTimeout)
+  const server = createServer<typeof EdgeIncomingMessage>({
+    IncomingMessage: EdgeIncomingMessage,
+    headersTimeout: Duration.toMillis(settings.headersTimeout),
+    requestTimeout: Duration.toMillis(settings.requestTimeout),
+    keepAliveTimeout: idleMs,
+    connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS
+  }, edge)
+  server.maxConnections = settings.maxConnections
+  // node destroys a socket whose timeout fires unless someone listens on the server: listening
+  // hands the decision to the socket's own listener below, which spares busy connections.
+  server.on("timeout", () => undefined)
+  /** Requests in progress per connection (HTTP/1.1 pipelining can have several). */
+  const busy = new WeakMap<Socket, number>()
+  server.on("connection", (socket: Socket) => {
+    socket.setTimeout(idleMs)
+    socket.on("timeout", () => {
+      if ((busy.get(socket) ?? 0) === 0) socket.destroy()
+    })
+  })
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket
+    busy.set(socket, (busy.get(socket) ?? 0) + 1)
+    response.once("close", () => {
+      busy.set(socket, Math.max(0, (busy.get(socket) ?? 1) - 1))
+      // The idle clock starts again from the end of the last request.
+      if (!socket.destroyed) socket.setTimeout(idleMs)
+    })
+  })
+  return server
+}
 
 /**
  * Connections the kernel queues before the server accepts them (capped by net.core.somaxconn).
@@ -60,7 +104,7 @@ export const ServerLive = (host: string, port: number, slugs: ReadonlySet<string
       const mcp = yield* McpHttp
       const analyze = yield* AnalyzeAtEdge
       const edge = yield* makeEdge(handler, slugs, mcp.handle, analyze.serve)
-      const server = createServer<typeof EdgeIncomingMessage>({ IncomingMessage: EdgeIncomingMessage, ...SERVER_TIMEOUTS }, edge)
+      const server = makeNodeServer((yield* AppConfig).server, edge)
       const address = yield* Effect.acquireRelease(
         listen(server, host, port).pipe(
           Effect.mapError((error) => new Error(`could not listen on ${host}:${port}: ${error.message}`))

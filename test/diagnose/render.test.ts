@@ -135,10 +135,12 @@ describe("Markdown", () => {
     expect(out).not.toMatch(/(^|[^\\])\[link\]\(/)
     expect(out).not.toMatch(/(^|[^\\])!\[img\]/)
     expect(out).not.toMatch(/(^|[^\\])@octocat/)
+    // No bare URL GitHub would make a link of: each sits in a code span.
+    expect(out).not.toMatch(/(^|[^`])https?:\/\//)
     expect(out).not.toMatch(/^#+ Owned/m)
     expect(out).not.toMatch(/^1\. # Owned/m)
     expect(out).toContain("\\<script\\>alert(1)\\</script\\>\"\\>\\<img src=x onerror=alert(1)\\>")
-    expect(out).toContain("\\# Owned \\| col \\`tick\\` \\[link\\](http://evil.example) !\\[img\\](http://evil.example/x.png) \\@octocat \\*\\*bold\\*\\* \\&amp; \\_em\\_ \\<b\\>b\\</b\\>")
+    expect(out).toContain("\\# Owned \\| col \\`tick\\` \\[link\\](`http://evil.example`) !\\[img\\](`http://evil.example/x.png`) \\@octocat \\*\\*bold\\*\\* \\&amp; \\_em\\_ \\<b\\>b\\</b\\>")
     // Every table row keeps its header's column count: no pipe but the separators is unescaped.
     const cells = (line: string) => line.replace(/\\\|/g, "").split("|").length
     const lines = out.split("\n")
@@ -161,6 +163,14 @@ describe("Markdown", () => {
     expect(escapeMarkdown("12. item")).toBe("12\\. item")
     expect(escapeMarkdown("get_weather and _em_")).toBe("get_weather and \\_em\\_")
     expect(escapeMarkdown("a\n\n# b")).toBe("a # b")
+    // GitHub's extended autolinks: a trace's URLs and addresses are shown, never made links.
+    expect(escapeMarkdown("see https://evil.example/x?a=1 now")).toBe("see `https://evil.example/x?a=1` now")
+    expect(escapeMarkdown("go to www.evil.example.")).toBe("go to `www.evil.example`.")
+    expect(escapeMarkdown("mail alice@example.com or mailto:bob@example.org")).toBe("mail `alice@example.com` or `mailto:bob@example.org`")
+    expect(escapeMarkdown("ftp://files.example/a|b")).toBe("`ftp://files.example/a`\\|b")
+    expect(escapeMarkdown("ping @octocat")).toBe("ping \\@octocat")
+    const long = "a".repeat(200_000)
+    expect(escapeMarkdown(long)).toBe(long)
     expect(codeSpan("a`b")).toBe("``a`b``")
     expect(codeSpan("`x`")).toBe("`` `x` ``")
     expect(codeSpan("a|b", true)).toBe("`a\\|b`")

@@ -33,21 +33,42 @@ const CELL_MAX = 240
 const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c)
 
 /**
+ * What GitHub's Markdown turns into a link without any markup (GFM's extended autolinks: URLs with
+ * a scheme, `www.` names, e-mail addresses; trailing punctuation and brackets are not part of
+ * them, as GitHub reads them); inside a code span it stays text. An address is only
+ * tried from the start of its run of characters, so a long run without `@` costs one pass.
+ */
+const AUTOLINK = /(?:(?:https?|ftp):\/\/|(?:mailto|xmpp):|www\.)[^\s|<>`()[\]"']*[^\s|<>`()[\]"'.,:;!?*_~]|(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/giu
+
+/** Escapes `line[from, to)`, looking at the characters around each one in the whole line. */
+const escapeRun = (line: string, from: number, to: number): string => {
+  let out = ""
+  for (let i = from; i < to; i++) {
+    const c = line.charAt(i)
+    if ("\\`*[]<>|~".includes(c)) out += `\\${c}`
+    else if (c === "_") out += isWordChar(line[i - 1]) && isWordChar(line[i + 1]) ? "_" : "\\_"
+    else if (c === "&" && /^&#?[A-Za-z0-9]+;/.test(line.slice(i, i + 34))) out += "\\&"
+    else if (c === "@" && isWordChar(line[i + 1]) && !isWordChar(line[i - 1])) out += "\\@"
+    else out += c
+  }
+  return out
+}
+
+/**
  * One line of user text, safe inline anywhere (paragraphs, list items, table cells): Markdown
  * punctuation backslash-escaped (`_` only where it could emphasise, so `get_weather` stays
- * legible in a terminal), entities and mentions neutralised, a leading block marker escaped.
+ * legible in a terminal), entities and mentions neutralised, bare URLs and e-mail addresses put
+ * in code spans (a trace's link is shown, never made clickable), a leading block marker escaped.
  */
 export const escapeMarkdown = (text: string): string => {
   const line = oneLine(text)
   let out = ""
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charAt(i)
-    if ("\\`*[]<>|~".includes(c)) out += `\\${c}`
-    else if (c === "_") out += isWordChar(line[i - 1]) && isWordChar(line[i + 1]) ? "_" : "\\_"
-    else if (c === "&" && /^&#?[A-Za-z0-9]+;/.test(line.slice(i))) out += "\\&"
-    else if (c === "@" && isWordChar(line[i + 1]) && !isWordChar(line[i - 1])) out += "\\@"
-    else out += c
+  let from = 0
+  for (const match of line.matchAll(AUTOLINK)) {
+    out += escapeRun(line, from, match.index) + codeSpan(match[0], true)
+    from = match.index + match[0].length
   }
+  out += escapeRun(line, from, line.length)
   return out
     .replace(/^(#{1,6}|[-+=])(?=\s|$)/, "\\$1")
     .replace(/^(\d{1,9})([.)])(?=\s|$)/, "$1\\$2")
