@@ -135,4 +135,46 @@ describe("MCP over stdio", () => {
     expect(byId.get("call-3")).toMatchObject({ result: { structuredContent: { pattern: "lewin" } } })
     expect(stderr.split("\n").some((line) => line.startsWith("{") && line.includes("\"logLevel\""))).toBe(true)
   }, 60_000)
+  it("a line over the body limit is dropped as it streams and answered with -32600, the stream goes on; ids past 2^53 keep their digits; batches follow the negotiated version", async () => {
+    const child = spawn(process.execPath, [MCP_ENTRY, "mcp"], {
+      env: { PATH: process.env["PATH"] ?? "", SVC_LOG_LEVEL: "none", SVC_API_MAX_BODY_BYTES: "1024", SVC_MCP_MAX_BATCH: "2", ...providerEnv() },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+    })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    const lines = () => stdout.split("\n").filter((line) => line.length > 0)
+    const send = async (text: string, answers: number) => {
+      const before = lines().length
+      child.stdin.write(text)
+      await waitFor(() => lines().length >= before + answers, 20_000)
+      return lines().slice(before)
+    }
+    const pings = (count: number) => JSON.stringify(Array.from({ length: count }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" })))
+
+    // 4 MiB on one line, written in pieces, then a ping on the next line.
+    child.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`)
+    for (let i = 0; i < 64; i++) child.stdin.write("x".repeat(64 * 1024))
+    const afterLong = await send(`"}}\n{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}\n`, 2)
+    expect(afterLong).toEqual([
+      JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: a line over 1024 bytes (SVC_API_MAX_BODY_BYTES) was dropped unread" } }),
+      '{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}'
+    ])
+    // Before initialize (no version yet): batches up to SVC_MCP_MAX_BATCH.
+    expect(await send(`${pings(2)}\n`, 2)).toHaveLength(2)
+    expect(await send(`${pings(3)}\n`, 1)).toEqual([
+      JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: a batch of 3 messages is over the limit of 2 (SVC_MCP_MAX_BATCH): send fewer at once" } })
+    ])
+    const init = { jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }
+    await send(`${JSON.stringify(init)}\n`, 1)
+    const [refused] = await send(`${pings(2)}\n`, 1)
+    expect(JSON.parse(refused ?? "null")).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("JSON-RPC batches are not part of MCP 2025-06-18") } })
+    expect(await send('{"jsonrpc":"2.0","id":null,"method":"ping"}\n', 1)).toEqual([
+      expect.stringMatching(/^\{"jsonrpc":"2\.0","id":null,"error":\{"code":-32600,"message":"Invalid Request: MCP requires a string or number id/)
+    ])
+    child.stdin.end()
+    expect(await exited).toBe(0)
+  }, 60_000)
 })

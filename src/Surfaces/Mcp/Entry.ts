@@ -3,12 +3,15 @@
  * (`@effect/ai`'s McpServer, its schemas, the tools and the transport: about 90 ms of start-up and
  * 11 MiB of idle memory, measured) is loaded and built on the first request to /mcp, in the
  * server's scope, so a service nobody reaches over MCP does not carry it. Concurrent first
- * requests wait for the same build.
+ * requests wait for the same build. Whatever the handler throws is answered as a 500 by the edge's
+ * last resort (`EdgeRequest.contain`): it runs in a promise callback, where a throw would become an
+ * unhandled rejection and end the process.
  */
 import { Context, Effect, Layer, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import type { Catalogue } from "../../Catalogue/Catalogue.js"
+import type { AppConfig } from "../../Config.js"
 import type { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
 import type { EdgeRequest } from "../../Edge/RequestContext.js"
@@ -17,7 +20,7 @@ import type { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import { McpHttp, type McpHttpShape } from "./McpHttp.js"
 
 /** The services the MCP tools use. */
-export type McpRequirements = AnalyzeService | DiagnoseService | Catalogue | ErrorReporting
+export type McpRequirements = AnalyzeService | DiagnoseService | Catalogue | ErrorReporting | AppConfig
 
 export const McpHttpOnFirstUse: Layer.Layer<McpHttp, never, McpRequirements> = Layer.scoped(
   McpHttp,
@@ -34,15 +37,18 @@ export const McpHttpOnFirstUse: Layer.Layer<McpHttp, never, McpRequirements> = L
           return Context.get(context, McpHttp)
         })
       )
+    const fail = (response: ServerResponse, edge: EdgeRequest, message: string) => {
+      const error = new InternalError({ message })
+      edge.noteFailure({ kind: "internal_error", message: error.message, pattern: null, mode: null })
+      if (response.headersSent) response.destroy()
+      else writeErrorReply(response, error)
+    }
     const handle = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => {
       built ??= build()
       built.then(
-        (mcp) => mcp.handle(request, response, edge),
-        () => {
-          const error = new InternalError({ message: "the MCP surface could not be started; the request id identifies it in the logs" })
-          edge.noteFailure({ kind: "internal_error", message: error.message, pattern: null, mode: null })
-          writeErrorReply(response, error)
-        }
+        // A promise callback: a throw here would be an unhandled rejection, so the edge contains it.
+        (mcp) => edge.contain(() => mcp.handle(request, response, edge)),
+        () => fail(response, edge, "the MCP surface could not be started; the request id identifies it in the logs")
       )
     }
     return { handle }

@@ -1,90 +1,102 @@
 /**
  * MCP's Streamable HTTP transport at `/mcp`, behind the edge: by the time a request gets here the
- * edge has given it a request id, run the guards (auth, rate limit) and read its body under the
- * byte limit, and it counts, logs and drains it like any other request. Here:
+ * edge has given it a request id, checked its Host and Origin, run the guards (auth, rate limit)
+ * and read its body under the byte limit, and it counts, logs and drains it like any other
+ * request. Here:
  * - POST: JSON-RPC messages in, the answers out as one JSON body (`application/json`; a batch
  *   gets an array); notifications and responses alone get 202. Each POST is one connection of
  *   the MCP protocol (Protocol.ts); when the client closes the request first, what it started is
  *   interrupted and the model calls it made are aborted.
+ * - Batches: refused (400) under MCP 2025-06-18, which removed them, and past SVC_MCP_MAX_BATCH.
+ *   The edge counted the POST once against the rate limit; each further tool call of it counts
+ *   once more (DECISIONS §5), and one over the limit is a `rate_limited` tool error that does
+ *   not run.
+ * - The answer is at most `replyLimit` bytes; what would not fit, or cannot be serialized,
+ *   becomes a -32603 error for that request alone (JsonRpc.ts `encode`, which never throws).
  * - Sessions: `initialize` answers with an `Mcp-Session-Id`; within a session a
  *   `notifications/cancelled` (sent on its own POST) cancels a call still running. A session id
  *   this replica does not know is served without session (several replicas share no sessions);
- *   one ended with DELETE gets 404, as MCP asks.
+ *   one ended with DELETE gets 404, as MCP asks. Sessions are counted per key (Sessions.ts).
  * - GET: 405 (no server-initiated stream: the server sends nothing unasked).
  * - The trace limits of a tool call are answered at the HTTP level (413), like on every route.
- * - A browser `Origin` that is not this machine is refused (DNS rebinding).
  * Errors at the HTTP level are the documented `{detail:{error,message}}`.
  */
 import { Deferred, Effect, Fiber, Layer, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { isJsonContentType } from "../../Edge/Body.js"
+import { AppConfig } from "../../Config.js"
+import { isJsonContentType, jsonShapeRefusal } from "../../Edge/Body.js"
 import { headerValue } from "../../Edge/Guards.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
 import type { EdgeRequest } from "../../Edge/RequestContext.js"
-import { type ApiError, InternalError, MethodNotAllowed, NotFound, type RequestTooLarge, Unauthorized, UnsupportedMediaType, ValidationError } from "../../Errors.js"
-import { Lru } from "../../Lru.js"
+import { type ApiError, InternalError, MethodNotAllowed, NotFound, type RateLimited, type RequestTooLarge, UnsupportedMediaType, ValidationError } from "../../Errors.js"
+import { isRecord } from "../../Traces/Importer.js"
 import { McpHttp } from "./McpHttp.js"
-import { classify, type Incoming, type JsonRpcId, type Outgoing } from "./JsonRpc.js"
-import { type CallContext, type Connection, McpProtocol } from "./Protocol.js"
+import { batchRefusal, encode, encodeBatch, type Incoming, type JsonRpcId, type Outgoing, PARSE_ERROR, parseMessages, replyLimit } from "./JsonRpc.js"
+import { type CallContext, type Caller, type Connection, McpProtocol } from "./Protocol.js"
+import { SessionStore } from "./Sessions.js"
 
 /** The protocol versions the McpServer negotiates (its own list). */
 export const PROTOCOL_VERSIONS: ReadonlySet<string> = new Set(["2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"])
 export const SESSION_HEADER = "mcp-session-id"
-const MAX_SESSIONS = 10_000
+const VERSION_HEADER = "mcp-protocol-version"
 
 interface Session {
   readonly keyName: string | null
   terminated: boolean
-  /** The calls running, by the client's request id, for `notifications/cancelled`. */
-  readonly running: Map<JsonRpcId, Connection>
-}
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"])
-
-/** True for a request with no Origin (not a browser) or from a page on this machine. */
-export const isAllowedOrigin = (origin: string | undefined): boolean => {
-  if (origin === undefined) return true
-  try {
-    const { hostname } = new URL(origin)
-    return LOOPBACK.has(hostname) || hostname.startsWith("127.")
-  } catch {
-    return false
-  }
+  /** The version `initialize` negotiated: batches follow it when a POST names none. */
+  protocolVersion: string | undefined
+  /** The calls running, by the key of the client's request id, for `notifications/cancelled`. */
+  readonly running: Map<string, { readonly id: JsonRpcId; readonly connection: Connection }>
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true })
+
+/** The version `initialize` answered with, from the answers of a POST that held one. */
+const negotiatedVersion = (messages: ReadonlyArray<Incoming>, answers: ReadonlyArray<Outgoing>): string | undefined => {
+  const initialize = new Set(messages.flatMap((message) => (message._tag === "Request" && message.method === "initialize" ? [message.id.key] : [])))
+  for (const answer of answers) {
+    if (answer._tag !== "Result" || !initialize.has(answer.id.key)) continue
+    const version = isRecord(answer.result) ? answer.result["protocolVersion"] : undefined
+    if (typeof version === "string") return version
+  }
+  return undefined
+}
 
 export const McpHttpLive = Layer.effect(
   McpHttp,
   Effect.gen(function*() {
     const protocol = yield* McpProtocol
+    const config = yield* AppConfig
     const runtime = yield* Effect.runtime<never>()
-    const sessions = new Lru<string, Session>(MAX_SESSIONS)
+    const sessions = new SessionStore<Session>()
+    const maxReplyBytes = replyLimit(config.limits.maxBodyBytes)
 
     const reply = (response: ServerResponse, edge: EdgeRequest, error: ApiError) => {
       if (error._tag === "InternalError") edge.noteFailure({ kind: "internal_error", message: error.message, pattern: null, mode: null })
       writeErrorReply(response, error)
     }
 
-    const json = (response: ServerResponse, status: number, value: unknown, headers: Readonly<Record<string, string>>) => {
-      const body = JSON.stringify(value)
-      response.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+    const json = (response: ServerResponse, body: string, headers: Readonly<Record<string, string>>) => {
+      response.writeHead(200, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) })
       response.end(body)
     }
 
-    /** The messages of a POST body; a body that is no JSON-RPC at all is refused at the HTTP level. */
-    const messagesOf = (bytes: Uint8Array): { readonly messages: ReadonlyArray<Incoming>; readonly batch: boolean } | ValidationError => {
-      let parsed: unknown
+    /** The messages of a POST body; a body that is no JSON-RPC at all, or a batch refused whole, is refused at the HTTP level. */
+    const messagesOf = (bytes: Uint8Array, version: string | undefined): { readonly messages: ReadonlyArray<Incoming>; readonly batch: boolean } | ValidationError => {
+      // Depth and key count first, on the bytes: no parser or walk sees a body past them.
+      const shape = jsonShapeRefusal(bytes, config.limits)
+      if (shape !== null) return shape
+      let text: string
       try {
-        parsed = JSON.parse(decoder.decode(bytes))
+        text = decoder.decode(bytes)
       } catch {
         return new ValidationError({ message: "the body must be a JSON-RPC message (or a batch of them) as UTF-8 JSON" })
       }
-      if (Array.isArray(parsed)) {
-        if (parsed.length === 0) return new ValidationError({ message: "an empty JSON-RPC batch" })
-        return { messages: parsed.map(classify), batch: true }
-      }
-      return { messages: [classify(parsed)], batch: false }
+      const parsed = parseMessages(text, (size) => batchRefusal(size, config.mcp.maxBatch, version))
+      if (parsed._tag === "Messages") return parsed
+      return new ValidationError({
+        message: parsed.code === PARSE_ERROR ? "the body must be a JSON-RPC message (or a batch of them) as UTF-8 JSON" : parsed.reason
+      })
     }
 
     /** Runs the requests of one POST on a connection of their own; settles when each is answered. */
@@ -102,7 +114,7 @@ export const McpHttpLive = Layer.effect(
           }
         })
         const ids = messages.flatMap((message) => (message._tag === "Request" ? [message.id] : []))
-        if (session !== undefined) for (const id of ids) session.running.set(id, connection)
+        if (session !== undefined) for (const id of ids) session.running.set(id.key, { id, connection })
         return yield* Effect.gen(function*() {
           yield* connection.submit(messages)
           yield* Deferred.await(done)
@@ -110,12 +122,29 @@ export const McpHttpLive = Layer.effect(
         }).pipe(
           Effect.ensuring(
             Effect.suspend(() => {
-              if (session !== undefined) for (const id of ids) if (session.running.get(id) === connection) session.running.delete(id)
+              if (session !== undefined) for (const id of ids) if (session.running.get(id.key)?.connection === connection) session.running.delete(id.key)
               return connection.close
             })
           )
         )
       })
+
+    /**
+     * The caller of each tool call of one POST. The edge counted the POST against the rate limit:
+     * that covers its first tool call; each further one is counted here (DECISIONS §5).
+     */
+    const callerOf = (edge: EdgeRequest): CallContext["caller"] => {
+      const caller: Caller = { keyName: edge.keyName, requestId: edge.requestId }
+      const admit = (refusal: RateLimited | null) => (refusal === null ? Effect.succeed(caller) : Effect.fail(refusal))
+      let covered = true
+      return Effect.suspend(() => {
+        if (covered) {
+          covered = false
+          return Effect.succeed(caller)
+        }
+        return Effect.flatMap(Effect.promise(async () => edge.charge()), admit)
+      })
+    }
 
     const post = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => {
       const contentType = headerValue(request.headers, "content-type")
@@ -126,33 +155,36 @@ export const McpHttpLive = Layer.effect(
           new UnsupportedMediaType({ message: `send JSON-RPC as Content-Type: application/json (got ${contentType === undefined ? "no Content-Type" : JSON.stringify(contentType.slice(0, 80))})` })
         )
       }
-      const parsed = messagesOf(edge.body ?? new Uint8Array(0))
-      if (parsed instanceof ValidationError) return reply(response, edge, parsed)
-      const { batch, messages } = parsed
 
-      // The session: a new one on initialize; a known one when the same key presents its id.
+      // The session: a known one when the same key presents its id.
       const presented = headerValue(request.headers, SESSION_HEADER)
       const known = presented === undefined ? undefined : sessions.get(presented)
       if (known?.terminated === true && known.keyName === edge.keyName) {
         return reply(response, edge, new NotFound({ message: "this MCP session was ended; initialize a new one" }))
       }
-      const headers: Record<string, string> = {}
       let session = known !== undefined && known.keyName === edge.keyName ? known : undefined
-      if (messages.some((message) => message._tag === "Request" && message.method === "initialize")) {
+
+      const version = headerValue(request.headers, VERSION_HEADER) ?? session?.protocolVersion
+      const parsed = messagesOf(edge.body ?? new Uint8Array(0), version)
+      if (parsed instanceof ValidationError) return reply(response, edge, parsed)
+      const { batch, messages } = parsed
+
+      // A new session on initialize.
+      const headers: Record<string, string> = {}
+      const opening = messages.some((message) => message._tag === "Request" && message.method === "initialize")
+      if (opening) {
         const id = crypto.randomUUID()
-        session = { keyName: edge.keyName, terminated: false, running: new Map() }
-        sessions.set(id, session)
+        session = { keyName: edge.keyName, terminated: false, protocolVersion: undefined, running: new Map() }
+        sessions.add(id, session)
         headers[SESSION_HEADER] = id
       }
 
       if (!messages.some((message) => message._tag === "Request" || message._tag === "Invalid")) {
         // Notifications and responses only: the one that changes anything is a cancellation.
         for (const message of messages) {
-          if (message._tag !== "Notification" || message.method !== "notifications/cancelled") continue
-          const params = message.params
-          const id: unknown = typeof params === "object" && params !== null ? Reflect.get(params, "requestId") : undefined
-          const connection = session !== undefined && (typeof id === "string" || typeof id === "number") ? session.running.get(id) : undefined
-          if (connection !== undefined) Runtime.runFork(runtime, connection.cancel(id))
+          if (message._tag !== "Notification" || message.cancels === null || session === undefined) continue
+          const running = session.running.get(message.cancels.key)
+          if (running !== undefined) Runtime.runFork(runtime, running.connection.cancel(running.id))
         }
         response.writeHead(202, headers)
         response.end()
@@ -162,12 +194,13 @@ export const McpHttpLive = Layer.effect(
       let refusal: RequestTooLarge | undefined
       const context: CallContext = {
         transport: "http",
-        caller: Effect.succeed({ keyName: edge.keyName, requestId: edge.requestId }),
+        caller: callerOf(edge),
         refuse: (error) => {
           refusal ??= error
           return true
         }
       }
+      const opened = opening ? session : undefined
       const fiber = Runtime.runFork(runtime, exchange(messages, context, session))
       // The client went away first: interrupt the calls (their model requests are aborted).
       const onClose = () => {
@@ -184,21 +217,20 @@ export const McpHttpLive = Layer.effect(
         }
         if (refusal !== undefined) return reply(response, edge, refusal)
         const answers = exit.value
-        if (answers.length === 0) {
+        if (opened !== undefined) opened.protocolVersion = negotiatedVersion(messages, answers)
+        const first = answers[0]
+        if (first === undefined) {
           // Every request was cancelled: nothing to answer.
           response.writeHead(202, headers)
           response.end()
           return
         }
-        json(response, 200, batch ? answers : answers[0], headers)
+        json(response, batch ? encodeBatch(answers, maxReplyBytes) : encode(first, maxReplyBytes), headers)
       })
     }
 
     const handle = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest): void => {
-      if (!isAllowedOrigin(headerValue(request.headers, "origin"))) {
-        return reply(response, edge, new Unauthorized({ message: "requests from a browser page on another origin are not accepted at /mcp" }))
-      }
-      const version = headerValue(request.headers, "mcp-protocol-version")
+      const version = headerValue(request.headers, VERSION_HEADER)
       if (version !== undefined && !PROTOCOL_VERSIONS.has(version)) {
         return reply(
           response,
@@ -216,7 +248,7 @@ export const McpHttpLive = Layer.effect(
             return reply(response, edge, new NotFound({ message: "no such MCP session; send its Mcp-Session-Id header" }))
           }
           session.terminated = true
-          for (const [id, connection] of session.running) Runtime.runFork(runtime, connection.cancel(id))
+          for (const { connection, id } of session.running.values()) Runtime.runFork(runtime, connection.cancel(id))
           response.writeHead(204)
           response.end()
           return

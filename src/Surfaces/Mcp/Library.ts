@@ -3,12 +3,16 @@
  * composition as resources (`svc://patterns/{name}/playbooks|citations|composition`, one
  * resource template per kind, and each concrete resource listed for clients without template
  * support), and a prompt per pattern that asks for the run and has the assistant analyse it with
- * the pattern's tool. The bodies are the catalogue's, as REST serves them.
+ * the pattern's tool. The bodies are the catalogue's, as REST serves them. A URI that is none of
+ * these is refused with -32602 naming it (the McpServer alone answers it with no contents).
  */
 import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
 import { Effect, Layer } from "effect"
 import { Catalogue, type CatalogueEntry } from "../../Catalogue/Catalogue.js"
+import { isRecord } from "../../Traces/Importer.js"
+import { INVALID_PARAMS } from "./JsonRpc.js"
+import { McpProtocol } from "./Protocol.js"
 import { toolName } from "./Tools.js"
 
 export const RESOURCE_BASE = "svc://patterns"
@@ -49,10 +53,28 @@ const decoder = new TextDecoder()
 
 export const resourceUri = (slug: string, kind: Kind["kind"]) => `${RESOURCE_BASE}/${slug}/${kind}`
 
+/**
+ * The URIs the templates answer: `svc://patterns/<one segment>/<kind>` (a segment that names no
+ * pattern gets the template's own -32602, naming the pattern).
+ */
+const RESOURCE_URI = new RegExp(`^svc://patterns/[^/?#]+/(?:${KINDS.map((kind) => kind.kind).join("|")})$`)
+
+/** -32602 for a `resources/read` of a URI that is no resource here; undefined for the rest. */
+export const unknownResource = (params: unknown) => {
+  const uri = isRecord(params) ? params["uri"] : undefined
+  if (typeof uri !== "string" || RESOURCE_URI.test(uri)) return undefined
+  return {
+    code: INVALID_PARAMS,
+    message: `Invalid params: resource not found: ${JSON.stringify(uri.slice(0, 200))}; the resources are ${RESOURCE_BASE}/{name}/playbooks, citations and composition (resources/list)`
+  }
+}
+
 export const McpLibraryLive = Layer.effectDiscard(
   Effect.gen(function*() {
     const server = yield* McpServer
     const catalogue = yield* Catalogue
+    const protocol = yield* McpProtocol
+    protocol.precheck("resources/read", unknownResource)
     const slugs = catalogue.entries.map((entry) => entry.pattern.code.slug)
 
     const contents = (uri: string, kind: Kind, entry: CatalogueEntry) => ({

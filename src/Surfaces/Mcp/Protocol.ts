@@ -12,8 +12,7 @@ import * as RpcServer from "@effect/rpc/RpcServer"
 import { Context, Effect, Layer, Mailbox, Option } from "effect"
 import type { GuardFailure } from "../../Edge/Guards.js"
 import type { RequestTooLarge } from "../../Errors.js"
-import { errorMessage, type Incoming, makeIdMap, type Outgoing, outgoingOf } from "./JsonRpc.js"
-import { isRecord } from "../../Traces/Importer.js"
+import { errorMessage, type Incoming, type JsonRpcError, type JsonRpcId, makeIdMap, type Outgoing, outgoingOf } from "./JsonRpc.js"
 import type { AnalysisCaller } from "../../Analysis/AnalyzeService.js"
 
 export const METHOD_NOT_FOUND = -32601
@@ -52,14 +51,22 @@ export interface Connection {
   /** Requests go to the server; invalid messages and unknown methods are answered at once. */
   readonly submit: (messages: ReadonlyArray<Incoming>) => Effect.Effect<void>
   /** Interrupts a request of this connection by the client's id (`notifications/cancelled`). */
-  readonly cancel: (id: unknown) => Effect.Effect<void>
+  readonly cancel: (id: JsonRpcId) => Effect.Effect<void>
   /** Ends the connection: what still runs is interrupted. */
   readonly close: Effect.Effect<void>
 }
 
+/** A check of a method's params before the server runs it: the error to answer, or undefined to run it. */
+export type Precheck = (params: unknown) => JsonRpcError | undefined
+
 export interface McpProtocolShape {
   readonly open: (context: CallContext, delivery: Delivery) => Effect.Effect<Connection>
   readonly contextOf: (clientId: number) => CallContext | undefined
+  /**
+   * Adds a check for a method, for what the McpServer itself does not refuse (it answers a
+   * `resources/read` of an unknown URI with an empty result; Library.ts refuses it with -32602).
+   */
+  readonly precheck: (method: string, check: Precheck) => void
 }
 
 export class McpProtocol extends Context.Tag("McpProtocol")<McpProtocol, McpProtocolShape>() {}
@@ -75,6 +82,7 @@ interface Client {
 
 const make = Effect.gen(function*() {
   const clients = new Map<number, Client>()
+  const prechecks = new Map<string, Precheck>()
   const disconnects = yield* Mailbox.make<number>()
   let nextClientId = 0
   let write: (clientId: number, message: RpcMessage.FromClientEncoded) => Effect.Effect<void> = () => Effect.void
@@ -105,29 +113,33 @@ const make = Effect.gen(function*() {
       const clientId = nextClientId++
       const ids = makeIdMap()
       clients.set(clientId, { context, delivery, ids })
-      const cancel = (id: unknown) =>
+      const cancel = (id: JsonRpcId) =>
         Effect.suspend(() => {
           const internal = ids.internalOf(id)
           return internal === undefined ? Effect.void : write(clientId, { _tag: "Interrupt", requestId: internal })
         })
+      const answerAtOnce = (id: JsonRpcId | null, error: JsonRpcError) => {
+        delivery.deliver(errorMessage(id, error))
+        delivery.settled()
+        return Effect.void
+      }
       const submitOne = (message: Incoming): Effect.Effect<void> => {
         switch (message._tag) {
-          case "Request":
+          case "Request": {
             if (!KNOWN_METHODS.has(message.method)) {
-              delivery.deliver(errorMessage(message.id, { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method.slice(0, 100)}` }))
-              delivery.settled()
-              return Effect.void
+              return answerAtOnce(message.id, { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method.slice(0, 100)}` })
             }
+            const refusal = prechecks.get(message.method)?.(message.params)
+            if (refusal !== undefined) return answerAtOnce(message.id, refusal)
             return write(clientId, { _tag: "Request", id: ids.assign(message.id), tag: message.method, payload: message.params, headers: [] })
+          }
           case "Notification":
             // Of the client's notifications only a cancellation changes anything here.
-            return message.method === "notifications/cancelled" && isRecord(message.params) ? cancel(message.params["requestId"]) : Effect.void
+            return message.cancels === null ? Effect.void : cancel(message.cancels)
           case "Response":
             return Effect.void
           case "Invalid":
-            delivery.deliver(errorMessage(message.id, { code: message.code, message: message.message }))
-            delivery.settled()
-            return Effect.void
+            return answerAtOnce(message.id, { code: message.code, message: message.message })
         }
       }
       return {
@@ -138,7 +150,10 @@ const make = Effect.gen(function*() {
       }
     })
 
-  return { protocol, mcp: McpProtocol.of({ open, contextOf: (clientId) => clients.get(clientId)?.context }) }
+  const precheck = (method: string, check: Precheck) => {
+    prechecks.set(method, check)
+  }
+  return { protocol, mcp: McpProtocol.of({ open, contextOf: (clientId) => clients.get(clientId)?.context, precheck }) }
 })
 
 /** The protocol the McpServer runs on, and the transports' view of it. */

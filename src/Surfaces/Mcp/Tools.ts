@@ -2,7 +2,8 @@
  * The MCP tools (DECISIONS §14): `svc_<name>` for each pattern, `svc_diagnose` and
  * `svc_list_patterns`, a thin adapter over the same services as REST (AnalyzeService,
  * DiagnoseService, the catalogue). Each call:
- *   caller (the edge's guards over HTTP; the same guards here over stdio) → arguments → the
+ *   caller (over HTTP the edge's guards, and one more count against the key's rate limit for each
+ *   tool call of a POST after its first; over stdio the same guards, per call) → arguments → the
  *   service → a result with `structuredContent` (the REST response body: the detection or the
  *   report) and a short text summary.
  * A failure inside a call is a tool result with `isError`, carrying the same error kind and
