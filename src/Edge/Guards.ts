@@ -1,8 +1,9 @@
 /**
- * The guards every request passes before it reaches the app (DECISIONS §5), in this order:
- * auth misconfiguration (500) → who is asking (API key name, else client address) → rate limit
- * (429) → authentication (401). Rate limiting comes before the 401 so that guessing keys costs the
- * guesser's address its quota. Nothing here reads the request body.
+ * The guards every request passes before it reaches the app (DECISIONS §5), in §16's order of
+ * refusals (the edge checks Host before them): auth misconfiguration (500) → authentication (401)
+ * → rate limit (429) in the bucket of who is asking (API key name, else client address). A wrong
+ * key is refused before it is counted anywhere; guessing a key of 16 characters or more is not a
+ * matter of quota. Nothing here reads the request body.
  * The check is synchronous (time from the Clock the guards were built with, metrics updated in
  * place): the edge runs it once per request, on node's request event.
  */
@@ -128,23 +129,23 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
       : keyName !== undefined
       ? `key:${keyName}`
       : `ip:${clientAddress(headerValue(headers, "x-forwarded-for"), remoteAddress, config.trustedProxies, trustedPeers)}`
+    if (required && keyName === undefined && !authExempt) {
+      authFailure[presented === undefined ? "missing" : "invalid"](1)
+      return {
+        _tag: "Fail",
+        error: new Unauthorized({
+          message: presented === undefined
+            ? "an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>"
+            : "the API key is not valid"
+        })
+      }
+    }
     const afterLimit = (decision: Decision | undefined): GuardOutcome => {
       let limitHeaders = NO_HEADERS
       if (decision !== undefined) {
         limitHeaders = { "x-ratelimit-limit": String(decision.limit), "x-ratelimit-remaining": String(decision.remaining) }
         const refusal = refusalOf(decision)
         if (refusal !== null) return { _tag: "Fail", error: refusal }
-      }
-      if (required && keyName === undefined && !authExempt) {
-        authFailure[presented === undefined ? "missing" : "invalid"](1)
-        return {
-          _tag: "Fail",
-          error: new Unauthorized({
-            message: presented === undefined
-              ? "an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>"
-              : "the API key is not valid"
-          })
-        }
       }
       return { _tag: "Pass", headers: limitHeaders, keyName: keyName ?? null, bucket }
     }

@@ -337,3 +337,61 @@ describe("the last resort", () => {
     }
   })
 })
+
+describe("the order of refusals (DECISIONS §16): of two refusals a request earns, the earlier answers", () => {
+  const holdBody = async (port: number, declared: number) => {
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const opened = connect(port, "127.0.0.1", () => resolve(opened))
+      opened.on("error", reject)
+      sockets.push(opened)
+    })
+    socket.write(`POST /v1/traces/normalize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n{`)
+    return socket
+  }
+
+  it("Host 403 → auth 401 → rate limit 429", async () => {
+    const key = "order-key-0123456789abcdef"
+    const service = await start({ SVC_API_REQUIRE_AUTH: "true", SVC_API_KEYS: `ops=${key}`, SVC_API_RATE_LIMIT: "1/60" })
+    // A rebinding host without a key: 403, not 401.
+    expect((await send(service.port, { path: "/mcp", headers: { host: "evil.example", ...json }, body: "{}" })).status).toBe(403)
+    // Wrong keys are refused before they are counted: 401 every time, never 429.
+    const wrong: Array<number> = []
+    for (let i = 0; i < 3; i++) wrong.push((await send(service.port, { path: "/v1/patterns", headers: { authorization: "Bearer wrong-0123456789abcdef" } })).status)
+    expect(wrong).toEqual([401, 401, 401])
+    const keyed: Array<number> = []
+    for (let i = 0; i < 2; i++) keyed.push((await send(service.port, { path: "/v1/patterns", headers: { authorization: `Bearer ${key}` } })).status)
+    expect(keyed).toEqual([200, 429])
+  })
+
+  it("rate limit 429 → bodies in flight 503 → encoding 415 → body size 413", async () => {
+    const mib = 1024 * 1024
+    const service = await start({ SVC_API_RATE_LIMIT: "3/60", SVC_API_MAX_INFLIGHT_BYTES: String(mib), SVC_API_MAX_BODY_BYTES: String(mib) })
+    const held = await holdBody(service.port, mib - 10)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const big = { ...json, "content-encoding": "gzip" }
+    // The held body fills the budget: encoding and size would also be refused, 503 comes first.
+    const overloaded = await send(service.port, { path: "/v1/traces/normalize", headers: big, body: "x".repeat(2 * 1024) })
+    expect(overloaded.status).toBe(503)
+    held.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Room again: a gzip body over the size limit is 415 (encoding before size).
+    const encoding = await send(service.port, { path: "/v1/traces/normalize", headers: { ...big, "content-length": String(2 * mib) }, body: "x" })
+    expect(encoding.status).toBe(415)
+    // Past the rate limit, everything else waits: 429.
+    const limited = await send(service.port, { path: "/v1/traces/normalize", headers: big, body: "x" })
+    expect(limited.status).toBe(429)
+  })
+
+  it("body size 413 → JSON depth 400 → trace limits 413 → mode 400", async () => {
+    const service = await start({ SVC_API_MAX_BODY_BYTES: "4096", SVC_API_MAX_TRACE_STEPS: "2" })
+    const deep = `${"[".repeat(70)}0${"]".repeat(70)}`
+    const steps = [1, 2, 3].map((i) => ({ type: "action", content: `step ${i}` }))
+    const tooBig = await send(service.port, { path: "/v1/analyze/lewin", headers: json, body: `{"pad":"${"x".repeat(5000)}","deep":${deep}}` })
+    expect(tooBig.status).toBe(413)
+    const deepAndLong = await send(service.port, { path: "/v1/analyze/lewin", headers: json, body: JSON.stringify({ task: "t", steps, outcome: "o" }).replace('"o"', `"o","deep":${deep}`) })
+    expect(deepAndLong.status).toBe(400)
+    expect(messageOf(deepAndLong)).toContain("SVC_API_MAX_DEPTH")
+    const longAndBadMode = await send(service.port, { path: "/v1/analyze/lewin", headers: json, body: JSON.stringify({ task: "t", steps, outcome: "o", mode: "thorough" }) })
+    expect(longAndBadMode.status).toBe(413)
+  })
+})
