@@ -35,6 +35,16 @@ describe("configuration", () => {
     expect(Duration.toSeconds(config.lifecycle.shutdownGrace)).toBe(20)
     expect(config.auth.required).toBe(false)
     expect(config.logLevel).toBe("info")
+    expect(config.limits.maxDepth).toBe(64)
+    expect(config.limits.maxKeys).toBe(500_000)
+    expect(config.limits.maxInflightBytes).toBe(256 * 1024 * 1024)
+    expect(config.trustedProxyAddresses).toEqual(["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"])
+    expect(config.allowedHosts).toEqual([])
+    expect(Duration.toSeconds(config.server.headersTimeout)).toBe(10)
+    expect(Duration.toSeconds(config.server.requestTimeout)).toBe(60)
+    expect(Duration.toSeconds(config.server.idleTimeout)).toBe(5)
+    expect(config.server.maxConnections).toBe(16_384)
+    expect(config.mcp.maxBatch).toBe(32)
   })
 
   it.each([
@@ -66,7 +76,18 @@ describe("configuration", () => {
     ["SVC_LLM_PROVIDER", "gemini", "one of anthropic, openai, local"],
     ["SVC_LOG_LEVEL", "loud", "one of trace"],
     ["ANTHROPIC_BASE_URL", "ftp://x", "an http(s) URL"],
-    ["LOCAL_MODEL_HOST", "http://", "an http(s) URL"]
+    ["LOCAL_MODEL_HOST", "http://", "an http(s) URL"],
+    ["SVC_TRUSTED_PROXY_ADDRESSES", "10.0.0.0/33", "IP addresses or CIDR ranges"],
+    ["SVC_TRUSTED_PROXY_ADDRESSES", "proxy.internal", "IP addresses or CIDR ranges"],
+    ["SVC_ALLOWED_HOSTS", "https://svc.example.com", "host names separated by commas"],
+    ["SVC_API_MAX_DEPTH", "1", "an integer 2-10000"],
+    ["SVC_API_MAX_KEYS", "many", "a positive integer"],
+    ["SVC_API_MAX_INFLIGHT_BYTES", "1000", "an integer number of bytes >= 1048576"],
+    ["SVC_HTTP_HEADERS_TIMEOUT", "0", "a positive duration"],
+    ["SVC_HTTP_BODY_TIMEOUT", "never", "a positive duration"],
+    ["SVC_HTTP_IDLE_TIMEOUT", "-1", "a positive duration"],
+    ["SVC_HTTP_MAX_CONNECTIONS", "8", "an integer 16-1000000"],
+    ["SVC_MCP_MAX_BATCH", "0", "an integer 1-1000"]
   ])("refuses %s=%s naming the variable and the accepted form", (name, value, accepted) => {
     const message = refused({ [name]: value })
     expect(message).toContain(name)
@@ -96,6 +117,15 @@ describe("configuration", () => {
     expect(Redacted.value(config.auth.keys[0]!.key)).toBe("abcdefghijklmnop0123")
     expect(Option.getOrThrow(config.providers.localHost)).toBe("http://127.0.0.1:11434")
     expect(Option.getOrThrow(load({ SVC_API_RATE_LIMIT: "30" }).pipe(Either.getOrThrow).rateLimit)).toEqual({ requests: 30, windowSeconds: 60 })
+    const bounded = Either.getOrThrow(load({
+      SVC_TRUSTED_PROXY_ADDRESSES: "203.0.113.0/24, 2001:db8::1",
+      SVC_ALLOWED_HOSTS: "Svc.Example.com., 10.0.0.5,[fd00::1]",
+      SVC_HTTP_IDLE_TIMEOUT: "1500ms"
+    }))
+    expect(bounded.trustedProxyAddresses).toEqual(["203.0.113.0/24", "2001:db8::1"])
+    expect(bounded.allowedHosts).toEqual(["svc.example.com", "10.0.0.5", "[fd00::1]"])
+    expect(Duration.toMillis(bounded.server.idleTimeout)).toBe(1500)
+    expect(Either.getOrThrow(load({ SVC_TRUSTED_PROXY_ADDRESSES: "none" })).trustedProxyAddresses).toEqual([])
   })
 
   it("takes the seed's provider variables as aliases", () => {
