@@ -52,9 +52,13 @@ export const splitBody = (body: Record<string, unknown> | Array<unknown>, recogn
       hints: body["hints"]
     }
   }
-  const trace: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(body)) {
-    if (!OPTION_KEYS.has(key)) trace[key] = value
+  // The body is the trace when it holds no option key (no copy: a flat body can hold hundreds of
+  // thousands of keys); else a copy without them (spread copies own keys as data, `__proto__` too).
+  let trace = body
+  for (const key of OPTION_KEYS) {
+    if (!Object.hasOwn(body, key)) continue
+    if (trace === body) trace = { ...body }
+    delete trace[key]
   }
   return { ...none, trace, raw: false, mode: body["mode"], model: body["model"], baseline: body["baseline"] }
 }
@@ -70,13 +74,24 @@ export const resolveFormat = (format: unknown): Either.Either<FormatOption, Vali
   )
 }
 
-/** `hints`: an object of the pattern's extra input fields, absent by default. */
+/**
+ * `hints`: an object of the pattern's extra input fields, absent by default. Taken as it is (no
+ * copy): each pattern reads only its own input fields from it (`hintsFor`), so a body with
+ * hundreds of thousands of other keys costs nothing per lens.
+ */
 export const resolveHints = (hints: unknown): Either.Either<Readonly<Record<string, unknown>>, ValidationError> => {
   if (hints === undefined || hints === null) return Either.right({})
   if (!isRecord(hints)) return Either.left(new ValidationError({ message: "hints must be an object of the pattern's extra input fields" }))
-  const safe: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(hints)) if (!UNSAFE_KEYS.has(key)) safe[key] = value
-  return Either.right(safe)
+  return Either.right(hints)
+}
+
+/** The hints one pattern reads: those of its input fields the object holds as its own. */
+export const hintsFor = (hints: Readonly<Record<string, unknown>>, fields: ReadonlySet<string>): Readonly<Record<string, unknown>> => {
+  const own: Record<string, unknown> = {}
+  for (const field of fields) {
+    if (!UNSAFE_KEYS.has(field) && Object.hasOwn(hints, field)) own[field] = hints[field]
+  }
+  return own
 }
 
 /** `select`: a trace id or an index, when a body holds several traces. */

@@ -13,7 +13,7 @@ import { type RequestTooLarge, type UnsupportedTraceFormat, ValidationError } fr
 import type { FormatOption, NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import { detectFormat, type Limits, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 import { projectTrace } from "../Traces/Project.js"
-import { checkTraceLimits, formatParseError } from "./Intake.js"
+import { checkTraceLimits, formatParseError, hintsFor } from "./Intake.js"
 
 export type AdmittedTrace =
   | { readonly _tag: "Native"; readonly trace: Record<string, unknown> }
@@ -75,7 +75,7 @@ const FIELD_REF = /^([A-Za-z_][A-Za-z0-9_]*)(\[\d+\])?/
 export const validateAdmitted = (
   code: PatternCode,
   admitted: AdmittedTrace,
-  hints: Readonly<Record<string, unknown>>
+  allHints: Readonly<Record<string, unknown>>
 ): Either.Either<{ readonly trace: ValidatedTrace; readonly origin: TraceOrigin | undefined }, ValidationError> => {
   if (admitted._tag === "Native") {
     return Either.mapBoth(code.validate(admitted.trace), {
@@ -84,6 +84,8 @@ export const validateAdmitted = (
     })
   }
   const { format, trace } = admitted
+  // Only the pattern's own fields: other keys of `hints` are neither projected nor cache-keyed.
+  const hints = hintsFor(allHints, code.inputFields)
   const projection = projectTrace(code.family, code.derive, trace, hints)
   const validated = code.validate(projection.input)
   if (Either.isLeft(validated)) {

@@ -10,6 +10,7 @@ import { Context, Effect } from "effect"
 import { isUtf8 } from "node:buffer"
 import type { IncomingMessage } from "node:http"
 import { Overloaded, RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
+import { isRecord } from "../Traces/Importer.js"
 
 /** Past this many bytes beyond the limit, stop draining and close the connection. */
 const DRAIN_CAP_BYTES = 256 * 1024 * 1024
@@ -325,14 +326,7 @@ export const parseTraceBody = (
         })
       )
     }
-    return Effect.succeed(objectEntries(parsed))
+    // JSON.parse makes plain objects whose `__proto__` key, if any, is an own data property: no
+    // copy is needed (copying 400,000 keys cost about 0.4 s).
+    return isRecord(parsed) ? Effect.succeed(parsed) : Effect.fail(new ValidationError({ message: "the request body must be a JSON object" }))
   }))
-
-/** Copies a parsed object's own entries into a fresh record (no prototype surprises). */
-const objectEntries = (value: object): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
-  for (const [key, entry] of Object.entries(value)) {
-    Object.defineProperty(out, key, { value: entry, enumerable: true, writable: true, configurable: true })
-  }
-  return out
-}
