@@ -43,8 +43,9 @@ export interface Backend {
   /** In-process, or the service's address. */
   readonly where: string
   /**
-   * The most bytes of trace the command reads: in-process, SVC_API_MAX_BODY_BYTES, as a request
-   * body would be; against a service, whose own limit counts, only a bound on what the CLI holds.
+   * The most bytes the command reads of a trace (and of a --hints file): SVC_API_MAX_BODY_BYTES,
+   * as a request body would be; against a service, this environment's (its default unless set),
+   * and the service's own limit counts too.
    */
   readonly readLimit: number
   /** `body`: the response as served, printed as it is (against a service, after the typed client checked it). */
@@ -81,9 +82,10 @@ const NO_ANALYSIS_KINDS: ReadonlySet<string> = new Set([
 
 /**
  * DECISIONS §14: 0 done; 1 a finding at or above --fail-on; 2 usage or input error; 3 no analysis
- * could run (provider, timeout) and nothing reached --fail-on; 70 unexpected failure.
+ * could run (provider, timeout) and nothing reached --fail-on; 70 unexpected failure; stopped by
+ * a signal, 128 + its number (the shell's convention): 130 SIGINT (Ctrl-C), 143 SIGTERM.
  */
-export const EXIT = { done: 0, failOn: 1, input: 2, noAnalysis: 3, unexpected: 70, interrupted: 130 } as const
+export const EXIT = { done: 0, failOn: 1, input: 2, noAnalysis: 3, unexpected: 70, interrupted: 130, terminated: 143 } as const
 
 export const exitCodeOf = (kind: string): number =>
   INPUT_KINDS.has(kind) ? EXIT.input : NO_ANALYSIS_KINDS.has(kind) ? EXIT.noAnalysis : EXIT.unexpected

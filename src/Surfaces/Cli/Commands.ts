@@ -17,6 +17,7 @@ import { isAbsolute, relative, resolve } from "node:path"
 import type { DiagnoseReport } from "../../Diagnose/Model.js"
 import { type Backend, CliFailure, type DiagnoseAnswer, EXIT, exitCodeOf } from "./Backend.js"
 import { envelopeOf, readHints, readTrace, type TraceInput } from "./Input.js"
+import { printable, printableLines } from "./Printable.js"
 import { makeProgress, type ProgressView } from "./Progress.js"
 
 /** What the commands share with the entry point: the terminal and the exit code to end with. */
@@ -28,6 +29,8 @@ export interface CliState {
   exitCode: number
   /** `svc serve` is running: a signal that stops it ends the process with 0, as `npm start`. */
   serving: boolean
+  /** The first signal that asked the process to stop: SIGTERM exits 143, SIGINT 130. */
+  stoppedBy: "SIGINT" | "SIGTERM" | undefined
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -42,7 +45,7 @@ const describe = (summary: string, examples: ReadonlyArray<readonly [command: st
   ])
 
 const EXIT_CODES =
-  "Exit codes: 0 done; 1 a finding at or above --fail-on; 2 usage or input error; 3 no analysis could run (provider, timeout, rate limit, service unreachable) and nothing reached --fail-on; 70 unexpected failure; 130 interrupted."
+  "Exit codes: 0 done; 1 a finding at or above --fail-on; 2 usage or input error (a file larger than SVC_API_MAX_BODY_BYTES too); 3 no analysis could run (provider, timeout, rate limit, service unreachable) and nothing reached --fail-on; 70 unexpected failure; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM)."
 
 // ---------------------------------------------------------------------------------------------
 // Options shared by the commands that read traces or ask the service
@@ -101,7 +104,7 @@ const backendOf = (
     const apiKey = yield* apiKeyOf(remoteOptions.apiKey)
     if (Option.isSome(remoteOptions.url)) {
       const url = remoteOptions.url.value
-      if (!/^https?:\/\/[^\s/]+/.test(url)) return yield* new CliFailure({ kind: "usage", message: `--url must be an http:// or https:// address (got ${JSON.stringify(url.slice(0, 80))})` })
+      if (!/^https?:\/\/[^\s/]+/.test(url)) return yield* new CliFailure({ kind: "usage", message: `--url must be an http:// or https:// address (got ${printable(JSON.stringify(url.slice(0, 80)))})` })
       const { makeRemoteBackend } = yield* Effect.promise(() => import("./Remote.js"))
       return yield* makeRemoteBackend({ url, apiKey })
     }
@@ -126,7 +129,7 @@ const intakeOf = (options: TraceOptions, command: string, progress: ProgressView
   Effect.gen(function*() {
     const backend = yield* backendOf(options, `svc ${command}`, progress)
     const input = yield* readTrace(options.file, backend.readLimit)
-    const hints = options.hints === undefined ? Option.none() : yield* readHints(options.hints)
+    const hints = options.hints === undefined ? Option.none() : yield* readHints(options.hints, backend.readLimit)
     const envelope = envelopeOf(input.body, {
       format: Option.getOrUndefined(options.from),
       select: selectOf(options.select),
@@ -152,7 +155,8 @@ const emit = (text: string, target: Option.Option<string>) =>
           await writeFile(temporary, text)
           await rename(temporary, path)
         },
-        catch: (error) => new CliFailure({ kind: "usage", message: `cannot write ${path}: ${error instanceof Error ? error.message : String(error)}` })
+        catch: (error) =>
+          new CliFailure({ kind: "usage", message: `cannot write ${printable(path)}: ${printable(error instanceof Error ? error.message : String(error))}` })
       })
   })
 
@@ -172,7 +176,9 @@ const worst = (own: unknown, findings: unknown): number => {
 
 /**
  * Runs one command's work with progress drawn on stderr; a failure is printed there as
- * `svc <command>: <kind>: <message>` and sets the exit code from its kind.
+ * `svc <command>: <kind>: <message>` and sets the exit code from its kind. The message is made
+ * printable as a whole: names are escaped where they are quoted, and whatever else a message
+ * quotes (a service's answer, a trace's field) cannot reach the terminal raw either.
  */
 const runCommand = <A>(state: CliState, command: string, work: (progress: ProgressView) => Effect.Effect<A, CliFailure, Scope.Scope>) =>
   Effect.gen(function*() {
@@ -183,7 +189,7 @@ const runCommand = <A>(state: CliState, command: string, work: (progress: Progre
         Effect.sync(() => {
           state.exitCode = exitCodeOf(failure.kind)
           const label = failure.kind === "usage" || failure.kind === "unexpected" ? "" : `${failure.kind}: `
-          process.stderr.write(`svc ${command}: ${label}${failure.message}\n`)
+          process.stderr.write(`svc ${command}: ${printable(label)}${printableLines(failure.message)}\n`)
         })
       ),
       Effect.scoped
@@ -347,7 +353,7 @@ const makeDiagnose = (state: CliState) =>
           const failed = report.patterns.filter((run) => run.error !== null)
           if (failed.length > 0) {
             const kinds = Array.from(new Set(failed.map((run) => run.error?.kind ?? "error")))
-            process.stderr.write(`svc diagnose: ${failed.length} of ${report.patterns.length} lenses did not run (${kinds.join(", ")}); the report says why\n`)
+            process.stderr.write(`svc diagnose: ${failed.length} of ${report.patterns.length} lenses did not run (${printable(kinds.join(", "))}); the report says why\n`)
           }
           state.exitCode = reached(options.failOn, worst(report.severity, report.findings))
             ? EXIT.failOn

@@ -3,14 +3,22 @@
  * JSON Lines, parsed by the same reader as the service's request bodies (Edge/Body.ts), and the
  * `--hints` object (inline JSON or a file). A file that cannot be read or parsed is a usage error
  * (exit 2) with the reason, never a stack.
+ *
+ * Every read is bounded (issue 27): files, devices, FIFOs and standard input are read in chunks
+ * and given up past the limit, whatever `stat` says of their size (`/dev/zero` says 0). Nothing
+ * waits in a worker thread: a read that never comes (a FIFO with no writer) is interrupted by
+ * Ctrl-C or SIGTERM like anything else.
  */
 import { Effect, Option } from "effect"
-import { open, readFile } from "node:fs/promises"
+import { close, constants, createReadStream, fstat, open } from "node:fs"
+import { Socket } from "node:net"
 import { extname } from "node:path"
+import type { Readable } from "node:stream"
 import { parseTraceBody } from "../../Edge/Body.js"
 import { detectFormat } from "../../Traces/Normalize.js"
 import { isRecord } from "../../Traces/Importer.js"
 import { type Body, CliFailure } from "./Backend.js"
+import { printable } from "./Printable.js"
 
 /**
  * A lone `-` on the command line, renamed before parsing: @effect/cli reads an argument that starts
@@ -36,54 +44,98 @@ const reasonOf = (error: unknown): string => {
   if (code === "ENOENT") return "no such file"
   if (code === "EISDIR") return "it is a directory"
   if (code === "EACCES") return "permission denied"
-  return error instanceof Error ? error.message : String(error)
+  if (code === "EAGAIN") return "nothing to read without waiting (a terminal or a device)"
+  if (code === "ENXIO") return "no such device or address (a socket, or a terminal this process does not have)"
+  // Node's messages quote the path: escaped as the path is.
+  return printable(error instanceof Error ? error.message : String(error))
 }
 
-/** Reads a stream to its end, refusing more than `limit` bytes. */
-const readStream = (stream: NodeJS.ReadableStream, limit: number): Promise<Uint8Array | "too large"> =>
-  new Promise((resolve, reject) => {
+/** Bytes per read: what one chunk may add beyond the limit before the read stops. */
+const CHUNK_BYTES = 64 * 1024
+
+/**
+ * Opens a file without waiting: O_NONBLOCK, so a FIFO with no writer opens at once (a blocking
+ * open holds a libuv worker thread, and `process.exit` waits for that thread: SIGTERM and
+ * Ctrl-C could not end the process). A FIFO is read as a pipe, polled on the event loop (the
+ * kernel reports its end only once a writer has come and gone); anything else as a file, in
+ * chunks (a directory fails at the first read with EISDIR, a terminal with EAGAIN).
+ */
+const openStream = (path: string): Effect.Effect<Readable, unknown> =>
+  Effect.async<Readable, unknown>((resume) => {
+    let interrupted = false
+    open(path, constants.O_RDONLY | constants.O_NONBLOCK, (openError, fd) => {
+      if (openError !== null) return resume(Effect.fail(openError))
+      fstat(fd, (statError, stat) => {
+        if (statError !== null || interrupted) return close(fd, () => resume(Effect.fail(statError)))
+        resume(Effect.succeed(
+          stat.isFIFO() ? new Socket({ fd, readable: true, writable: false }) : createReadStream(path, { fd, highWaterMark: CHUNK_BYTES })
+        ))
+      })
+    })
+    return Effect.sync(() => {
+      interrupted = true
+    })
+  })
+
+/**
+ * Reads a stream to its end, or to `limit` bytes: past it, the stream is destroyed (the file
+ * closed, nothing more read) and the answer is "too large". Interrupted, the stream is destroyed.
+ */
+const readBounded = (stream: Readable, limit: number): Effect.Effect<Uint8Array | "too large", unknown> =>
+  Effect.async<Uint8Array | "too large", unknown>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
-    stream.on("data", (chunk: Buffer | string) => {
+    const stop = () => {
+      stream.off("data", onData)
+      stream.off("end", onEnd)
+      stream.off("error", onError)
+      stream.destroy()
+    }
+    const onData = (chunk: Buffer | string) => {
       const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk
       size += buffer.length
       if (size > limit) {
-        stream.removeAllListeners("data")
-        resolve("too large")
+        stop()
+        resume(Effect.succeed("too large"))
         return
       }
       chunks.push(buffer)
-    })
-    stream.on("end", () => resolve(Buffer.concat(chunks, size)))
-    stream.on("error", reject)
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(Buffer.concat(chunks, size)))
+    }
+    const onError = (error: Error) => {
+      stop()
+      resume(Effect.fail(error))
+    }
+    stream.on("data", onData)
+    stream.on("end", onEnd)
+    stream.on("error", onError)
+    return Effect.sync(stop)
   })
 
-const readBytes = (path: string | undefined, limit: number): Effect.Effect<Uint8Array, CliFailure> =>
-  Effect.tryPromise({
-    try: async () => {
-      if (path === undefined) return await readStream(process.stdin, limit)
-      const handle = await open(path, "r")
-      try {
-        const { size } = await handle.stat()
-        if (size > limit) return "too large"
-        return new Uint8Array(await handle.readFile())
-      } finally {
-        await handle.close()
-      }
-    },
-    catch: (error) => usage(`cannot read ${path ?? "standard input"}: ${reasonOf(error)}`)
-  }).pipe(
+/**
+ * The bytes of a file (standard input when `path` is undefined), at most `limit`: more is
+ * `request_too_large` (exit 2), naming the limit and the variable that raises it.
+ */
+const readBytes = (path: string | undefined, limit: number, what: string): Effect.Effect<Uint8Array, CliFailure> =>
+  (path === undefined ? Effect.succeed<Readable>(process.stdin) : openStream(path)).pipe(
+    Effect.flatMap((stream) => readBounded(stream, limit)),
+    Effect.mapError((error) => usage(`cannot read ${what}: ${reasonOf(error)}`)),
     Effect.flatMap((bytes) =>
       bytes === "too large"
         ? Effect.fail(
           new CliFailure({
             kind: "request_too_large",
-            message: `${path ?? "standard input"} holds more than ${limit} bytes; raise SVC_API_MAX_BODY_BYTES to accept larger traces`
+            message: `${what} holds more than ${limit} bytes (the limit); raise SVC_API_MAX_BODY_BYTES to accept more`
           })
         )
         : Effect.succeed(bytes)
     )
   )
+
+const decoder = new TextDecoder()
 
 const JSON_LINES = new Set([".jsonl", ".ndjson"])
 
@@ -98,8 +150,8 @@ export const readTrace = (file: Option.Option<string>, limit: number): Effect.Ef
     if (path === undefined && process.stdin.isTTY === true) {
       return yield* usage("no trace given: name a trace file, or pipe one to standard input (svc diagnose - < run.json)")
     }
-    const bytes = yield* readBytes(path, limit)
-    const where = path ?? "standard input"
+    const where = path === undefined ? "standard input" : printable(path)
+    const bytes = yield* readBytes(path, limit, where)
     const lines = path !== undefined && JSON_LINES.has(extname(path).toLowerCase())
     const parsed = yield* (lines
       ? parseTraceBody(bytes, true)
@@ -115,19 +167,17 @@ export const readTrace = (file: Option.Option<string>, limit: number): Effect.Ef
     return { path, text: Buffer.from(bytes).toString("utf8"), body: parsed }
   })
 
-/** `--hints`: a JSON object inline (starting with `{`) or the path of a file holding one. */
-export const readHints = (value: Option.Option<string>): Effect.Effect<Option.Option<Record<string, unknown>>, CliFailure> =>
+/** `--hints`: a JSON object inline (starting with `{`) or the path of a file holding one (at most `limit` bytes, as a trace). */
+export const readHints = (value: Option.Option<string>, limit: number): Effect.Effect<Option.Option<Record<string, unknown>>, CliFailure> =>
   Option.match(value, {
     onNone: () => Effect.succeedNone,
     onSome: (raw) =>
       Effect.gen(function*() {
         const inline = raw.trimStart().startsWith("{")
-        const text = inline
-          ? raw
-          : yield* Effect.tryPromise({ try: () => readFile(raw, "utf8"), catch: (error) => usage(`cannot read the hints file ${raw}: ${reasonOf(error)}`) })
+        const text = inline ? raw : decoder.decode(yield* readBytes(raw, limit, `the hints file ${printable(raw)}`))
         const parsed = yield* Effect.try({
           try: (): unknown => JSON.parse(text),
-          catch: (error) => usage(`--hints ${inline ? "" : `(${raw}) `}is not valid JSON: ${reasonOf(error)}`)
+          catch: (error) => usage(`--hints ${inline ? "" : `(${printable(raw)}) `}is not valid JSON: ${reasonOf(error)}`)
         })
         if (!isRecord(parsed)) return yield* usage("--hints must be a JSON object of the pattern's extra input fields")
         return Option.some({ ...parsed })

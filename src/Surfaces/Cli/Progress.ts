@@ -8,6 +8,7 @@
  * stay plain.
  */
 import type { AnalysisProgressShape, ProgressReport, ProgressState } from "../../Analysis/Progress.js"
+import { printable } from "./Printable.js"
 
 export interface ProgressOptions {
   /** Redraw live lines (stderr is a terminal). */
@@ -73,7 +74,8 @@ export const makeProgress = (options: ProgressOptions): ProgressView => {
     const usage = row.calls === 0 && row.inputTokens === 0
       ? ""
       : `${row.calls} call${row.calls === 1 ? "" : "s"}  ${tokens(row.inputTokens)} in / ${tokens(row.outputTokens)} out tokens`
-    const plain = `${row.label.padEnd(22)} ${state.padEnd(26)} ${elapsed.padStart(6)}  ${usage}`.trimEnd()
+    // The label is a name from outside (a pattern named on the command line, an address): escaped, as everything the line says.
+    const plain = printable(`${row.label.padEnd(22)} ${state.padEnd(26)} ${elapsed.padStart(6)}  ${usage}`.trimEnd())
     const fitted = plain.length > width ? `${plain.slice(0, Math.max(0, width - 1))}…` : plain
     const coloured = row.state === "failed" ? paint(SGR.red, fitted) : row.state === "queued" ? paint(SGR.dim, fitted) : fitted
     return `${mark} ${coloured}`

@@ -7,9 +7,10 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Effect, Option, ParseResult, Redacted } from "effect"
+import { Config, ConfigError, Effect, Either, Option, ParseResult, Redacted } from "effect"
 import { analyzeByName } from "../../Contract/AnalyzeClient.generated.js"
 import { makeClient } from "../../Client.js"
+import { describeConfigError } from "../../Config.js"
 import { errorKinds } from "../../Errors.js"
 import { type Backend, CliFailure } from "./Backend.js"
 
@@ -20,8 +21,20 @@ export interface RemoteOptions {
 
 const decoder = new TextDecoder()
 
-/** A service's own body limit is the one that counts; this only bounds what the CLI holds. */
-const REMOTE_READ_LIMIT = 1024 * 1024 * 1024
+/**
+ * What the CLI reads of a trace before sending it: SVC_API_MAX_BODY_BYTES of this environment,
+ * 5 MiB unless set, as the service's own default. The service's limit still counts; a service
+ * that accepts more needs the variable raised here too (the message says so).
+ */
+const readLimit = Config.string("SVC_API_MAX_BODY_BYTES").pipe(
+  Config.mapOrFail((raw) => {
+    const bytes = Number(raw.trim())
+    return /^\d+$/.test(raw.trim()) && Number.isSafeInteger(bytes) && bytes >= 1024
+      ? Either.right(bytes)
+      : Either.left(ConfigError.InvalidData([], `SVC_API_MAX_BODY_BYTES must be an integer number of bytes >= 1024 (got ${JSON.stringify(raw.slice(0, 60))})`))
+  }),
+  Config.withDefault(5 * 1024 * 1024)
+)
 
 const kindOf = (tag: string): string | undefined => Object.entries(errorKinds).find(([name]) => name === tag)?.[1].kind
 
@@ -29,6 +42,9 @@ type ClientFailure = { readonly _tag: string; readonly message: string } | HttpC
 
 export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend, CliFailure> =>
   Effect.gen(function*() {
+    const limit = yield* readLimit.pipe(
+      Effect.mapError((error) => new CliFailure({ kind: "usage", message: `invalid configuration:\n${describeConfigError(error)}` }))
+    )
     const base = options.url.replace(/\/+$/, "")
     const client = yield* makeClient(base, Option.match(options.apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: Redacted.value(key) }) })).pipe(
       Effect.provide(FetchHttpClient.layer)
@@ -63,7 +79,7 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
 
     const backend: Backend = {
       where: base,
-      readLimit: REMOTE_READ_LIMIT,
+      readLimit: limit,
       analyze: (slug, envelope) =>
         Option.match(analyzeByName(client, slug, envelope), {
           // A name outside this client's catalogue: the service says what it knows of it.
