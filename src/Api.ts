@@ -23,6 +23,8 @@ import {
   NotFoundWire,
   RateLimitedWire,
   UnauthorizedWire,
+  ForbiddenWire,
+  OverloadedWire,
   UnknownPatternWire
 } from "./Errors.js"
 
@@ -156,14 +158,13 @@ export class DocsGroup extends HttpApiGroup.make("docs")
 export class Api extends HttpApi.make("pattern-analysis-service")
   .add(ProbesGroup)
   .add(
-    CatalogueGroup.addError(UnauthorizedWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire).annotateEndpoints(
-      OpenApi.Override,
-      apiKeyRequirement
-    )
+    CatalogueGroup.addError(UnauthorizedWire).addError(ForbiddenWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire)
+      .annotateEndpoints(OpenApi.Override, apiKeyRequirement)
   )
-  .add(AnalyzeGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
-  .add(TracesGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
-  .add(DiagnoseGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  // Requests with a body may also meet the bounds of DECISIONS §16: Host (403), bodies held at once (503).
+  .add(AnalyzeGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(TracesGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(DiagnoseGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(DocsGroup)
   .addError(InternalErrorWire)
   .annotate(OpenApi.Title, "pattern-analysis-service")
