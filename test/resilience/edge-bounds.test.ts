@@ -307,6 +307,15 @@ describe("the cache-hit path", () => {
   })
 })
 
+describe("query parameters", () => {
+  it("a bad ?output= is the documented 400 validation_error naming the outputs, not the platform's decode error", async () => {
+    const service = await start()
+    const answer = await send(service.port, { path: "/v1/diagnose?output=pdf", headers: json, body: lewin })
+    expect(answer.status).toBe(400)
+    expect(JSON.parse(answer.body)).toEqual({ detail: { error: "validation_error", message: expect.stringContaining("json, markdown, sarif, html, otlp") } })
+  })
+})
+
 describe("the last resort", () => {
   it("a defect while the edge handles a request fails that request alone with a 500, logged once; the process serves on", async () => {
     const config = await Effect.runPromise(appConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SVC_LOG_LEVEL", "none"]])))))
