@@ -71,9 +71,13 @@ export const biasSignals = (trace: BiasTrace): Signals => {
   const deltas: Array<number> = []
   const afterValues: Array<number> = []
   let held = 0
+  // Both lists ascend: one pointer walks the confidences (a search per contradiction was quadratic).
+  let firstAtOrAfter = 0
   for (const c of contradictions) {
-    const before = [...withConfidence].reverse().find((x) => x.i < c)
-    const after = withConfidence.find((x) => x.i > c)
+    while ((withConfidence[firstAtOrAfter]?.i ?? Number.POSITIVE_INFINITY) < c) firstAtOrAfter += 1
+    const before = withConfidence[firstAtOrAfter - 1]
+    const at = withConfidence[firstAtOrAfter]
+    const after = at !== undefined && at.i === c ? withConfidence[firstAtOrAfter + 1] : at
     if (after !== undefined) afterValues.push(after.c)
     if (before === undefined || after === undefined) continue
     const delta = round(after.c - before.c)

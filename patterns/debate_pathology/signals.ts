@@ -53,6 +53,15 @@ const modal = (values: ReadonlyArray<string>): { value: string; count: number } 
 export const debateSignals = (trace: DebateTrace): Signals => {
   const messages = trace.messages
   const rounds = [...new Set(messages.map((m) => m.round))].sort((a, b) => a - b)
+  // Each round's messages, in order, from one pass: a pass over every message per round was
+  // rounds × messages, and a trace's turn-order rounds grow with its length (issue 27).
+  const byRound = new Map<number, Array<number>>()
+  messages.forEach((m, i) => {
+    const list = byRound.get(m.round)
+    if (list === undefined) byRound.set(m.round, [i])
+    else list.push(i)
+  })
+  const inRound = (r: number): ReadonlyArray<number> => byRound.get(r) ?? []
   const highlights: Array<Highlight> = []
 
   // Standing positions per round (carried forward), in first-speaker order.
@@ -63,14 +72,15 @@ export const debateSignals = (trace: DebateTrace): Signals => {
   let previous = new Map<string, string>()
   let totalChanges = 0
   for (const r of rounds) {
-    messages.forEach((m, i) => {
-      if (m.round !== r || m.position === undefined || m.position.trim() === "") return
+    for (const i of inRound(r)) {
+      const m = messages[i]
+      if (m === undefined || m.position === undefined || m.position.trim() === "") continue
       const p = normalise(m.position)
       const before = standing.get(m.from)
       if (before !== undefined && before !== p) highlights.push({ ref: `messages[${i}]`, reason: `position changes from "${before}" to "${p}"` })
       standing.set(m.from, p)
       if (!original.has(m.from)) original.set(m.from, p)
-    })
+    }
     const snapshot = new Map(standing)
     const comparable = [...previous.keys()]
     const changed = comparable.filter((agent) => snapshot.get(agent) !== previous.get(agent)).length
@@ -109,7 +119,7 @@ export const debateSignals = (trace: DebateTrace): Signals => {
 
   // Wording per round: certainty and hedging per message, dissent and agreement counts.
   const perRound = (f: (m: DebateMessage) => number) =>
-    rounds.map((r) => mean(messages.filter((m) => m.round === r).map(f)) ?? 0)
+    rounds.map((r) => mean(inRound(r).flatMap((i) => { const m = messages[i]; return m === undefined ? [] : [f(m)] })) ?? 0)
   const certainty = perRound((m) => count(m.content, CERTAINTY))
   const hedging = perRound((m) => count(m.content, HEDGE))
   const dissentIdx = messages.flatMap((m, i) => (DISSENT.test(m.content) ? [i] : []))
@@ -120,8 +130,8 @@ export const debateSignals = (trace: DebateTrace): Signals => {
   const tones = messages.map((m) => normalise(m.tone ?? ""))
   const toneLabelled = tones.filter((t) => t.length > 0)
   const nonNeutralByRound = rounds.map((r) => {
-    const inRound = messages.flatMap((m, i) => (m.round === r && (tones[i] ?? "").length > 0 ? [tones[i] ?? ""] : []))
-    return ratio(inRound.filter((t) => !NEUTRAL_TONES.has(t)).length, inRound.length)
+    const toned = inRound(r).flatMap((i) => ((tones[i] ?? "").length > 0 ? [tones[i] ?? ""] : []))
+    return ratio(toned.filter((t) => !NEUTRAL_TONES.has(t)).length, toned.length)
   })
   const origin = new Map<string, { agent: string; index: number; adopters: Set<string> }>()
   messages.forEach((m, i) => {

@@ -42,17 +42,25 @@ export const devilsAdvocateSignals = (trace: DevilsAdvocateTrace): Signals => {
   const base = stepStats(steps)
   const actors = countBy(steps, (s) => s.actor)
   const advocates = Object.keys(actors).filter((a) => ADVOCATE_NAME.test(a))
-  const isAdvocate = (s: ActorStep) => advocates.includes(s.actor)
+  const advocateSet = new Set(advocates)
+  const isAdvocate = (s: ActorStep) => advocateSet.has(s.actor)
   const stances = steps.map((s) => (isAdvocate(s) ? stanceOf(s.content) : null))
   const objecting = stances.flatMap((st, i) => (st === "objecting" || st === "mixed" ? [i] : []))
   const conceding = stances.flatMap((st, i) => (st === "conceding" ? [i] : []))
   const highlights: Array<Highlight> = []
 
+  // The next advocate step after each step, from one backward pass (a search from the start per
+  // objection was objections × steps, issue 27); the windows between advocate steps do not overlap.
+  const nextAdvocateAfter: Array<number> = new Array<number>(steps.length).fill(-1)
+  for (let i = steps.length - 2; i >= 0; i--) {
+    const following = steps[i + 1]
+    nextAdvocateAfter[i] = following !== undefined && isAdvocate(following) ? i + 1 : nextAdvocateAfter[i + 1] ?? -1
+  }
   let answered = 0
   let dismissed = 0
   for (const o of objecting) {
     highlights.push({ ref: `steps[${o}]`, reason: "the dissent role objects" })
-    const nextAdvocate = steps.findIndex((s, i) => i > o && isAdvocate(s))
+    const nextAdvocate = nextAdvocateAfter[o] ?? -1
     const window = steps.slice(o + 1, nextAdvocate === -1 ? steps.length : nextAdvocate)
     const offset = o + 1
     const response = window.findIndex((s) => !isAdvocate(s) && RESPONSE.test(s.content))

@@ -12,12 +12,13 @@ export const FEEDBACK_WORDING =
   /\b(feedback|critique|lgtm|looks good( to me)?|good (job|work|catch)|well done|nice work|that'?s (wrong|not right|incorrect|not what)|this is (wrong|incorrect|not right)|incorrect|you (should|need to|forgot|missed|didn'?t)|please (fix|change|revise|correct|add|remove|redo|double-check|check)|(needs?|requires?) (more )?(work|changes|revision)|i (suggest|recommend)|consider (adding|using|changing|removing)|(an |one )?issue with|not what i (asked|wanted|meant))\b/i
 
 export const deriveFromTrace: DeriveFromTrace = (trace) => {
-  let agentSpoke = new Set<string>()
+  // Agents that have spoken so far, grown in place: a copy per event was events × agents (issue 27).
+  const agentSpoke = new Set<string>()
   const messages = trace.events.map((event) => {
-    const onOthersWork = [...agentSpoke].some((actor) => actor !== event.actor)
+    const onOthersWork = agentSpoke.size > 1 || (agentSpoke.size === 1 && !agentSpoke.has(event.actor))
     const feedback = (event.role === "user" || event.role === "agent") && event.kind === "message" && onOthersWork &&
       FEEDBACK_WORDING.test(event.content)
-    if (event.role === "agent") agentSpoke = new Set([...agentSpoke, event.actor])
+    if (event.role === "agent") agentSpoke.add(event.actor)
     return {
       from: event.actor.trim().length > 0 ? event.actor : event.role,
       content: event.content,

@@ -78,16 +78,42 @@ export const feedbackTriggerSignals = (trace: FeedbackTrace): Signals => {
   const messages = trace.messages
   const { indices: feedback, source } = feedbackIndices(messages)
 
+  // One pass over the log for what each feedback message looks up: scanning the log from every
+  // feedback message was feedback × messages (issue 27). `beforeRun[k]`: the sender just before
+  // the run of one sender's consecutive messages that message k ends; `bySender`: each sender's
+  // message indices, ascending; `lastChange`: each sender's last message that reports a change.
+  const beforeRun: Array<string | null> = []
+  const bySender = new Map<string, Array<number>>()
+  const lastChange = new Map<string, number>()
+  messages.forEach((m, k) => {
+    const previous = messages[k - 1]
+    beforeRun.push(previous === undefined ? null : previous.from === m.from ? beforeRun[k - 1] ?? null : previous.from)
+    const own = bySender.get(m.from)
+    if (own === undefined) bySender.set(m.from, [k])
+    else own.push(k)
+    if (CHANGE.test(m.content)) lastChange.set(m.from, k)
+  })
+  /** The receiver's first message after message i, -1 when none. */
+  const nextFrom = (receiver: string, i: number): number => {
+    const own = bySender.get(receiver) ?? []
+    let low = 0
+    let high = own.length
+    while (low < high) {
+      const mid = (low + high) >> 1
+      if ((own[mid] ?? 0) <= i) low = mid + 1
+      else high = mid
+    }
+    return own[low] ?? -1
+  }
+
   /** The receiver: the addressee, else the last other sender before the feedback. */
   const receiverOf = (i: number): string | null => {
     const m = messages[i]
     if (m === undefined) return null
     if (m.to !== undefined && m.to !== "all" && m.to !== m.from) return m.to
-    for (let k = i - 1; k >= 0; k--) {
-      const previous = messages[k]
-      if (previous !== undefined && previous.from !== m.from) return previous.from
-    }
-    return null
+    const previous = messages[i - 1]
+    if (previous === undefined) return null
+    return previous.from !== m.from ? previous.from : beforeRun[i - 1] ?? null
   }
 
   const counts: Record<Reaction, number> = {
@@ -108,7 +134,7 @@ export const feedbackTriggerSignals = (trace: FeedbackTrace): Signals => {
     const giver = messages[i]?.from ?? ""
     const receiver = receiverOf(i)
     pairs[`${giver}->${receiver ?? "?"}`] = (pairs[`${giver}->${receiver ?? "?"}`] ?? 0) + 1
-    const j = receiver === null ? -1 : messages.findIndex((m, k) => k > i && m.from === receiver)
+    const j = receiver === null ? -1 : nextFrom(receiver, i)
     const response = j >= 0 ? messages[j] : undefined
     if (receiver === null || response === undefined) {
       missing += 1
@@ -120,7 +146,7 @@ export const feedbackTriggerSignals = (trace: FeedbackTrace): Signals => {
     if (reaction === "rejecting" || reaction === "deflecting" || reaction === "capitulating" || reaction === "overreacting") {
       triggered.push({ i: j, reaction, receiver })
     }
-    if (messages.some((m, k) => k >= j && m.from === receiver && CHANGE.test(m.content))) followedByChange += 1
+    if ((lastChange.get(receiver) ?? -1) >= j) followedByChange += 1
   }
   const repeated = Object.values(pairs).reduce((n, c) => n + Math.max(0, c - 1), 0)
 

@@ -107,7 +107,17 @@ export const glaserSignals = (trace: GlaserTrace): Signals => {
   const pushback = which(counterpartTurns, POSITIONAL)
   const impatience = which(counterpartTurns, IMPATIENCE)
 
-  const nextAgentTurn = (i: number) => agentTurns.find((t) => t.i > i)
+  /** The first agent turn after turn i, by binary search (a scan per pushback was quadratic, issue 27). */
+  const nextAgentTurn = (i: number) => {
+    let low = 0
+    let high = agentTurns.length
+    while (low < high) {
+      const mid = (low + high) >> 1
+      if ((agentTurns[mid]?.i ?? 0) <= i) low = mid + 1
+      else high = mid
+    }
+    return agentTurns[low]
+  }
   const pushbackWithQuestion = pushback.filter((i) => nextAgentTurn(i)?.content.includes("?") === true)
   const pushbackWithAdvocacy = pushback.flatMap((i) => {
     const next = nextAgentTurn(i)

@@ -4,18 +4,19 @@
  * and the stakes of a wrong choice are the operator's to state: they come from hints (`options`,
  * `stakes`), never from the trace.
  */
+import { actorActivity, agentRoleText } from "../../src/Traces/Project.js"
 import type { DeriveFromTrace } from "../../src/Traces/Reading.js"
 
 export const deriveFromTrace: DeriveFromTrace = (trace, base) => {
   const sources = new Map<string, string>()
   const acting = trace.events.filter((event) => event.role === "agent").map((event) => event.actor)
   const names = Array.from(new Set([...trace.agents, ...acting])).filter((name) => name.trim().length > 0)
+  // Each agent's events from one pass over the trace (a pass per agent was quadratic, issue 27).
+  const activity = actorActivity(trace)
   const agents = (names.length > 0 ? names : ["agent"]).map((name, i) => {
-    const own = trace.events.filter((event) => event.actor === name)
-    const first = own[0]
-    if (first !== undefined) sources.set(`agents[${i}]`, first.source)
-    const tools = Array.from(new Set(own.flatMap((event) => (event.kind === "tool_call" && event.tool !== undefined ? [event.tool] : []))))
-    return { name, role: `agent in the run (${own.length} event${own.length === 1 ? "" : "s"}${tools.length > 0 ? `; tools: ${tools.join(", ")}` : ""})` }
+    const own = activity.get(name)
+    if (own !== undefined) sources.set(`agents[${i}]`, own.first.source)
+    return { name, role: agentRoleText(own) }
   })
   const task = base.input["task"]
   const taskSource = base.sources.get("task")

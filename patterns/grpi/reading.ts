@@ -7,6 +7,7 @@
  * most, budget, deadline, ...), verbatim.
  */
 import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { actorActivity } from "../../src/Traces/Project.js"
 import type { DeriveFromTrace } from "../../src/Traces/Reading.js"
 
 export const CONSTRAINT =
@@ -21,14 +22,14 @@ const sentences = (text: string): Array<string> =>
 
 /** Sentences of the system prompts that state a limit, verbatim, each with its event. */
 export const constraintSentences = (trace: NormalizedTrace): Array<{ readonly text: string; readonly event: TraceEvent }> => {
-  const found: Array<{ readonly text: string; readonly event: TraceEvent }> = []
+  const found = new Map<string, { readonly text: string; readonly event: TraceEvent }>()
   for (const event of trace.events) {
     if (event.role !== "system") continue
     for (const text of sentences(event.content)) {
-      if (CONSTRAINT.test(text) && !found.some((f) => f.text === text)) found.push({ text, event })
+      if (CONSTRAINT.test(text) && !found.has(text)) found.set(text, { text, event })
     }
   }
-  return found
+  return Array.from(found.values())
 }
 
 const agentNames = (trace: NormalizedTrace): Array<string> => {
@@ -59,12 +60,12 @@ export const deriveFromTrace: DeriveFromTrace = (trace) => {
   const names = agentNames(trace)
   const prompts = systemPrompts(trace, names)
   const sources = new Map<string, string>()
+  // Each agent's events from one pass over the trace (a pass per agent was quadratic, issue 27).
+  const activity = actorActivity(trace)
   const agents = names.map((name, i) => {
-    const first = trace.events.find((event) => event.actor === name)
-    if (first !== undefined) sources.set(`agents[${i}]`, first.source)
-    const tools = Array.from(
-      new Set(trace.events.flatMap((event) => (event.actor === name && event.kind === "tool_call" && event.tool !== undefined ? [event.tool] : [])))
-    )
+    const own = activity.get(name)
+    if (own !== undefined) sources.set(`agents[${i}]`, own.first.source)
+    const tools = own?.tools ?? []
     return { name, description: prompts.get(name)?.content ?? "", ...(tools.length === 0 ? {} : { tools }) }
   })
   const constraints = constraintSentences(trace)

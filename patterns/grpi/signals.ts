@@ -45,6 +45,97 @@ export const jaccard = (a: ReadonlySet<string>, b: ReadonlySet<string>): number 
   return round(shared / (a.size + b.size - shared))
 }
 
+/** Role-overlap pairs listed in the signals (their agents are all highlighted); the first in agent order. */
+export const MAX_OVERLAP_PAIRS = 50
+
+/**
+ * The agents whose descriptions overlap (Jaccard of their content tokens ≥ 0.25, as `jaccard`
+ * rounds it), the first such pairs, and the largest overlap of any two. Comparing every pair of
+ * agents was quadratic (issue 27: 5,000 agents took most of a second); here identical
+ * descriptions are compared once, and distinct ones only when they share a token, their shared
+ * tokens counted through an index of which descriptions hold each token.
+ */
+const roleOverlaps = (tokens: ReadonlyArray<ReadonlySet<string>>) => {
+  // Distinct non-empty token sets, in order of first holder, with their holders (ascending).
+  const byKey = new Map<string, number>()
+  const groups: Array<{ readonly set: ReadonlySet<string>; readonly holders: Array<number>; readonly similar: Array<number> }> = []
+  const groupOf: Array<number> = []
+  tokens.forEach((set, i) => {
+    let g = -1
+    if (set.size > 0) {
+      const key = Array.from(set).sort().join(" ")
+      g = byKey.get(key) ?? groups.length
+      if (g === groups.length) {
+        byKey.set(key, g)
+        groups.push({ set, holders: [], similar: [] })
+      }
+      groups[g]?.holders.push(i)
+    }
+    groupOf.push(g)
+  })
+  // Two agents with the same description overlap fully (jaccard 1).
+  let maxOverlap = groups.some((group) => group.holders.length > 1) ? 1 : 0
+  const postings = new Map<string, Array<number>>()
+  // Shared tokens with each earlier description, and which ones have any (reset after each).
+  const shared = new Int32Array(groups.length)
+  const touched: Array<number> = []
+  groups.forEach((group, g) => {
+    for (const token of group.set) {
+      const holders = postings.get(token)
+      if (holders === undefined) postings.set(token, [g])
+      else {
+        for (const h of holders) {
+          if (shared[h] === 0) touched.push(h)
+          shared[h] = (shared[h] ?? 0) + 1
+        }
+        holders.push(g)
+      }
+    }
+    for (const h of touched) {
+      const count = shared[h] ?? 0
+      shared[h] = 0
+      const other = groups[h]
+      if (other === undefined) continue
+      // jaccard's own arithmetic, from the count of shared tokens.
+      const similarity = round(count / (group.set.size + other.set.size - count))
+      maxOverlap = Math.max(maxOverlap, similarity)
+      if (similarity >= 0.25) {
+        group.similar.push(h)
+        other.similar.push(g)
+      }
+    }
+    touched.length = 0
+  })
+  const overlapping = tokens.flatMap((_, i) => {
+    const group = groups[groupOf[i] ?? -1]
+    return group !== undefined && (group.holders.length > 1 || group.similar.length > 0) ? [i] : []
+  })
+  // The first pairs (i < j) in agent order: for each agent, the next holders of its own and of
+  // similar descriptions, only as many as the list still takes.
+  const pairs: Array<readonly [number, number]> = []
+  for (const i of overlapping) {
+    const remaining = MAX_OVERLAP_PAIRS - pairs.length
+    if (remaining <= 0) break
+    const group = groups[groupOf[i] ?? -1]
+    if (group === undefined) continue
+    const later: Array<number> = []
+    for (const g of [groupOf[i] ?? -1, ...group.similar]) {
+      const holders = groups[g]?.holders ?? []
+      let low = 0
+      let high = holders.length
+      while (low < high) {
+        const mid = (low + high) >> 1
+        if ((holders[mid] ?? 0) <= i) low = mid + 1
+        else high = mid
+      }
+      later.push(...holders.slice(low, low + remaining))
+    }
+    later.sort((a, b) => a - b)
+    for (const j of later.slice(0, remaining)) pairs.push([i, j])
+  }
+  return { pairs, overlapping, maxOverlap }
+}
+
 const VAGUE = /\b(good|better|best|nice|great|high[- ]quality|robust|optimal|optimi[sz]e|appropriate(ly)?|as needed|etc|various|comprehensive|thorough(ly)?|properly|efficient(ly)?|asap|user[- ]friendly|seamless(ly)?)\b/gi
 const CHECKABLE = /\d|%|\b(at least|at most|no more than|fewer than|more than|less than|within|before|deadline|every|each|zero|none|must (include|name|cite|pass|return|state|list|contain))\b/i
 const DECISION_OWNER = /\b(decid\w*|approv\w*|final (say|call|decision|answer|recommendation)|sign(s)?[- ]off|owner|owns|accountable|authority|chooses?|selects?|arbitrat\w*)\b/i
@@ -78,21 +169,8 @@ export const grpiSignals = (trace: GrpiTrace): Signals => {
   const nameCounts = new Map<string, number>()
   for (const a of agents) nameCounts.set(a.name.toLowerCase(), (nameCounts.get(a.name.toLowerCase()) ?? 0) + 1)
   const duplicateNames = [...nameCounts.entries()].filter(([, n]) => n > 1).map(([name]) => name)
-  const tokens = agents.map((a) => contentTokens(a.description))
-  const overlapPairs: Array<string> = []
-  const overlapping = new Set<number>()
-  let maxOverlap = 0
-  for (let i = 0; i < agents.length; i++) {
-    for (let j = i + 1; j < agents.length; j++) {
-      const similarity = jaccard(tokens[i] ?? new Set(), tokens[j] ?? new Set())
-      maxOverlap = Math.max(maxOverlap, similarity)
-      if (similarity >= 0.25) {
-        overlapPairs.push(`${agents[i]?.name ?? ""}~${agents[j]?.name ?? ""}`)
-        overlapping.add(i)
-        overlapping.add(j)
-      }
-    }
-  }
+  const { pairs, overlapping, maxOverlap } = roleOverlaps(agents.map((a) => contentTokens(a.description)))
+  const overlapPairs = pairs.map(([i, j]) => `${agents[i]?.name ?? ""}~${agents[j]?.name ?? ""}`)
   const owners = agents.filter((a) => DECISION_OWNER.test(a.description)).map((a) => a.name)
   const verifiers = agents.filter((a) => VERIFIER.test(a.description)).map((a) => a.name)
   const toolHolders = new Map<string, number>()
@@ -132,9 +210,9 @@ export const grpiSignals = (trace: GrpiTrace): Signals => {
     ...(vagueTerms.length > 0 ? [{ ref: "task", reason: `vague goal wording: ${vagueTerms.join(", ")}` }] : []),
     ...empty.map((i) => ({ ref: `agents[${i}]`, reason: "agent has no description: its role is undefined" })),
     ...short.map((i) => ({ ref: `agents[${i}]`, reason: "agent description under six words: role barely defined" })),
-    ...[...overlapping].sort((a, b) => a - b).map((i) => ({ ref: `agents[${i}]`, reason: "description overlaps another agent's (possible duplicated responsibility)" })),
-    ...criteria.flatMap((_, i) =>
-      checkableCriteria.includes(i) ? [] : [{ ref: `success_criteria[${i}]`, reason: "criterion has no number, threshold or checkable condition" }]
+    ...overlapping.map((i) => ({ ref: `agents[${i}]`, reason: "description overlaps another agent's (possible duplicated responsibility)" })),
+    ...criteria.flatMap((c, i) =>
+      CHECKABLE.test(c) ? [] : [{ ref: `success_criteria[${i}]`, reason: "criterion has no number, threshold or checkable condition" }]
     )
   ]
 

@@ -66,10 +66,14 @@ export const lencioniSignals = (trace: LencioniTrace): Signals => {
 
   const questions = messages.flatMap((m, i) => (m.content.includes("?") ? [i] : []))
   const team = new Set(trace.agents)
+  // Each sender's last message: a question is answered when its addressee speaks after it (a
+  // search of the rest of the log per question was questions × messages, issue 27).
+  const lastFrom = new Map<string, number>()
+  messages.forEach((m, i) => lastFrom.set(m.from, i))
   const unanswered = questions.filter((i) => {
     const to = messages[i]?.to
     if (to === undefined || !team.has(to)) return false
-    return !messages.slice(i + 1).some((m) => m.from === to)
+    return (lastFrom.get(to) ?? -1) <= i
   })
   const tail = messages.slice(-2)
   const harmonyBase = found.agreement.length + found.challenge.length

@@ -10,6 +10,7 @@
  * run is reversible and low-risk. Complexity grows with the agents, distinct tools and events.
  */
 import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { actorActivity, agentRoleText } from "../../src/Traces/Project.js"
 import type { DeriveFromTrace } from "../../src/Traces/Reading.js"
 
 type Level = "low" | "medium" | "high"
@@ -86,14 +87,12 @@ export const deriveFromTrace: DeriveFromTrace = (trace) => {
     }
   })
   const sources = new Map<string, string>()
-  subAgents.forEach((name, i) => {
-    const first = trace.events.find((event) => event.actor === name)
-    if (first !== undefined) sources.set(`sub_agents[${i}]`, first.source)
-  })
-  const subAgentList = subAgents.map((name) => {
-    const own = trace.events.filter((event) => event.actor === name)
-    const tools = Array.from(new Set(own.flatMap((event) => (event.kind === "tool_call" && event.tool !== undefined ? [event.tool] : []))))
-    return { name, role: `agent in the run (${own.length} event${own.length === 1 ? "" : "s"}${tools.length > 0 ? `; tools: ${tools.join(", ")}` : ""})` }
+  // Each agent's events from one pass over the trace (a pass per agent was quadratic, issue 27).
+  const activity = actorActivity(trace)
+  const subAgentList = subAgents.map((name, i) => {
+    const own = activity.get(name)
+    if (own !== undefined) sources.set(`sub_agents[${i}]`, own.first.source)
+    return { name, role: agentRoleText(own) }
   })
   return { fields: { steps, sub_agents: subAgentList, task_properties: taskProperties(trace) }, sources }
 }

@@ -8,7 +8,7 @@
  * orchestrator's acts: its steps other than tool results (observations) returned to it.
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
-import { type Highlight, ratio, round, signals } from "../../src/Catalogue/SignalKit.js"
+import { type Highlight, mentionFinder, ratio, round, signals } from "../../src/Catalogue/SignalKit.js"
 
 type Level = "low" | "medium" | "high"
 
@@ -58,15 +58,17 @@ export const classifyControl = (step: { readonly type: string; readonly content:
 export const controlDemand = (properties: McgregorTrace["task_properties"]): number =>
   round((LEVEL[properties.risk] + (1 - LEVEL[properties.reversibility])) / 2)
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
 export const mcgregorSignals = (trace: McgregorTrace): Signals => {
   const names = trace.sub_agents.map((a) => a.name)
   const nameSet = new Set(names)
-  const mentions = names.map((name) => ({ name, pattern: new RegExp(`(^|[^A-Za-z0-9_])${escapeRegExp(name)}([^A-Za-z0-9_]|$)`, "i") }))
+  // The first sub-agent a step names, as a whole word in any case (SignalKit: one pass per step).
+  const firstMentioned = mentionFinder(names)
   /** The sub-agent a step concerns: its sub_agent field, else the first sub-agent named in it, else "unassigned". */
-  const target = (step: McgregorTrace["steps"][number]): string =>
-    step.sub_agent ?? mentions.find((m) => m.pattern.test(step.content))?.name ?? "unassigned"
+  const target = (step: McgregorTrace["steps"][number]): string => {
+    if (step.sub_agent !== undefined) return step.sub_agent
+    const mentioned = firstMentioned(step.content)
+    return (mentioned === undefined ? undefined : names[mentioned]) ?? "unassigned"
+  }
 
   const zeroes = (): Record<string, number> => Object.fromEntries(names.map((n) => [n, 0]))
   const perKind: Record<ControlKind, Record<string, number>> = {
@@ -77,7 +79,7 @@ export const mcgregorSignals = (trace: McgregorTrace): Signals => {
   }
   const kindCounts: Record<ControlKind, number> = { directive: 0, check: 0, override: 0, reassignment: 0 }
   const ownSteps = zeroes()
-  const orchestratorActors: Array<string> = []
+  const orchestratorActors = new Set<string>()
   const highlights: Array<Highlight> = []
   let orchestratorSteps = 0
   let orchestratorActs = 0
@@ -102,7 +104,7 @@ export const mcgregorSignals = (trace: McgregorTrace): Signals => {
     }
     run = 0
     orchestratorSteps += 1
-    if (!orchestratorActors.includes(step.actor)) orchestratorActors.push(step.actor)
+    orchestratorActors.add(step.actor)
     if (step.sub_agent !== undefined && !nameSet.has(step.sub_agent)) unknownTargets.add(step.sub_agent)
     // tool results returned to the orchestrator are not acts of management
     if (RESULT_TYPE.test(step.type)) return
@@ -136,7 +138,7 @@ export const mcgregorSignals = (trace: McgregorTrace): Signals => {
   return signals(
     {
       step_count: trace.steps.length,
-      orchestrator_actors: orchestratorActors,
+      orchestrator_actors: Array.from(orchestratorActors),
       orchestrator_steps: orchestratorSteps,
       sub_agent_steps: subAgentSteps,
       orchestrator_share: ratio(orchestratorSteps, trace.steps.length),

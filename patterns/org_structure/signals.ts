@@ -110,42 +110,47 @@ export const components = (size: number, edges: ReadonlyArray<ReadonlyArray<numb
 /** Builds the reporting graph of a crew, tolerating cycles, missing managers and duplicate ids. */
 export const crewGraph = (agents: ReadonlyArray<CrewMember>): CrewGraph => {
   const size = agents.length
+  // Sets beside the ordered lists: `includes` on a growing list was quadratic in the crew (issue 27).
   const firstIndex = new Map<string, number>()
-  const duplicateIds: Array<string> = []
+  const duplicates = new Set<string>()
   agents.forEach((agent, i) => {
-    if (firstIndex.has(agent.id)) {
-      if (!duplicateIds.includes(agent.id)) duplicateIds.push(agent.id)
-    } else firstIndex.set(agent.id, i)
+    if (firstIndex.has(agent.id)) duplicates.add(agent.id)
+    else firstIndex.set(agent.id, i)
   })
+  const duplicateIds = Array.from(duplicates)
   const reports: Array<Array<number>> = agents.map(() => [])
   const managers: Array<Array<number>> = agents.map(() => [])
-  const missingManagers: Array<string> = []
+  const missing = new Set<string>()
   const withMissingManager: Array<number> = []
   const orphans: Array<number> = []
   const selfReports: Array<number> = []
   agents.forEach((agent, i) => {
     const listed = agent.reports_to ?? []
-    let missing = 0
+    let absent = 0
+    let self = false
+    const own = managers[i]
+    const ownSet = new Set<number>()
     for (const managerId of listed) {
       const m = firstIndex.get(managerId)
       if (m === undefined) {
-        missing += 1
-        if (!missingManagers.includes(managerId)) missingManagers.push(managerId)
+        absent += 1
+        missing.add(managerId)
         continue
       }
       if (m === i) {
-        if (!selfReports.includes(i)) selfReports.push(i)
+        self = true
         continue
       }
-      const own = managers[i]
       const theirs = reports[m]
-      if (own !== undefined && theirs !== undefined && !own.includes(m)) {
+      if (own !== undefined && theirs !== undefined && !ownSet.has(m)) {
+        ownSet.add(m)
         own.push(m)
         theirs.push(i)
       }
     }
-    if (missing > 0) withMissingManager.push(i)
-    if (missing > 0 && (managers[i]?.length ?? 0) === 0) orphans.push(i)
+    if (self) selfReports.push(i)
+    if (absent > 0) withMissingManager.push(i)
+    if (absent > 0 && (managers[i]?.length ?? 0) === 0) orphans.push(i)
   })
   const roots = agents.flatMap((_, i) => ((managers[i]?.length ?? 0) === 0 ? [i] : []))
 
@@ -190,7 +195,7 @@ export const crewGraph = (agents: ReadonlyArray<CrewMember>): CrewGraph => {
     managers,
     roots,
     orphans,
-    missingManagers,
+    missingManagers: Array.from(missing),
     withMissingManager,
     duplicateIds,
     selfReports,
@@ -273,7 +278,8 @@ export const orgStructureSignals = (trace: CrewTrace): Signals => {
     authorityCounts[name] = (authorityCounts[name] ?? 0) + 1
   }
   const totalAuthority = classified.reduce((s, a) => s + a, 0)
-  const apexes = graph.roots.filter((i) => !graph.orphans.includes(i))
+  const orphans = new Set(graph.orphans)
+  const apexes = graph.roots.filter((i) => !orphans.has(i))
   const apexAuthority = apexes.reduce((s, i) => s + (authority[i] ?? 0), 0)
   const leafAuthority = leaves.flatMap((i) => {
     const a = authority[i]

@@ -58,13 +58,19 @@ export const psychSafetySignals = (trace: PsychSafetyTrace): Signals => {
   const voiceSet = new Set([...errorIdx, ...concerns, ...uncertainty, ...helpSeeking])
   const voice = [...voiceSet].sort((a, b) => a - b)
 
+  // The next message from another sender after each message, from one backward pass (a search
+  // forward from every act of voice was voice × messages, issue 27).
+  const nextOther: Array<number> = new Array<number>(messages.length).fill(-1)
+  for (let k = messages.length - 2; k >= 0; k--) {
+    nextOther[k] = messages[k + 1]?.from !== messages[k]?.from ? k + 1 : nextOther[k + 1] ?? -1
+  }
+
   // How the next message from another agent answered each act of voice.
   const responses = { inquiry: 0, blame: 0, ignored: 0, engaged: 0 }
   const blameResponses: Array<number> = []
   const ignoredVoice: Array<number> = []
   for (const i of voice) {
-    const sender = messages[i]?.from
-    const j = messages.findIndex((m, k) => k > i && m.from !== sender)
+    const j = nextOther[i] ?? -1
     const reply = j >= 0 ? messages[j] : undefined
     if (reply === undefined) continue
     if (BLAME.test(reply.content)) {
@@ -79,17 +85,25 @@ export const psychSafetySignals = (trace: PsychSafetyTrace): Signals => {
     }
   }
 
-  // Success claims over an unrepaired error sent by, or addressed to, the claimant.
-  const claimsOverError = successClaims.filter((j) => {
-    const claim = messages[j]
-    if (claim === undefined || REPAIR.test(claim.content)) return false
-    const sender = claim.from
-    const lastError = [...errorIdx].reverse().find((i) => {
-      const m = messages[i]
-      return i < j && m !== undefined && (m.from === sender || m.to === sender || m.to === "all")
-    })
-    if (lastError === undefined) return false
-    return !messages.some((m, k) => k > lastError && k < j && m.from === sender && REPAIR.test(m.content))
+  // Success claims over an unrepaired error sent by, or addressed to, the claimant: in one pass,
+  // each sender's last error (sent, addressed, or addressed to all) and last repair so far (a
+  // search back from every claim was claims × messages, issue 27).
+  const claims = new Set(successClaims)
+  const lastErrorFor = new Map<string, number>()
+  const lastRepairBy = new Map<string, number>()
+  let lastErrorToAll = -1
+  const claimsOverError: Array<number> = []
+  messages.forEach((m, j) => {
+    if (claims.has(j) && !REPAIR.test(m.content)) {
+      const lastError = Math.max(lastErrorFor.get(m.from) ?? -1, lastErrorToAll)
+      if (lastError >= 0 && (lastRepairBy.get(m.from) ?? -1) <= lastError) claimsOverError.push(j)
+    }
+    if (errorSet.has(j)) {
+      lastErrorFor.set(m.from, j)
+      if (m.to !== undefined) lastErrorFor.set(m.to, j)
+      if (m.to === "all") lastErrorToAll = j
+    }
+    if (REPAIR.test(m.content)) lastRepairBy.set(m.from, j)
   })
 
   // Voice before and after the first punitive reply to voice (else the first punitive message).

@@ -19,12 +19,15 @@ export const sentences = (text: string): Array<string> =>
 export const deriveFromTrace: DeriveFromTrace = (trace) => {
   const sources = new Map<string, string>()
   const signals: Array<string> = []
+  // Beside the list, for the duplicate check (`includes` on the growing list was quadratic).
+  const seen = new Set<string>()
   for (const event of trace.events) {
     if ((event.role !== "system" && event.role !== "user") || event.kind !== "message") continue
     for (const sentence of sentences(event.content)) {
-      if (!EXTRINSIC.test(sentence) || signals.includes(sentence)) continue
+      if (!EXTRINSIC.test(sentence) || seen.has(sentence)) continue
       sources.set(`extrinsic_signals[${signals.length}]`, event.source)
       signals.push(sentence)
+      seen.add(sentence)
     }
   }
   const user = trace.events.find((event) => event.role === "user" && event.kind === "message" && event.content.trim().length > 0)

@@ -8,7 +8,7 @@
  * senders outside the list (orchestrator, user) are reported separately.
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
-import { gini, type Highlight, ratio, round, signals, wordCount } from "../../src/Catalogue/SignalKit.js"
+import { gini, type Highlight, ratio, round, signals, similarToEarlier, wordCount } from "../../src/Catalogue/SignalKit.js"
 
 export interface SocialLoafingTrace {
   readonly agents: ReadonlyArray<string>
@@ -59,12 +59,15 @@ export const socialLoafingSignals = (trace: SocialLoafingTrace): Signals => {
   const echoes: Array<number> = []
   const substantive = new Set<number>()
   const tokenSets = messages.map((m) => tokens(m.content))
+  const messageWords = messages.map((m) => wordCount(m.content))
+  // An echo restates an earlier message of another sender (found by prefix filtering, SignalKit).
+  const echoed = similarToEarlier(tokenSets, 0.6, overlap, {
+    probe: (i) => (tokenSets[i]?.size ?? 0) >= 4,
+    owner: (i) => messages[i]?.from ?? ""
+  })
   messages.forEach((message, i) => {
-    const words = wordCount(message.content)
-    const own = tokenSets[i] ?? new Set<string>()
-    const echo = own.size >= 4 && messages.slice(0, i).some((earlier, j) =>
-      earlier.from !== message.from && overlap(own, tokenSets[j] ?? new Set()) >= 0.6
-    )
+    const words = messageWords[i] ?? 0
+    const echo = echoed[i] === true
     const agree = isAgreementOnly(message.content)
     const defer = isDeferral(message.content)
     if (agree) agreementOnly.push(i)
@@ -81,7 +84,7 @@ export const socialLoafingSignals = (trace: SocialLoafingTrace): Signals => {
     })
     return out
   }
-  const words = (i: number) => wordCount(messages[i]?.content ?? "")
+  const words = (i: number) => messageWords[i] ?? 0
   const messageCounts = counts(() => true, () => 1)
   const wordCounts = counts(() => true, words)
   const substantiveWords = counts((i) => substantive.has(i), words)
@@ -98,24 +101,30 @@ export const socialLoafingSignals = (trace: SocialLoafingTrace): Signals => {
   const expected = team.length === 0 ? 0 : round(1 / team.length)
   const loafers = team.length < 2 ? [] : team.filter((agent) => (substantiveShare[agent] ?? 0) < 0.5 * expected)
   const silent = team.filter((agent) => (messageCounts[agent] ?? 0) === 0)
-  const rubberStampers = team.filter((agent) => {
-    const own = messages.flatMap((m, i) => (m.from === agent ? [i] : []))
-    return own.length > 0 && own.every((i) => agreementOnly.includes(i) || deferrals.includes(i))
+  // Per sender in one pass (a pass per member was members × messages): whether any message of
+  // theirs has content of its own.
+  const stamped = new Set([...agreementOnly, ...deferrals])
+  const ownContent = new Set<string>()
+  messages.forEach((m, i) => {
+    if (!stamped.has(i)) ownContent.add(m.from)
   })
+  const rubberStampers = team.filter((agent) => (messageCounts[agent] ?? 0) > 0 && !ownContent.has(agent))
   const ranked = [...team].sort((a, b) => (substantiveShare[b] ?? 0) - (substantiveShare[a] ?? 0))
   const top = ranked[0] ?? null
 
   // Effort over the run: words in the second half of the log against the first half, per member.
   const half = Math.ceil(messages.length / 2)
+  const halves = new Map<string, { first: number; second: number }>()
+  messages.forEach((m, i) => {
+    if (!members.has(m.from)) return
+    const sums = halves.get(m.from) ?? { first: 0, second: 0 }
+    halves.set(m.from, sums)
+    if (i < half) sums.first += messageWords[i] ?? 0
+    else sums.second += messageWords[i] ?? 0
+  })
   const trend: Record<string, number | null> = {}
   for (const agent of team) {
-    let first = 0
-    let second = 0
-    messages.forEach((m, i) => {
-      if (m.from !== agent) return
-      if (i < half) first += wordCount(m.content)
-      else second += wordCount(m.content)
-    })
+    const { first, second } = halves.get(agent) ?? { first: 0, second: 0 }
     trend[agent] = first === 0 ? null : ratio(second, first)
   }
 

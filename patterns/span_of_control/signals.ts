@@ -9,7 +9,7 @@
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
 import { type Highlight, gini, mean, ratio, round, signals } from "../../src/Catalogue/SignalKit.js"
-import { authorityLevel, type CrewMember, crewGraph, type CrewGraph } from "../org_structure/signals.js"
+import { authorityLevel, components, type CrewMember, crewGraph, type CrewGraph } from "../org_structure/signals.js"
 
 export interface SpanTrace {
   readonly agents: ReadonlyArray<CrewMember>
@@ -46,6 +46,64 @@ export const descendants = (graph: CrewGraph, start: number): Set<number> => {
   return seen
 }
 
+/** Reach sets as bits take components × agents / 32 words: at most 32 MiB of them (5,000 agents take 3 MiB). */
+const MAX_BITSET_WORDS = 8_388_608
+
+/**
+ * How many agents are below each agent (`descendants(graph, i).size` for every i), for every
+ * agent at once: a search from every manager was agents × lines (issue 27: 5,000 nested agents
+ * took half a second). Over the graph's strongly connected components (Tarjan numbers a component
+ * after every component below it): where each component has at most one manager component (every
+ * crew read from a trace: one manager each), the counts add up the tree; otherwise each
+ * component's reach is a set of bits, the union of its reports' components'.
+ */
+export const descendantCounts = (graph: CrewGraph): Array<number> => {
+  const component = components(graph.size, graph.reports)
+  const count = component.reduce((max, c) => Math.max(max, c + 1), 0)
+  const members: Array<Array<number>> = Array.from({ length: count }, () => [])
+  component.forEach((c, i) => members[c]?.push(i))
+  const below: Array<Array<number>> = Array.from({ length: count }, () => [])
+  const parents: Array<number> = new Array<number>(count).fill(0)
+  const linked = new Set<number>()
+  graph.reports.forEach((reports, m) => {
+    const from = component[m] ?? 0
+    for (const r of reports) {
+      const to = component[r] ?? 0
+      if (from === to || linked.has(from * count + to)) continue
+      linked.add(from * count + to)
+      below[from]?.push(to)
+      parents[to] = (parents[to] ?? 0) + 1
+    }
+  })
+  // `closure[c]`: agents in c and in every component below it.
+  const closure: Array<number> = new Array<number>(count).fill(0)
+  if (parents.every((p) => p <= 1)) {
+    for (let c = 0; c < count; c++) {
+      closure[c] = (members[c]?.length ?? 0) + (below[c] ?? []).reduce((sum, d) => sum + (closure[d] ?? 0), 0)
+    }
+  } else if (count * Math.ceil(graph.size / 32) <= MAX_BITSET_WORDS) {
+    const words = Math.ceil(graph.size / 32)
+    const bits = new Uint32Array(count * words)
+    for (let c = 0; c < count; c++) {
+      const row = c * words
+      for (const i of members[c] ?? []) bits[row + (i >>> 5)] = (bits[row + (i >>> 5)] ?? 0) | (1 << (i & 31))
+      for (const d of below[c] ?? []) for (let w = 0; w < words; w++) bits[row + w] = (bits[row + w] ?? 0) | (bits[d * words + w] ?? 0)
+      let total = 0
+      for (let w = 0; w < words; w++) {
+        let x = bits[row + w] ?? 0
+        x -= (x >>> 1) & 0x55555555
+        x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+        total += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24)
+      }
+      closure[c] = total
+    }
+  } else {
+    return graph.reports.map((_, i) => descendants(graph, i).size)
+  }
+  // An agent reaches the rest of its own component (a cycle) and everything below it.
+  return component.map((c) => (closure[c] ?? 1) - 1)
+}
+
 export const spanSignals = (trace: SpanTrace): Signals => {
   const { agents } = trace
   const graph = crewGraph(agents)
@@ -70,21 +128,23 @@ export const spanSignals = (trace: SpanTrace): Signals => {
     return ratio(powerless, reports.length) >= 0.5
   })
   const others = Math.max(agents.length - 1, 0)
-  const chokepoints = managers.filter((i) => !isRoot(i) && ratio(descendants(graph, i).size, others) >= 0.5)
+  const below = managers.some((i) => !isRoot(i)) ? descendantCounts(graph) : []
+  const chokepoints = managers.filter((i) => !isRoot(i) && ratio(below[i] ?? 0, others) >= 0.5)
   const passThrough = managers.filter((i) => {
     const reports = graph.reports[i] ?? []
     const only = reports[0]
     return reports.length === 1 && only !== undefined && (spans[only] ?? 0) > 0
   })
-  const bottleneckOrder: Array<number> = []
-  for (const i of [...overLimit, ...escalation, ...chokepoints]) if (!bottleneckOrder.includes(i)) bottleneckOrder.push(i)
+  const bottleneckOrder = Array.from(new Set([...overLimit, ...escalation, ...chokepoints]))
 
   const spanRecord: Record<string, number> = {}
   for (const i of managers.slice(0, 50)) spanRecord[id(i)] = spans[i] ?? 0
 
   const rate = trace.incoming_request_rate
-  const apexManagers = graph.roots.filter((i) => !graph.orphans.includes(i) && (spans[i] ?? 0) > 0)
-  const leavesUnderWidest = widest === undefined ? 0 : [...descendants(graph, widest)].filter((i) => leaves.includes(i)).length
+  const orphans = new Set(graph.orphans)
+  const apexManagers = graph.roots.filter((i) => !orphans.has(i) && (spans[i] ?? 0) > 0)
+  const leafSet = new Set(leaves)
+  const leavesUnderWidest = widest === undefined ? 0 : [...descendants(graph, widest)].filter((i) => leafSet.has(i)).length
   const meanSpan = mean(managerSpans)
   const shape =
     managers.length === 0

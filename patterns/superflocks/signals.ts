@@ -64,14 +64,25 @@ export const superflocksSignals = (trace: SuperflocksTrace): Signals => {
   })
 
   const classes = decisions.map((d) => outcomeClass(d.outcome))
+  // Known outcomes per agent in one pass (a pass per agent was agents × decisions, issue 27).
+  const known = new Map<string, { count: number; failed: number }>()
+  decisions.forEach((d, i) => {
+    const c = classes[i]
+    if (c === undefined || c === "unknown") return
+    const tally = known.get(d.routed_to) ?? { count: 0, failed: 0 }
+    known.set(d.routed_to, tally)
+    tally.count += 1
+    if (c === "failure") tally.failed += 1
+  })
   const failureRate = (agent: string): number | null => {
-    const known = decisions.flatMap((d, i) => (d.routed_to === agent && classes[i] !== "unknown" ? [classes[i]] : []))
-    return known.length === 0 ? null : ratio(known.filter((c) => c === "failure").length, known.length)
+    const tally = known.get(agent)
+    return tally === undefined ? null : ratio(tally.failed, tally.count)
   }
   const failureByAgent: Record<string, number | null> = {}
   for (const agent of roster) failureByAgent[agent] = failureRate(agent)
   const failures = classes.flatMap((c, i) => (c === "failure" ? [i] : []))
   const topFailures = failures.filter((i) => decisions[i]?.routed_to === top)
+  const onTop = new Set(topFailures)
   const othersKnown = decisions.flatMap((d, i) => (d.routed_to !== top && classes[i] !== "unknown" ? [classes[i]] : []))
 
   const scores = trace.individual_scores ?? []
@@ -82,7 +93,7 @@ export const superflocksSignals = (trace: SuperflocksTrace): Signals => {
     ...topFailures.map((i) => ({ ref: `routing_decisions[${i}]`, reason: "failure on the most-routed agent" })),
     ...noFallback.map((i) => ({ ref: `routing_decisions[${i}]`, reason: "no candidate other than the chosen agent: no fallback" })),
     ...idle.map(({ i }) => ({ ref: `agents[${i}]`, reason: "agent never routed to in the window" })),
-    ...failures.filter((i) => !topFailures.includes(i)).map((i) => ({ ref: `routing_decisions[${i}]`, reason: "failure on another agent" }))
+    ...failures.filter((i) => !onTop.has(i)).map((i) => ({ ref: `routing_decisions[${i}]`, reason: "failure on another agent" }))
   ]
 
   return signals(

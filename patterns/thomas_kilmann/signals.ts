@@ -84,7 +84,8 @@ export const thomasKilmannSignals = (trace: TkTrace): Signals => {
   const half = Math.floor(userTurns.length / 2)
   const firstHalf = userTurns.slice(0, half)
   const secondHalf = userTurns.slice(half)
-  const share = (xs: ReadonlyArray<number>) => ratio(xs.filter((i) => conflictTurns.includes(i)).length, xs.length)
+  const conflictSet = new Set(conflictTurns)
+  const share = (xs: ReadonlyArray<number>) => ratio(xs.filter((i) => conflictSet.has(i)).length, xs.length)
   const repeats = repeatedIndices(userTurns.map((i) => turns[i]?.content ?? ""))
   const lastUser = userTurns[userTurns.length - 1]
 

@@ -9,7 +9,7 @@
  * trajectory of trust over the conversation.
  */
 import type { Signals } from "../../src/Catalogue/Detection.js"
-import { countBy, type Highlight, mean, ratio, round, signals, wordCount } from "../../src/Catalogue/SignalKit.js"
+import { countBy, type Highlight, mean, ratio, round, signals, similarToEarlier, wordCount } from "../../src/Catalogue/SignalKit.js"
 
 export interface TrustTriangleTrace {
   readonly turns: ReadonlyArray<{ readonly role: string; readonly content: string }>
@@ -75,16 +75,27 @@ export const trustTriangleSignals = (trace: TrustTriangleTrace): Signals => {
   const corrections = cue("correction", user)
   const frustration = cue("frustration", user)
   const tokenSets = turns.map((t) => tokens(t.content))
-  const userRepeats = user.filter((i, k) =>
-    (tokenSets[i]?.size ?? 0) >= 4 && user.slice(0, k).some((j) => overlap(tokenSets[i] ?? new Set(), tokenSets[j] ?? new Set()) >= 0.5)
-  )
+  const userSets = user.map((i) => tokenSets[i] ?? new Set<string>())
+  const repeated = similarToEarlier(userSets, 0.5, overlap, { probe: (k) => (userSets[k]?.size ?? 0) >= 4 })
+  const userRepeats = user.filter((_, k) => repeated[k] === true)
 
-  const previousUser = (i: number): number => {
-    for (let j = i - 1; j >= 0; j--) if (who[j] === "user") return j
-    return -1
-  }
+  // The user turn before each turn, and the tool turns before each, in one pass: looking back
+  // from every agent turn was quadratic in a run with few user turns (issue 27).
+  const previousUsers: Array<number> = []
+  const toolsBefore: Array<number> = []
+  let lastUser = -1
+  let tools = 0
+  who.forEach((w, i) => {
+    previousUsers.push(lastUser)
+    toolsBefore.push(tools)
+    if (w === "user") lastUser = i
+    if (w === "tool") tools += 1
+  })
+  const previousUser = (i: number): number => previousUsers[i] ?? -1
+  /** Tool turns strictly between turns `from` and `to`. */
+  const toolsBetween = (from: number, to: number): number => (toolsBefore[to] ?? 0) - (toolsBefore[from + 1] ?? 0)
   const claims = cue("action_claim", agent)
-  const unbackedClaims = claims.filter((i) => !tool.some((t) => t > previousUser(i) && t < i))
+  const unbackedClaims = claims.filter((i) => toolsBetween(previousUser(i), i) === 0)
   const pushedBack = new Set([...corrections, ...frustration])
   const capitulations = cue("capitulation", agent).filter((i) => pushedBack.has(previousUser(i)))
   const uptake = agent.flatMap((i) => {

@@ -205,3 +205,187 @@ export const stepStats = (
     highlights
   }
 }
+
+/**
+ * For each token set in order, whether an earlier one is at least `threshold` (0 < threshold ≤ 1)
+ * similar to it by `similarity`, the caller's own Jaccard function (so its arithmetic decides).
+ * Only sets `probe` accepts are asked about; with `owner`, only earlier sets of another owner count.
+ *
+ * Comparing each set with every earlier one was quadratic (issue 27: 5,000 speakers took about a
+ * second per pattern). Prefix filtering (Chaudhuri et al. 2006) finds the same answers: Jaccard ≥ t
+ * needs |a ∩ b| ≥ t·max(|a|, |b|), so with the tokens of every set in one order (rarest first) two
+ * such sets share a token among the first |x| − ⌈t·|x|⌉ + 1 of each; only sets met there are
+ * compared, and identical sets once.
+ */
+export const similarToEarlier = (
+  sets: ReadonlyArray<ReadonlySet<string>>,
+  threshold: number,
+  similarity: (a: ReadonlySet<string>, b: ReadonlySet<string>) => number,
+  options: { readonly probe?: (i: number) => boolean; readonly owner?: (i: number) => string } = {}
+): Array<boolean> => {
+  const frequency = new Map<string, number>()
+  for (const set of sets) for (const token of set) frequency.set(token, (frequency.get(token) ?? 0) + 1)
+  const rarestFirst = (a: string, b: string) => (frequency.get(a) ?? 0) - (frequency.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0)
+  // Distinct sets seen so far (identical ones merged, `shared` once more than one owner holds one).
+  const distinct: Array<{ readonly set: ReadonlySet<string>; readonly prefix: ReadonlyArray<string>; readonly owner: string | undefined; shared: boolean }> = []
+  const byKey = new Map<string, number>()
+  // Per token, the sets whose prefix holds it, in runs of one owner, so a probe passes over its own
+  // owner's sets at once (`owner` undefined: anyone's, as a set held by several owners is re-listed).
+  const postings = new Map<string, Array<{ readonly owner: string | undefined; readonly sets: Array<number> }>>()
+  const post = (token: string, d: number, owner: string | undefined) => {
+    const runs = postings.get(token)
+    const last = runs?.[runs.length - 1]
+    if (last !== undefined && last.owner === owner) last.sets.push(d)
+    else if (runs !== undefined) runs.push({ owner, sets: [d] })
+    else postings.set(token, [{ owner, sets: [d] }])
+  }
+  const probedBy: Array<number> = []
+  return sets.map((set, i) => {
+    if (set.size === 0) return false
+    const ordered = Array.from(set).sort(rarestFirst)
+    // The 1e-9 keeps the prefix long enough when t·|x| is a whole number computed a hair high.
+    const prefix = ordered.slice(0, ordered.length - Math.max(0, Math.ceil(threshold * ordered.length - 1e-9)) + 1)
+    const owner = options.owner?.(i)
+    const matches = (d: number): boolean => {
+      if (probedBy[d] === i) return false
+      probedBy[d] = i
+      const earlier = distinct[d]
+      if (earlier === undefined || (owner !== undefined && !earlier.shared && earlier.owner === owner)) return false
+      return similarity(set, earlier.set) >= threshold
+    }
+    const found = (options.probe?.(i) ?? true) &&
+      prefix.some((token) => (postings.get(token) ?? []).some((run) => (owner === undefined || run.owner !== owner) && run.sets.some(matches)))
+    const key = ordered.join("\u0000")
+    const known = byKey.get(key)
+    const same = known === undefined ? undefined : distinct[known]
+    if (known !== undefined && same !== undefined) {
+      if (same.owner !== owner && !same.shared) {
+        same.shared = true
+        for (const token of same.prefix) post(token, known, undefined)
+      }
+    } else {
+      byKey.set(key, distinct.length)
+      for (const token of prefix) post(token, distinct.length, owner)
+      distinct.push({ set, prefix, owner, shared: false })
+    }
+    return found
+  })
+}
+
+/** `[A-Za-z0-9_]`: what may not touch a mentioned name on either side. */
+const isWordUnit = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
+const foldedUnits = new Map<number, number>()
+/** A code unit as a case-insensitive regular expression compares it (without `u`): its upper case, kept if that is not one unit or leaves non-ASCII for ASCII. */
+const foldUnit = (c: number): number => {
+  if (c < 128) return c >= 97 && c <= 122 ? c - 32 : c
+  let folded = foldedUnits.get(c)
+  if (folded === undefined) {
+    const upper = String.fromCharCode(c).toUpperCase()
+    const u = upper.charCodeAt(0)
+    folded = upper.length !== 1 || u < 128 ? c : u
+    foldedUnits.set(c, folded)
+  }
+  return folded
+}
+
+/**
+ * An Aho-Corasick automaton (Aho & Corasick 1975) of `patterns`, code unit by code unit after
+ * `fold`: nodes are prefixes of the patterns, `failure` leads to the longest proper suffix that is
+ * one too, `order` lists the nodes breadth first. Finds every pattern in a text in one pass, where
+ * searching for each pattern in turn costs texts × patterns.
+ */
+const automaton = (patterns: ReadonlyArray<string>, fold: (unit: number) => number) => {
+  const next: Array<Map<number, number>> = [new Map()]
+  const failure: Array<number> = [0]
+  const depth: Array<number> = [0]
+  /** The smallest index of a pattern ending at each node, -1 when none does. */
+  const ends: Array<number> = [-1]
+  /** Each pattern's node. */
+  const nodeOf = patterns.map((pattern, index) => {
+    let node = 0
+    for (let i = 0; i < pattern.length; i++) {
+      const unit = fold(pattern.charCodeAt(i))
+      let child = next[node]?.get(unit)
+      if (child === undefined) {
+        child = next.length
+        next[node]?.set(unit, child)
+        next.push(new Map())
+        failure.push(0)
+        depth.push(i + 1)
+        ends.push(-1)
+      }
+      node = child
+    }
+    if ((ends[node] ?? -1) < 0) ends[node] = index
+    return node
+  })
+  const order: Array<number> = [0]
+  for (let head = 0; head < order.length; head++) {
+    const node = order[head] ?? 0
+    for (const [unit, child] of next[node] ?? []) {
+      let fallback = failure[node] ?? 0
+      while (fallback > 0 && next[fallback]?.get(unit) === undefined) fallback = failure[fallback] ?? 0
+      const target = next[fallback]?.get(unit)
+      failure[child] = node > 0 && target !== undefined ? target : 0
+      order.push(child)
+    }
+  }
+  /** The node after reading `unit` at `node`. */
+  const step = (node: number, unit: number): number => {
+    let at = node
+    while (at > 0 && next[at]?.get(unit) === undefined) at = failure[at] ?? 0
+    return next[at]?.get(unit) ?? 0
+  }
+  return { failure, depth, ends, nodeOf, order, step }
+}
+
+/**
+ * For each of `terms`, whether `text` contains it (as `text.includes(term)` says, without a scan
+ * of the text per term: a long task's words against a long output was words × characters). One
+ * pass marks the automaton's nodes the text reaches; a term occurs when its node is reached or is
+ * the failure target, directly or in turn, of a reached node.
+ */
+export const containsEach = (text: string, terms: ReadonlyArray<string>): Array<boolean> => {
+  const { failure, nodeOf, order, step } = automaton(terms, (unit) => unit)
+  const reached: Array<boolean> = new Array<boolean>(order.length).fill(false)
+  reached[0] = true
+  let node = 0
+  for (let i = 0; i < text.length; i++) {
+    node = step(node, text.charCodeAt(i))
+    reached[node] = true
+  }
+  for (let k = order.length - 1; k > 0; k--) {
+    const at = order[k] ?? 0
+    if (reached[at] === true) reached[failure[at] ?? 0] = true
+  }
+  return nodeOf.map((at) => reached[at] === true)
+}
+
+/**
+ * A finder of the first of `names` (in list order) that a text mentions: the name, ignoring case,
+ * with no `[A-Za-z0-9_]` character just before or after it; the same answer as testing each name's
+ * `/(^|[^A-Za-z0-9_])name([^A-Za-z0-9_]|$)/i` in turn, which was texts × names (issue 27), in one
+ * pass over the text through an automaton of the folded names.
+ */
+export const mentionFinder = (names: ReadonlyArray<string>): ((text: string) => number | undefined) => {
+  const { failure, depth, ends, order, step } = automaton(names, foldUnit)
+  /** The nearest node down the failure chain (this one included) where a name ends, -1 when none. */
+  const output: Array<number> = new Array<number>(order.length).fill(-1)
+  for (const node of order) {
+    if (node > 0) output[node] = (ends[node] ?? -1) >= 0 ? node : output[failure[node] ?? 0] ?? -1
+  }
+  return (text) => {
+    let best = -1
+    let node = 0
+    for (let i = 0; i < text.length; i++) {
+      node = step(node, foldUnit(text.charCodeAt(i)))
+      const after = i + 1 < text.length && isWordUnit(text.charCodeAt(i + 1))
+      for (let found = output[node] ?? -1; found > 0; found = output[failure[found] ?? 0] ?? -1) {
+        const index = ends[found] ?? -1
+        const start = i + 1 - (depth[found] ?? 0)
+        if (!after && (start === 0 || !isWordUnit(text.charCodeAt(start - 1))) && (best < 0 || index < best)) best = index
+      }
+    }
+    return best < 0 ? undefined : best
+  }
+}

@@ -43,6 +43,46 @@ const runSources = (trace: NormalizedTrace): Map<string, string> => {
 
 const agentsOf = (trace: NormalizedTrace): ReadonlyArray<string> => (trace.agents.length > 0 ? trace.agents : ["agent"])
 
+/** What one actor did in a trace: its events, the first of them, the tools it called (first-seen order). */
+export interface ActorActivity {
+  readonly events: number
+  readonly first: TraceEvent
+  readonly tools: ReadonlyArray<string>
+}
+
+/**
+ * Per trace: triage projects one trace for every pattern, and several read each actor's activity;
+ * filtering the events once per agent was events × agents (issue 27: 5,000 agents took seconds).
+ */
+const activityOf = new WeakMap<NormalizedTrace, ReadonlyMap<string, ActorActivity>>()
+
+/** Each actor's activity, from one pass over the events (computed once per trace). */
+export const actorActivity = (trace: NormalizedTrace): ReadonlyMap<string, ActorActivity> => {
+  const known = activityOf.get(trace)
+  if (known !== undefined) return known
+  const building = new Map<string, { events: number; readonly first: TraceEvent; readonly tools: Set<string> }>()
+  for (const event of trace.events) {
+    let activity = building.get(event.actor)
+    if (activity === undefined) {
+      activity = { events: 0, first: event, tools: new Set() }
+      building.set(event.actor, activity)
+    }
+    activity.events += 1
+    if (event.kind === "tool_call" && event.tool !== undefined) activity.tools.add(event.tool)
+  }
+  const activity = new Map<string, ActorActivity>()
+  for (const [actor, { events, first, tools }] of building) activity.set(actor, { events, first, tools: Array.from(tools) })
+  activityOf.set(trace, activity)
+  return activity
+}
+
+/** An agent's role as the run shows it: `agent in the run (3 events; tools: search, fetch)`. */
+export const agentRoleText = (activity: ActorActivity | undefined): string => {
+  const events = activity?.events ?? 0
+  const tools = activity?.tools ?? []
+  return `agent in the run (${events} event${events === 1 ? "" : "s"}${tools.length > 0 ? `; tools: ${tools.join(", ")}` : ""})`
+}
+
 /** The family's projection of a normalized trace. */
 export const familyProjection = (family: Family, trace: NormalizedTrace): Projection => {
   switch (family) {
@@ -103,17 +143,12 @@ export const familyProjection = (family: Family, trace: NormalizedTrace): Projec
           reportsTo.set(event.to, event.actor)
         }
       }
+      const activity = actorActivity(trace)
       const agents = agentsOf(trace).map((name, i) => {
-        const own = trace.events.filter((event) => event.actor === name)
-        const tools = Array.from(new Set(own.flatMap((event) => (event.kind === "tool_call" && event.tool !== undefined ? [event.tool] : []))))
-        const first = own[0]
-        if (first !== undefined) sources.set(`agents[${i}]`, first.source)
+        const own = activity.get(name)
+        if (own !== undefined) sources.set(`agents[${i}]`, own.first.source)
         const manager = reportsTo.get(name)
-        return {
-          id: name,
-          role: `agent in the run (${own.length} event${own.length === 1 ? "" : "s"}${tools.length > 0 ? `; tools: ${tools.join(", ")}` : ""})`,
-          reports_to: manager === undefined ? [] : [manager]
-        }
+        return { id: name, role: agentRoleText(own), reports_to: manager === undefined ? [] : [manager] }
       })
       return { input: { ...runFields(trace), agents }, sources, sequence: undefined }
     }
