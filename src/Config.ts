@@ -8,6 +8,7 @@ import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { corsOriginValid } from "./Edge/Cors.js"
+import { type KeyRole, parseKeyRoles } from "./Auth/Roles.js"
 import { isAddressRange } from "./RateLimit/AddressRanges.js"
 
 /**
@@ -44,6 +45,8 @@ export interface AppConfigShape {
     readonly keys: ReadonlyArray<ApiKeyEntry>
     readonly keysFile: Option.Option<string>
     readonly required: boolean
+    /** SVC_API_KEY_ROLES: each listed key's role and scope (DECISIONS §16); a key not listed is admin in its own scope. */
+    readonly roles: ReadonlyMap<string, KeyRole>
   }
   readonly rateLimit: Option.Option<RateLimitSetting>
   readonly rateLimitMaxBuckets: number
@@ -275,7 +278,16 @@ const settings: Config.Config<AppConfigShape> = Config.all({
   auth: Config.all({
     keys: apiKeys,
     keysFile: optionalString("SVC_API_KEYS_FILE"),
-    required: withDefault(parsed("SVC_API_REQUIRE_AUTH", "true or false", booleanValue), false)
+    required: withDefault(parsed("SVC_API_REQUIRE_AUTH", "true or false", booleanValue), false),
+    roles: Config.string("SVC_API_KEY_ROLES").pipe(
+      Config.withDefault(""),
+      Config.mapOrFail((raw) => {
+        const roles = parseKeyRoles(raw)
+        return typeof roles === "string"
+          ? Either.left(ConfigError.InvalidData(["SVC_API_KEY_ROLES"], `SVC_API_KEY_ROLES ${roles} (name=role[@scope], roles ingest, read, admin)`))
+          : Either.right(roles)
+      })
+    )
   }),
   rateLimit: withDefault(
     parsed("SVC_API_RATE_LIMIT", "N/S (N requests per S seconds), N (per 60 s) or off", parseRateLimit),

@@ -1,7 +1,7 @@
 /**
  * Whose data a request reads and writes (DECISIONS §15, issue 12). With SVC_API_REQUIRE_AUTH=true
  * everything a request stores and later reads back (baselines and their drift) belongs to the
- * verified API key's name, and so do cache hits and single flight unless SVC_CACHE_SCOPE=global.
+ * verified API key's scope: its name, or the shared scope SVC_API_KEY_ROLES gives it (§16), and so do cache hits and single flight unless SVC_CACHE_SCOPE=global.
  * Without required auth there is one shared scope, as before. A rotated key keeps its name, so
  * its data. The scope is part of a store's key (a directory, a key prefix), never of the trace hash.
  *
@@ -11,6 +11,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { AppConfig } from "../Config.js"
+import { type KeyRole, scopeOf } from "./Roles.js"
 
 /** The owner of stored data: everyone (auth not required) or one key name. */
 export type DataScope = { readonly _tag: "Shared" } | { readonly _tag: "Key"; readonly name: string }
@@ -58,13 +59,18 @@ export interface ScopesShape {
 
 export class Scopes extends Context.Tag("Scopes")<Scopes, ScopesShape>() {}
 
-export const makeScopes = (options: { readonly authRequired: boolean; readonly cacheScope: "key" | "global" }): ScopesShape => {
+export const makeScopes = (options: {
+  readonly authRequired: boolean
+  readonly cacheScope: "key" | "global"
+  /** SVC_API_KEY_ROLES: keys listed with `@scope` share that scope; others have their own name's. */
+  readonly roles?: ReadonlyMap<string, KeyRole>
+}): ScopesShape => {
   const shared: RequestScopes = { data: SHARED, cache: cacheTokenOf(SHARED) }
   return {
     of: (keyName) => {
       if (!options.authRequired) return shared
       if (keyName === null) return undefined
-      const data: DataScope = { _tag: "Key", name: keyName }
+      const data: DataScope = { _tag: "Key", name: options.roles === undefined ? keyName : scopeOf(options.roles, keyName) }
       return { data, cache: options.cacheScope === "global" ? shared.cache : cacheTokenOf(data) }
     }
   }
@@ -72,5 +78,5 @@ export const makeScopes = (options: { readonly authRequired: boolean; readonly c
 
 export const ScopesLive = Layer.effect(
   Scopes,
-  Effect.map(AppConfig, (config) => makeScopes({ authRequired: config.auth.required, cacheScope: config.cache.scope }))
+  Effect.map(AppConfig, (config) => makeScopes({ authRequired: config.auth.required, cacheScope: config.cache.scope, roles: config.auth.roles }))
 )

@@ -25,7 +25,7 @@ import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
 import { bodyTooLarge, encodingRefusal, InflightBudget, isJsonContentType, overloaded, readBody } from "./Body.js"
 import { makeCors } from "./Cors.js"
-import { type GuardOutcome, headerValue, isAuthExempt, makeGuards } from "./Guards.js"
+import { type GuardOutcome, headerValue, isAuthExempt, makeGuards, presentedKey } from "./Guards.js"
 import { makeHostCheck } from "./HostCheck.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
 import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./RequestContext.js"
@@ -255,7 +255,13 @@ export const makeEdge = (
         if (forbidden !== null) return refuse(forbidden, hasUnreadBody(request.headers))
       }
 
-      const checked = guards.check(request.headers, request.socket.remoteAddress, path)
+      const checked = guards.check({
+        key: presentedKey(request.headers),
+        address: request.socket.remoteAddress,
+        forwardedFor: headerValue(request.headers, "x-forwarded-for"),
+        method,
+        path
+      })
       // A rate limit kept in Redis answers later; the request goes on when it has.
       if (checked instanceof Promise) void checked.then((outcome) => guard(response, requestId, () => proceed(outcome)))
       else proceed(checked)

@@ -1,7 +1,8 @@
 /**
  * The guards every request passes before it reaches the app (DECISIONS §5), in §16's order of
  * refusals (the edge checks Host before them): auth misconfiguration (500) → authentication (401)
- * → rate limit (429) in the bucket of who is asking (API key name, else client address). A wrong
+ * → the key's role (403, Auth/Roles.ts) → rate limit (429) in the bucket of who is asking (API key
+ * name, else client address). A wrong
  * key is refused before it is counted anywhere; guessing a key of 16 characters or more is not a
  * matter of quota. Nothing here reads the request body.
  * The check is synchronous (time from the Clock the guards were built with, metrics updated in
@@ -10,7 +11,8 @@
 import { Effect } from "effect"
 import { ApiKeys } from "../Auth/ApiKeys.js"
 import { AppConfig } from "../Config.js"
-import { AuthMisconfigured, RateLimited, Unauthorized } from "../Errors.js"
+import { roleOf, roleRefusal } from "../Auth/Roles.js"
+import { AuthMisconfigured, type Forbidden, RateLimited, Unauthorized } from "../Errors.js"
 import { authFailures, labelled, rateLimitBuckets, rateLimitRejections } from "../Observability/Metrics.js"
 import { addressSet } from "../RateLimit/AddressRanges.js"
 import { clientAddress } from "../RateLimit/ClientAddress.js"
@@ -43,7 +45,20 @@ export const presentedKey = (headers: HeaderBag): string | undefined => {
   return apiKey !== undefined && apiKey.length > 0 ? apiKey.trim() : undefined
 }
 
-export type GuardFailure = Unauthorized | AuthMisconfigured | RateLimited
+export type GuardFailure = Unauthorized | AuthMisconfigured | Forbidden | RateLimited
+
+/**
+ * What the guards look at, whatever the surface: the key presented (none: undefined), the client
+ * address (a socket's peer, or `local` in the caller's own process), the X-Forwarded-For a proxy
+ * added, and the operation by method and path. No surface fabricates HTTP headers.
+ */
+export interface GuardRequest {
+  readonly key: string | undefined
+  readonly address: string | undefined
+  readonly forwardedFor: string | undefined
+  readonly method: string
+  readonly path: string
+}
 
 export type GuardOutcome =
   /**
@@ -64,7 +79,7 @@ export interface GuardsShape {
    * Runs the guards for one request, counting it against its rate-limit bucket: at once, or as a
    * promise when the limit is kept in Redis for several replicas (DECISIONS §15).
    */
-  readonly check: (headers: HeaderBag, remoteAddress: string | undefined, path: string) => GuardOutcome | Promise<GuardOutcome>
+  readonly check: (request: GuardRequest) => GuardOutcome | Promise<GuardOutcome>
   /**
    * Counts one more request against a bucket a passed request was counted in (each further tool
    * call of an MCP batch, DECISIONS §5): the refusal when it is over the limit, else null.
@@ -81,6 +96,7 @@ const authFailure = {
   missing: labelled(authFailures, { reason: "missing" }),
   invalid: labelled(authFailures, { reason: "invalid" })
 }
+const roleFailures = labelled(authFailures, { reason: "role" })
 const bucketsHeld = labelled(rateLimitBuckets, {})
 const rejected = labelled(rateLimitRejections, {})
 
@@ -108,7 +124,7 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
 
   const misconfigured = (path: string) => required && !keys.configured() && !isAuthExempt(path)
 
-  const check = (headers: HeaderBag, remoteAddress: string | undefined, path: string): GuardOutcome | Promise<GuardOutcome> => {
+  const check = ({ address, forwardedFor, key: presented, method, path }: GuardRequest): GuardOutcome | Promise<GuardOutcome> => {
     if (misconfigured(path)) {
       authFailure.misconfigured(1)
       return {
@@ -122,13 +138,12 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
     const rateExempt = limiter === undefined || isRateExempt(path)
     // Nothing to decide (health, probes, metrics): the key is not even looked at.
     if (authExempt && rateExempt) return PASS
-    const presented = presentedKey(headers)
     const keyName = presented === undefined ? undefined : keys.verify(presented)
     const bucket = limiter === undefined || rateExempt
       ? null
       : keyName !== undefined
       ? `key:${keyName}`
-      : `ip:${clientAddress(headerValue(headers, "x-forwarded-for"), remoteAddress, config.trustedProxies, trustedPeers)}`
+      : `ip:${clientAddress(forwardedFor, address, config.trustedProxies, trustedPeers)}`
     if (required && keyName === undefined && !authExempt) {
       authFailure[presented === undefined ? "missing" : "invalid"](1)
       return {
@@ -138,6 +153,14 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
             ? "an API key is required: send Authorization: Bearer <key> or X-API-Key: <key>"
             : "the API key is not valid"
         })
+      }
+    }
+    // The key's role (DECISIONS §16): only where keys are required, so they mean something.
+    if (required && keyName !== undefined && !authExempt) {
+      const forbidden = roleRefusal(roleOf(config.auth.roles, keyName), method, path)
+      if (forbidden !== null) {
+        roleFailures(1)
+        return { _tag: "Fail", error: forbidden }
       }
     }
     const afterLimit = (decision: Decision | undefined): GuardOutcome => {

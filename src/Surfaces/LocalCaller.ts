@@ -6,7 +6,7 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import type { AnalysisCaller } from "../Analysis/AnalyzeService.js"
-import { type GuardFailure, type HeaderBag, makeGuards } from "../Edge/Guards.js"
+import { type GuardFailure, type GuardRequest, makeGuards } from "../Edge/Guards.js"
 import { Unauthorized } from "../Errors.js"
 
 /**
@@ -15,12 +15,15 @@ import { Unauthorized } from "../Errors.js"
  */
 export const makeLocalCaller = (apiKey: Option.Option<Redacted.Redacted>, command: string, path: string) =>
   Effect.map(makeGuards, (guards): Effect.Effect<AnalysisCaller, GuardFailure> => {
-    const headers: HeaderBag = Option.match(apiKey, {
-      onNone: () => ({}),
-      onSome: (key) => ({ authorization: `Bearer ${Redacted.value(key)}` })
-    })
+    const request: GuardRequest = {
+      key: Option.match(apiKey, { onNone: () => undefined, onSome: (key) => Redacted.value(key) }),
+      address: "local",
+      forwardedFor: undefined,
+      method: "POST",
+      path
+    }
     return Effect.flatMap(
-      Effect.promise(async () => guards.check(headers, "local", path)),
+      Effect.promise(async () => guards.check(request)),
       (outcome) => {
         if (outcome._tag === "Pass") return Effect.succeed({ keyName: outcome.keyName, requestId: crypto.randomUUID() })
         const error = outcome.error

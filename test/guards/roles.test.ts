@@ -1,0 +1,180 @@
+/**
+ * Roles and shared scopes (DECISIONS §16, issue 28) on today's routes, against the real server:
+ * `ingest` keys only submit (so none of today's routes), `read` keys analyze, diagnose, normalize
+ * and read the catalogue, `admin` keys everything; 403 `forbidden` comes after 401 and before
+ * 429; keys listed with `@scope` share their stored data, others keep their own. Later issues
+ * add the tests for the routes they build (runs, OTLP, problems).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseKeyRoles, requiredRole } from "../../src/Auth/Roles.js"
+import { makeScopes } from "../../src/Auth/Scopes.js"
+import { AppConfig, appConfig, describeConfigError } from "../../src/Config.js"
+import { ApiKeysLive } from "../../src/Auth/ApiKeys.js"
+import { RateLimiterLive } from "../../src/RateLimit/RateLimiter.js"
+import { RedisStoreLive } from "../../src/Store/Redis.js"
+import { makeLocalCaller } from "../../src/Surfaces/LocalCaller.js"
+import { useProviderDouble } from "../support/Harness.js"
+import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
+import type { RunningService } from "../support/Service.js"
+
+const AGENTS = "agents-key-0123456789abcdef"
+const ALICE = "alice-key-0123456789abcdef"
+const BOB = "bob-key-0123456789abcdef"
+const CAROL = "carol-key-0123456789abcdef"
+const KEYS = `agents=${AGENTS},alice=${ALICE},bob=${BOB},carol=${CAROL}`
+const ROLES = "agents=ingest@billing,alice=admin@billing,bob=read@billing"
+
+const harness = useProviderDouble()
+const start = (env: Record<string, string> = {}) =>
+  harness.start({
+    ANTHROPIC_API_KEY: "sk-ant-roles-0123456789",
+    ANTHROPIC_BASE_URL: harness.double.url,
+    SVC_API_REQUIRE_AUTH: "true",
+    SVC_API_KEYS: KEYS,
+    SVC_API_KEY_ROLES: ROLES,
+    SVC_HOME: mkdtempSync(join(tmpdir(), "svc-roles-")),
+    ...env
+  })
+
+const call = (service: RunningService, key: string, method: string, path: string, body?: unknown) =>
+  fetch(`${service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+
+const ErrorBody = Schema.Struct({ detail: Schema.Struct({ error: Schema.String, message: Schema.String }) })
+const Drift = Schema.Struct({ detection: Schema.Struct({ drift: Schema.Struct({ recorded: Schema.Boolean }) }) })
+
+/** Every route of today that a key reaches, with a body where it takes one. */
+const ROUTES: ReadonlyArray<readonly [string, string, unknown]> = [
+  ["GET", "/v1/patterns", undefined],
+  ["GET", "/v1/patterns/lewin", undefined],
+  ["GET", "/v1/patterns/lewin/playbooks", undefined],
+  ["GET", "/v1/patterns/lewin/citations", undefined],
+  ["GET", "/v1/patterns/lewin/composition", undefined],
+  ["POST", "/v1/analyze/lewin", { trace: exampleTrace("lewin"), mode: "quick" }],
+  ["POST", "/v1/diagnose", { trace: exampleTrace("lewin"), mode: "quick", max_patterns: 1 }],
+  ["POST", "/v1/traces/normalize", exampleTrace("lewin")],
+  ["POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "ping" }]
+]
+
+describe("SVC_API_KEY_ROLES", () => {
+  it("parses name=role[@scope] and refuses malformed entries naming the variable", () => {
+    const roles = parseKeyRoles("agents=ingest@billing, alice=admin@billing,bob=read")
+    expect(typeof roles).not.toBe("string")
+    if (typeof roles === "string") return
+    expect(roles.get("agents")).toEqual({ role: "ingest", scope: "billing" })
+    expect(roles.get("bob")).toEqual({ role: "read", scope: "bob" })
+    for (const [raw, says] of [["alice=owner", "role must be one of"], ["alice", "name=role"], ["a b=read", "key names"], ["a=read@x/y", "scope names"], ["a=read,a=admin", "twice"]]) {
+      const refused = Either.getLeft(
+        Effect.runSync(Effect.either(appConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SVC_API_KEY_ROLES", raw ?? ""]]))))))
+      )
+      expect(Option.isSome(refused), raw).toBe(true)
+      if (Option.isSome(refused)) {
+        const message = describeConfigError(refused.value)
+        expect(message).toContain("SVC_API_KEY_ROLES")
+        expect(message).toContain(says)
+      }
+    }
+  })
+
+  it("names the least role of each operation: ingest submits, admin deletes, retries and merges, read the rest", () => {
+    expect(requiredRole("POST", "/v1/runs")).toBe("ingest")
+    expect(requiredRole("POST", "/v1/traces")).toBe("ingest")
+    expect(requiredRole("POST", "/v1/traces/normalize")).toBe("read")
+    expect(requiredRole("GET", "/v1/runs")).toBe("read")
+    expect(requiredRole("DELETE", "/v1/runs/r1")).toBe("admin")
+    expect(requiredRole("POST", "/v1/runs/r1/retry")).toBe("admin")
+    expect(requiredRole("PATCH", "/v1/problems/p1")).toBe("admin")
+    expect(requiredRole("POST", "/v1/problems/p1/merge")).toBe("admin")
+    expect(requiredRole("POST", "/v1/analyze/lewin")).toBe("read")
+  })
+})
+
+describe("roles on today's routes", () => {
+  it("an ingest key gets 403 forbidden on every route of today; read and admin keys are served; probes need no key", async () => {
+    harness.double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
+    const service = await start()
+    for (const [method, path, body] of ROUTES) {
+      const refused = await call(service, AGENTS, method, path, body)
+      expect(refused.status, `${method} ${path}`).toBe(403)
+      const detail = Schema.decodeUnknownSync(ErrorBody)(await refused.json()).detail
+      expect(detail.error).toBe("forbidden")
+      expect(detail.message).toContain("ingest")
+      expect(detail.message).not.toContain(AGENTS)
+      for (const key of [BOB, ALICE, CAROL]) {
+        const served = await call(service, key, method, path, body)
+        expect(served.status, `${method} ${path} as ${key.slice(0, 5)}`).toBe(200)
+        await served.arrayBuffer()
+      }
+    }
+    for (const path of ["/healthz", "/livez", "/readyz", "/metrics", "/openapi.json"]) {
+      expect((await call(service, AGENTS, "GET", path)).status, path).toBe(200)
+    }
+    // No model call was made for the refused key.
+    const analyses = harness.double.calls.length
+    await call(service, AGENTS, "POST", "/v1/analyze/lewin", { trace: exampleTrace("lewin"), mode: "quick" })
+    expect(harness.double.calls.length).toBe(analyses)
+  })
+
+  it("403 comes after 401 and before 429", async () => {
+    const service = await start({ SVC_API_RATE_LIMIT: "1/60" })
+    expect((await call(service, "wrong-key-0123456789abcdef", "GET", "/v1/patterns")).status).toBe(401)
+    const statuses: Array<number> = []
+    for (let i = 0; i < 3; i++) statuses.push((await call(service, AGENTS, "GET", "/v1/patterns")).status)
+    expect(statuses).toEqual([403, 403, 403])
+    expect((await call(service, BOB, "GET", "/v1/patterns")).status).toBe(200)
+    expect((await call(service, BOB, "GET", "/v1/patterns")).status).toBe(429)
+  })
+
+  it("keys listed with @scope share their data; a key not listed keeps its own", async () => {
+    harness.double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
+    const service = await start()
+    const drift = async (key: string) => {
+      const response = await call(service, key, "POST", "/v1/analyze/lewin", { trace: exampleTrace("lewin"), mode: "quick", baseline: "prod" })
+      expect(response.status).toBe(200)
+      return Schema.decodeUnknownSync(Drift)(await response.json()).detection.drift.recorded
+    }
+    // alice records the baseline of the billing scope; bob, in the same scope, compares with it.
+    expect(await drift(ALICE)).toBe(true)
+    expect(await drift(BOB)).toBe(false)
+    // carol has a scope of her own: she records hers.
+    expect(await drift(CAROL)).toBe(true)
+  })
+})
+
+describe("roles in the caller's own process (svc, svc mcp)", () => {
+  it("the local caller passes the key itself, not a made-up header, and gets the same 403", async () => {
+    const provider = ConfigProvider.fromMap(new Map([
+      ["SVC_API_REQUIRE_AUTH", "true"],
+      ["SVC_API_KEYS", KEYS],
+      ["SVC_API_KEY_ROLES", ROLES]
+    ]))
+    const outcome = (key: string) =>
+      Effect.runPromise(
+        Effect.gen(function*() {
+          const caller = yield* makeLocalCaller(Option.some(Redacted.make(key)), "svc analyze", "/v1/analyze/lewin")
+          return yield* Effect.either(caller)
+        }).pipe(
+          Effect.provide(
+            Layer.mergeAll(ApiKeysLive, RateLimiterLive.pipe(Layer.provide(RedisStoreLive))).pipe(
+              Layer.provideMerge(Layer.effect(AppConfig, appConfig))
+            )
+          ),
+          Effect.scoped,
+          Effect.withConfigProvider(provider)
+        )
+      )
+    const refused = await outcome(AGENTS)
+    expect(Either.isLeft(refused) && refused.left._tag).toBe("Forbidden")
+    const served = await outcome(BOB)
+    expect(Either.isRight(served) && served.right.keyName).toBe("bob")
+    const scopes = makeScopes({ authRequired: true, cacheScope: "key", roles: new Map([["bob", { role: "read", scope: "billing" }]]) })
+    expect(scopes.of("bob")?.data).toEqual({ _tag: "Key", name: "billing" })
+  })
+})
