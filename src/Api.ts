@@ -12,6 +12,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import packageJson from "../package.json" with { type: "json" }
+import { documentQueryOptions } from "./Contract/AnalyzeContract.js"
 import { AnalyzeGroup } from "./Contract/AnalyzeGroup.generated.js"
 import { DiagnoseGroup } from "./Contract/DiagnoseContract.js"
 import { TracesGroup } from "./Contract/TracesContract.js"
@@ -174,5 +175,5 @@ export class Api extends HttpApi.make("pattern-analysis-service")
     "Reads AI-agent traces through 34 organizational-behaviour frameworks and returns cited, evidence-checked detections. Every error is `{detail:{error, message}}`."
   )
   .annotate(OpenApi.Servers, [{ url: "/", description: "This service (same origin)" }])
-  .annotate(OpenApi.Transform, declareSecuritySchemes)
+  .annotate(OpenApi.Transform, (spec) => documentQueryOptions(declareSecuritySchemes(spec)))
 {}

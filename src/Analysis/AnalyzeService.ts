@@ -28,7 +28,18 @@ import { analysesRunning, countAnalysis, statusOfExit } from "../Observability/M
 import { RetryDeadline } from "../Providers/Retry.js"
 import { detectFormat } from "../Traces/Normalize.js"
 import { type AnalysisResult, Analyzer } from "./Analyzer.js"
-import { type BodyParts, resolveBaseline, resolveFormat, resolveHints, resolveMode, resolveModel, resolveSelect, splitBody } from "./Intake.js"
+import {
+  type BodyParts,
+  NO_QUERY,
+  type QueryOptions,
+  resolveBaseline,
+  resolveFormat,
+  resolveHints,
+  resolveMode,
+  resolveModel,
+  resolveSelect,
+  splitBody
+} from "./Intake.js"
 import { type AdmittedTrace, admitTrace, type TraceOrigin, validateAdmitted } from "./RawTraces.js"
 import { AnalysisProgress, usageCounts } from "./Progress.js"
 import { withDeadline } from "./Deadline.js"
@@ -91,8 +102,11 @@ export interface AnalyzeServiceShape {
    * under overload requests queue here, inside their deadline, not in unread sockets (Turns.ts).
    */
   readonly pace: Effect.Effect<void>
-  /** `body`: the parsed request body, an object or (a raw trace) an array. */
-  readonly admit: (slug: string, body: Record<string, unknown> | Array<unknown>) => Effect.Effect<AdmittedAnalysis, IntakeFailure>
+  /**
+   * `body`: the parsed request body, an object or (a raw trace) an array; `query`: options given as
+   * query parameters (REST), used where the body gives none (DECISIONS §16).
+   */
+  readonly admit: (slug: string, body: Record<string, unknown> | Array<unknown>, query?: QueryOptions) => Effect.Effect<AdmittedAnalysis, IntakeFailure>
   /** `keyName`: the caller's verified API key name, null when none (Auth/Scopes.ts). */
   readonly prepare: (admitted: AdmittedAnalysis, keyName: string | null) => Effect.Effect<PreparedAnalysis, IntakeFailure>
   readonly run: (prepared: PreparedAnalysis, requestId: string) => Effect.Effect<AnalysisOutcome, RunFailure>
@@ -173,11 +187,11 @@ export const AnalyzeServiceLive = Layer.effect(
           message: `the analysis exceeded the server-side deadline of ${deadlineSeconds} s; use quick mode or raise SVC_API_REQUEST_TIMEOUT`
         }))
 
-    const admit = (slug: string, body: Record<string, unknown> | Array<unknown>) =>
+    const admit = (slug: string, body: Record<string, unknown> | Array<unknown>, query: QueryOptions = NO_QUERY) =>
       Effect.gen(function*() {
         const entry = catalogue.get(slug)
         if (entry === undefined) return yield* new InternalError({ message: `pattern ${slug} is registered but not loaded` })
-        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined)
+        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined, query)
         const format = yield* resolveFormat(parts.format)
         const select = yield* resolveSelect(parts.select)
         const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits)

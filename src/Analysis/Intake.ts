@@ -30,25 +30,61 @@ export interface BodyParts {
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
+/** The options a request may give as query parameters (DECISIONS §16), as their text. */
+export const QUERY_OPTIONS = ["format", "select", "mode", "model", "patterns", "max_patterns", "budget_tokens"] as const
+export type QueryOptions = Readonly<Partial<Record<(typeof QUERY_OPTIONS)[number], string>>>
+export const NO_QUERY: QueryOptions = {}
+
+/** The options of a request target's query (`/v1/diagnose?select=1&mode=quick`); others are ignored. */
+export const queryOptions = (target: string): QueryOptions => {
+  const at = target.indexOf("?")
+  if (at < 0) return NO_QUERY
+  const params = new URLSearchParams(target.slice(at + 1))
+  const options: Partial<Record<(typeof QUERY_OPTIONS)[number], string>> = {}
+  for (const name of QUERY_OPTIONS) {
+    const value = params.get(name)
+    if (value !== null) options[name] = value
+  }
+  return options
+}
+
+/** `?select=`: digits are an index (`?select=1`, the second trace), any other text a trace id. */
+const querySelect = (select: string | undefined): string | number | undefined =>
+  select === undefined ? undefined : /^\d{1,9}$/.test(select) ? Number(select) : select
+
+/** A query number as a number when it is one (`?max_patterns=3`); other text stays text, for the check to refuse. */
+export const queryNumber = (value: string | undefined): number | string | undefined =>
+  value === undefined ? undefined : /^\d{1,15}$/.test(value) ? Number(value) : value
+
+/** `?patterns=a,b`: the names as a list. */
+export const queryList = (value: string | undefined): Array<string> | undefined =>
+  value === undefined ? undefined : value.split(",").map((name) => name.trim()).filter((name) => name.length > 0)
+
 /**
  * The three body forms (DECISIONS §3, §12): a raw trace as it is (an array, or an object
  * recognisably in a supported format: its own `model`, `mode` or `trace` fields are trace data,
  * never options); the envelope `{trace, mode?, model?, baseline?, format?, select?, hints?}` when
  * `trace` is an object or an array; otherwise the flat native trace minus the option keys.
+ * Options missing from the body come from the query (`query`), raw bodies' options only from it.
  */
-export const splitBody = (body: Record<string, unknown> | Array<unknown>, recognised: (body: unknown) => boolean): BodyParts => {
-  const none = { mode: undefined, model: undefined, baseline: undefined, format: undefined, select: undefined, hints: undefined }
+export const splitBody = (
+  body: Record<string, unknown> | Array<unknown>,
+  recognised: (body: unknown) => boolean,
+  query: QueryOptions = NO_QUERY
+): BodyParts => {
+  const none = { mode: query.mode, model: query.model, baseline: undefined, format: query.format, select: querySelect(query.select), hints: undefined }
   if (Array.isArray(body) || recognised(body)) return { trace: body, raw: true, ...none }
   const envelopeTrace = body["trace"]
+  // The envelope wins where it and the query both give an option (DECISIONS §16).
   if (isRecord(envelopeTrace) || Array.isArray(envelopeTrace)) {
     return {
       trace: envelopeTrace,
       raw: false,
-      mode: body["mode"],
-      model: body["model"],
+      mode: body["mode"] ?? none.mode,
+      model: body["model"] ?? none.model,
       baseline: body["baseline"],
-      format: body["format"],
-      select: body["select"],
+      format: body["format"] ?? none.format,
+      select: body["select"] ?? none.select,
       hints: body["hints"]
     }
   }
@@ -60,7 +96,7 @@ export const splitBody = (body: Record<string, unknown> | Array<unknown>, recogn
     if (trace === body) trace = { ...body }
     delete trace[key]
   }
-  return { ...none, trace, raw: false, mode: body["mode"], model: body["model"], baseline: body["baseline"] }
+  return { ...none, trace, raw: false, mode: body["mode"] ?? none.mode, model: body["model"] ?? none.model, baseline: body["baseline"] }
 }
 
 const isFormatOption = Schema.is(FormatOption)

@@ -4,7 +4,7 @@
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import { Predicate, Schema } from "effect"
 import type { PatternSpec } from "../Catalogue/Contract.js"
 import { Mode } from "../Catalogue/Resources.js"
 import { FormatOption } from "../Traces/Model.js"
@@ -103,6 +103,44 @@ export const analyzeResponse = <Slug extends string, D, DE>(slug: Slug, name: st
     cached: Schema.Boolean.annotations({ description: "True when the detection came from the cache." }),
     detection
   }).annotations({ identifier: `${name}AnalyzeResponse`, description: "AnalyzeResponseEnvelope" })
+
+/**
+ * Options as query parameters (DECISIONS §16), for a body sent as it is (a raw trace, JSON Lines):
+ * the envelope wins where both give one. Read as text so a bad value answers the documented 400 of
+ * the option's own check. Analyze and normalize declare them in the OpenAPI document only
+ * (`documentQueryOptions`): as url parameters of the endpoints, every typed-client call would have
+ * to pass `urlParams`.
+ */
+const QUERY_DESCRIPTIONS = {
+  format: "The trace's format (auto, otel, openinference, openai, anthropic, langsmith, autogen, trajectory, native), when the body does not say.",
+  select: "One trace of several: its id, or its index (digits: `?select=1` is the second trace), when the body does not say.",
+  mode: "quick, standard or forensic, when the body does not say.",
+  model: "The model to call (`provider:model` selects the provider), when the body does not say."
+} as const
+const queryText = (name: keyof typeof QUERY_DESCRIPTIONS) => Schema.optional(Schema.String.annotations({ description: QUERY_DESCRIPTIONS[name] }))
+export const AnalyzeQueryParams = { format: queryText("format"), select: queryText("select"), mode: queryText("mode"), model: queryText("model") }
+
+const queryParameter = (name: keyof typeof QUERY_DESCRIPTIONS) => ({
+  name,
+  in: "query",
+  required: false,
+  schema: { type: "string", description: QUERY_DESCRIPTIONS[name] },
+  description: QUERY_DESCRIPTIONS[name]
+})
+
+/** The OpenAPI document with the query options of analyze and normalize declared (see above). */
+export const documentQueryOptions = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const paths = spec["paths"]
+  if (!Predicate.isRecord(paths)) return spec
+  const analyze = [queryParameter("format"), queryParameter("select"), queryParameter("mode"), queryParameter("model")]
+  const out: Record<string, unknown> = {}
+  for (const [path, item] of Object.entries(paths)) {
+    const parameters = path.startsWith("/v1/analyze/") && !path.includes("{") ? analyze : path === "/v1/traces/normalize" ? analyze.slice(0, 2) : undefined
+    const post = Predicate.isRecord(item) ? item["post"] : undefined
+    out[path] = parameters === undefined || !Predicate.isRecord(item) || !Predicate.isRecord(post) ? item : { ...item, post: { ...post, parameters } }
+  }
+  return { ...spec, paths: out }
+}
 
 /** One endpoint per pattern: `POST /v1/analyze/<slug>`, named by the slug. */
 export const analyzeEndpoint = <const Slug extends string, P extends string, I, IE, H, HE, D, DE>(definition: {

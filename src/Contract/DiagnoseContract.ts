@@ -21,7 +21,7 @@ import {
   ValidationErrorWire
 } from "../Errors.js"
 import { FormatOption } from "../Traces/Model.js"
-import { RawTrace, TraceHints, TraceSelect } from "./AnalyzeContract.js"
+import { AnalyzeQueryParams, RawTrace, TraceHints, TraceSelect } from "./AnalyzeContract.js"
 
 export const DiagnoseEnvelope = Schema.Struct({
   trace: RawTrace,
@@ -59,6 +59,10 @@ const OutputParam = Schema.String.annotations({
 })
 
 export const DiagnoseParams = Schema.Struct({
+  ...AnalyzeQueryParams,
+  patterns: Schema.optional(Schema.String.annotations({ description: "Pattern names to run, comma-separated, when the body does not say." })),
+  max_patterns: Schema.optional(Schema.String.annotations({ description: "How many fitting patterns to run (1-12), when the body does not say." })),
+  budget_tokens: Schema.optional(Schema.String.annotations({ description: "The most tokens the lenses may spend, when the body does not say." })),
   output: Schema.optional(OutputParam),
   artifact: Schema.optional(
     Schema.String.annotations({ description: "The trace file's path as the client holds it, for SARIF locations (default trace.json)." })

@@ -9,7 +9,18 @@ import { Clock, Context, Duration, Effect, Either, Layer } from "effect"
 import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"
 import { AnalysisProgress } from "../Analysis/Progress.js"
-import { resolveFormat, resolveHints, resolveMode, resolveModel, resolveSelect, splitBody } from "../Analysis/Intake.js"
+import {
+  NO_QUERY,
+  type QueryOptions,
+  queryList,
+  queryNumber,
+  resolveFormat,
+  resolveHints,
+  resolveMode,
+  resolveModel,
+  resolveSelect,
+  splitBody
+} from "../Analysis/Intake.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
@@ -45,7 +56,9 @@ export interface DiagnoseServiceShape {
   readonly diagnose: (
     body: Record<string, unknown> | Array<unknown>,
     keyName: string | null,
-    requestId: string
+    requestId: string,
+    /** Options given as query parameters (REST), used where the body gives none (DECISIONS §16). */
+    query?: QueryOptions
   ) => Effect.Effect<DiagnoseOutcome, DiagnoseFailure>
 }
 
@@ -72,9 +85,13 @@ export const estimateTokens = (mode: Mode, traceChars: number): number => {
 }
 
 /** The diagnose-only options of an envelope body. */
-const diagnoseOptions = (body: Record<string, unknown> | Array<unknown>, raw: boolean) => {
+const diagnoseOptions = (body: Record<string, unknown> | Array<unknown>, raw: boolean, query: QueryOptions) => {
   const from = !raw && isRecord(body) && (isRecord(body["trace"]) || Array.isArray(body["trace"])) ? body : undefined
-  return { patterns: from?.["patterns"], maxPatterns: from?.["max_patterns"], budgetTokens: from?.["budget_tokens"] }
+  return {
+    patterns: from?.["patterns"] ?? queryList(query.patterns),
+    maxPatterns: from?.["max_patterns"] ?? queryNumber(query.max_patterns),
+    budgetTokens: from?.["budget_tokens"] ?? queryNumber(query.budget_tokens)
+  }
 }
 
 const resolvePatterns = (value: unknown, known: (slug: string) => boolean): Either.Either<ReadonlyArray<string> | undefined, ValidationError> => {
@@ -111,12 +128,12 @@ export const DiagnoseServiceLive = Layer.effect(
     const entries = catalogue.entries
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
 
-    const diagnose: DiagnoseServiceShape["diagnose"] = (body, keyName, requestId) =>
+    const diagnose: DiagnoseServiceShape["diagnose"] = (body, keyName, requestId, query = NO_QUERY) =>
       Effect.gen(function*() {
         const startedAt = yield* Clock.currentTimeMillis
         yield* analyses.pace
-        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined)
-        const extra = diagnoseOptions(body, parts.raw)
+        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined, query)
+        const extra = diagnoseOptions(body, parts.raw, query)
         const format = yield* resolveFormat(parts.format)
         const select = yield* resolveSelect(parts.select)
         const normalized = yield* normalizeTrace(parts.trace, format, limits)

@@ -138,8 +138,10 @@ export const makeEdge = (
         : method === "POST" && path === DIAGNOSE_PATH
         ? DIAGNOSE_LABEL
         : null
-      // Prepared replies exist for the analyze endpoints of known patterns only.
-      const replyable = pattern !== null && slugs.has(pattern)
+      const knownPattern = pattern !== null && slugs.has(pattern)
+      // Prepared replies exist for the analyze endpoints of known patterns only, and for bodies
+      // alone: options in the query change the answer, and hits are kept by body.
+      const replyable = knownPattern && !(request.url ?? "").includes("?")
       let failure: RequestFailure | null = null
       /** Body bytes this request holds of the in-flight budget, given back when its response closes. */
       let held = 0
@@ -202,7 +204,7 @@ export const makeEdge = (
             contain: (step) => guard(response, requestId, step)
           }
           if (path === MCP_PATH) return mcp(request, response, edge)
-          if (replyable && pattern !== null) return analyze(pattern, request, response, edge)
+          if (knownPattern && pattern !== null) return analyze(pattern, request, response, edge)
           request.edge = edge
           app(request, response)
         }

@@ -3,7 +3,7 @@
  * envelope `{trace, format?, select?}`, under the configured trace limits.
  */
 import { Context, Effect, Layer } from "effect"
-import { resolveFormat, resolveSelect, splitBody } from "../Analysis/Intake.js"
+import { NO_QUERY, type QueryOptions, resolveFormat, resolveSelect, splitBody } from "../Analysis/Intake.js"
 import { AppConfig } from "../Config.js"
 import type { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
 import type { NormalizedTrace, TraceFormat } from "./Model.js"
@@ -15,7 +15,9 @@ export type NormalizeResult =
 
 export interface TraceReaderShape {
   readonly normalize: (
-    body: Record<string, unknown> | Array<unknown>
+    body: Record<string, unknown> | Array<unknown>,
+    /** `format` and `select` given as query parameters (REST), used where the body gives none. */
+    query?: QueryOptions
   ) => Effect.Effect<NormalizeResult, ValidationError | UnsupportedTraceFormat | RequestTooLarge>
 }
 
@@ -24,9 +26,9 @@ export class TraceReader extends Context.Tag("TraceReader")<TraceReader, TraceRe
 export const TraceReaderLive = Layer.effect(
   TraceReader,
   Effect.map(AppConfig, ({ limits }): TraceReaderShape => ({
-    normalize: (body) =>
+    normalize: (body, query = NO_QUERY) =>
       Effect.gen(function*() {
-        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined)
+        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined, query)
         const format = yield* resolveFormat(parts.format)
         const select = yield* resolveSelect(parts.select)
         const normalized = yield* normalizeTrace(parts.trace, format, limits)

@@ -8,6 +8,7 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Exit, FiberId, FiberRef, FiberRefs, HashMap, Layer, Runtime } from "effect"
 import { type AdmittedAnalysis, analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
+import { queryOptions } from "../../Analysis/Intake.js"
 import type { AnalysisResult } from "../../Analysis/Analyzer.js"
 import { CachedReplies } from "../../Cache/CachedReplies.js"
 import type { Mode } from "../../Catalogue/Resources.js"
@@ -80,18 +81,19 @@ export const AnalyzeRestLive = Layer.effect(
       settleRest(edge, slug, mode, exit, (outcome) => outcome.cached)
 
     /** 415, 400, the CPU turn, trace limits and mode: what fails here has no mode yet. */
-    const admit = (slug: string, contentType: string | undefined, bytes: Uint8Array) =>
+    const admit = (slug: string, contentType: string | undefined, bytes: Uint8Array, target: string) =>
       Effect.gen(function*() {
         yield* requireJson(contentType, { jsonLines: true })
         yield* service.pace
-        return yield* service.admit(slug, yield* parseTraceBody(bytes, isJsonLinesContentType(contentType)))
+        return yield* service.admit(slug, yield* parseTraceBody(bytes, isJsonLinesContentType(contentType)), queryOptions(target))
       })
 
-    const prepare = (slug: string, admitted: AdmittedAnalysis, edge: EdgeRequest, bytes: Uint8Array) =>
+    const prepare = (slug: string, admitted: AdmittedAnalysis, edge: EdgeRequest, bytes: Uint8Array, target: string) =>
       Effect.gen(function*() {
         const prepared = yield* service.prepare(admitted, edge.keyName)
-        // An identical body later is a cache hit the edge answers from the stored detection.
-        if (replies.enabled && prepared.baseline === null) {
+        // An identical body later is a cache hit the edge answers from the stored detection (the
+        // edge looks up bodies only, so a request with a query, whose options change the answer, is not kept).
+        if (replies.enabled && prepared.baseline === null && !target.includes("?")) {
           const mode = prepared.mode
           replies.remember(prepared.scopes.cache, slug, bytes, {
             key: prepared.key,
@@ -114,12 +116,12 @@ export const AnalyzeRestLive = Layer.effect(
     }
 
     /** An analyze request from its body to its outcome, recorded once. */
-    const answer = (slug: string, contentType: string | undefined, edge: EdgeRequest) => {
+    const answer = (slug: string, contentType: string | undefined, target: string, edge: EdgeRequest) => {
       const bytes = edge.body ?? EMPTY
-      return admit(slug, contentType, bytes).pipe(
+      return admit(slug, contentType, bytes, target).pipe(
         Effect.onError((cause) => settle(edge, slug, "unknown", Exit.failCause(cause))),
         Effect.flatMap((admitted) =>
-          prepare(slug, admitted, edge, bytes).pipe(
+          prepare(slug, admitted, edge, bytes, target).pipe(
             Effect.flatMap((prepared) =>
               Effect.map(service.run(prepared, edge.requestId), (outcome) => ({ prepared, outcome, cached: outcome.cached }))
             ),
@@ -131,13 +133,13 @@ export const AnalyzeRestLive = Layer.effect(
 
     const handler = (slug: string) => ({ request }: RawRequest) =>
       Effect.flatMap(CurrentRequest, (edge) =>
-        Effect.map(answer(slug, request.headers["content-type"], edge), ({ prepared, outcome }) => respond(prepared, outcome)))
+        Effect.map(answer(slug, request.headers["content-type"], request.url, edge), ({ prepared, outcome }) => respond(prepared, outcome)))
 
     const runtime = yield* Effect.runtime<never>()
 
     const serve: AnalyzeRestShape["serve"] = (slug, request, response, edge) => {
       const path = request.url ?? "/"
-      const fiber = Runtime.runFork(runtime, answer(slug, request.headers["content-type"], edge), {
+      const fiber = Runtime.runFork(runtime, answer(slug, request.headers["content-type"], path, edge), {
         // The request's context and log annotation, set as the fiber starts: no frames held for them.
         updateRefs: (refs, fiberId) =>
           FiberRefs.updateManyAs(refs, {

@@ -8,6 +8,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Schema } from "effect"
 import { Api } from "../../Api.js"
+import { queryOptions } from "../../Analysis/Intake.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { DiagnoseOutput, type ReportContext } from "../../Diagnose/Model.js"
 import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
@@ -53,7 +54,7 @@ export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers)
           yield* requireJson(contentType, { jsonLines: true })
           const bytes = edge.body ?? EMPTY
           const body = yield* parseTraceBody(bytes, isJsonLinesContentType(contentType))
-          const { events, report } = yield* service.diagnose(body, edge.keyName, edge.requestId)
+          const { events, report } = yield* service.diagnose(body, edge.keyName, edge.requestId, queryOptions(request.url))
           mode = report.mode
           const context: ReportContext = {
             events,

@@ -6,6 +6,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { AnalyzeService } from "../../Analysis/AnalyzeService.js"
+import { queryOptions } from "../../Analysis/Intake.js"
 import { Api } from "../../Api.js"
 import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
@@ -24,6 +25,6 @@ export const TracesHttpLive = HttpApiBuilder.group(Api, "traces", (handlers) =>
         yield* requireJson(contentType, { jsonLines: true })
         yield* pace
         const body = yield* parseTraceBody(edge.body ?? EMPTY, isJsonLinesContentType(contentType))
-        return HttpServerResponse.unsafeJson(yield* reader.normalize(body))
+        return HttpServerResponse.unsafeJson(yield* reader.normalize(body, queryOptions(request.url)))
       }))
   }))
