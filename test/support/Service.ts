@@ -4,7 +4,7 @@
  */
 import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
 import { AppLive, withoutRuntimeMetrics } from "../../src/App.js"
-import { appConfig } from "../../src/Config.js"
+import { appConfig, type AppConfigShape } from "../../src/Config.js"
 import { ServerHandle } from "../../src/Edge/Server.js"
 import { Readiness } from "../../src/Lifecycle/Readiness.js"
 
@@ -15,13 +15,19 @@ export interface RunningService {
   readonly setReadiness: (state: "starting" | "ready" | "draining") => Promise<void>
 }
 
-export const startService = async (env: Record<string, string> = {}): Promise<RunningService> => {
+export const startService = (env: Record<string, string> = {}): Promise<RunningService> => startServiceWith(env, AppLive)
+
+/** The same with another composition of the application (a test's variant of `AppLive`). */
+export const startServiceWith = async (
+  env: Record<string, string>,
+  app: (config: AppConfigShape) => Layer.Layer<ServerHandle | Readiness, unknown>
+): Promise<RunningService> => {
   const provider = ConfigProvider.fromMap(new Map(Object.entries({ SVC_PORT: "0", SVC_LOG_LEVEL: "none", ...env })))
   return Effect.runPromise(
     Effect.gen(function*() {
       const config = yield* appConfig
       const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(AppLive(config), scope).pipe(
+      const context = yield* Layer.buildWithScope(app(config), scope).pipe(
         Effect.tapErrorCause(() => Scope.close(scope, Exit.void))
       )
       const { address } = Context.get(context, ServerHandle)
