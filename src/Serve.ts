@@ -7,7 +7,8 @@
  */
 import { Cause, ConfigProvider, Effect, Layer, Option } from "effect"
 import { setFlagsFromString } from "node:v8"
-import { AppLive, withoutRuntimeMetrics } from "./App.js"
+import { AppLive } from "./App.js"
+import { withoutRuntimeMetrics } from "./Resources.js"
 import { appConfig, describeConfigError } from "./Config.js"
 import { ShutdownSignals } from "./Lifecycle/Signals.js"
 import { loggingLayer } from "./Observability/Logging.js"

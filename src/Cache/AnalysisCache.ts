@@ -237,32 +237,32 @@ export const makeAnalysisCache = (options: {
   return { run, hitBytesAt, size: () => entries.size }
 }
 
-export const AnalysisCacheLive = Layer.scoped(
-  AnalysisCache,
+/** No cache (SVC_CACHE unset or off): every request runs. */
+export const AnalysisCacheOffLive = Layer.succeed(AnalysisCache, {
+  enabled: false,
+  run: (_key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) => Effect.map(compute, (result): CacheOutcome => ({ result, cached: false })),
+  hitBytesAt: () => undefined,
+  now: () => Date.now(),
+  size: () => 0
+})
+
+const cacheWith = (store: RedisStoreShape | undefined) =>
   Effect.gen(function*() {
     const { cache } = yield* AppConfig
-    if (!cache.enabled) {
-      return {
-        enabled: false,
-        run: (_key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) =>
-          Effect.map(compute, (result): CacheOutcome => ({ result, cached: false })),
-        hitBytesAt: () => undefined,
-        now: () => Date.now(),
-        size: () => 0
-      }
-    }
     const scope = yield* Effect.scope
     const clock = yield* Effect.clock
-    const store = yield* RedisStore
     const ttlMillis = Option.getOrUndefined(Option.map(cache.ttl, Duration.toMillis))
     const made = makeAnalysisCache({
       capacity: cache.capacity,
       ttlMillis,
       scope,
-      shared: cache.shared
-        ? { store, ttlMs: ttlMillis ?? DEFAULT_SHARED_TTL_MS, leaseMs: LEASE_MS, owner: randomUUID() }
-        : undefined
+      shared: store === undefined ? undefined : { store, ttlMs: ttlMillis ?? DEFAULT_SHARED_TTL_MS, leaseMs: LEASE_MS, owner: randomUUID() }
     })
     return { enabled: true, now: () => clock.unsafeCurrentTimeMillis(), ...made }
   })
-)
+
+/** SVC_CACHE=memory: entries and single flight in this process. Chosen once, in Resources.ts. */
+export const AnalysisCacheMemoryLive = Layer.scoped(AnalysisCache, cacheWith(undefined))
+
+/** SVC_CACHE=redis: entries and single flight shared by the replicas, with an in-process front. */
+export const AnalysisCacheRedisLive = Layer.scoped(AnalysisCache, Effect.flatMap(RedisStore, cacheWith))

@@ -246,7 +246,11 @@ export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES, store: RedisSt
     } satisfies HomeShape
   })
 
-export const HomeLive = Layer.scoped(
+/** SVC_HOME with baselines in its files. Which Home a service gets is chosen once, in Resources.ts. */
+export const HomeFilesLive = Layer.scoped(Home, Effect.flatMap(AppConfig, (config) => makeHome(config.home, ROTATE_BYTES)))
+
+/** SVC_HOME with baselines shared through Redis (DECISIONS §15); SVC_HOME's files when Redis is away. */
+export const HomeRedisLive = Layer.scoped(
   Home,
   Effect.gen(function*() {
     const config = yield* AppConfig

@@ -126,8 +126,21 @@ export const unlimited: RateLimiterShape = {
   size: () => 0
 }
 
-/** The limiter of the configured setting (`unlimited` when SVC_API_RATE_LIMIT is unset or off). */
-export const RateLimiterLive = Layer.effect(
+/**
+ * The limiter of the configured setting in this process (`unlimited` when SVC_API_RATE_LIMIT is
+ * unset or off). Which limiter a service gets is chosen once, in Resources.ts.
+ */
+export const RateLimiterMemoryLive = Layer.effect(
+  RateLimiter,
+  Effect.map(AppConfig, (config) =>
+    Option.match(config.rateLimit, {
+      onNone: () => unlimited,
+      onSome: (setting) => makeRateLimiter(setting, config.rateLimitMaxBuckets)
+    }))
+)
+
+/** The same, one window for the fleet kept in Redis (DECISIONS §15), this process's as the fallback. */
+export const RateLimiterRedisLive = Layer.effect(
   RateLimiter,
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -135,12 +148,9 @@ export const RateLimiterLive = Layer.effect(
     const clock = yield* Effect.clock
     return Option.match(config.rateLimit, {
       onNone: () => unlimited,
-      onSome: (setting) => {
-        const local = makeRateLimiter(setting, config.rateLimitMaxBuckets)
-        return store.configured
-          ? makeSharedRateLimiter(setting, local, store, config.redis.onError, () => clock.unsafeCurrentTimeMillis())
-          : local
-      }
+      onSome: (setting) =>
+        makeSharedRateLimiter(setting, makeRateLimiter(setting, config.rateLimitMaxBuckets), store, config.redis.onError, () =>
+          clock.unsafeCurrentTimeMillis())
     })
   })
 )

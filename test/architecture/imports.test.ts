@@ -143,4 +143,20 @@ describe("the import graph of src/", () => {
     expect(forbidden).toEqual([])
     expect(loaded).toContain("patterns/lewin/contract.ts")
   })
+
+  it("the svc commands and svc mcp build the resources without loading the HTTP server", () => {
+    for (const entry of ["src/Surfaces/Cli/Local.ts", "src/Surfaces/Mcp/StdioMain.ts", "src/Resources.ts"]) {
+      const loaded = Array.from(reachable(entry, true))
+      expect(loaded, entry).not.toContain("src/Http.ts")
+      expect(loaded, entry).not.toContain("src/Edge/Server.ts")
+      expect(loaded, entry).not.toContain("src/App.ts")
+    }
+  })
+
+  it("chooses where state lives in one place: only Resources.ts picks the memory or Redis layers", () => {
+    const pickers = Array.from(graph.keys()).filter((file) => file.startsWith("src/") && file !== "src/Resources.ts").filter((file) =>
+      /\b(RateLimiterRedisLive|AnalysisCacheRedisLive|HomeRedisLive|RedisStoreLive)\b/.test(readFileSync(file, "utf8").replace(/export const \w+/g, ""))
+    )
+    expect(pickers).toEqual([])
+  })
 })

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Either, Exit, Layer, Scope } from "effect"
 import { autogenGroupChat, mixedRun, otelAgentChain } from "../../bench/agents-traces.js"
-import { ResourcesLive } from "../../src/App.js"
+import { ResourcesLive } from "../../src/Resources.js"
 import { patternCodes } from "../../src/Catalogue/Catalogue.js"
 import { appConfig } from "../../src/Config.js"
 import { DiagnoseService, type DiagnoseServiceShape } from "../../src/Diagnose/DiagnoseService.js"

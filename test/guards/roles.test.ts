@@ -14,8 +14,7 @@ import { parseKeyRoles, requiredRole } from "../../src/Auth/Roles.js"
 import { makeScopes } from "../../src/Auth/Scopes.js"
 import { AppConfig, appConfig, describeConfigError } from "../../src/Config.js"
 import { ApiKeysLive } from "../../src/Auth/ApiKeys.js"
-import { RateLimiterLive } from "../../src/RateLimit/RateLimiter.js"
-import { RedisStoreLive } from "../../src/Store/Redis.js"
+import { RateLimiterMemoryLive } from "../../src/RateLimit/RateLimiter.js"
 import { makeLocalCaller } from "../../src/Surfaces/LocalCaller.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
@@ -162,7 +161,7 @@ describe("roles in the caller's own process (svc, svc mcp)", () => {
           return yield* Effect.either(caller)
         }).pipe(
           Effect.provide(
-            Layer.mergeAll(ApiKeysLive, RateLimiterLive.pipe(Layer.provide(RedisStoreLive))).pipe(
+            Layer.mergeAll(ApiKeysLive, RateLimiterMemoryLive).pipe(
               Layer.provideMerge(Layer.effect(AppConfig, appConfig))
             )
           ),

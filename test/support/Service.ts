@@ -3,7 +3,8 @@
  * ConfigProvider.fromMap exactly as the environment would configure it. Tests talk HTTP to it.
  */
 import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
-import { AppLive, withoutRuntimeMetrics } from "../../src/App.js"
+import { AppLive } from "../../src/App.js"
+import { withoutRuntimeMetrics } from "../../src/Resources.js"
 import { appConfig, type AppConfigShape } from "../../src/Config.js"
 import { ServerHandle } from "../../src/Edge/Server.js"
 import { Readiness } from "../../src/Lifecycle/Readiness.js"

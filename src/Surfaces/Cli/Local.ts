@@ -7,7 +7,7 @@
 import { Cause, Config, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { AnalysisProgress, type AnalysisProgressShape } from "../../Analysis/Progress.js"
-import { ResourcesLive, withoutRuntimeMetrics } from "../../App.js"
+import { ResourcesLive, withoutRuntimeMetrics } from "../../Resources.js"
 import { Catalogue } from "../../Catalogue/Catalogue.js"
 import { appConfig, describeConfigError } from "../../Config.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"

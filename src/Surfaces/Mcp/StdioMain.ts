@@ -4,7 +4,7 @@
  * lines on stderr, and anything that would print to stdout through `console` is sent to stderr.
  */
 import { Cause, Config, ConfigProvider, Effect, Layer } from "effect"
-import { ResourcesLive, withoutRuntimeMetrics } from "../../App.js"
+import { ResourcesLive, withoutRuntimeMetrics } from "../../Resources.js"
 import { appConfig, describeConfigError } from "../../Config.js"
 import { loggingLayer } from "../../Observability/Logging.js"
 import { McpCoreLive } from "./Mcp.js"

@@ -1,0 +1,87 @@
+/**
+ * The service's resources as one Layer, given a validated configuration: everything requests use,
+ * with no HTTP server, so the `svc` commands and `svc mcp` build the same resources as `svc serve`
+ * without importing the server (App.ts adds it). Resources are built before the server and
+ * finalized after it, so they outlive draining requests.
+ *
+ * Where state lives is chosen here, once, from the configuration (DECISIONS §15, §16): in this
+ * process, or shared through Redis when SVC_REDIS_URL is set (the rate limiter and baselines), and
+ * the cache off, in memory or in Redis by SVC_CACHE. Redis is connected only when something uses it.
+ */
+import { Effect, Layer, Option, RuntimeFlags, RuntimeFlagsPatch } from "effect"
+import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
+import { AnalyzerLive } from "./Analysis/Engine.js"
+import { ApiKeysLive } from "./Auth/ApiKeys.js"
+import { ScopesLive } from "./Auth/Scopes.js"
+import { AnalysisCacheMemoryLive, AnalysisCacheOffLive, AnalysisCacheRedisLive } from "./Cache/AnalysisCache.js"
+import { CachedRepliesLive } from "./Cache/CachedReplies.js"
+import { CatalogueLive } from "./Catalogue/Catalogue.js"
+import { AppConfig, type AppConfigShape } from "./Config.js"
+import { DiagnoseServiceLive } from "./Diagnose/DiagnoseService.js"
+import { JsonBounds } from "./Edge/Body.js"
+import { HomeFilesLive, HomeRedisLive } from "./Home/Home.js"
+import { RequestTrackerLive } from "./Lifecycle/Lifecycle.js"
+import { ReadinessLive } from "./Lifecycle/Readiness.js"
+import { ErrorReportingLive } from "./Observability/ErrorReporting.js"
+import { MetricsLive } from "./Observability/Metrics.js"
+import { ModelClientsLive } from "./Providers/ModelClients.js"
+import { RateLimiterMemoryLive, RateLimiterRedisLive } from "./RateLimit/RateLimiter.js"
+import { RedisStoreLive } from "./Store/Redis.js"
+import { TraceReaderLive } from "./Traces/TraceReader.js"
+
+/** Where each kind of state lives, as the configuration says. */
+export const stateChoice = (config: AppConfigShape) => {
+  const redis = Option.isSome(config.redis.url)
+  return {
+    limiter: redis ? "redis" : "memory",
+    baselines: redis ? "redis" : "files",
+    cache: !config.cache.enabled ? "off" : config.cache.shared ? "redis" : "memory"
+  } as const
+}
+
+export const ResourcesLive = (config: AppConfigShape) => {
+  const ConfigLive = Layer.succeed(AppConfig, config)
+  const state = stateChoice(config)
+  const Shared = RedisStoreLive.pipe(Layer.provide(ConfigLive))
+  const Catalogue = CatalogueLive.pipe(Layer.provide(ConfigLive))
+  const Clients = ModelClientsLive
+  const HomeFiles = (state.baselines === "redis" ? HomeRedisLive.pipe(Layer.provide(Shared)) : HomeFilesLive).pipe(Layer.provide(ConfigLive))
+  const Analyzer = AnalyzerLive.pipe(Layer.provide([ConfigLive, Clients, Catalogue, HomeFiles]))
+  const Cache = (state.cache === "off"
+    ? AnalysisCacheOffLive
+    : state.cache === "redis"
+    ? AnalysisCacheRedisLive.pipe(Layer.provide(Shared))
+    : AnalysisCacheMemoryLive).pipe(Layer.provide(ConfigLive))
+  const Limiter = (state.limiter === "redis" ? RateLimiterRedisLive.pipe(Layer.provide(Shared)) : RateLimiterMemoryLive).pipe(Layer.provide(ConfigLive))
+  const Replies = CachedRepliesLive.pipe(Layer.provide([ConfigLive, Cache]))
+  const Scopes = ScopesLive.pipe(Layer.provide(ConfigLive))
+  const Traces = TraceReaderLive.pipe(Layer.provide(ConfigLive))
+  const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes]))
+  const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses]))
+  const Guards = Layer.mergeAll(ApiKeysLive, Limiter, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
+  // The JSON shape bounds every body parser reads (Edge/Body.ts), as configured.
+  const Bounds = Layer.succeed(JsonBounds, { maxDepth: config.limits.maxDepth, maxKeys: config.limits.maxKeys })
+  return Layer.mergeAll(
+    ConfigLive,
+    Bounds,
+    Catalogue,
+    Analyses,
+    Cache,
+    Replies,
+    Scopes,
+    Traces,
+    Diagnoses,
+    Guards,
+    HomeFiles,
+    ReadinessLive,
+    RequestTrackerLive,
+    MetricsLive
+  )
+}
+
+/**
+ * Effect 3 runs with per-fiber runtime metrics on by default (effect_fiber_*): a tagged metric
+ * update on every fiber start and end. They are off here; the service's own metrics are explicit.
+ */
+export const withoutRuntimeMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.withRuntimeFlagsPatch(effect, RuntimeFlagsPatch.disable(RuntimeFlags.RuntimeMetrics))
