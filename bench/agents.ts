@@ -13,14 +13,14 @@
  * BENCH_AGENTS_SERVER=/path/to/server.mjs measures another build (the code before a change).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
-import { createServer as createNetServer } from "node:net"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
 import { autogenGroupChat, otelAgentChain } from "./agents-traces.js"
+import { cpuMsOf, freePort, median, round2, stopChild as stop } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const KEY = "bench-key-0123456789abcdef"
@@ -39,16 +39,6 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL")
 })
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createNetServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** The built service with no provider configured: diagnose runs triage and signals only. */
 const startService = async () => {
@@ -75,24 +65,7 @@ const startService = async () => {
   return { child, url }
 }
 
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve()
-    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000)
-    child.once("exit", () => {
-      clearTimeout(kill)
-      resolve()
-    })
-    child.kill("SIGINT")
-  })
 
-/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
-const cpuMsOf = (pid: number | undefined): number => {
-  if (pid === undefined) return Number.NaN
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
 
 const post = (url: string, body: string, agent: Agent) =>
   new Promise<{ readonly status: number; readonly ms: number; readonly text: string }>((resolve) => {
@@ -113,12 +86,6 @@ const post = (url: string, body: string, agent: Agent) =>
     req.end(body)
   })
 
-const median = (xs: ReadonlyArray<number>) => {
-  const sorted = xs.slice().sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid] ?? Number.NaN : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
-}
-const round2 = (x: number) => Math.round(x * 100) / 100
 
 type Kind = "AutoGen group chat, one message per agent" | "OTLP nested agent spans, one handoff per agent"
 const KINDS: ReadonlyArray<readonly [Kind, (agents: number, salt: string) => unknown]> = [

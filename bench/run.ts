@@ -10,12 +10,12 @@ import autocannon from "autocannon"
 import { type ChildProcess, fork, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { request as httpRequest, Agent } from "node:http"
-import { createServer as createNetServer } from "node:net"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
 import { measureCost } from "./cost.js"
+import { cpuMsOf, freePort, median, round2, stopChild } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
@@ -58,16 +58,6 @@ const firstLine = (child: ChildProcess) =>
     child.on("exit", (code) => reject(new Error(`process exited early (${code})`)))
   })
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createNetServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 const startService = async (env: Record<string, string>, options: { readonly probe?: boolean } = {}): Promise<Started> => {
   const port = await freePort()
@@ -120,17 +110,7 @@ const startDouble = async (delayMs: number) => {
   return { child, url, calls }
 }
 
-const stop = (started: { readonly child: ChildProcess }) =>
-  new Promise<void>((resolve) => {
-    if (started.child.exitCode !== null) return resolve()
-    // SIGINT drains (without the SIGTERM routing delay) and lets --cpu-prof write its profile.
-    const kill = setTimeout(() => started.child.kill("SIGKILL"), 10_000)
-    started.child.once("exit", () => {
-      clearTimeout(kill)
-      resolve()
-    })
-    started.child.kill("SIGINT")
-  })
+const stop = (started: { readonly child: ChildProcess }) => stopChild(started.child)
 
 /** The live heap of a service started with `probe`, after a full collection, in bytes. */
 const heapOf = (child: ChildProcess) =>
@@ -142,13 +122,6 @@ const heapOf = (child: ChildProcess) =>
     child.send("heap")
   })
 
-/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
-const cpuMsOf = (pid: number | undefined): number => {
-  if (pid === undefined) return Number.NaN
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
 
 /** Runs `count` requests, `concurrency` at a time. */
 const inBatches = async (count: number, concurrency: number, send: (i: number) => Promise<{ readonly status: number }>) => {
@@ -188,12 +161,6 @@ const load = async (url: string, options: { method?: "GET" | "POST"; body?: stri
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx }
 }
 
-const median = (xs: ReadonlyArray<number>) => {
-  const sorted = xs.slice().sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid] ?? Number.NaN : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
-}
-const round2 = (x: number) => Math.round(x * 100) / 100
 
 interface Row {
   readonly scenario: string
