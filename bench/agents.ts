@@ -12,18 +12,16 @@
  * Writes bench/results/<time>.json (never latest.json: that is the full `npm run bench`).
  * BENCH_AGENTS_SERVER=/path/to/server.mjs measures another build (the code before a change).
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
-import { cpus, tmpdir, totalmem } from "node:os"
+import { cpus, totalmem } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
 import { autogenGroupChat, otelAgentChain } from "./agents-traces.js"
-import { cpuMsOf, freePort, median, round2, stopChild as stop } from "./support.js"
+import { BENCH_KEY as KEY, cpuMsOf, launchService, median, round2, stopChild as stop } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
-const KEY = "bench-key-0123456789abcdef"
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 const SERVER = process.env["BENCH_AGENTS_SERVER"] ?? join(repo, "dist", "server.mjs")
@@ -34,36 +32,8 @@ const LARGE = 5000
 /** Requests per batch: enough CPU in each batch for /proc's 10 ms clock ticks. */
 const BATCH: Readonly<Record<number, number>> = { [SMALL]: 40, [LARGE]: 3 }
 
-const children: Array<ChildProcess> = []
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL")
-})
-
-
 /** The built service with no provider configured: diagnose runs triage and signals only. */
-const startService = async () => {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, [...NODE_FLAGS, SERVER], {
-    env: {
-      PATH: process.env["PATH"] ?? "",
-      SVC_PORT: String(port),
-      SVC_HOME: mkdtempSync(join(tmpdir(), "svc-bench-agents-")),
-      SVC_LOG_LEVEL: "warning",
-      SVC_API_REQUIRE_AUTH: "true",
-      SVC_API_KEYS: `bench=${KEY}`,
-      SVC_API_RATE_LIMIT: "1000000000/60"
-    },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-  children.push(child)
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode})`)
-    if ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200) break
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  return { child, url }
-}
+const startService = () => launchService(SERVER, NODE_FLAGS, {})
 
 
 

@@ -15,13 +15,12 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
 import { measureCost } from "./cost.js"
-import { cpuMsOf, freePort, median, round2, stopChild } from "./support.js"
+import { BENCH_KEY as KEY, cpuMsOf, freePort, launchService, launchWith, median, round2, stopChild, track } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
-const KEY = "bench-key-0123456789abcdef"
 /**
  * BENCH_ONLY=startup,cli,cost,percall,static,hit,big,otlp,redis,wide,identical,agents runs only those
  * scenarios (default: all); `agents` is bench/agents.ts, which `npm run bench` runs after this file.
@@ -41,10 +40,6 @@ interface Started {
   readonly startedMs: number
 }
 
-const children: Array<ChildProcess> = []
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL")
-})
 
 const firstLine = (child: ChildProcess) =>
   new Promise<string>((resolve, reject) => {
@@ -59,41 +54,18 @@ const firstLine = (child: ChildProcess) =>
   })
 
 
-const startService = async (env: Record<string, string>, options: { readonly probe?: boolean } = {}): Promise<Started> => {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const started = performance.now()
-  const serviceEnv = {
-      PATH: process.env["PATH"] ?? "",
-      SVC_PORT: String(port),
-      SVC_HOME: mkdtempSync(join(tmpdir(), "svc-bench-")),
-      SVC_LOG_LEVEL: "warning",
-      SVC_API_REQUIRE_AUTH: "true",
-      SVC_API_KEYS: `bench=${KEY}`,
-      SVC_API_RATE_LIMIT: "1000000000/60",
-      ...env
-  }
-  // With `probe`, the service runs under bench/probe.mjs, which answers its live heap over IPC.
-  const child = options.probe === true
-    ? fork(join(repo, "bench", "probe.mjs"), [], { execArgv: [...SERVICE_FLAGS, "--expose-gc"], env: serviceEnv, stdio: ["ignore", "ignore", "inherit", "ipc"] })
-    : spawn(process.execPath, [...SERVICE_FLAGS, join(repo, "dist", "server.mjs")], { env: serviceEnv, stdio: ["ignore", "ignore", "inherit"] })
-  children.push(child)
-  // Ready means /readyz answers 200.
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode})`)
-    const status = await fetch(`${url}/readyz`).then((r) => r.status, () => 0)
-    if (status === 200) break
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  return { child, url, startedMs: performance.now() - started }
-}
+/** The built service; with `probe`, under bench/probe.mjs, which answers its live heap over IPC. */
+const startService = (env: Record<string, string>, options: { readonly probe?: boolean } = {}): Promise<Started> =>
+  options.probe === true
+    ? launchWith((serviceEnv) => fork(join(repo, "bench", "probe.mjs"), [], { execArgv: [...SERVICE_FLAGS, "--expose-gc"], env: serviceEnv, stdio: ["ignore", "ignore", "inherit", "ipc"] }), env)
+    : launchService(join(repo, "dist", "server.mjs"), SERVICE_FLAGS, env)
 
 const startBaseline = async (responses: { get?: Record<string, string>; post?: string }): Promise<Started> => {
   const file = join(mkdtempSync(join(tmpdir(), "svc-baseline-")), "responses.json")
   writeFileSync(file, JSON.stringify(responses))
   const started = performance.now()
   const child = spawn(process.execPath, [join(repo, "bench", "baseline.mjs"), file], { stdio: ["ignore", "pipe", "inherit"] })
-  children.push(child)
+  track(child)
   const port = await firstLine(child)
   return { child, url: `http://127.0.0.1:${port}`, startedMs: performance.now() - started }
 }
@@ -101,7 +73,7 @@ const startBaseline = async (responses: { get?: Record<string, string>; post?: s
 const startDouble = async (delayMs: number) => {
   // node itself (not the tsx wrapper, whose child would outlive a kill) with tsx as a loader.
   const child = spawn(process.execPath, ["--import", "tsx", join(repo, "bench", "double.ts"), String(delayMs)], { cwd: repo, stdio: ["ignore", "pipe", "inherit"] })
-  children.push(child)
+  track(child)
   const [url = "", stats = ""] = (await firstLine(child)).split(" ")
   const calls = async () => {
     const body: unknown = await (await fetch(stats)).json()
@@ -530,7 +502,7 @@ const main = async () => {
   if (wants("redis")) {
     const redisPort = await freePort()
     const redis = spawn("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })
-    children.push(redis)
+    track(redis)
     await new Promise((resolve) => setTimeout(resolve, 500))
     const provider = { ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instant.url }
     const shared = { ...provider, SVC_CACHE: "redis", SVC_REDIS_URL: `redis://127.0.0.1:${redisPort}` }
@@ -589,7 +561,7 @@ const main = async () => {
   const proxyRound = async () => {
     const proxyDouble = await startDouble(2000)
     const proxyChild = spawn(process.execPath, [join(repo, "bench", "proxy.mjs"), proxyDouble.url], { stdio: ["ignore", "pipe", "inherit"] })
-    children.push(proxyChild)
+    track(proxyChild)
     const proxyUrl = `http://127.0.0.1:${await firstLine(proxyChild)}`
     const proxyResults = await Promise.all(Array.from({ length: 10_000 }, (_, i) => post(`${proxyUrl}/v1/analyze/lewin`, JSON.stringify({ trace: trace(20, 2, `proxy-${i}`), mode: "quick" }), many)))
     const proxyOverhead = proxyResults.map((r) => r.ms - 2000).sort((a, b) => a - b)

@@ -1,10 +1,14 @@
 /**
- * What the bench scripts share (bench/run.ts, bench/agents.ts): a free loopback port, stopping a
- * child process the way the service drains, a process's CPU time from /proc, medians and rounding.
+ * What the bench scripts share (bench/run.ts, bench/agents.ts, bench/compare.ts): launching a
+ * built service, a free loopback port, stopping a child process the way the service drains, a
+ * process's CPU time from /proc, medians and rounding.
  */
-import type { ChildProcess } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
 import { createServer as createNetServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { performance } from "node:perf_hooks"
 
 /** A loopback port free at the moment of asking. */
 export const freePort = () =>
@@ -45,3 +49,54 @@ export const median = (xs: ReadonlyArray<number>) => {
 }
 
 export const round2 = (x: number) => Math.round(x * 100) / 100
+
+/** The key every bench service is started with. */
+export const BENCH_KEY = "bench-key-0123456789abcdef"
+
+const children: Array<ChildProcess> = []
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL")
+})
+
+/** A child the bench started: killed when the bench exits, however it exits. */
+export const track = (child: ChildProcess): ChildProcess => {
+  children.push(child)
+  return child
+}
+
+export interface LaunchedService {
+  readonly child: ChildProcess
+  readonly url: string
+  /** From spawn to /readyz answering 200. */
+  readonly startedMs: number
+}
+
+/**
+ * A built service (`server`: a dist/server.mjs) on a free port with auth, a rate limit too high to
+ * bite and request ids on, as the benches run it; `flags` are node's. Ready when /readyz is 200.
+ */
+export const launchService = (server: string, flags: ReadonlyArray<string>, env: Record<string, string>): Promise<LaunchedService> =>
+  launchWith((serviceEnv) => spawn(process.execPath, [...flags, server], { env: serviceEnv, stdio: ["ignore", "ignore", "inherit"] }), env)
+
+/** The same with the child started by `start`, given the service's environment (a probe fork, say). */
+export const launchWith = async (start: (env: NodeJS.ProcessEnv) => ChildProcess, env: Record<string, string>): Promise<LaunchedService> => {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const started = performance.now()
+  const child = track(start({
+    PATH: process.env["PATH"] ?? "",
+    SVC_PORT: String(port),
+    SVC_HOME: mkdtempSync(join(tmpdir(), "svc-bench-")),
+    SVC_LOG_LEVEL: "warning",
+    SVC_API_REQUIRE_AUTH: "true",
+    SVC_API_KEYS: `bench=${BENCH_KEY}`,
+    SVC_API_RATE_LIMIT: "1000000000/60",
+    ...env
+  }))
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode})`)
+    if ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200) break
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  return { child, url, startedMs: performance.now() - started }
+}
