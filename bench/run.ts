@@ -23,7 +23,8 @@ const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
 /**
  * BENCH_ONLY=startup,cli,cost,percall,static,hit,big,otlp,redis,wide,identical,agents runs only those
- * scenarios (default: all); `agents` is bench/agents.ts, which `npm run bench` runs after this file.
+ * scenarios (default: all); `agents` is bench/agents.ts and `compare` bench/compare.ts (with
+ * BENCH_BASE=<commit>), which `npm run bench` runs after this file.
  */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 /** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
@@ -287,7 +288,7 @@ const statusCounts = (results: ReadonlyArray<{ readonly status: number; readonly
 }
 
 const main = async () => {
-  if (ONLY.size > 0 && Array.from(ONLY).every((name) => name === "agents")) return
+  if (ONLY.size > 0 && Array.from(ONLY).every((name) => name === "agents" || name === "compare")) return
   const started = new Date()
   mkdirSync(join(repo, "bench", "results"), { recursive: true })
 
