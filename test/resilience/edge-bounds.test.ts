@@ -129,6 +129,19 @@ describe("DNS rebinding: Host and Origin by parsed hostname", () => {
   })
 })
 
+describe("no form posts (DECISIONS §16, against CSRF with auth off)", () => {
+  it("every state-changing route refuses the media types a plain HTML form or a no-cors fetch can send, with 415", async () => {
+    const service = await start()
+    for (const path of ["/v1/analyze/lewin", "/v1/diagnose", "/v1/traces/normalize", "/mcp"]) {
+      for (const contentType of ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain"]) {
+        const answer = await send(service.port, { path, headers: { "content-type": contentType }, body: lewin })
+        expect(answer.status, `${path} ${contentType}`).toBe(415)
+        expect(kindOf(answer)).toBe("unsupported_media_type")
+      }
+    }
+  })
+})
+
 describe("bodies", () => {
   it("refuses an unsupported Content-Encoding with 415 before reading (gzip was read as bytes and failed as 'not UTF-8')", async () => {
     const service = await start()
