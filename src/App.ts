@@ -11,6 +11,6 @@ import { ResourcesLive } from "./Resources.js"
 
 export const AppLive = (config: AppConfigShape) =>
   HttpLive(config.host, config.port).pipe(
-    Layer.provideMerge(ResourcesLive(config)),
+    Layer.provideMerge(ResourcesLive(config, { serving: true })),
     Layer.provide(loggingLayer(config.logLevel))
   )

@@ -11,7 +11,7 @@
 import { Effect, Layer, Option, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
 import { AnalyzerLive } from "./Analysis/Engine.js"
-import { ApiKeysLive } from "./Auth/ApiKeys.js"
+import { ApiKeysLive, ApiKeysOnceLive } from "./Auth/ApiKeys.js"
 import { ScopesLive } from "./Auth/Scopes.js"
 import { AnalysisCacheMemoryLive, AnalysisCacheOffLive, AnalysisCacheRedisLive } from "./Cache/AnalysisCache.js"
 import { CachedRepliesLive } from "./Cache/CachedReplies.js"
@@ -39,7 +39,12 @@ export const stateChoice = (config: AppConfigShape) => {
   } as const
 }
 
-export const ResourcesLive = (config: AppConfigShape) => {
+/**
+ * `serving`: the resources of `svc serve` (npm start), which alone starts background work (the key
+ * file watched today; the run workers of DECISIONS §17 next); the `svc` commands and `svc mcp` read
+ * the keys once.
+ */
+export const ResourcesLive = (config: AppConfigShape, options: { readonly serving: boolean } = { serving: false }) => {
   const ConfigLive = Layer.succeed(AppConfig, config)
   const state = stateChoice(config)
   const Shared = RedisStoreLive.pipe(Layer.provide(ConfigLive))
@@ -58,7 +63,7 @@ export const ResourcesLive = (config: AppConfigShape) => {
   const Traces = TraceReaderLive.pipe(Layer.provide(ConfigLive))
   const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes]))
   const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses]))
-  const Guards = Layer.mergeAll(ApiKeysLive, Limiter, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
+  const Guards = Layer.mergeAll(options.serving ? ApiKeysLive : ApiKeysOnceLive, Limiter, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
   // The JSON shape bounds every body parser reads (Edge/Body.ts), as configured.
   const Bounds = Layer.succeed(JsonBounds, { maxDepth: config.limits.maxDepth, maxKeys: config.limits.maxKeys })
   return Layer.mergeAll(

@@ -80,8 +80,11 @@ const readKeyFile = (path: string): Either.Either<Array<ApiKeyEntry>, string> =>
 /** How often the key file's modification time is checked. */
 export const KEY_FILE_POLL = "1 second"
 
-export const ApiKeysLive = Layer.scoped(
-  ApiKeys,
+/**
+ * The keys, read at start. `watch`: re-read the key file when it changes (background work: only a
+ * serving process watches, DECISIONS §16; a command reads the keys once).
+ */
+const apiKeys = (watch: boolean) =>
   Effect.gen(function*() {
     const { auth } = yield* AppConfig
     const loaded: Either.Either<ReadonlyArray<ApiKeyEntry>, string> = Option.match(auth.keysFile, {
@@ -107,7 +110,7 @@ export const ApiKeysLive = Layer.scoped(
         })
     }))
     // Watch the file by modification time and size (works for in-place edits and atomic renames).
-    yield* Option.match(auth.keysFile, {
+    yield* Option.match(watch ? auth.keysFile : Option.none(), {
       onNone: () => Effect.void,
       onSome: (path) => {
         const stamp = () => {
@@ -129,8 +132,13 @@ export const ApiKeysLive = Layer.scoped(
     })
     return {
       configured: () => current.length > 0,
-      verify: (presented) => verifyAgainst(current, presented),
+      verify: (presented: string) => verifyAgainst(current, presented),
       reload
-    }
+    } satisfies ApiKeysShape
   })
-)
+
+/** The keys of a serving process: the key file watched. */
+export const ApiKeysLive = Layer.scoped(ApiKeys, apiKeys(true))
+
+/** The keys of a command (`svc analyze`, `svc mcp`): read once, nothing left running. */
+export const ApiKeysOnceLive = Layer.scoped(ApiKeys, apiKeys(false))

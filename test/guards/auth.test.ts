@@ -5,12 +5,13 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
-import { Effect, Either, Redacted, Schema } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Redacted, Schema } from "effect"
 import { mkdtempSync, renameSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { mergeKeys, parseKeyFile, verifyAgainst, digestKeys } from "../../src/Auth/ApiKeys.js"
+import { ApiKeys, ApiKeysOnceLive, mergeKeys, parseKeyFile, verifyAgainst, digestKeys } from "../../src/Auth/ApiKeys.js"
+import { AppConfig, appConfig } from "../../src/Config.js"
 import { makeClient } from "../../src/Client.js"
 import { type RunningService, startService } from "../support/Service.js"
 
@@ -151,6 +152,25 @@ describe("key file rotation", () => {
     } finally {
       spy.mockRestore()
     }
+  })
+})
+
+describe("background work (DECISIONS §16: only a serving process starts it)", () => {
+  it("a command's keys are read once: the key file is not watched, so nothing is left running", async () => {
+    const path = keyFile(`ci=${FILE_KEY}\n`)
+    const provider = ConfigProvider.fromMap(new Map([["SVC_API_REQUIRE_AUTH", "true"], ["SVC_API_KEYS_FILE", path]]))
+    const verified = await Effect.runPromise(
+      Effect.gen(function*() {
+        const keys = yield* ApiKeys
+        const before = keys.verify(FILE_KEY)
+        writeFileSync(`${path}.new`, `ci=${ROTATED_KEY}\n`)
+        renameSync(`${path}.new`, path)
+        // Longer than the watcher's poll: a watched file would have been re-read by now.
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2500)))
+        return { before, old: keys.verify(FILE_KEY), rotated: keys.verify(ROTATED_KEY) }
+      }).pipe(Effect.provide(ApiKeysOnceLive.pipe(Layer.provide(Layer.effect(AppConfig, appConfig)))), Effect.scoped, Effect.withConfigProvider(provider))
+    )
+    expect(verified).toEqual({ before: "ci", old: "ci", rotated: undefined })
   })
 })
 

@@ -50,7 +50,7 @@ const AppViaHttpApi = (config: AppConfigShape) =>
     Layer.provide([ApiLive, ViaHttpApi]),
     Layer.provide(McpHttpOnFirstUse),
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provideMerge(ResourcesLive(config)),
+    Layer.provideMerge(ResourcesLive(config, { serving: true })),
     Layer.provide(loggingLayer(config.logLevel))
   )
 
