@@ -14,7 +14,7 @@ import { Schema } from "effect"
 import packageJson from "../package.json" with { type: "json" }
 import { documentQueryOptions } from "./Contract/AnalyzeContract.js"
 import { AnalyzeGroup } from "./Contract/AnalyzeGroup.generated.js"
-import { DiagnoseGroup } from "./Contract/DiagnoseContract.js"
+import { DiagnoseGroup, documentDiagnoseOutputs } from "./Contract/DiagnoseContract.js"
 import { TracesGroup } from "./Contract/TracesContract.js"
 import { apiKeyRequirement, declareSecuritySchemes } from "./Contract/Security.js"
 import { CatalogueResponse, CompositionResponse, PatternRecord, PlaybooksResponse } from "./Catalogue/Resources.js"
@@ -175,5 +175,5 @@ export class Api extends HttpApi.make("pattern-analysis-service")
     "Reads AI-agent traces through 34 organizational-behaviour frameworks and returns cited, evidence-checked detections. Every error is `{detail:{error, message}}`."
   )
   .annotate(OpenApi.Servers, [{ url: "/", description: "This service (same origin)" }])
-  .annotate(OpenApi.Transform, (spec) => documentQueryOptions(declareSecuritySchemes(spec)))
+  .annotate(OpenApi.Transform, (spec) => documentDiagnoseOutputs(documentQueryOptions(declareSecuritySchemes(spec))))
 {}

@@ -10,6 +10,7 @@ import { type RequestScopes, Scopes } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
+import { severityOf } from "../Catalogue/Detection.js"
 import type { ValidatedTrace } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
@@ -132,8 +133,6 @@ const strings = (list: unknown, field: string): Array<string> =>
     })
     : []
 
-const SEVERITIES: ReadonlyArray<StoredDetection["severity"]> = ["none", "low", "medium", "high", "critical"]
-const severityOf = (u: unknown): StoredDetection["severity"] => SEVERITIES.find((s) => s === u) ?? "none"
 
 /**
  * What a baseline keeps of a detection: enough to compare severity, profile and findings, and

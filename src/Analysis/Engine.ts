@@ -11,7 +11,7 @@
 import { Clock, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import type { LoadedPattern } from "../Catalogue/CatalogueLoader.js"
-import type { Signals } from "../Catalogue/Detection.js"
+import { SEVERITY_SCALE, severityRank, type Signals } from "../Catalogue/Detection.js"
 import type { ModelOutputData } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
@@ -63,9 +63,9 @@ const Verdicts = Schema.Struct({
 const verdictsJsonSchema = structuredOutputSchema(Verdicts)
 const decodeVerdicts = Schema.decodeUnknownEither(Verdicts, { errors: "all", onExcessProperty: "ignore" })
 
-const SEVERITY_ORDER = ["none", "low", "medium", "high", "critical"] as const
+/** One step down the severity scale (the least severe stays). */
 const weaker = (severity: ModelOutputData["severity"]): ModelOutputData["severity"] =>
-  SEVERITY_ORDER[Math.max(0, SEVERITY_ORDER.indexOf(severity) - 1)] ?? "none"
+  SEVERITY_SCALE[Math.max(0, severityRank(severity) - 1)] ?? SEVERITY_SCALE[0]
 
 export interface UsageCounter {
   calls: number

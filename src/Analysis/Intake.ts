@@ -5,11 +5,12 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
-import { Mode } from "../Catalogue/Resources.js"
+import { Mode, MODE_NAMES } from "../Catalogue/Resources.js"
 import { BaselineId } from "../Contract/AnalyzeContract.js"
 import type { AppConfigShape } from "../Config.js"
 import { InvalidMode, RequestTooLarge, ValidationError } from "../Errors.js"
-import { FORMATS, FormatOption } from "../Traces/Model.js"
+import { DEFAULT_MODE } from "../Registry/Modes.js"
+import { FORMAT_OPTIONS, FormatOption } from "../Traces/Model.js"
 
 export const MAX_NESTING_DEPTH = 64
 const OPTION_KEYS = new Set(["mode", "model", "baseline"])
@@ -106,7 +107,7 @@ export const resolveFormat = (format: unknown): Either.Either<FormatOption, Vali
   if (format === undefined || format === null) return Either.right("auto")
   if (isFormatOption(format)) return Either.right(format)
   return Either.left(
-    new ValidationError({ message: `format must be one of auto, ${FORMATS.join(", ")} (got ${JSON.stringify(String(format).slice(0, 40))})` })
+    new ValidationError({ message: `format must be one of ${FORMAT_OPTIONS.join(", ")} (got ${JSON.stringify(String(format).slice(0, 40))})` })
   )
 }
 
@@ -233,12 +234,12 @@ export const checkTraceLimits = (
 const isMode = Schema.is(Mode)
 const isBaselineId = Schema.is(BaselineId)
 
-/** `mode` absent or null means standard; anything else outside the three is invalid_mode. */
+/** `mode` absent or null means the default (standard); anything outside the registry's modes is invalid_mode. */
 export const resolveMode = (mode: unknown): Either.Either<Mode, InvalidMode> => {
-  if (mode === undefined || mode === null) return Either.right("standard")
+  if (mode === undefined || mode === null) return Either.right(DEFAULT_MODE)
   if (isMode(mode)) return Either.right(mode)
   const shown = typeof mode === "string" ? JSON.stringify(mode.slice(0, 40)) : `a ${Array.isArray(mode) ? "list" : typeof mode}`
-  return Either.left(new InvalidMode({ message: `mode must be one of quick, standard, forensic (got ${shown})` }))
+  return Either.left(new InvalidMode({ message: `mode must be one of ${MODE_NAMES.join(", ")} (got ${shown})` }))
 }
 
 export const resolveModel = (model: unknown): Either.Either<string | null, ValidationError> => {

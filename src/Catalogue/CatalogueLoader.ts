@@ -9,6 +9,7 @@ import type { PatternCode } from "./Pattern.js"
 import {
   Composition,
   type Composition as CompositionType,
+  MODE_NAMES,
   type PatternRecord,
   PlaybooksFile
 } from "./Resources.js"
@@ -22,7 +23,8 @@ export class CatalogueError extends Schema.TaggedError<CatalogueError>()("Catalo
   }
 }
 
-export const PROMPT_MODES = ["framework", "quick", "standard", "forensic"] as const
+/** The prompts a pattern folder holds: the framework, then one per mode of the registry (src/Registry/Modes.ts). */
+export const PROMPT_MODES = ["framework", ...MODE_NAMES] as const
 export type PromptName = (typeof PROMPT_MODES)[number]
 
 export interface PlaybookEntry {
@@ -75,7 +77,7 @@ export const makeRecord = (code: PatternCode): PatternRecord => ({
   input_shape: code.family,
   accepts_traces: code.reading.accepts,
   needs: code.reading.needs,
-  modes: ["quick", "standard", "forensic"],
+  modes: MODE_NAMES,
   analyze_url: `/v1/analyze/${code.slug}`,
   resources: {
     playbooks: `/v1/patterns/${code.slug}/playbooks`,

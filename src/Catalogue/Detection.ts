@@ -7,12 +7,23 @@
  *   fields the server computes (signals, handoff, evidence_check, usage, coverage, drift).
  */
 import { Schema } from "effect"
+import { FORMAT_NAMES, SEVERITY_SCALE } from "../Registry/Derived.js"
+import { listOf } from "../Registry/Entries.js"
 
-export const Severity = Schema.Literal("none", "low", "medium", "high", "critical").annotations({
+/** The severity scale, least severe first (src/Registry/Severity.ts). */
+export { SEVERITY_SCALE }
+
+export const Severity = Schema.Literal(...SEVERITY_SCALE).annotations({
   identifier: "Severity",
-  description: "How much the failure mode hurts the run: none, low, medium, high, critical."
+  description: `How much the failure mode hurts the run: ${listOf(SEVERITY_SCALE)}.`
 })
 export type Severity = typeof Severity.Type
+
+/** A severity's place on the scale: 0 for the least severe (none). */
+export const severityRank = (severity: Severity): number => SEVERITY_SCALE.indexOf(severity)
+
+/** A value as a severity, when it is one; else the least severe. */
+export const severityOf = (value: unknown): Severity => SEVERITY_SCALE.find((severity) => severity === value) ?? SEVERITY_SCALE[0]
 
 export const Confidence = Schema.Number.pipe(Schema.between(0, 1)).annotations({
   identifier: "Confidence",
@@ -72,7 +83,7 @@ export const DetectedFinding = Schema.Struct({
 }).annotations({ identifier: "DetectedFinding", description: "One failure mode found in the trace, with its checked evidence." })
 
 export const TraceIntake = Schema.Struct({
-  format: Schema.String.annotations({ description: "The format the trace was read as (otel, openinference, openai, ...)." }),
+  format: Schema.String.annotations({ description: `The format the trace was read as (${FORMAT_NAMES.join(", ")}).` }),
   trace_id: Schema.NullOr(Schema.String).annotations({ description: "The analysed trace's id in its source, when it has one." }),
   events: Schema.Int.annotations({ description: "Events of the normalized trace (history de-duplicated)." }),
   skipped: Schema.Int.annotations({ description: "Records of the input that were not read (malformed, unknown types, dataset labels)." }),

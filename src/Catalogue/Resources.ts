@@ -3,6 +3,7 @@
  * (DECISIONS §2): playbooks, composition manifest, and the PatternRecord.
  */
 import { Schema } from "effect"
+import { MODE_NAMES, MODES_DESCRIBED } from "../Registry/Derived.js"
 import { Family } from "./Families.js"
 import { Group } from "./Contract.js"
 
@@ -96,9 +97,12 @@ export const CompositionResponse = Schema.Struct({
   composition: Composition
 }).annotations({ identifier: "CompositionResponse", description: "A pattern's composition manifest." })
 
-export const Mode = Schema.Literal("quick", "standard", "forensic").annotations({
+/** The modes' names and words, from the registry (src/Registry/Modes.ts). */
+export { MODE_NAMES, MODES_DESCRIBED }
+
+export const Mode = Schema.Literal(...MODE_NAMES).annotations({
   identifier: "Mode",
-  description: "Analysis depth: quick (1 model call), standard (2), forensic (up to 4)."
+  description: `Analysis depth: ${MODES_DESCRIBED}.`
 })
 export type Mode = typeof Mode.Type
 

@@ -7,7 +7,9 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Predicate, Schema } from "effect"
 import type { PatternSpec } from "../Catalogue/Contract.js"
 import { Mode } from "../Catalogue/Resources.js"
-import { FormatOption } from "../Traces/Model.js"
+import { IMPORTED_FORMATS_READ, MODE_CHOICE, MODE_NAMES } from "../Registry/Derived.js"
+import { alternatives } from "../Registry/Entries.js"
+import { FORMAT_OPTIONS, FormatOption } from "../Traces/Model.js"
 import {
   AnalyzerErrorWire,
   AuthMisconfiguredWire,
@@ -28,9 +30,10 @@ export const BaselineId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64
   description: "Id of a stored baseline detection to compare against ([A-Za-z0-9_-]{1,64})."
 })
 
-const options = {
+/** The options of an analysis (beside the trace and the raw trace's options). */
+export const analyzeOptions = {
   mode: Schema.optional(
-    Schema.NullOr(Mode).annotations({ description: "quick, standard (default) or forensic; null counts as absent." })
+    Schema.NullOr(Mode).annotations({ description: `${MODE_CHOICE}; null counts as absent.` })
   ),
   model: Schema.optional(
     Schema.NullOr(Schema.String).annotations({
@@ -47,8 +50,7 @@ export const RawTrace = Schema.Union(
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 ).annotations({
   identifier: "RawTrace",
-  description:
-    "A trace in a supported format, sent as its tool wrote it: OpenTelemetry GenAI (OTLP/JSON or span lists), OpenInference spans, OpenAI (Chat Completions messages, Responses items, Agents SDK traces), Anthropic Messages, LangSmith runs, AutoGen / AG2 histories, SWE-agent / OpenHands trajectories. JSON Lines bodies (application/x-ndjson) are read as a list of records. docs/traces.md describes each format's mapping."
+  description: `A trace in a supported format, sent as its tool wrote it: ${IMPORTED_FORMATS_READ}. JSON Lines bodies (application/x-ndjson) are read as a list of records. docs/traces.md describes each format's mapping.`
 })
 
 export const TraceSelect = Schema.Union(Schema.String, Schema.Int.pipe(Schema.nonNegative())).annotations({
@@ -78,12 +80,12 @@ export const analyzeRequest = <Slug extends string, P extends string, I, IE, H, 
   spec: PatternSpec<Slug, P, I, IE, H, HE>
 ) =>
   Schema.Union(
-    Schema.Struct({ trace: Schema.Union(spec.input, RawTrace), ...options, ...rawTraceOptions }).annotations({
+    Schema.Struct({ trace: Schema.Union(spec.input, RawTrace), ...analyzeOptions, ...rawTraceOptions }).annotations({
       identifier: `${spec.name}AnalyzeEnvelope`,
       description:
         "Envelope body: the trace under `trace` (the pattern's own input shape, or a trace in a supported format), options beside it."
     }),
-    Schema.extend(Schema.encodedBoundSchema(spec.input), Schema.Struct(options)).annotations({
+    Schema.extend(Schema.encodedBoundSchema(spec.input), Schema.Struct(analyzeOptions)).annotations({
       identifier: `${spec.name}AnalyzeFlat`,
       description: "Flat body: the trace fields at the top level, options beside them."
     }),
@@ -112,9 +114,9 @@ export const analyzeResponse = <Slug extends string, D, DE>(slug: Slug, name: st
  * to pass `urlParams`.
  */
 const QUERY_DESCRIPTIONS = {
-  format: "The trace's format (auto, otel, openinference, openai, anthropic, langsmith, autogen, trajectory, native), when the body does not say.",
+  format: `The trace's format (${FORMAT_OPTIONS.join(", ")}), when the body does not say.`,
   select: "One trace of several: its id, or its index (digits: `?select=1` is the second trace), when the body does not say.",
-  mode: "quick, standard or forensic, when the body does not say.",
+  mode: `${alternatives(MODE_NAMES)}, when the body does not say.`,
   model: "The model to call (`provider:model` selects the provider), when the body does not say."
 } as const
 const queryText = (name: keyof typeof QUERY_DESCRIPTIONS) => Schema.optional(Schema.String.annotations({ description: QUERY_DESCRIPTIONS[name] }))

@@ -6,7 +6,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import { Predicate, Schema } from "effect"
 import { Mode } from "../Catalogue/Resources.js"
 import { DIAGNOSE_OUTPUT_DESCRIPTION, DiagnoseOutput, DiagnoseResponse } from "../Diagnose/Model.js"
 import {
@@ -20,6 +20,8 @@ import {
   UnsupportedTraceFormatWire,
   ValidationErrorWire
 } from "../Errors.js"
+import { MODE_CHOICE, OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
+import { DIAGNOSE_OUTPUTS, type OutputEntry } from "../Registry/Outputs.js"
 import { FormatOption } from "../Traces/Model.js"
 import { AnalyzeQueryParams, RawTrace, TraceHints, TraceSelect } from "./AnalyzeContract.js"
 
@@ -28,7 +30,7 @@ export const DiagnoseEnvelope = Schema.Struct({
   format: Schema.optional(FormatOption),
   select: Schema.optional(TraceSelect),
   hints: Schema.optional(TraceHints),
-  mode: Schema.optional(Schema.NullOr(Mode).annotations({ description: "The mode every lens runs in: quick, standard (default) or forensic." })),
+  mode: Schema.optional(Schema.NullOr(Mode).annotations({ description: `The mode every lens runs in: ${MODE_CHOICE}.` })),
   model: Schema.optional(Schema.NullOr(Schema.String).annotations({ description: "The model (with an optional provider: prefix), as for analyze." })),
   patterns: Schema.optional(
     Schema.Array(Schema.String).annotations({ description: "Run exactly these patterns (1 to 12) instead of the ones triage picks." })
@@ -69,6 +71,49 @@ export const DiagnoseParams = Schema.Struct({
   )
 })
 
+/** An output's response body in OpenAPI, by what the registry says it is. */
+const outputSchema = (output: OutputEntry): Record<string, unknown> => {
+  const description = `?output=${output.name}: ${output.description}`
+  switch (output.body) {
+    case "report":
+      return { $ref: "#/components/schemas/DiagnoseResponse", description }
+    case "text":
+      return { type: "string", description }
+    case "json":
+      return { type: "object", description }
+  }
+}
+
+/**
+ * The diagnose responses in the OpenAPI document: one content type per output media type of the
+ * registry (src/Registry/Outputs.ts), outputs that share one (json and otlp: application/json)
+ * as alternatives. HttpApi unifies successes of one status into a single content type, so the
+ * document is completed here (the endpoint's own successes stay what the typed client decodes).
+ */
+export const documentDiagnoseOutputs = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const paths = spec["paths"]
+  const item = Predicate.isRecord(paths) ? paths["/v1/diagnose"] : undefined
+  const post = Predicate.isRecord(item) ? item["post"] : undefined
+  const responses = Predicate.isRecord(post) ? post["responses"] : undefined
+  const success = Predicate.isRecord(responses) ? responses["200"] : undefined
+  if (!Predicate.isRecord(paths) || !Predicate.isRecord(item) || !Predicate.isRecord(post) || !Predicate.isRecord(responses) || !Predicate.isRecord(success)) {
+    return spec
+  }
+  const content: Record<string, { readonly schema: Record<string, unknown> }> = {}
+  for (const mediaType of new Set(DIAGNOSE_OUTPUTS.map((output) => output.mediaType))) {
+    const schemas = DIAGNOSE_OUTPUTS.filter((output) => output.mediaType === mediaType).map(outputSchema)
+    content[mediaType] = { schema: schemas.length === 1 && schemas[0] !== undefined ? schemas[0] : { anyOf: schemas } }
+  }
+  const diagnose = {
+    ...item,
+    post: {
+      ...post,
+      responses: { ...responses, "200": { ...success, description: "The report, in the output asked for by `?output=` or `Accept`.", content } }
+    }
+  }
+  return { ...spec, paths: { ...paths, "/v1/diagnose": diagnose } }
+}
+
 export class DiagnoseGroup extends HttpApiGroup.make("diagnose")
   .add(
     HttpApiEndpoint.post("diagnose", "/v1/diagnose")
@@ -88,7 +133,7 @@ export class DiagnoseGroup extends HttpApiGroup.make("diagnose")
       .annotate(OpenApi.Summary, "Diagnose a trace: the lenses that fit it, one report")
       .annotate(
         OpenApi.Description,
-        "Triage (by code, no model call) scores every pattern against the trace and picks the best `max_patterns` (or runs the `patterns` named); they run concurrently through the same engine as analyze, and their detections merge into one report: severity, the decisive step, findings with corroboration, ranked interventions, per-pattern detections, triage, coverage and usage. Output by `?output=` or `Accept`: json (default), markdown (text/markdown), sarif (application/sarif+json, SARIF 2.1.0; `?artifact=` names the trace file for locations), html (text/html, one self-contained page), otlp (application/json: an ExportLogsServiceRequest of gen_ai.evaluation.result records). With no model provider configured the report still comes back: triage, signals and playbooks, every lens marked llm_resolution_error."
+        `Triage (by code, no model call) scores every pattern against the trace and picks the best \`max_patterns\` (or runs the \`patterns\` named); they run concurrently through the same engine as analyze, and their detections merge into one report: severity, the decisive step, findings with corroboration, ranked interventions, per-pattern detections, triage, coverage and usage. Output by \`?output=\` or \`Accept\`: ${OUTPUTS_DESCRIBED}. With no model provider configured the report still comes back: triage, signals and playbooks, every lens marked llm_resolution_error.`
       )
   )
   .annotate(OpenApi.Title, "Diagnose")

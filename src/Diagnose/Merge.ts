@@ -4,15 +4,13 @@
  * several patterns; events are distinct, since repeated history was de-duplicated at intake),
  * interventions de-duplicated and ranked, and a summary. Pure.
  */
-import type { Signals } from "../Catalogue/Detection.js"
+import { type Severity, SEVERITY_SCALE, severityOf, severityRank, type Signals } from "../Catalogue/Detection.js"
 import { normalise } from "../Catalogue/SignalKit.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import type { DecisiveStep, DiagnoseReport, PatternRun, RankedIntervention, ReportFinding, TriageEntry } from "./Model.js"
 
-type Severity = ReportFinding["severity"]
-const SEVERITIES: ReadonlyArray<Severity> = ["none", "low", "medium", "high", "critical"]
-const rankOf = (severity: Severity) => SEVERITIES.indexOf(severity)
+const rankOf = severityRank
 const LEVELS = ["low", "medium", "high"] as const
 type Level = (typeof LEVELS)[number]
 const levelRank = (level: Level) => LEVELS.indexOf(level)
@@ -20,7 +18,6 @@ const levelRank = (level: Level) => LEVELS.indexOf(level)
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
 const num = (u: unknown): number | undefined => (typeof u === "number" && Number.isFinite(u) ? u : undefined)
-const severityOf = (u: unknown): Severity => SEVERITIES.find((s) => s === u) ?? "none"
 const levelOf = (u: unknown): Level => LEVELS.find((l) => l === u) ?? "medium"
 const list = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
 
@@ -131,7 +128,7 @@ export const decisiveStepOf = (findings: ReadonlyArray<ReportFinding>, trace: No
     kind: event.kind,
     timestamp: event.timestamp ?? null,
     content: shorten(event.content, 600),
-    severity: SEVERITIES[top] ?? "none",
+    severity: SEVERITY_SCALE[top] ?? SEVERITY_SCALE[0],
     patterns: Array.from(new Set(citingFindings.map((finding) => finding.pattern))),
     findings: citingFindings.map((finding) => finding.title)
   }
@@ -244,7 +241,7 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
       detection: run.result.detection
     }
   })
-  const severity = SEVERITIES[top] ?? "none"
+  const severity = SEVERITY_SCALE[top] ?? SEVERITY_SCALE[0]
   const summary = summaryOf(input, findings, decisive, severity, failed)
   return {
     trace: {

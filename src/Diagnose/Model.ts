@@ -5,11 +5,14 @@
 import { Schema } from "effect"
 import { Confidence, DetectedEvidence, Severity, Signals } from "../Catalogue/Detection.js"
 import { Mode } from "../Catalogue/Resources.js"
+import { OUTPUT_NAMES, OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
 import { EventKind, TraceFormat } from "../Traces/Model.js"
 
-export const DIAGNOSE_OUTPUT_DESCRIPTION =
-  "The report's rendering: json (default), markdown, sarif (SARIF 2.1.0), html (one self-contained page), otlp (OpenTelemetry gen_ai.evaluation.result log records)."
-export const DiagnoseOutput = Schema.Literal("json", "markdown", "sarif", "html", "otlp").annotations({
+/** The outputs' names, in the registry's order (src/Registry/Outputs.ts); the first is the default. */
+export { OUTPUT_NAMES }
+
+export const DIAGNOSE_OUTPUT_DESCRIPTION = `The report's rendering: ${OUTPUTS_DESCRIBED}.`
+export const DiagnoseOutput = Schema.Literal(...OUTPUT_NAMES).annotations({
   identifier: "DiagnoseOutput",
   description: DIAGNOSE_OUTPUT_DESCRIPTION
 })

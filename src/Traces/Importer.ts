@@ -8,9 +8,10 @@
  * outcome).
  */
 import type { Either } from "effect"
-import type { NormalizedTrace, TraceFormat } from "./Model.js"
+import type { ImportedFormat } from "../Registry/Formats.js"
+import type { NormalizedTrace } from "./Model.js"
 
-export type ImportedFormat = Exclude<TraceFormat, "native">
+export type { ImportedFormat }
 
 export interface Importer {
   readonly format: ImportedFormat

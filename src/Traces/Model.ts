@@ -7,18 +7,23 @@
  * checked against them.
  */
 import { Schema } from "effect"
+import { FORMAT_NAMES, FORMAT_OPTIONS } from "../Registry/Derived.js"
+import { listOf } from "../Registry/Entries.js"
+import { TRACE_FORMATS } from "../Registry/Formats.js"
 
-export const FORMATS = ["otel", "openinference", "openai", "anthropic", "langsmith", "autogen", "trajectory", "native"] as const
+/** The formats' names, in the registry's order (src/Registry/Formats.ts: the detection order). */
+export const FORMATS = FORMAT_NAMES
+export { FORMAT_OPTIONS }
+
 export const TraceFormat = Schema.Literal(...FORMATS).annotations({
   identifier: "TraceFormat",
-  description:
-    "A supported trace format: otel (OpenTelemetry GenAI: OTLP/JSON traces or logs, or span lists), openinference, openai (Chat Completions messages, Responses items, Agents SDK exports), anthropic (Messages), langsmith (run trees, run lists, {post, patch}), autogen (AutoGen / AG2 / Magentic-One histories), trajectory (SWE-agent, mini-SWE-agent, OpenHands), native (the pattern's own input shape)."
+  description: `A supported trace format: ${TRACE_FORMATS.map((format) => `${format.name}, ${format.reads}`).join("; ")}.`
 })
 export type TraceFormat = typeof TraceFormat.Type
 
-export const FormatOption = Schema.Literal("auto", ...FORMATS).annotations({
+export const FormatOption = Schema.Literal(...FORMAT_OPTIONS).annotations({
   identifier: "TraceFormatOption",
-  description: "The trace's format, or `auto` (the default) to detect it."
+  description: `The trace's format (${listOf(FORMATS)}), or \`auto\` (the default) to detect it.`
 })
 export type FormatOption = typeof FormatOption.Type
 

@@ -7,6 +7,7 @@
 import { Either } from "effect"
 import type { AppConfigShape } from "../Config.js"
 import { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
+import { TRACE_FORMATS, type TraceFormatEntry } from "../Registry/Formats.js"
 import { makeTraceBuilder } from "./Builder.js"
 import { anthropicImporter } from "./Formats/Anthropic.js"
 import { autoGenImporter } from "./Formats/AutoGen.js"
@@ -15,20 +16,28 @@ import { openAiImporter } from "./Formats/OpenAI.js"
 import { openInferenceImporter } from "./Formats/OpenInference.js"
 import { otelImporter } from "./Formats/Otel.js"
 import { trajectoryImporter } from "./Formats/Trajectory.js"
-import { type Importer, isRecord } from "./Importer.js"
+import { type ImportedFormat, type Importer, isRecord } from "./Importer.js"
 import { type ActorRole, type EventKind, FORMATS, type FormatOption, type NormalizedTrace, type TraceFormat } from "./Model.js"
 
-/** In detection order: the most specific shapes first; a bare `{role, content}` list is openai's. */
-export const IMPORTERS: ReadonlyArray<Importer> = [
-  otelImporter,
-  openInferenceImporter,
-  langSmithImporter,
-  trajectoryImporter,
-  autoGenImporter,
-  anthropicImporter,
-  openAiImporter
-]
-const byFormat = new Map(IMPORTERS.map((importer) => [importer.format, importer]))
+/** Each imported format's importer, by its name in the registry (src/Registry/Formats.ts). */
+export const IMPORTER_OF: { readonly [Format in ImportedFormat]: Importer } = {
+  otel: otelImporter,
+  openinference: openInferenceImporter,
+  langsmith: langSmithImporter,
+  trajectory: trajectoryImporter,
+  autogen: autoGenImporter,
+  anthropic: anthropicImporter,
+  openai: openAiImporter
+}
+
+const isImported = (entry: TraceFormatEntry): entry is Extract<TraceFormatEntry, { readonly kind: "imported" }> => entry.kind === "imported"
+
+/**
+ * The importers in detection order, which is the registry's order: the most specific shapes
+ * first; a bare `{role, content}` list is openai's, asked last.
+ */
+export const IMPORTERS: ReadonlyArray<Importer> = TRACE_FORMATS.filter(isImported).map((entry) => IMPORTER_OF[entry.name])
+const byFormat: ReadonlyMap<string, Importer> = new Map(TRACE_FORMATS.filter(isImported).map((entry) => [entry.name, IMPORTER_OF[entry.name]]))
 
 /**
  * The importer that recognises a body, if any (auto detection). A body is asked once: the intake

@@ -9,7 +9,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { makeClient } from "../../src/Client.js"
-import { NormalizedTrace } from "../../src/Traces/Model.js"
+import { FORMATS, NormalizedTrace } from "../../src/Traces/Model.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
@@ -127,7 +127,8 @@ describe("POST /v1/traces/normalize", () => {
     for (const body of [{ hello: "world" }, [1, 2, 3], [{ x: 1 }], []]) {
       const error = await errorOf(await post(service, "/v1/traces/normalize", body))
       expect(error).toMatchObject({ status: 400, error: "unsupported_trace_format" })
-      expect(error.message).toContain("otel, openinference, openai, anthropic, langsmith, autogen, trajectory")
+      // Every format, in the registry's order (the order auto detection asks them in).
+      expect(error.message).toContain(`(${FORMATS.join(", ")})`)
     }
     expect((await errorOf(await post(service, "/v1/traces/normalize", { hello: "world" }))).message).toContain("keys hello")
     const named = await errorOf(await post(service, "/v1/traces/normalize", { trace: fixture("anthropic/request-tool-use.json"), format: "otel" }))

@@ -3,7 +3,7 @@
  * wording of the trace's facts, shortening, and finding-to-event lookups. Pure functions of the
  * report and its context (DECISIONS §13).
  */
-import type { Severity } from "../../Catalogue/Detection.js"
+import { type Severity, SEVERITY_SCALE, severityRank } from "../../Catalogue/Detection.js"
 import type { DiagnoseReport, ReportContext, ReportFinding } from "../Model.js"
 
 export type ContextEvent = ReportContext["events"][number]
@@ -11,24 +11,11 @@ export type FindingEvidence = ReportFinding["evidence"][number]
 
 export const SERVICE_NAME = "pattern-analysis-service"
 
-/** Most severe first. */
-export const SEVERITIES: ReadonlyArray<Severity> = ["critical", "high", "medium", "low", "none"]
+/** Most severe first: the registry's scale (src/Registry/Severity.ts) reversed. */
+export const SEVERITIES: ReadonlyArray<Severity> = [...SEVERITY_SCALE].reverse()
 
-/** 4 for critical down to 0 for none. */
-export const severityRank = (severity: Severity): number => {
-  switch (severity) {
-    case "critical":
-      return 4
-    case "high":
-      return 3
-    case "medium":
-      return 2
-    case "low":
-      return 1
-    case "none":
-      return 0
-  }
-}
+/** 0 for the least severe (none) up to the most severe (critical: 4). */
+export { severityRank }
 
 export const maxSeverity = (severities: Iterable<Severity>): Severity => {
   let max: Severity = "none"

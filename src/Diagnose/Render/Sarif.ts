@@ -130,9 +130,9 @@ export interface SarifOptions {
   readonly informationUri?: string
 }
 
-/** critical and high are errors, medium a warning, low and none notes. */
-export const sarifLevel = (severity: Severity): SarifLevel =>
-  severity === "critical" || severity === "high" ? "error" : severity === "medium" ? "warning" : "note"
+/** critical and high are errors, medium a warning, low and none notes (a new severity needs its level here). */
+const SARIF_LEVELS: { readonly [Step in Severity]: SarifLevel } = { none: "note", low: "note", medium: "warning", high: "error", critical: "error" }
+export const sarifLevel = (severity: Severity): SarifLevel => SARIF_LEVELS[severity]
 
 const problemSeverity = (level: SarifLevel): "error" | "warning" | "recommendation" => (level === "note" ? "recommendation" : level)
 

@@ -15,6 +15,10 @@ import { Config, Effect, Option, type Redacted, type Scope } from "effect"
 import { rename, writeFile } from "node:fs/promises"
 import { isAbsolute, relative, resolve } from "node:path"
 import type { DiagnoseReport } from "../../Diagnose/Model.js"
+import { loadRenderer } from "../../Diagnose/Render/Outputs.js"
+import { FORMAT_OPTIONS, MODE_NAMES, MODES_DESCRIBED, OUTPUT_NAMES, SEVERITY_SCALE } from "../../Registry/Derived.js"
+import { DIAGNOSE_OUTPUTS } from "../../Registry/Outputs.js"
+import type { SeverityName } from "../../Registry/Severity.js"
 import { type Backend, CliFailure, type DiagnoseAnswer, EXIT, exitCodeOf } from "./Backend.js"
 import { envelopeOf, readHints, readTrace, type TraceInput } from "./Input.js"
 import { printable, printableLines } from "./Printable.js"
@@ -53,10 +57,9 @@ const EXIT_CODES =
 /** An option that may be left out, with its help line. */
 const optional = <A>(option: Options.Options<A>, description: string) => option.pipe(Options.withDescription(description), Options.optional)
 
-const FORMATS = ["auto", "otel", "openinference", "openai", "anthropic", "langsmith", "autogen", "trajectory", "native"] as const
-const SEVERITY_ORDER = ["none", "low", "medium", "high", "critical"] as const
-type Severity = (typeof SEVERITY_ORDER)[number]
-type FailOn = Exclude<Severity, "none">
+// The choices come from the registries (src/Registry/): help, usage errors and completions name them.
+/** `--fail-on`: every step of the severity scale but the least severe. */
+const FAIL_ON = SEVERITY_SCALE.slice(1)
 
 const remote = {
   url: optional(Options.text("url"), "Ask the service at this address instead of running in this process (e.g. http://127.0.0.1:8000)."),
@@ -69,19 +72,19 @@ const traceFile = Args.text({ name: "FILE" }).pipe(
 )
 
 const intake = {
-  from: optional(Options.choice("from", FORMATS), "The trace's format (default: detected)."),
+  from: optional(Options.choice("from", FORMAT_OPTIONS), "The trace's format (default: detected)."),
   select: optional(Options.text("select"), "Which trace of a file that holds several: its id, or its index as `svc normalize` lists them."),
   hints: optional(Options.text("hints"), "Extra input fields a raw trace cannot hold: a JSON object, or a file holding one.")
 }
 
 const run = {
-  mode: optional(Options.choice("mode", ["quick", "standard", "forensic"]), "quick (1 model call), standard (2, the default) or forensic (4 passes)."),
+  mode: optional(Options.choice("mode", MODE_NAMES), `${MODES_DESCRIBED}.`),
   model: optional(Options.text("model"), "The model, with an optional provider prefix (anthropic:, openai:, local:).")
 }
 
 const out = optional(Options.file("out"), "Write the result to this file instead of standard output.")
 
-const failOn = optional(Options.choice("fail-on", ["low", "medium", "high", "critical"]), "Exit 1 when a finding (or the overall severity) is at or above this severity.")
+const failOn = optional(Options.choice("fail-on", FAIL_ON), "Exit 1 when a finding (or the overall severity) is at or above this severity.")
 
 // ---------------------------------------------------------------------------------------------
 // Running a command
@@ -163,7 +166,7 @@ const emit = (text: string, target: Option.Option<string>) =>
 const withNewline = (text: string) => (text.endsWith("\n") ? text : `${text}\n`)
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
 
-const rank = (severity: string): number => SEVERITY_ORDER.findIndex((s) => s === severity)
+const rank = (severity: string): number => SEVERITY_SCALE.findIndex((s) => s === severity)
 
 /** The highest severity a report or detection shows: its own and its findings'. */
 const worst = (own: unknown, findings: unknown): number => {
@@ -275,28 +278,18 @@ const trackRequest = <A>(progress: ProgressView, backend: Backend, label: string
   return effect.pipe(Effect.onExit((exit) => Effect.sync(() => line.end(exit._tag === "Failure"))))
 }
 
-const reached = (threshold: Option.Option<FailOn>, severity: number): boolean =>
+const reached = (threshold: Option.Option<SeverityName>, severity: number): boolean =>
   Option.isSome(threshold) && severity >= rank(threshold.value)
 
-const DIAGNOSE_OUTPUTS = ["markdown", "json", "sarif", "html", "otlp"] as const
-type DiagnoseFormat = (typeof DIAGNOSE_OUTPUTS)[number]
-
-const renderReport = (format: DiagnoseFormat, answer: DiagnoseAnswer, input: TraceInput, artifact: string) =>
-  Effect.gen(function*() {
-    const context = { events: answer.events, artifact, body: input.text }
-    switch (format) {
-      case "json":
-        return pretty(answer.body)
-      case "markdown":
-        return withNewline((yield* Effect.promise(() => import("../../Diagnose/Render/Markdown.js"))).renderMarkdown(answer.report, context))
-      case "sarif":
-        return pretty((yield* Effect.promise(() => import("../../Diagnose/Render/Sarif.js"))).renderSarif(answer.report, context))
-      case "html":
-        return withNewline((yield* Effect.promise(() => import("../../Diagnose/Render/Html.js"))).renderHtml(answer.report, context))
-      case "otlp":
-        return pretty((yield* Effect.promise(() => import("../../Diagnose/Render/Otlp.js"))).renderOtlp(answer.report, context))
-    }
+/** The report in an output of the registry, through its renderer (loaded on first use): text as it is, JSON indented. */
+const renderReport = (format: (typeof OUTPUT_NAMES)[number], answer: DiagnoseAnswer, input: TraceInput, artifact: string) =>
+  Effect.map(Effect.promise(() => loadRenderer(format)), (render) => {
+    const rendered = render({ report: answer.report, context: { events: answer.events, artifact, body: input.text }, body: answer.body })
+    return rendered._tag === "Text" ? withNewline(rendered.text) : pretty(rendered.value)
   })
+
+/** Whether an output's renderer shows the run's events (against a service, one more request fetches them). */
+const showsEvents = (format: string): boolean => DIAGNOSE_OUTPUTS.some((output) => output.name === format && output.events)
 
 /**
  * SARIF's artifact location by default: the input file as given, relative to the working directory
@@ -322,7 +315,7 @@ const makeDiagnose = (state: CliState) =>
       patterns: optional(Options.text("patterns"), "Run exactly these patterns, comma-separated, instead of the ones triage picks."),
       maxPatterns: optional(Options.integer("max-patterns"), "How many of triage's best patterns run (default 5, at most 12)."),
       budgetTokens: optional(Options.integer("budget-tokens"), "The most tokens the lenses may spend (estimated before running); lenses beyond it are skipped."),
-      format: Options.choice("format", DIAGNOSE_OUTPUTS).pipe(
+      format: Options.choice("format", OUTPUT_NAMES).pipe(
         Options.withDescription("The report's format (default markdown)."),
         Options.withDefault("markdown")
       ),
@@ -343,7 +336,7 @@ const makeDiagnose = (state: CliState) =>
             progress,
             backend,
             "diagnose",
-            backend.diagnose(envelope, options.format === "markdown" || options.format === "html")
+            backend.diagnose(envelope, showsEvents(options.format))
           )
           const artifact = Option.getOrElse(options.artifact, () => artifactOf(input.path))
           const text = yield* renderReport(options.format, answer, input, artifact)

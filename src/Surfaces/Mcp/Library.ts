@@ -10,6 +10,8 @@ import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
 import { Effect, Layer } from "effect"
 import { Catalogue, type CatalogueEntry } from "../../Catalogue/Catalogue.js"
+import { MODE_NAMES, MODES_DESCRIBED } from "../../Catalogue/Resources.js"
+import { DEFAULT_MODE } from "../../Registry/Modes.js"
 import { isRecord } from "../../Traces/Importer.js"
 import { INVALID_PARAMS } from "./JsonRpc.js"
 import { McpProtocol } from "./Protocol.js"
@@ -128,13 +130,13 @@ export const McpLibraryLive = Layer.effectDiscard(
           description: `Read an agent run through ${code.friendly} (${code.name}) and explain what went wrong and what to change.`,
           arguments: [
             { name: "trace", description: "The agent run: a trace export or the pattern's own input, as JSON.", required: true },
-            { name: "mode", description: "quick, standard (default) or forensic.", required: false }
+            { name: "mode", description: `${MODES_DESCRIBED}.`, required: false }
           ]
         }),
         completions: {
           mode: (input: string) =>
             Effect.succeed(
-              McpSchema.CompleteResult.make({ completion: { values: ["quick", "standard", "forensic"].filter((mode) => mode.startsWith(input)), hasMore: false } })
+              McpSchema.CompleteResult.make({ completion: { values: MODE_NAMES.filter((mode) => mode.startsWith(input)), hasMore: false } })
             )
         },
         handle: (params: Record<string, string>) => {
@@ -142,7 +144,7 @@ export const McpLibraryLive = Layer.effectDiscard(
           if (trace === undefined || trace.trim().length === 0) {
             return Effect.fail(new McpSchema.InvalidParams({ message: `the prompt ${code.slug} needs the argument trace: the agent run, as JSON` }))
           }
-          const mode = params["mode"] ?? "standard"
+          const mode = params["mode"] ?? DEFAULT_MODE
           const instructions = [
             `Analyse the agent run below through ${code.friendly} (${code.name}): ${code.summary}`,
             "",

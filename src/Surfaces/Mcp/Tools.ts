@@ -17,7 +17,7 @@ import { Cause, Effect, Exit, Layer } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { Catalogue, type CatalogueEntry } from "../../Catalogue/Catalogue.js"
 import type { Mode } from "../../Catalogue/Resources.js"
-import { DiagnoseService, MAX_PATTERNS } from "../../Diagnose/DiagnoseService.js"
+import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import type { DiagnoseReport } from "../../Diagnose/Model.js"
 import { parseTraceBody } from "../../Edge/Body.js"
 import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
@@ -25,8 +25,8 @@ import { type ApiError, errorBody, errorKinds, InternalError, ValidationError } 
 import { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import { recordAnalysis, statusOfExit } from "../../Observability/Metrics.js"
 import { isRecord } from "../../Traces/Importer.js"
-import { FORMATS } from "../../Traces/Model.js"
 import { type CallContext, McpProtocol } from "./Protocol.js"
+import { diagnoseToolInput, patternToolInput } from "./ToolInputs.js"
 
 export const toolName = (slug: string) => `svc_${slug}`
 export const DIAGNOSE_TOOL = "svc_diagnose"
@@ -41,65 +41,6 @@ const READ_ONLY = new McpSchema.ToolAnnotations({
   // The analyses call a language model outside this service.
   openWorldHint: true
 })
-
-const TRACE_INPUT = {
-  trace: {
-    description:
-      "The agent run: the pattern's own input (GET /v1/patterns/{name} describes it), or a raw trace in any supported format " +
-      "(OpenTelemetry GenAI / OTLP JSON, OpenInference, OpenAI Chat/Responses/Agents SDK, Anthropic Messages, LangSmith runs, " +
-      "AutoGen/AG2 messages, agent trajectories such as SWE-agent or OpenHands). An object, an array, or the same as a JSON " +
-      "(or JSON Lines) string.",
-    type: ["object", "array", "string"]
-  },
-  format: {
-    description: "The trace's format; auto (the default) recognises it.",
-    type: "string",
-    enum: ["auto", ...FORMATS]
-  },
-  select: {
-    description: "Which trace to read when the input holds several: a trace id, or an index from 0.",
-    type: ["string", "integer"]
-  },
-  hints: {
-    description: "Facts the trace cannot state (the pattern's extra input fields), as an object.",
-    type: "object"
-  },
-  mode: {
-    description: "Depth: quick (1 model call), standard (2, the default), forensic (up to 4).",
-    type: "string",
-    enum: ["quick", "standard", "forensic"]
-  },
-  model: { description: "The model, as provider:model (default: the service's configured model).", type: "string" }
-} as const
-
-const patternInput = {
-  type: "object",
-  properties: {
-    ...TRACE_INPUT,
-    baseline: {
-      description: "A baseline id: the detection is stored under it, and compared with the one stored before (drift).",
-      type: "string"
-    }
-  },
-  required: ["trace"]
-}
-
-const diagnoseInput = {
-  type: "object",
-  properties: {
-    ...TRACE_INPUT,
-    patterns: {
-      description: `The patterns to run (1 to ${MAX_PATTERNS} names); by default triage picks the ones that fit the trace.`,
-      type: "array",
-      items: { type: "string" },
-      minItems: 1,
-      maxItems: MAX_PATTERNS
-    },
-    max_patterns: { description: `How many patterns triage may pick (1 to ${MAX_PATTERNS}, default 5).`, type: "integer", minimum: 1, maximum: MAX_PATTERNS },
-    budget_tokens: { description: "A cap on model tokens across the patterns, in and out.", type: "integer", minimum: 1000 }
-  },
-  required: ["trace"]
-}
 
 const listInput = { type: "object", properties: {} }
 
@@ -248,7 +189,7 @@ export const McpToolsLive = Layer.effectDiscard(
           name: toolName(slug),
           title: code.friendly,
           description: `${code.friendly} (${code.name}): ${code.summary} Reads an agent run and returns a cited, evidence-checked detection: severity, findings with quotes from the run, interventions.`,
-          inputSchema: patternInput,
+          inputSchema: patternToolInput,
           annotations: READ_ONLY
         }),
         handle: (args: unknown) =>
@@ -281,7 +222,7 @@ export const McpToolsLive = Layer.effectDiscard(
           "Diagnoses an agent run through the patterns that fit it: triage by code picks the lenses (or name them in `patterns`), " +
           "each runs through the model, and one report merges them: the decisive step, findings corroborated across lenses, " +
           "ranked interventions. Start here when you do not know which pattern to use.",
-        inputSchema: diagnoseInput,
+        inputSchema: diagnoseToolInput,
         annotations: READ_ONLY
       }),
       handle: (args: unknown) =>

@@ -6,35 +6,38 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { Api } from "../../Api.js"
 import { queryOptions } from "../../Analysis/Intake.js"
+import type { Mode } from "../../Catalogue/Resources.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
-import { DiagnoseOutput, type ReportContext } from "../../Diagnose/Model.js"
+import { OUTPUT_NAMES, type ReportContext } from "../../Diagnose/Model.js"
+import { loadRenderer } from "../../Diagnose/Render/Outputs.js"
 import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
 import { ValidationError } from "../../Errors.js"
+import { DIAGNOSE_OUTPUTS, type DiagnoseOutputEntry } from "../../Registry/Outputs.js"
 import { settleRest } from "./Settle.js"
 
 const EMPTY = new Uint8Array(0)
-const isOutput = Schema.is(DiagnoseOutput)
 
-/** The output by `?output=`, else by `Accept` (the first media type it names that we render). */
-export const outputOf = (param: string | undefined, accept: string | undefined): DiagnoseOutput | ValidationError => {
+/**
+ * The output by `?output=`, else by `Accept`: the first media type it names that an output has
+ * (the registry's first output with it; `*\/*` the default), else the default, the registry's
+ * first output (src/Registry/Outputs.ts).
+ */
+export const outputOf = (param: string | undefined, accept: string | undefined): DiagnoseOutputEntry | ValidationError => {
   if (param !== undefined) {
-    return isOutput(param)
-      ? param
-      : new ValidationError({ message: `output must be one of json, markdown, sarif, html, otlp (got ${JSON.stringify(param.slice(0, 40))})` })
+    return DIAGNOSE_OUTPUTS.find((output) => output.name === param) ??
+      new ValidationError({ message: `output must be one of ${OUTPUT_NAMES.join(", ")} (got ${JSON.stringify(param.slice(0, 40))})` })
   }
   for (const part of (accept ?? "").split(",")) {
     const media = part.split(";")[0]?.trim().toLowerCase() ?? ""
-    if (media === "text/markdown") return "markdown"
-    if (media === "application/sarif+json") return "sarif"
-    if (media === "text/html") return "html"
-    if (media === "application/json" || media === "*/*") return "json"
+    const output = media === "*/*" ? DIAGNOSE_OUTPUTS[0] : DIAGNOSE_OUTPUTS.find((candidate) => candidate.mediaType === media)
+    if (output !== undefined) return output
   }
-  return "json"
+  return DIAGNOSE_OUTPUTS[0]
 }
 
 const decoder = new TextDecoder()
@@ -47,7 +50,7 @@ export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers)
         const edge = yield* CurrentRequest
         const url = new URL(request.url, "http://localhost")
         const output = outputOf(url.searchParams.get("output") ?? undefined, request.headers["accept"])
-        let mode: "quick" | "standard" | "forensic" | "unknown" = "unknown"
+        let mode: Mode | "unknown" = "unknown"
         return yield* Effect.gen(function*() {
           if (output instanceof ValidationError) return yield* output
           const contentType = request.headers["content-type"]
@@ -62,26 +65,11 @@ export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers)
             body: bytes.byteLength <= 8 * 1024 * 1024 ? decoder.decode(bytes) : undefined
           }
           // The renderers are loaded on first use: start-up and idle memory do not carry them.
-          switch (output) {
-            case "json":
-              return HttpServerResponse.unsafeJson({ report })
-            case "markdown": {
-              const { renderMarkdown } = yield* Effect.promise(() => import("../../Diagnose/Render/Markdown.js"))
-              return HttpServerResponse.text(renderMarkdown(report, context), { contentType: "text/markdown; charset=utf-8" })
-            }
-            case "sarif": {
-              const { renderSarif } = yield* Effect.promise(() => import("../../Diagnose/Render/Sarif.js"))
-              return HttpServerResponse.text(JSON.stringify(renderSarif(report, context)), { contentType: "application/sarif+json" })
-            }
-            case "html": {
-              const { renderHtml } = yield* Effect.promise(() => import("../../Diagnose/Render/Html.js"))
-              return HttpServerResponse.text(renderHtml(report, context), { contentType: "text/html; charset=utf-8" })
-            }
-            case "otlp": {
-              const { renderOtlp } = yield* Effect.promise(() => import("../../Diagnose/Render/Otlp.js"))
-              return HttpServerResponse.unsafeJson(renderOtlp(report, context))
-            }
-          }
+          const render = yield* Effect.promise(() => loadRenderer(output.name))
+          const rendered = render({ report, context, body: { report } })
+          return rendered._tag === "Text"
+            ? HttpServerResponse.text(rendered.text, { contentType: output.contentType })
+            : HttpServerResponse.unsafeJson(rendered.value, { contentType: output.contentType })
         }).pipe(
           Effect.onExit((exit) => settleRest(edge, DIAGNOSE_LABEL, mode, exit, () => false))
         )

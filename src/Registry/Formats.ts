@@ -1,0 +1,41 @@
+/**
+ * The trace formats (DECISIONS §12), one entry each, **in detection order**: with `format: auto`
+ * each imported format is asked in this order whether it recognises a body, and the first that
+ * does reads it. So the most specific shapes come first (OTLP and span lists before LangSmith's
+ * runs, trajectories before plain message lists), and `openai`, which takes a bare list of
+ * `{role, content}`, is asked last; `native` (a pattern's own input shape) is the fallback after
+ * them all.
+ *
+ * Everything that names the formats derives from this list: the `TraceFormat` and `FormatOption`
+ * schemas (src/Traces/Model.ts; so OpenAPI, the typed client and the MCP tools' input schemas),
+ * the messages that list them, `svc --from` with its help and completions, and the generated
+ * sections of docs/traces.md and docs/cli.md (src/Registry/Docs.ts). Adding a format: an entry
+ * here, its importer in src/Traces/Formats/, and the importer's line in src/Traces/Normalize.ts
+ * (`IMPORTER_OF`, which the compiler then asks for).
+ *
+ * Contract-safe: names and words only (the typed client bundles it).
+ */
+import type { NonEmpty } from "./Entries.js"
+
+export interface FormatEntry {
+  readonly name: string
+  /** `imported`: read by an importer (src/Traces/Formats/); `native`: a pattern's own input shape. */
+  readonly kind: "imported" | "native"
+  /** What it reads, in a few words (schema descriptions, docs). */
+  readonly reads: string
+}
+
+export const TRACE_FORMATS = [
+  { name: "otel", kind: "imported", reads: "OpenTelemetry GenAI as OTLP/JSON traces or logs, or span lists" },
+  { name: "openinference", kind: "imported", reads: "OpenInference (Arize Phoenix) spans" },
+  { name: "langsmith", kind: "imported", reads: "LangSmith run trees, run lists, {post, patch}" },
+  { name: "trajectory", kind: "imported", reads: "SWE-agent, mini-SWE-agent and OpenHands trajectories" },
+  { name: "autogen", kind: "imported", reads: "AutoGen / AG2 / Magentic-One histories" },
+  { name: "anthropic", kind: "imported", reads: "Anthropic Messages" },
+  { name: "openai", kind: "imported", reads: "OpenAI Chat Completions messages, Responses items, Agents SDK exports" },
+  { name: "native", kind: "native", reads: "the pattern's own input shape" }
+] as const satisfies NonEmpty<FormatEntry>
+
+export type TraceFormatEntry = (typeof TRACE_FORMATS)[number]
+export type TraceFormatName = TraceFormatEntry["name"]
+export type ImportedFormat = Extract<TraceFormatEntry, { readonly kind: "imported" }>["name"]

@@ -1,0 +1,64 @@
+/**
+ * The MCP tools' input schemas (DECISIONS §14), made with `JSONSchema.make` from the contract's
+ * own schemas (the envelopes' options: format, select, hints, mode, model, baseline, patterns,
+ * max_patterns, budget_tokens), so the registries (src/Registry/) and the contract reach MCP
+ * clients exactly as they reach OpenAPI and the typed client. Only `trace` is MCP's own: a tool
+ * call may also pass the trace as a JSON (or JSON Lines) string. References are inlined and the
+ * generated titles and ids dropped, so each schema stands alone for a tool-calling model.
+ */
+import { JSONSchema, Option, Predicate, Schema, SchemaAST } from "effect"
+import { analyzeOptions, rawTraceOptions } from "../../Contract/AnalyzeContract.js"
+import { DiagnoseEnvelope } from "../../Contract/DiagnoseContract.js"
+import { MAX_PATTERNS } from "../../Diagnose/DiagnoseService.js"
+import { IMPORTED_FORMATS_READ } from "../../Registry/Derived.js"
+
+const McpTrace = Schema.Unknown.annotations({
+  jsonSchema: {
+    type: ["object", "array", "string"],
+    description:
+      `The agent run: the pattern's own input (GET /v1/patterns/{name} describes it), or a raw trace in any supported format (${IMPORTED_FORMATS_READ}). ` +
+      "An object, an array, or the same as a JSON (or JSON Lines) string."
+  }
+})
+
+/** A JSON Schema with its `$defs` references inlined and the generated `title`s and `$id`s left out. */
+const standalone = (node: unknown, defs: Readonly<Record<string, unknown>>): unknown => {
+  if (Array.isArray(node)) return node.map((item: unknown) => standalone(item, defs))
+  if (!Predicate.isRecord(node)) return node
+  const out: Record<string, unknown> = {}
+  const ref = node["$ref"]
+  if (typeof ref === "string" && ref.startsWith("#/$defs/")) {
+    const target = standalone(defs[ref.slice("#/$defs/".length)], defs)
+    if (Predicate.isRecord(target)) Object.assign(out, target)
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$ref" || key === "$id" || key === "title" || key === "$schema" || key === "$defs") continue
+    out[key] = standalone(value, defs)
+  }
+  return out
+}
+
+/** An object schema for these fields: `{type: "object", properties, required}`. */
+const objectSchema = (fields: Schema.Struct.Fields): Record<string, unknown> => {
+  const root: unknown = JSONSchema.make(Schema.Struct(fields))
+  const defs = Predicate.isRecord(root) && Predicate.isRecord(root["$defs"]) ? root["$defs"] : {}
+  const schema = standalone(root, defs)
+  const properties = Predicate.isRecord(schema) ? schema["properties"] : undefined
+  const required = Predicate.isRecord(schema) ? schema["required"] : undefined
+  return { type: "object", properties: properties ?? {}, required: required ?? [] }
+}
+
+/** `patterns` as the contract has it, bounded as the service bounds it (1 to MAX_PATTERNS names). */
+const boundedPatterns = () => {
+  const contract = DiagnoseEnvelope.fields.patterns.from
+  const description = Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(contract.ast))
+  return Schema.optional(
+    contract.pipe(Schema.minItems(1), Schema.maxItems(MAX_PATTERNS)).annotations(description === undefined ? {} : { description })
+  )
+}
+
+/** `svc_<pattern>`: the trace, the analysis options and the raw trace's options. */
+export const patternToolInput = objectSchema({ trace: McpTrace, ...rawTraceOptions, ...analyzeOptions })
+
+/** `svc_diagnose`: the trace and the diagnose envelope's options. */
+export const diagnoseToolInput = objectSchema({ ...DiagnoseEnvelope.fields, trace: McpTrace, patterns: boundedPatterns() })
