@@ -5,12 +5,12 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
-import { Mode, MODE_NAMES } from "../Catalogue/Resources.js"
-import { BaselineId } from "../Contract/AnalyzeContract.js"
+import type { Mode } from "../Catalogue/Resources.js"
+import { BaselineOption, FormatOptionValue, HintsOption, ModelOption, ModeOption, SelectOption } from "../Contract/Options.js"
 import type { AppConfigShape } from "../Config.js"
 import { InvalidMode, RequestTooLarge, ValidationError } from "../Errors.js"
 import { DEFAULT_MODE } from "../Registry/Modes.js"
-import { FORMAT_OPTIONS, FormatOption } from "../Traces/Model.js"
+import type { FormatOption } from "../Traces/Model.js"
 
 export const MAX_NESTING_DEPTH = 64
 const OPTION_KEYS = new Set(["mode", "model", "baseline"])
@@ -100,27 +100,35 @@ export const splitBody = (
   return { ...none, trace, raw: false, mode: body["mode"] ?? none.mode, model: body["model"] ?? none.model, baseline: body["baseline"] }
 }
 
-const isFormatOption = Schema.is(FormatOption)
+
+/**
+ * One option decoded by its own schema in the contract (src/Contract/Options.ts): the bounds and
+ * the message of a bad value live there; null and absent are the same.
+ */
+const decodeOption = <A, I>(schema: Schema.Schema<A | null, I | null>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (value: unknown): Either.Either<A | null, string> =>
+    value === undefined ? Either.right(null) : Either.mapLeft(decode(value), (error) => ParseResult.TreeFormatter.formatErrorSync(error))
+}
+const decodeFormat = decodeOption(FormatOptionValue)
+const decodeSelect = decodeOption(SelectOption)
+const decodeHints = decodeOption(HintsOption)
+const decodeMode = decodeOption(ModeOption)
+const decodeModel = decodeOption(ModelOption)
+const decodeBaseline = decodeOption(BaselineOption)
+const refused = (message: string) => new ValidationError({ message })
 
 /** `format` absent or null means auto. */
-export const resolveFormat = (format: unknown): Either.Either<FormatOption, ValidationError> => {
-  if (format === undefined || format === null) return Either.right("auto")
-  if (isFormatOption(format)) return Either.right(format)
-  return Either.left(
-    new ValidationError({ message: `format must be one of ${FORMAT_OPTIONS.join(", ")} (got ${JSON.stringify(String(format).slice(0, 40))})` })
-  )
-}
+export const resolveFormat = (format: unknown): Either.Either<FormatOption, ValidationError> =>
+  Either.mapBoth(decodeFormat(format), { onLeft: refused, onRight: (value) => value ?? "auto" })
 
 /**
  * `hints`: an object of the pattern's extra input fields, absent by default. Taken as it is (no
  * copy): each pattern reads only its own input fields from it (`hintsFor`), so a body with
  * hundreds of thousands of other keys costs nothing per lens.
  */
-export const resolveHints = (hints: unknown): Either.Either<Readonly<Record<string, unknown>>, ValidationError> => {
-  if (hints === undefined || hints === null) return Either.right({})
-  if (!isRecord(hints)) return Either.left(new ValidationError({ message: "hints must be an object of the pattern's extra input fields" }))
-  return Either.right(hints)
-}
+export const resolveHints = (hints: unknown): Either.Either<Readonly<Record<string, unknown>>, ValidationError> =>
+  Either.mapBoth(decodeHints(hints), { onLeft: refused, onRight: (value) => value ?? {} })
 
 /** The hints one pattern reads: those of its input fields the object holds as its own. */
 export const hintsFor = (hints: Readonly<Record<string, unknown>>, fields: ReadonlySet<string>): Readonly<Record<string, unknown>> => {
@@ -132,12 +140,8 @@ export const hintsFor = (hints: Readonly<Record<string, unknown>>, fields: Reado
 }
 
 /** `select`: a trace id or an index, when a body holds several traces. */
-export const resolveSelect = (select: unknown): Either.Either<string | number | undefined, ValidationError> => {
-  if (select === undefined || select === null) return Either.right(undefined)
-  if (typeof select === "string" && select.length > 0 && select.length <= 256) return Either.right(select)
-  if (typeof select === "number" && Number.isInteger(select) && select >= 0) return Either.right(select)
-  return Either.left(new ValidationError({ message: "select must be a trace id (a string) or an index (an integer >= 0)" }))
-}
+export const resolveSelect = (select: unknown): Either.Either<string | number | undefined, ValidationError> =>
+  Either.mapBoth(decodeSelect(select), { onLeft: refused, onRight: (value) => value ?? undefined })
 
 export type Limits = AppConfigShape["limits"]
 
@@ -230,33 +234,16 @@ export const checkTraceLimits = (
   return Either.void
 }
 
-// The contract's own schemas decide what a mode and a baseline id are.
-const isMode = Schema.is(Mode)
-const isBaselineId = Schema.is(BaselineId)
-
 /** `mode` absent or null means the default (standard); anything outside the registry's modes is invalid_mode. */
-export const resolveMode = (mode: unknown): Either.Either<Mode, InvalidMode> => {
-  if (mode === undefined || mode === null) return Either.right(DEFAULT_MODE)
-  if (isMode(mode)) return Either.right(mode)
-  const shown = typeof mode === "string" ? JSON.stringify(mode.slice(0, 40)) : `a ${Array.isArray(mode) ? "list" : typeof mode}`
-  return Either.left(new InvalidMode({ message: `mode must be one of ${MODE_NAMES.join(", ")} (got ${shown})` }))
-}
+export const resolveMode = (mode: unknown): Either.Either<Mode, InvalidMode> =>
+  Either.mapBoth(decodeMode(mode), { onLeft: (message) => new InvalidMode({ message }), onRight: (value) => value ?? DEFAULT_MODE })
 
-export const resolveModel = (model: unknown): Either.Either<string | null, ValidationError> => {
-  if (model === undefined || model === null) return Either.right(null)
-  if (typeof model === "string" && model.trim().length > 0 && model.length <= 200 && !/[\s\p{Cc}]/u.test(model.trim())) {
-    return Either.right(model.trim())
-  }
-  return Either.left(new ValidationError({ message: "model must be a non-empty model identifier of at most 200 characters without spaces" }))
-}
+/** `model` absent or null: the provider's default; surrounding spaces are not part of it. */
+export const resolveModel = (model: unknown): Either.Either<string | null, ValidationError> =>
+  Either.mapBoth(decodeModel(model), { onLeft: refused, onRight: (value) => (value === null ? null : value.trim()) })
 
-export const resolveBaseline = (baseline: unknown): Either.Either<string | null, ValidationError> => {
-  if (baseline === undefined || baseline === null) return Either.right(null)
-  if (isBaselineId(baseline)) return Either.right(baseline)
-  return Either.left(
-    new ValidationError({ message: "baseline must be an id of 1-64 characters of [A-Za-z0-9_-] (never a path)" })
-  )
-}
+export const resolveBaseline = (baseline: unknown): Either.Either<string | null, ValidationError> =>
+  Either.mapLeft(decodeBaseline(baseline), refused)
 
 /** Formats schema issues as `path: message`, naming field paths; at most 10. */
 export const formatParseError = (error: ParseResult.ParseError): string => {

@@ -7,9 +7,10 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Predicate, Schema } from "effect"
 import type { PatternSpec } from "../Catalogue/Contract.js"
 import { Mode } from "../Catalogue/Resources.js"
-import { IMPORTED_FORMATS_READ, MODE_CHOICE, MODE_NAMES } from "../Registry/Derived.js"
+import { IMPORTED_FORMATS_READ, MODE_NAMES } from "../Registry/Derived.js"
 import { alternatives } from "../Registry/Entries.js"
-import { FORMAT_OPTIONS, FormatOption } from "../Traces/Model.js"
+import { FORMAT_OPTIONS } from "../Traces/Model.js"
+import { BaselineOption, FormatOptionValue, HintsOption, ModelOption, ModeOption, SelectOption } from "./Options.js"
 import {
   AnalyzerErrorWire,
   AuthMisconfiguredWire,
@@ -25,23 +26,11 @@ import {
   ValidationErrorWire
 } from "../Errors.js"
 
-export const BaselineId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/)).annotations({
-  identifier: "BaselineId",
-  description: "Id of a stored baseline detection to compare against ([A-Za-z0-9_-]{1,64})."
-})
-
-/** The options of an analysis (beside the trace and the raw trace's options). */
+/** The options of an analysis (beside the trace and the raw trace's options), as Options.ts bounds them. */
 export const analyzeOptions = {
-  mode: Schema.optional(
-    Schema.NullOr(Mode).annotations({ description: `${MODE_CHOICE}; null counts as absent.` })
-  ),
-  model: Schema.optional(
-    Schema.NullOr(Schema.String).annotations({
-      description:
-        "Model to call; a `provider:model` prefix (anthropic:, openai:, local:) selects the provider. Default: the provider's default model."
-    })
-  ),
-  baseline: Schema.optional(BaselineId)
+  mode: Schema.optional(ModeOption),
+  model: Schema.optional(ModelOption),
+  baseline: Schema.optional(BaselineOption)
 }
 
 /** A trace as its tool wrote it, in a supported format (DECISIONS §12). */
@@ -53,22 +42,13 @@ export const RawTrace = Schema.Union(
   description: `A trace in a supported format, sent as its tool wrote it: ${IMPORTED_FORMATS_READ}. JSON Lines bodies (application/x-ndjson) are read as a list of records. docs/traces.md describes each format's mapping.`
 })
 
-export const TraceSelect = Schema.Union(Schema.String, Schema.Int.pipe(Schema.nonNegative())).annotations({
-  identifier: "TraceSelect",
-  description: "Which trace to analyse when the body holds several: a trace id, or an index in the order normalize lists them."
-})
-
-export const TraceHints = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-  identifier: "TraceHints",
-  description:
-    "The pattern's extra input fields that a raw trace cannot hold (e.g. `pressure`, `self_report`, `task_class`), by the names of the pattern's own input schema; they win over values derived from the trace. The PatternRecord's `needs` says which a pattern requires."
-})
+export { BaselineId, TraceHints, TraceSelect } from "./Options.js"
 
 /** The options a raw trace travels with, in the envelope. */
 export const rawTraceOptions = {
-  format: Schema.optional(FormatOption),
-  select: Schema.optional(TraceSelect),
-  hints: Schema.optional(TraceHints)
+  format: Schema.optional(FormatOptionValue),
+  select: Schema.optional(SelectOption),
+  hints: Schema.optional(HintsOption)
 }
 
 /**

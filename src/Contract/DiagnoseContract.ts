@@ -7,7 +7,6 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Predicate, Schema } from "effect"
-import { Mode } from "../Catalogue/Resources.js"
 import { DIAGNOSE_OUTPUT_DESCRIPTION, DiagnoseOutput, DiagnoseResponse } from "../Diagnose/Model.js"
 import {
   AuthMisconfiguredWire,
@@ -20,29 +19,21 @@ import {
   UnsupportedTraceFormatWire,
   ValidationErrorWire
 } from "../Errors.js"
-import { MODE_CHOICE, OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
+import { OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
 import { DIAGNOSE_OUTPUTS, type OutputEntry } from "../Registry/Outputs.js"
-import { FormatOption } from "../Traces/Model.js"
-import { AnalyzeQueryParams, RawTrace, TraceHints, TraceSelect } from "./AnalyzeContract.js"
+import { AnalyzeQueryParams, RawTrace } from "./AnalyzeContract.js"
+import { BudgetTokens, FormatOptionValue, HintsOption, MaxPatterns, ModelOption, ModeOption, PatternNames, SelectOption } from "./Options.js"
 
 export const DiagnoseEnvelope = Schema.Struct({
   trace: RawTrace,
-  format: Schema.optional(FormatOption),
-  select: Schema.optional(TraceSelect),
-  hints: Schema.optional(TraceHints),
-  mode: Schema.optional(Schema.NullOr(Mode).annotations({ description: `The mode every lens runs in: ${MODE_CHOICE}.` })),
-  model: Schema.optional(Schema.NullOr(Schema.String).annotations({ description: "The model (with an optional provider: prefix), as for analyze." })),
-  patterns: Schema.optional(
-    Schema.Array(Schema.String).annotations({ description: "Run exactly these patterns (1 to 12) instead of the ones triage picks." })
-  ),
-  max_patterns: Schema.optional(
-    Schema.Int.pipe(Schema.between(1, 12)).annotations({ description: "How many of triage's best patterns run (default 5, at most 12)." })
-  ),
-  budget_tokens: Schema.optional(
-    Schema.Int.pipe(Schema.between(1_000, 100_000_000)).annotations({
-      description: "The most tokens (in and out, estimated by mode before running) the lenses may spend; lenses beyond it are skipped and say so."
-    })
-  )
+  format: Schema.optional(FormatOptionValue),
+  select: Schema.optional(SelectOption),
+  hints: Schema.optional(HintsOption),
+  mode: Schema.optional(ModeOption),
+  model: Schema.optional(ModelOption),
+  patterns: Schema.optional(PatternNames),
+  max_patterns: Schema.optional(MaxPatterns),
+  budget_tokens: Schema.optional(BudgetTokens)
 }).annotations({ identifier: "DiagnoseEnvelope", description: "The trace under `trace`, with the diagnose's options." })
 
 export const DiagnoseRequest = Schema.Union(DiagnoseEnvelope, RawTrace).annotations({

@@ -5,7 +5,7 @@
  * metrics included), and merged into one report. One lens failing leaves its entry with the error
  * kind; the whole is bounded by the request deadline (504, upstream calls aborted).
  */
-import { Clock, Context, Duration, Effect, Either, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"
 import { AnalysisProgress } from "../Analysis/Progress.js"
@@ -24,6 +24,7 @@ import {
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
+import { BudgetTokens, DEFAULT_MAX_PATTERNS, MaxPatterns, PatternNames } from "../Contract/Options.js"
 import {
   errorKinds,
   type InternalError,
@@ -38,8 +39,7 @@ import { type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
 import type { DiagnoseReport, ReportContext, TriageEntry } from "./Model.js"
 import { type Candidate, rankCandidates, shapeOf, triageOne } from "./Triage.js"
 
-export const DEFAULT_MAX_PATTERNS = 5
-export const MAX_PATTERNS = 12
+export { DEFAULT_MAX_PATTERNS, MAX_PATTERNS } from "../Contract/Options.js"
 /** Lenses run at once inside one diagnose. */
 const CONCURRENCY = 4
 
@@ -94,30 +94,28 @@ const diagnoseOptions = (body: Record<string, unknown> | Array<unknown>, raw: bo
   }
 }
 
+/** The diagnose options decoded by their schemas in the contract (src/Contract/Options.ts). */
+const decodePatterns = Schema.decodeUnknownEither(PatternNames)
+const decodeMaxPatterns = Schema.decodeUnknownEither(MaxPatterns)
+const decodeBudget = Schema.decodeUnknownEither(BudgetTokens)
+const refusal = (error: ParseResult.ParseError) => new ValidationError({ message: ParseResult.TreeFormatter.formatErrorSync(error) })
+
 const resolvePatterns = (value: unknown, known: (slug: string) => boolean): Either.Either<ReadonlyArray<string> | undefined, ValidationError> => {
   if (value === undefined || value === null) return Either.right(undefined)
-  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_PATTERNS || !value.every((item) => typeof item === "string")) {
-    return Either.left(new ValidationError({ message: `patterns must be a list of 1 to ${MAX_PATTERNS} pattern names` }))
-  }
-  const names: Array<string> = value.filter((item): item is string => typeof item === "string")
-  const unknown = names.filter((name) => !known(name))
-  if (unknown.length > 0) {
-    return Either.left(new ValidationError({ message: `patterns names no pattern called ${unknown.map((name) => JSON.stringify(name.slice(0, 60))).join(", ")}; GET /v1/patterns lists them` }))
-  }
-  return Either.right(Array.from(new Set(names)))
+  return Either.flatMap(Either.mapLeft(decodePatterns(value), refusal), (names) => {
+    const unknown = (names ?? []).filter((name) => !known(name))
+    if (unknown.length > 0) {
+      return Either.left(new ValidationError({ message: `patterns names no pattern called ${unknown.map((name) => JSON.stringify(name.slice(0, 60))).join(", ")}; GET /v1/patterns lists them` }))
+    }
+    return Either.right(names === null ? undefined : Array.from(new Set(names)))
+  })
 }
 
-const resolveMaxPatterns = (value: unknown): Either.Either<number, ValidationError> => {
-  if (value === undefined || value === null) return Either.right(DEFAULT_MAX_PATTERNS)
-  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= MAX_PATTERNS) return Either.right(value)
-  return Either.left(new ValidationError({ message: `max_patterns must be an integer from 1 to ${MAX_PATTERNS}` }))
-}
+const resolveMaxPatterns = (value: unknown): Either.Either<number, ValidationError> =>
+  value === undefined ? Either.right(DEFAULT_MAX_PATTERNS) : Either.mapBoth(decodeMaxPatterns(value), { onLeft: refusal, onRight: (n) => n ?? DEFAULT_MAX_PATTERNS })
 
-const resolveBudget = (value: unknown): Either.Either<number | null, ValidationError> => {
-  if (value === undefined || value === null) return Either.right(null)
-  if (typeof value === "number" && Number.isInteger(value) && value >= 1_000 && value <= 100_000_000) return Either.right(value)
-  return Either.left(new ValidationError({ message: "budget_tokens must be an integer from 1000 to 100000000 (tokens in and out across the lenses)" }))
-}
+const resolveBudget = (value: unknown): Either.Either<number | null, ValidationError> =>
+  value === undefined ? Either.right(null) : Either.mapLeft(decodeBudget(value), refusal)
 
 export const DiagnoseServiceLive = Layer.effect(
   DiagnoseService,

@@ -133,7 +133,10 @@ describe("a format and an output added in their registry alone", () => {
       for (const name of ["svc_diagnose", "svc_lewin"]) {
         const tool = tools.find((candidate) => candidate.name === name)
         const format = tool?.inputSchema.properties?.["format"]
-        expect(isRecord(format) ? format["enum"] : undefined, name).toContain(FORMAT)
+        // `format` is the contract's FormatOption or null: the enum sits in one of its alternatives.
+        const alternatives = isRecord(format) && Array.isArray(format["anyOf"]) ? format["anyOf"] : [format]
+        const enums = alternatives.flatMap((alternative: unknown) => (isRecord(alternative) && Array.isArray(alternative["enum"]) ? alternative["enum"] : []))
+        expect(enums, name).toContain(FORMAT)
       }
       expectEveryList(textsOf(tools.map((tool) => tool.inputSchema)))
     })

@@ -6,10 +6,9 @@
  * call may also pass the trace as a JSON (or JSON Lines) string. References are inlined and the
  * generated titles and ids dropped, so each schema stands alone for a tool-calling model.
  */
-import { JSONSchema, Option, Predicate, Schema, SchemaAST } from "effect"
+import { JSONSchema, Predicate, Schema } from "effect"
 import { analyzeOptions, rawTraceOptions } from "../../Contract/AnalyzeContract.js"
 import { DiagnoseEnvelope } from "../../Contract/DiagnoseContract.js"
-import { MAX_PATTERNS } from "../../Diagnose/DiagnoseService.js"
 import { IMPORTED_FORMATS_READ } from "../../Registry/Derived.js"
 
 const McpTrace = Schema.Unknown.annotations({
@@ -48,17 +47,8 @@ const objectSchema = (fields: Schema.Struct.Fields): Record<string, unknown> => 
   return { type: "object", properties: properties ?? {}, required: required ?? [] }
 }
 
-/** `patterns` as the contract has it, bounded as the service bounds it (1 to MAX_PATTERNS names). */
-const boundedPatterns = () => {
-  const contract = DiagnoseEnvelope.fields.patterns.from
-  const description = Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(contract.ast))
-  return Schema.optional(
-    contract.pipe(Schema.minItems(1), Schema.maxItems(MAX_PATTERNS)).annotations(description === undefined ? {} : { description })
-  )
-}
-
 /** `svc_<pattern>`: the trace, the analysis options and the raw trace's options. */
 export const patternToolInput = objectSchema({ trace: McpTrace, ...rawTraceOptions, ...analyzeOptions })
 
 /** `svc_diagnose`: the trace and the diagnose envelope's options. */
-export const diagnoseToolInput = objectSchema({ ...DiagnoseEnvelope.fields, trace: McpTrace, patterns: boundedPatterns() })
+export const diagnoseToolInput = objectSchema({ ...DiagnoseEnvelope.fields, trace: McpTrace })
