@@ -3,7 +3,7 @@
  * validated at start-up. A malformed value stops the process with a message naming the variable
  * and its accepted form; there is no silent fallback. Secrets are `Redacted`.
  */
-import { Config, ConfigError, Context, Duration, Either, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Data, Duration, Effect, Either, Option, Redacted } from "effect"
 import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -450,6 +450,15 @@ export const appConfig: Config.Config<AppConfigShape> = settings.pipe(
       : Either.right(config)
   )
 )
+
+/** The configuration could not be read: the one message every program prints (one line per problem). */
+export class InvalidConfiguration extends Data.TaggedError("InvalidConfiguration")<{ readonly message: string }> {}
+
+export const invalidConfiguration = (error: ConfigError.ConfigError) =>
+  new InvalidConfiguration({ message: `invalid configuration:\n${describeConfigError(error)}` })
+
+/** The validated configuration, as every program starts with it (svc serve, svc mcp, the commands). */
+export const loadConfig: Effect.Effect<AppConfigShape, InvalidConfiguration> = Effect.mapError(appConfig, invalidConfiguration)
 
 /** Renders a ConfigError for a person: one line per problem, variable first. */
 export const describeConfigError = (error: ConfigError.ConfigError): string => {

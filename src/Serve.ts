@@ -9,7 +9,7 @@ import { Cause, ConfigProvider, Effect, Layer, Option } from "effect"
 import { setFlagsFromString } from "node:v8"
 import { AppLive } from "./App.js"
 import { withoutRuntimeMetrics } from "./Resources.js"
-import { appConfig, describeConfigError } from "./Config.js"
+import { loadConfig } from "./Config.js"
 import { ShutdownSignals } from "./Lifecycle/Signals.js"
 import { loggingLayer } from "./Observability/Logging.js"
 
@@ -39,9 +39,7 @@ const describeFailure = (cause: Cause.Cause<unknown>): string =>
   })
 
 export const serveProgram = Effect.gen(function*() {
-  const config = yield* appConfig.pipe(
-    Effect.mapError((error) => new StartupFailure(`invalid configuration:\n${describeConfigError(error)}`))
-  )
+  const config = yield* Effect.mapError(loadConfig, (error) => new StartupFailure(error.message))
   const app = AppLive(config).pipe(
     // V8's default young-generation growth, held during start-up by boot.ts, once serving.
     Layer.tap(() => Effect.sync(() => setFlagsFromString("--semi-space-growth-factor=2")))

@@ -9,7 +9,7 @@ import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { AnalysisProgress, type AnalysisProgressShape } from "../../Analysis/Progress.js"
 import { ResourcesLive, withoutRuntimeMetrics } from "../../Resources.js"
 import { Catalogue } from "../../Catalogue/Catalogue.js"
-import { appConfig, describeConfigError } from "../../Config.js"
+import { loadConfig } from "../../Config.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { ANALYZE_PREFIX, DIAGNOSE_PATH } from "../../Edge/Routes.js"
 import { type ApiError, errorKinds } from "../../Errors.js"
@@ -32,9 +32,7 @@ export interface LocalOptions {
 
 export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, CliFailure, Scope.Scope> =>
   Effect.gen(function*() {
-    const config = yield* appConfig.pipe(
-      Effect.mapError((error) => new CliFailure({ kind: "usage", message: `invalid configuration:\n${describeConfigError(error)}` }))
-    )
+    const config = yield* Effect.mapError(loadConfig, (error) => new CliFailure({ kind: "usage", message: error.message }))
     const explicitLevel = yield* Config.option(Config.string("SVC_LOG_LEVEL")).pipe(Effect.orElseSucceed(() => Option.none()))
     const logging = loggingLayer(Option.isSome(explicitLevel) ? config.logLevel : "error", "stderr")
     const context = yield* Layer.build(ResourcesLive(config).pipe(Layer.provide(logging))).pipe(

@@ -10,7 +10,7 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Config, ConfigError, Effect, Either, Option, ParseResult, Redacted } from "effect"
 import { analyzeByName } from "../../Contract/AnalyzeClient.generated.js"
 import { makeClient } from "../../Client.js"
-import { describeConfigError } from "../../Config.js"
+import { invalidConfiguration } from "../../Config.js"
 import { errorKinds } from "../../Errors.js"
 import { type Backend, CliFailure } from "./Backend.js"
 
@@ -43,7 +43,7 @@ type ClientFailure = { readonly _tag: string; readonly message: string } | HttpC
 export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend, CliFailure> =>
   Effect.gen(function*() {
     const limit = yield* readLimit.pipe(
-      Effect.mapError((error) => new CliFailure({ kind: "usage", message: `invalid configuration:\n${describeConfigError(error)}` }))
+      Effect.mapError((error) => new CliFailure({ kind: "usage", message: invalidConfiguration(error).message }))
     )
     const base = options.url.replace(/\/+$/, "")
     const client = yield* makeClient(base, Option.match(options.apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: Redacted.value(key) }) })).pipe(

@@ -5,12 +5,11 @@
  */
 import { Cause, Config, ConfigProvider, Effect, Layer } from "effect"
 import { ResourcesLive, withoutRuntimeMetrics } from "../../Resources.js"
-import { appConfig, describeConfigError } from "../../Config.js"
+import { InvalidConfiguration, loadConfig } from "../../Config.js"
 import { loggingLayer } from "../../Observability/Logging.js"
 import { McpCoreLive } from "./Mcp.js"
 import { serveStdio } from "./Stdio.js"
 
-class InvalidConfiguration extends Error {}
 
 /** Fails with the message already printed on stderr; `configuration`: the environment was invalid. */
 export class McpStdioFailed {
@@ -23,7 +22,7 @@ export const mcpStdioProgram = Effect.gen(function*() {
   console.log = console.error
   console.info = console.error
   console.debug = console.error
-  const config = yield* appConfig.pipe(Effect.mapError((error) => new InvalidConfiguration(`invalid configuration:\n${describeConfigError(error)}`)))
+  const config = yield* loadConfig
   const apiKey = yield* Config.option(Config.redacted("SVC_API_KEY"))
   const logging = loggingLayer(config.logLevel, "stderr")
   yield* serveStdio({ input: process.stdin, output: process.stdout, apiKey }).pipe(
@@ -35,7 +34,11 @@ export const mcpStdioProgram = Effect.gen(function*() {
   Effect.tapErrorCause((cause) =>
     Cause.isInterruptedOnly(cause)
       ? Effect.void
-      : Effect.sync(() => process.stderr.write(`svc mcp: ${Cause.squash(cause) instanceof Error ? String(Cause.squash(cause)) : Cause.pretty(cause)}\n`))
+      : Effect.sync(() => {
+        const failure = Cause.squash(cause)
+        const said = failure instanceof InvalidConfiguration ? failure.message : failure instanceof Error ? String(failure) : Cause.pretty(cause)
+        process.stderr.write(`svc mcp: ${said}\n`)
+      })
   ),
   Effect.mapError((error) => new McpStdioFailed(error instanceof InvalidConfiguration)),
   Effect.withConfigProvider(ConfigProvider.fromEnv()),
