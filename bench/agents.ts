@@ -19,7 +19,7 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
 import { autogenGroupChat, otelAgentChain } from "./agents-traces.js"
-import { BENCH_KEY as KEY, cpuMsOf, launchService, median, round2, stopChild as stop } from "./support.js"
+import { BENCH_KEY as KEY, cpuMsOf, launchService, median, round2, type Row, stopChild as stop } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
@@ -65,16 +65,6 @@ const KINDS: ReadonlyArray<readonly [Kind, (agents: number, salt: string) => unk
 const bodyOf = (kind: Kind, agents: number, salt: string) =>
   JSON.stringify({ trace: KINDS.find(([name]) => name === kind)?.[1](agents, ` ${salt}`) })
 
-interface Row {
-  readonly scenario: string
-  readonly metric: string
-  readonly service: number
-  readonly baseline: number | null
-  readonly ratio: number | null
-  readonly goal: string
-  readonly met: boolean | null
-  readonly detail?: Record<string, number | string>
-}
 
 const main = async () => {
   const started = new Date()

@@ -15,7 +15,7 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
 import { measureCost } from "./cost.js"
-import { BENCH_KEY as KEY, cpuMsOf, freePort, launchService, launchWith, median, round2, stopChild, track } from "./support.js"
+import { BENCH_KEY as KEY, cpuMsOf, freePort, launchService, launchWith, median, round2, stopChild, type Row, track } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
@@ -135,16 +135,6 @@ const load = async (url: string, options: { method?: "GET" | "POST"; body?: stri
 }
 
 
-interface Row {
-  readonly scenario: string
-  readonly metric: string
-  readonly service: number
-  readonly baseline: number | null
-  readonly ratio: number | null
-  readonly goal: string
-  readonly met: boolean | null
-  readonly detail?: Record<string, number | string>
-}
 const rows: Array<Row> = []
 
 /** Interleaved rounds: baseline then service, ROUNDS times; ratio per round, median of ratios. */

@@ -100,3 +100,15 @@ export const launchWith = async (start: (env: NodeJS.ProcessEnv) => ChildProcess
   }
   return { child, url, startedMs: performance.now() - started }
 }
+
+/** One line of a bench report. */
+export interface Row {
+  readonly scenario: string
+  readonly metric: string
+  readonly service: number
+  readonly baseline: number | null
+  readonly ratio: number | null
+  readonly goal: string
+  readonly met: boolean | null
+  readonly detail?: Record<string, number | string>
+}
