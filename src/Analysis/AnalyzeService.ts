@@ -27,20 +27,9 @@ import {
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
 import { analysesRunning, countAnalysis, statusOfExit } from "../Observability/Metrics.js"
 import { RetryDeadline } from "../Providers/Retry.js"
-import { detectFormat } from "../Traces/Normalize.js"
 import { type AnalysisResult, Analyzer } from "./Analyzer.js"
-import {
-  type BodyParts,
-  NO_QUERY,
-  type QueryOptions,
-  resolveBaseline,
-  resolveFormat,
-  resolveHints,
-  resolveMode,
-  resolveModel,
-  resolveSelect,
-  splitBody
-} from "./Intake.js"
+import { type BodyParts, NO_QUERY, type QueryOptions, resolveBaseline, resolveHints, resolveMode, resolveModel } from "../Intake/Intake.js"
+import { readTraceIntake } from "../Intake/Requests.js"
 import { type AdmittedTrace, admitTrace, type TraceOrigin, validateAdmitted } from "./RawTraces.js"
 import { AnalysisProgress, usageCounts } from "./Progress.js"
 import { withDeadline } from "./Deadline.js"
@@ -190,9 +179,8 @@ export const AnalyzeServiceLive = Layer.effect(
       Effect.gen(function*() {
         const entry = catalogue.get(slug)
         if (entry === undefined) return yield* new InternalError({ message: `pattern ${slug} is registered but not loaded` })
-        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined, query)
-        const format = yield* resolveFormat(parts.format)
-        const select = yield* resolveSelect(parts.select)
+        // Phase 1 of the request (src/Intake/Requests.ts); the options follow after the limits.
+        const { format, parts, select } = yield* readTraceIntake(body, query)
         const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits)
         const mode = yield* resolveMode(parts.mode)
         return { entry, options: { model: parts.model, baseline: parts.baseline, hints: parts.hints }, mode, trace }

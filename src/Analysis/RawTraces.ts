@@ -13,7 +13,7 @@ import { type RequestTooLarge, type UnsupportedTraceFormat, ValidationError } fr
 import type { FormatOption, NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import { detectFormat, type Limits, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 import { projectTrace } from "../Traces/Project.js"
-import { checkTraceLimits, formatParseError, hintsFor } from "./Intake.js"
+import { checkTraceLimits, formatParseError, hintsFor } from "../Intake/Intake.js"
 
 export type AdmittedTrace =
   | { readonly _tag: "Native"; readonly trace: Record<string, unknown> }

@@ -2,7 +2,7 @@
  * The options of a request as the contract declares them (DECISIONS §3, §12, §13, §16), each with
  * its bounds and the message a bad value answers with: the envelopes of analyze, diagnose and
  * normalize (AnalyzeContract.ts, DiagnoseContract.ts, TracesContract.ts) are built from these, and
- * intake (src/Analysis/Intake.ts) decodes every option with the same schema, so a bound lives in
+ * intake (src/Intake/Intake.ts, src/Intake/Requests.ts) decodes every option with the same schema, so a bound lives in
  * one place. `null` counts as absent for every option.
  */
 import { type ParseResult, Schema } from "effect"

@@ -5,26 +5,15 @@
  * metrics included), and merged into one report. One lens failing leaves its entry with the error
  * kind; the whole is bounded by the request deadline (504, upstream calls aborted).
  */
-import { Clock, Context, Duration, Effect, Either, Layer, ParseResult, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"
 import { AnalysisProgress } from "../Analysis/Progress.js"
-import {
-  NO_QUERY,
-  type QueryOptions,
-  queryList,
-  queryNumber,
-  resolveFormat,
-  resolveHints,
-  resolveMode,
-  resolveModel,
-  resolveSelect,
-  splitBody
-} from "../Analysis/Intake.js"
+import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
+import { decodeDiagnoseOptions, type DiagnoseRequest, readTraceIntake } from "../Intake/Requests.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
-import { BudgetTokens, DEFAULT_MAX_PATTERNS, MaxPatterns, PatternNames } from "../Contract/Options.js"
 import {
   errorKinds,
   type InternalError,
@@ -34,7 +23,7 @@ import {
   type UnsupportedTraceFormat,
   ValidationError
 } from "../Errors.js"
-import { detectFormat, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
+import { normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 import { type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
 import type { DiagnoseReport, ReportContext, TriageEntry } from "./Model.js"
 import { type Candidate, rankCandidates, shapeOf, triageOne } from "./Triage.js"
@@ -64,7 +53,6 @@ export interface DiagnoseServiceShape {
 
 export class DiagnoseService extends Context.Tag("DiagnoseService")<DiagnoseService, DiagnoseServiceShape>() {}
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * The planned spend of one lens in a mode (tokens in and out), before it runs: the trace as the
@@ -84,39 +72,6 @@ export const estimateTokens = (mode: Mode, traceChars: number): number => {
   }
 }
 
-/** The diagnose-only options of an envelope body. */
-const diagnoseOptions = (body: Record<string, unknown> | Array<unknown>, raw: boolean, query: QueryOptions) => {
-  const from = !raw && isRecord(body) && (isRecord(body["trace"]) || Array.isArray(body["trace"])) ? body : undefined
-  return {
-    patterns: from?.["patterns"] ?? queryList(query.patterns),
-    maxPatterns: from?.["max_patterns"] ?? queryNumber(query.max_patterns),
-    budgetTokens: from?.["budget_tokens"] ?? queryNumber(query.budget_tokens)
-  }
-}
-
-/** The diagnose options decoded by their schemas in the contract (src/Contract/Options.ts). */
-const decodePatterns = Schema.decodeUnknownEither(PatternNames)
-const decodeMaxPatterns = Schema.decodeUnknownEither(MaxPatterns)
-const decodeBudget = Schema.decodeUnknownEither(BudgetTokens)
-const refusal = (error: ParseResult.ParseError) => new ValidationError({ message: ParseResult.TreeFormatter.formatErrorSync(error) })
-
-const resolvePatterns = (value: unknown, known: (slug: string) => boolean): Either.Either<ReadonlyArray<string> | undefined, ValidationError> => {
-  if (value === undefined || value === null) return Either.right(undefined)
-  return Either.flatMap(Either.mapLeft(decodePatterns(value), refusal), (names) => {
-    const unknown = (names ?? []).filter((name) => !known(name))
-    if (unknown.length > 0) {
-      return Either.left(new ValidationError({ message: `patterns names no pattern called ${unknown.map((name) => JSON.stringify(name.slice(0, 60))).join(", ")}; GET /v1/patterns lists them` }))
-    }
-    return Either.right(names === null ? undefined : Array.from(new Set(names)))
-  })
-}
-
-const resolveMaxPatterns = (value: unknown): Either.Either<number, ValidationError> =>
-  value === undefined ? Either.right(DEFAULT_MAX_PATTERNS) : Either.mapBoth(decodeMaxPatterns(value), { onLeft: refusal, onRight: (n) => n ?? DEFAULT_MAX_PATTERNS })
-
-const resolveBudget = (value: unknown): Either.Either<number | null, ValidationError> =>
-  value === undefined ? Either.right(null) : Either.mapLeft(decodeBudget(value), refusal)
-
 export const DiagnoseServiceLive = Layer.effect(
   DiagnoseService,
   Effect.gen(function*() {
@@ -130,18 +85,14 @@ export const DiagnoseServiceLive = Layer.effect(
       Effect.gen(function*() {
         const startedAt = yield* Clock.currentTimeMillis
         yield* analyses.pace
-        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined, query)
-        const extra = diagnoseOptions(body, parts.raw, query)
-        const format = yield* resolveFormat(parts.format)
-        const select = yield* resolveSelect(parts.select)
-        const normalized = yield* normalizeTrace(parts.trace, format, limits)
-        const trace = yield* selectTrace(normalized, select)
-        const mode = yield* resolveMode(parts.mode)
-        const model = yield* resolveModel(parts.model)
-        const hints = yield* resolveHints(parts.hints)
-        const named = yield* resolvePatterns(extra.patterns, (slug) => catalogue.get(slug) !== undefined)
-        const maxPatterns = yield* resolveMaxPatterns(extra.maxPatterns)
-        const budget = yield* resolveBudget(extra.budgetTokens)
+        // The typed request in its two phases (src/Intake/Requests.ts): the trace's shape, then,
+        // after it is normalized under the limits, the options by the contract's schemas.
+        const intake = yield* readTraceIntake(body, query)
+        const normalized = yield* normalizeTrace(intake.parts.trace, intake.format, limits)
+        const trace = yield* selectTrace(normalized, intake.select)
+        const request: DiagnoseRequest = { ...intake, options: yield* decodeDiagnoseOptions(body, intake, (slug) => catalogue.get(slug) !== undefined, query) }
+        const { budgetTokens: budget, hints, maxPatterns, mode, model, patterns: named } = request.options
+        const parts = request.parts
 
         // Triage: every pattern against the trace, by code; the event loop gets a turn between
         // patterns (a long trace takes milliseconds per pattern), so other requests go on.

@@ -3,11 +3,12 @@
  * envelope `{trace, format?, select?}`, under the configured trace limits.
  */
 import { Context, Effect, Layer } from "effect"
-import { NO_QUERY, type QueryOptions, resolveFormat, resolveSelect, splitBody } from "../Analysis/Intake.js"
+import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
+import { type NormalizeRequest, readTraceIntake } from "../Intake/Requests.js"
 import { AppConfig } from "../Config.js"
 import type { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
 import type { NormalizedTrace, TraceFormat } from "./Model.js"
-import { detectFormat, normalizeTrace, selectTrace } from "./Normalize.js"
+import { normalizeTrace, selectTrace } from "./Normalize.js"
 
 export type NormalizeResult =
   | { readonly format: TraceFormat; readonly events: number; readonly trace: NormalizedTrace }
@@ -28,9 +29,8 @@ export const TraceReaderLive = Layer.effect(
   Effect.map(AppConfig, ({ limits }): TraceReaderShape => ({
     normalize: (body, query = NO_QUERY) =>
       Effect.gen(function*() {
-        const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined, query)
-        const format = yield* resolveFormat(parts.format)
-        const select = yield* resolveSelect(parts.select)
+        // Normalize's request is the first phase of every request's intake (src/Intake/Requests.ts).
+        const { format, parts, select }: NormalizeRequest = yield* readTraceIntake(body, query)
         const normalized = yield* normalizeTrace(parts.trace, format, limits)
         const only = normalized.traces[0]
         if (select === undefined && normalized.traces.length > 1) return { format: normalized.format, traces: normalized.traces }

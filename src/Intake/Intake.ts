@@ -6,7 +6,18 @@
 import { Either, ParseResult, Schema } from "effect"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
-import { BaselineOption, FormatOptionValue, HintsOption, ModelOption, ModeOption, SelectOption } from "../Contract/Options.js"
+import {
+  BaselineOption,
+  BudgetTokens,
+  DEFAULT_MAX_PATTERNS,
+  FormatOptionValue,
+  HintsOption,
+  MaxPatterns,
+  ModelOption,
+  ModeOption,
+  PatternNames,
+  SelectOption
+} from "../Contract/Options.js"
 import type { AppConfigShape } from "../Config.js"
 import { InvalidMode, RequestTooLarge, ValidationError } from "../Errors.js"
 import { DEFAULT_MODE } from "../Registry/Modes.js"
@@ -260,3 +271,26 @@ export const validateTrace = (
   trace: Record<string, unknown>
 ): Either.Either<ValidatedTrace, ValidationError> =>
   Either.mapLeft(code.validate(trace), (error) => new ValidationError({ message: formatParseError(error) }))
+
+/** The diagnose options decoded by their schemas in the contract (src/Contract/Options.ts). */
+const decodePatterns = Schema.decodeUnknownEither(PatternNames)
+const decodeMaxPatterns = Schema.decodeUnknownEither(MaxPatterns)
+const decodeBudget = Schema.decodeUnknownEither(BudgetTokens)
+const refusal = (error: ParseResult.ParseError) => new ValidationError({ message: ParseResult.TreeFormatter.formatErrorSync(error) })
+
+export const resolvePatterns = (value: unknown, known: (slug: string) => boolean): Either.Either<ReadonlyArray<string> | undefined, ValidationError> => {
+  if (value === undefined || value === null) return Either.right(undefined)
+  return Either.flatMap(Either.mapLeft(decodePatterns(value), refusal), (names) => {
+    const unknown = (names ?? []).filter((name) => !known(name))
+    if (unknown.length > 0) {
+      return Either.left(new ValidationError({ message: `patterns names no pattern called ${unknown.map((name) => JSON.stringify(name.slice(0, 60))).join(", ")}; GET /v1/patterns lists them` }))
+    }
+    return Either.right(names === null ? undefined : Array.from(new Set(names)))
+  })
+}
+
+export const resolveMaxPatterns = (value: unknown): Either.Either<number, ValidationError> =>
+  value === undefined ? Either.right(DEFAULT_MAX_PATTERNS) : Either.mapBoth(decodeMaxPatterns(value), { onLeft: refusal, onRight: (n) => n ?? DEFAULT_MAX_PATTERNS })
+
+export const resolveBudget = (value: unknown): Either.Either<number | null, ValidationError> =>
+  value === undefined ? Either.right(null) : Either.mapLeft(decodeBudget(value), refusal)
