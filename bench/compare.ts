@@ -20,11 +20,23 @@
 import autocannon from "autocannon"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
-import { Agent, request as httpRequest } from "node:http"
+import { Agent } from "node:http"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import packageJson from "../package.json" with { type: "json" }
-import { BENCH_KEY as KEY, cpuMsOf, launchService, type LaunchedService, median, round2, stopChild, track } from "./support.js"
+import {
+  BENCH_KEY as KEY,
+  cpuMsOf,
+  launchService,
+  type LaunchedService,
+  ledgerTrace as trace,
+  median,
+  postJson as post,
+  round2,
+  startDouble,
+  stopChild,
+  track
+} from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const BASE = process.env["BENCH_BASE"] ?? ""
@@ -41,39 +53,8 @@ const buildBase = (rev: string): string => {
   return join(dir, "dist", "server.mjs")
 }
 
-const startDouble = async () => {
-  const child = track(spawn(process.execPath, ["--import", "tsx", join(repo, "bench", "double.ts"), "0"], { cwd: repo, stdio: ["ignore", "pipe", "inherit"] }))
-  const line = await new Promise<string>((resolve) => {
-    let buffer = ""
-    child.stdout?.setEncoding("utf8")
-    child.stdout?.on("data", (chunk: string) => {
-      buffer += chunk
-      if (buffer.includes("\n")) resolve(buffer.slice(0, buffer.indexOf("\n")))
-    })
-  })
-  return { child, url: line.split(" ")[0] ?? "" }
-}
 
-const post = (url: string, body: string, agent: Agent) =>
-  new Promise<{ readonly status: number; readonly ms: number }>((resolve) => {
-    const started = performance.now()
-    const req = httpRequest(url, { method: "POST", agent, headers: { "content-type": "application/json", authorization: `Bearer ${KEY}`, "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume()
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }))
-    })
-    req.on("error", () => resolve({ status: 0, ms: performance.now() - started }))
-    req.end(body)
-  })
 
-const trace = (steps: number, pad: number, salt: string) => ({
-  task: `Reconcile invoices against the ledger (${salt})`,
-  steps: Array.from({ length: steps }, (_, i) => ({
-    type: i % 40 === 13 ? "error" : i % 3 === 0 ? "thought" : "tool_call",
-    content: `lookup(invoice=${i}) matched ledger row ${i * 3} ${"note ".repeat(pad)}`
-  })),
-  outcome: "Stopped after repeated ledger errors",
-  success: false
-})
 
 const rps = async (url: string, options: { readonly method?: "POST"; readonly body?: string }) => {
   const result = await autocannon({
@@ -156,7 +137,7 @@ const main = async () => {
   }
   const head = join(repo, "dist", "server.mjs")
   const base = buildBase(BASE)
-  const double = await startDouble()
+  const double = await startDouble(0)
   const rounds: Array<{ readonly base: Metrics; readonly head: Metrics }> = []
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate which goes first, so drift across a round weighs on both alike.

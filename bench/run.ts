@@ -15,7 +15,22 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
 import { measureCost } from "./cost.js"
-import { BENCH_KEY as KEY, cpuMsOf, freePort, launchService, launchWith, median, round2, stopChild, type Row, track } from "./support.js"
+import {
+  BENCH_KEY as KEY,
+  cpuMsOf,
+  firstLine,
+  freePort,
+  launchService,
+  launchWith,
+  ledgerTrace as trace,
+  median,
+  postJson as post,
+  round2,
+  type Row,
+  startDouble,
+  stopChild,
+  track
+} from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
@@ -42,17 +57,6 @@ interface Started {
 }
 
 
-const firstLine = (child: ChildProcess) =>
-  new Promise<string>((resolve, reject) => {
-    let buffer = ""
-    child.stdout?.setEncoding("utf8")
-    child.stdout?.on("data", (chunk: string) => {
-      buffer += chunk
-      const newline = buffer.indexOf("\n")
-      if (newline >= 0) resolve(buffer.slice(0, newline))
-    })
-    child.on("exit", (code) => reject(new Error(`process exited early (${code})`)))
-  })
 
 
 /** The built service; with `probe`, under bench/probe.mjs, which answers its live heap over IPC. */
@@ -71,17 +75,6 @@ const startBaseline = async (responses: { get?: Record<string, string>; post?: s
   return { child, url: `http://127.0.0.1:${port}`, startedMs: performance.now() - started }
 }
 
-const startDouble = async (delayMs: number) => {
-  // node itself (not the tsx wrapper, whose child would outlive a kill) with tsx as a loader.
-  const child = spawn(process.execPath, ["--import", "tsx", join(repo, "bench", "double.ts"), String(delayMs)], { cwd: repo, stdio: ["ignore", "pipe", "inherit"] })
-  track(child)
-  const [url = "", stats = ""] = (await firstLine(child)).split(" ")
-  const calls = async () => {
-    const body: unknown = await (await fetch(stats)).json()
-    return typeof body === "object" && body !== null ? Number(Reflect.get(body, "calls")) : Number.NaN
-  }
-  return { child, url, calls }
-}
 
 const stop = (started: { readonly child: ChildProcess }) => stopChild(started.child)
 
@@ -170,39 +163,7 @@ const throughput = async (scenario: string, goal: number, serviceUrl: string, ba
   })
 }
 
-/** One POST; `status` 0 with `error` (the socket error code) when no HTTP answer came. */
-const post = (url: string, body: string, agent: Agent) =>
-  new Promise<{ status: number; ms: number; error?: string }>((resolve) => {
-    const started = performance.now()
-    const req = httpRequest(url, {
-      method: "POST",
-      agent,
-      headers: { "content-type": "application/json", authorization: `Bearer ${KEY}`, "content-length": Buffer.byteLength(body) }
-    }, (res) => {
-      // The body is kept only for failures (their error message says what went wrong).
-      let text = ""
-      const ok = res.statusCode === 200
-      res.setEncoding("utf8")
-      res.on("data", (chunk: string) => {
-        if (!ok && text.length < 300) text += chunk
-      })
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, ...(ok ? {} : { error: text.slice(0, 300) }) }))
-    })
-    req.on("error", (error: NodeJS.ErrnoException) => resolve({ status: 0, ms: performance.now() - started, error: error.code ?? error.message }))
-    req.end(body)
-  })
 
-const trace = (steps: number, pad: number, salt: string) => ({
-  task: `Reconcile invoices against the ledger (${salt})`,
-  steps: Array.from({ length: steps }, (_, i) => ({
-    type: i % 40 === 13 ? "error" : i % 3 === 0 ? "thought" : "tool_call",
-    content: i % 40 === 13
-      ? `Error 503 from ledger API on invoice ${i}`
-      : `lookup(invoice=${i}) matched ledger row ${i * 3} amount ${(i * 17.5).toFixed(2)} ${"note ".repeat(pad)}`
-  })),
-  outcome: "Stopped after repeated ledger errors",
-  success: false
-})
 
 /**
  * An OTLP/JSON ExportTraceServiceRequest of about `bytes`: an agent span over alternating chat

@@ -1,10 +1,12 @@
 /**
  * What the bench scripts share (bench/run.ts, bench/agents.ts, bench/compare.ts): launching a
- * built service, a free loopback port, stopping a child process the way the service drains, a
- * process's CPU time from /proc, medians and rounding.
+ * built service and the provider double, a free loopback port, stopping a child process the way
+ * the service drains, one authenticated POST, the ledger trace, a process's CPU time from /proc,
+ * medians and rounding.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
+import { type Agent, request as httpRequest } from "node:http"
 import { createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -112,3 +114,64 @@ export interface Row {
   readonly met: boolean | null
   readonly detail?: Record<string, number | string>
 }
+
+/** The first line a child writes on stdout (a port, an address). */
+export const firstLine = (child: ChildProcess) =>
+  new Promise<string>((resolve, reject) => {
+    let buffer = ""
+    child.stdout?.setEncoding("utf8")
+    child.stdout?.on("data", (chunk: string) => {
+      buffer += chunk
+      const newline = buffer.indexOf("\n")
+      if (newline >= 0) resolve(buffer.slice(0, newline))
+    })
+    child.on("exit", (code) => reject(new Error(`process exited early (${code})`)))
+  })
+
+/** The provider double (bench/double.ts) as its own process, answering after `delayMs`; `calls()` counts the model calls it received. */
+export const startDouble = async (delayMs: number) => {
+  // node itself (not the tsx wrapper, whose child would outlive a kill) with tsx as a loader.
+  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "double.ts"), String(delayMs)], { cwd: join(import.meta.dirname, ".."), stdio: ["ignore", "pipe", "inherit"] })
+  track(child)
+  const [url = "", stats = ""] = (await firstLine(child)).split(" ")
+  const calls = async () => {
+    const body: unknown = await (await fetch(stats)).json()
+    return typeof body === "object" && body !== null ? Number(Reflect.get(body, "calls")) : Number.NaN
+  }
+  return { child, url, calls }
+}
+
+/** One POST; `status` 0 with `error` (the socket error code) when no HTTP answer came. */
+export const postJson = (url: string, body: string, agent: Agent) =>
+  new Promise<{ status: number; ms: number; error?: string }>((resolve) => {
+    const started = performance.now()
+    const req = httpRequest(url, {
+      method: "POST",
+      agent,
+      headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_KEY}`, "content-length": Buffer.byteLength(body) }
+    }, (res) => {
+      // The body is kept only for failures (their error message says what went wrong).
+      let text = ""
+      const ok = res.statusCode === 200
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => {
+        if (!ok && text.length < 300) text += chunk
+      })
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, ...(ok ? {} : { error: text.slice(0, 300) }) }))
+    })
+    req.on("error", (error: NodeJS.ErrnoException) => resolve({ status: 0, ms: performance.now() - started, error: error.code ?? error.message }))
+    req.end(body)
+  })
+
+/** A failing run of `steps` steps, each padded with `pad` words; `salt` makes it a new trace. */
+export const ledgerTrace = (steps: number, pad: number, salt: string) => ({
+  task: `Reconcile invoices against the ledger (${salt})`,
+  steps: Array.from({ length: steps }, (_, i) => ({
+    type: i % 40 === 13 ? "error" : i % 3 === 0 ? "thought" : "tool_call",
+    content: i % 40 === 13
+      ? `Error 503 from ledger API on invoice ${i}`
+      : `lookup(invoice=${i}) matched ledger row ${i * 3} amount ${(i * 17.5).toFixed(2)} ${"note ".repeat(pad)}`
+  })),
+  outcome: "Stopped after repeated ledger errors",
+  success: false
+})

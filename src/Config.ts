@@ -241,6 +241,10 @@ const url = (name: string) =>
 
 const MiB = 1024 * 1024
 
+/** SVC_API_MAX_DEPTH's and SVC_API_MAX_KEYS's defaults (DECISIONS §16). */
+export const DEFAULT_MAX_DEPTH = 64
+export const DEFAULT_MAX_KEYS = 500_000
+
 /** Where proxies live: loopback and the private ranges (RFC 1918, RFC 4193). */
 export const DEFAULT_TRUSTED_PROXY_ADDRESSES: ReadonlyArray<string> = [
   "127.0.0.0/8",
@@ -351,8 +355,8 @@ const settings: Config.Config<AppConfigShape> = Config.all({
       parsed("SVC_API_REQUEST_TIMEOUT", "a positive duration in seconds (120, 120s, 1500ms, 2m)", parseDuration),
       Duration.seconds(120)
     ),
-    maxDepth: withDefault(parsed("SVC_API_MAX_DEPTH", "an integer 2-10000", integer(2, 10_000)), 64),
-    maxKeys: withDefault(parsed("SVC_API_MAX_KEYS", "a positive integer", integer(1, 100_000_000)), 500_000),
+    maxDepth: withDefault(parsed("SVC_API_MAX_DEPTH", "an integer 2-10000", integer(2, 10_000)), DEFAULT_MAX_DEPTH),
+    maxKeys: withDefault(parsed("SVC_API_MAX_KEYS", "a positive integer", integer(1, 100_000_000)), DEFAULT_MAX_KEYS),
     maxInflightBytes: withDefault(
       parsed("SVC_API_MAX_INFLIGHT_BYTES", "an integer number of bytes >= 1048576", integer(MiB, 2 ** 40)),
       256 * MiB

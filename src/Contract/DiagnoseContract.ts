@@ -42,7 +42,7 @@ export const DiagnoseRequest = Schema.Union(DiagnoseEnvelope, RawTrace).annotati
 })
 
 /**
- * `?output=` as the contract documents it (DiagnoseOutput's values), decoded as any string: the
+ * `?output=` as the contract documents it (DiagnoseOutput's values), decoded as plain text: the
  * handler answers an unknown value with the documented 400 `validation_error` naming the values,
  * where a failed decode of the parameter would answer the platform's own error body.
  */

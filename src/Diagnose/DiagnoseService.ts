@@ -28,7 +28,6 @@ import { type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
 import type { DiagnoseReport, ReportContext, TriageEntry } from "./Model.js"
 import { type Candidate, rankCandidates, shapeOf, triageOne } from "./Triage.js"
 
-export { DEFAULT_MAX_PATTERNS, MAX_PATTERNS } from "../Contract/Options.js"
 /** Lenses run at once inside one diagnose. */
 const CONCURRENCY = 4
 
@@ -92,7 +91,6 @@ export const DiagnoseServiceLive = Layer.effect(
         const trace = yield* selectTrace(normalized, intake.select)
         const request: DiagnoseRequest = { ...intake, options: yield* decodeDiagnoseOptions(body, intake, (slug) => catalogue.get(slug) !== undefined, query) }
         const { budgetTokens: budget, hints, maxPatterns, mode, model, patterns: named } = request.options
-        const parts = request.parts
 
         // Triage: every pattern against the trace, by code; the event loop gets a turn between
         // patterns (a long trace takes milliseconds per pattern), so other requests go on.
@@ -148,7 +146,7 @@ export const DiagnoseServiceLive = Layer.effect(
             playbookKeys: entry.pattern.playbooks.map((playbook) => playbook.key)
           }
           return analyses.prepare(
-            { entry, options: { model: parts.model, baseline: undefined, hints }, mode, trace: { _tag: "Raw", format: normalized.format, trace } },
+            { entry, options: { model: request.parts.model, baseline: undefined, hints }, mode, trace: { _tag: "Raw", format: normalized.format, trace } },
             keyName
           ).pipe(
             Effect.flatMap((prepared) =>

@@ -10,6 +10,7 @@ import { Context, Effect } from "effect"
 import { isUtf8 } from "node:buffer"
 import type { IncomingMessage } from "node:http"
 import { Overloaded, RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_KEYS } from "../Config.js"
 import { isRecord } from "../Traces/Importer.js"
 
 /** Past this many bytes beyond the limit, stop draining and close the connection. */
@@ -144,8 +145,20 @@ export class InflightBudget {
   fits(bytes: number): boolean {
     return this.held + bytes <= this.max
   }
-  get inUse(): number {
-    return this.held
+  /** One request's share: what it reserves is kept in count, and given back at once by `release`. */
+  hold(): { readonly reserve: (bytes: number) => boolean; readonly release: () => void } {
+    let mine = 0
+    return {
+      reserve: (bytes) => {
+        if (!this.reserve(bytes)) return false
+        mine += bytes
+        return true
+      },
+      release: () => {
+        this.release(mine)
+        mine = 0
+      }
+    }
   }
 }
 
@@ -173,7 +186,7 @@ export const encodingRefusal = (encoding: string | undefined): UnsupportedMediaT
  * defaults; the application provides the configured values.
  */
 export class JsonBounds extends Context.Reference<JsonBounds>()("JsonBounds", {
-  defaultValue: (): { readonly maxDepth: number; readonly maxKeys: number } => ({ maxDepth: 64, maxKeys: 500_000 })
+  defaultValue: (): { readonly maxDepth: number; readonly maxKeys: number } => ({ maxDepth: DEFAULT_MAX_DEPTH, maxKeys: DEFAULT_MAX_KEYS })
 }) {}
 
 const QUOTE = 0x22

@@ -143,11 +143,11 @@ export const makeEdge = (
       // alone: options in the query change the answer, and hits are kept by body.
       const replyable = knownPattern && !(request.url ?? "").includes("?")
       let failure: RequestFailure | null = null
-      /** Body bytes this request holds of the in-flight budget, given back when its response closes. */
-      let held = 0
+      /** This request's share of the bytes held in flight, given back when its response closes. */
+      const held = inflight.hold()
 
       response.once("close", () => {
-        inflight.release(held)
+        held.release()
         // A response that never ended: the client went away first (nginx's 499).
         const status = response.writableEnded ? response.statusCode : 499
         countHttp(method.length <= 7 ? method : "OTHER", routeTemplate(method, path), status)
@@ -219,14 +219,7 @@ export const makeEdge = (
         const unreadable = encodingRefusal(headerValue(request.headers, "content-encoding"))
         if (unreadable !== null) return refuse(unreadable, true)
         if (declared > limits.maxBodyBytes) return refuse(bodyTooLarge(limits.maxBodyBytes), true)
-        const budget = {
-          reserve: (bytes: number) => {
-            if (!inflight.reserve(bytes)) return false
-            held += bytes
-            return true
-          }
-        }
-        readBody(request, limits.maxBodyBytes, budget, (outcome) => guard(response, requestId, () => {
+        readBody(request, limits.maxBodyBytes, held, (outcome) => guard(response, requestId, () => {
           switch (outcome._tag) {
             case "TooLarge":
               return refuse(bodyTooLarge(limits.maxBodyBytes), !request.complete)

@@ -16,7 +16,7 @@ import { AuthMisconfigured, type Forbidden, RateLimited, Unauthorized } from "..
 import { authFailures, labelled, rateLimitBuckets, rateLimitRejections } from "../Observability/Metrics.js"
 import { addressSet } from "../RateLimit/AddressRanges.js"
 import { clientAddress } from "../RateLimit/ClientAddress.js"
-import { type Decision, RateLimiter } from "../RateLimit/RateLimiter.js"
+import { type Decision, RateLimiter, type RateLimiterShape } from "../RateLimit/RateLimiter.js"
 
 const AUTH_EXEMPT = new Set(["/healthz", "/livez", "/readyz", "/metrics", "/openapi.json"])
 const RATE_EXEMPT = new Set(["/healthz", "/readyz", "/livez", "/metrics", "/openapi.json"])
@@ -110,6 +110,10 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
 
   const trustedPeers = addressSet(config.trustedProxyAddresses)
 
+  /** One request counted in a bucket: at once in this process, or as a promise when the window is Redis's (DECISIONS §15). */
+  const decide = (active: RateLimiterShape, bucket: string): Decision | Promise<Decision> =>
+    active.shared === undefined ? active.decide(bucket, clock.unsafeCurrentTimeMillis()) : active.shared(bucket)
+
   /** The refusal a limiter's decision means, if any (counted); the bucket gauge updated. */
   const refusalOf = (decision: Decision): RateLimited | null => {
     if (limiter !== undefined) bucketsHeld(limiter.size())
@@ -173,16 +177,14 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
       return { _tag: "Pass", headers: limitHeaders, keyName: keyName ?? null, bucket }
     }
     if (limiter === undefined || bucket === null) return afterLimit(undefined)
-    return limiter.shared === undefined
-      ? afterLimit(limiter.decide(bucket, clock.unsafeCurrentTimeMillis()))
-      : limiter.shared(bucket).then(afterLimit)
+    const decision = decide(limiter, bucket)
+    return decision instanceof Promise ? decision.then(afterLimit) : afterLimit(decision)
   }
 
   const charge = (bucket: string | null): RateLimited | null | Promise<RateLimited | null> => {
     if (limiter === undefined || bucket === null) return null
-    return limiter.shared === undefined
-      ? refusalOf(limiter.decide(bucket, clock.unsafeCurrentTimeMillis()))
-      : limiter.shared(bucket).then(refusalOf)
+    const decision = decide(limiter, bucket)
+    return decision instanceof Promise ? decision.then(refusalOf) : refusalOf(decision)
   }
   return { check, charge, misconfigured }
 })

@@ -12,10 +12,11 @@
  * files rotate by size, readers skip a torn last line, and an unwritable or full home logs one
  * warning and serving goes on. The buffer is flushed when the service stops.
  */
-import { Context, Effect, Layer, Option, Schedule } from "effect"
+import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { appendFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { type DataScope, encodeScopeName } from "../Auth/Scopes.js"
+import { Severity } from "../Catalogue/Detection.js"
 import { AppConfig } from "../Config.js"
 import { NO_SHARED_STORE, RedisStore, type RedisStoreShape } from "../Store/Redis.js"
 import { normalise } from "../Text.js"
@@ -53,7 +54,7 @@ export interface BaselineFinding {
 }
 
 export interface StoredDetection {
-  readonly severity: "none" | "low" | "medium" | "high" | "critical"
+  readonly severity: Severity
   readonly profile: string
   readonly findings: ReadonlyArray<BaselineFinding>
 }
@@ -107,13 +108,13 @@ export const parseJsonLines = (text: string): Array<unknown> =>
     }
   })
 
-const SEVERITIES = new Set(["none", "low", "medium", "high", "critical"])
+const isSeverity = Schema.is(Severity)
 const isStoredDetection = (u: unknown): u is StoredDetection => {
   if (typeof u !== "object" || u === null) return false
   const severity: unknown = Reflect.get(u, "severity")
   const profile: unknown = Reflect.get(u, "profile")
   const findings: unknown = Reflect.get(u, "findings")
-  return typeof severity === "string" && SEVERITIES.has(severity) && typeof profile === "string" && Array.isArray(findings) &&
+  return isSeverity(severity) && typeof profile === "string" && Array.isArray(findings) &&
     findings.every((f) => typeof f === "object" && f !== null && typeof Reflect.get(f, "title") === "string")
 }
 

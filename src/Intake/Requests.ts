@@ -12,6 +12,7 @@ import { Either } from "effect"
 import type { Mode } from "../Catalogue/Resources.js"
 import type { InvalidMode, ValidationError } from "../Errors.js"
 import type { FormatOption } from "../Traces/Model.js"
+import { isRecord } from "../Traces/Importer.js"
 import { detectFormat } from "../Traces/Normalize.js"
 import {
   type BodyParts,
@@ -63,8 +64,6 @@ export interface DiagnoseOptions {
 export interface DiagnoseRequest extends TraceIntake {
   readonly options: DiagnoseOptions
 }
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** `known`: whether a name is a pattern of the catalogue. */
 export const decodeDiagnoseOptions = (
