@@ -2,8 +2,9 @@
  * An analysis from a parsed body to a detection, for every surface, in the order of DECISIONS §3:
  * trace limits (413) → mode (400 invalid_mode) → model → baseline → schema (400) → cache →
  * provider (502) → engine under the deadline (504 / 502) → learnings, drift. Three steps, each with
- * a typed result: `admit` (limits and mode), `prepare` (the rest of intake: pure CPU work, no I/O)
- * and `run`. A surface labels what fails after `admit` with the mode it learned there.
+ * a typed result: `admit` (the body to an `AnalyzeRequest`, src/Intake/Requests.ts), `prepare` (the
+ * pattern's schema, the caller's scopes, the cache key: pure CPU work, no I/O) and `run`. A surface
+ * labels what fails after the mode with the mode `admit` reports (`onMode`).
  */
 import { Clock, Context, Duration, Effect, FiberRef, Layer } from "effect"
 import { type RequestScopes, Scopes } from "../Auth/Scopes.js"
@@ -28,24 +29,15 @@ import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js
 import { analysesRunning, countAnalysis, statusOfExit } from "../Observability/Metrics.js"
 import { RetryDeadline } from "../Providers/Retry.js"
 import { type AnalysisResult, Analyzer } from "./Analyzer.js"
-import { type BodyParts, NO_QUERY, type QueryOptions, resolveBaseline, resolveHints, resolveMode, resolveModel } from "../Intake/Intake.js"
-import { readTraceIntake } from "../Intake/Requests.js"
-import { type AdmittedTrace, admitTrace, type TraceOrigin, validateAdmitted } from "./RawTraces.js"
+import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
+import { type AnalyzeRequest, readAnalyzeRequest } from "../Intake/Requests.js"
+import { type TraceOrigin, validateAdmitted } from "./RawTraces.js"
 import { AnalysisProgress, usageCounts } from "./Progress.js"
 import { withDeadline } from "./Deadline.js"
 import { makeTurns } from "./Turns.js"
 
 export type IntakeFailure = RequestTooLarge | ValidationError | UnsupportedTraceFormat | InvalidMode | InternalError
 export type RunFailure = LlmResolutionError | AnalyzerError | Timeout
-
-/** A body within the trace limits, with its effective mode, its trace native or normalized. */
-export interface AdmittedAnalysis {
-  readonly entry: CatalogueEntry
-  /** The body's options (the raw body itself is not kept: a normalized trace no longer needs it). */
-  readonly options: Pick<BodyParts, "model" | "baseline" | "hints">
-  readonly mode: Mode
-  readonly trace: AdmittedTrace
-}
 
 /**
  * A request that passed intake: what to run, whose data it reads and writes, and its cache key
@@ -96,9 +88,14 @@ export interface AnalyzeServiceShape {
    * `body`: the parsed request body, an object or (a raw trace) an array; `query`: options given as
    * query parameters (REST), used where the body gives none (DECISIONS §16).
    */
-  readonly admit: (slug: string, body: Record<string, unknown> | Array<unknown>, query?: QueryOptions) => Effect.Effect<AdmittedAnalysis, IntakeFailure>
+  readonly admit: (
+    slug: string,
+    body: Record<string, unknown> | Array<unknown>,
+    query?: QueryOptions,
+    onMode?: (mode: Mode) => void
+  ) => Effect.Effect<AnalyzeRequest, IntakeFailure>
   /** `keyName`: the caller's verified API key name, null when none (Auth/Scopes.ts). */
-  readonly prepare: (admitted: AdmittedAnalysis, keyName: string | null) => Effect.Effect<PreparedAnalysis, IntakeFailure>
+  readonly prepare: (request: AnalyzeRequest, keyName: string | null) => Effect.Effect<PreparedAnalysis, IntakeFailure>
   readonly run: (prepared: PreparedAnalysis, requestId: string) => Effect.Effect<AnalysisOutcome, RunFailure>
   /**
    * The three steps in order, after the CPU turn, for a surface with nothing to do between them
@@ -175,26 +172,20 @@ export const AnalyzeServiceLive = Layer.effect(
           message: `the analysis exceeded the server-side deadline of ${deadlineSeconds} s; use quick mode or raise SVC_API_REQUEST_TIMEOUT`
         }))
 
-    const admit = (slug: string, body: Record<string, unknown> | Array<unknown>, query: QueryOptions = NO_QUERY) =>
-      Effect.gen(function*() {
-        const entry = catalogue.get(slug)
-        if (entry === undefined) return yield* new InternalError({ message: `pattern ${slug} is registered but not loaded` })
-        // Phase 1 of the request (src/Intake/Requests.ts); the options follow after the limits.
-        const { format, parts, select } = yield* readTraceIntake(body, query)
-        const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits)
-        const mode = yield* resolveMode(parts.mode)
-        return { entry, options: { model: parts.model, baseline: parts.baseline, hints: parts.hints }, mode, trace }
-      })
+    const admit: AnalyzeServiceShape["admit"] = (slug, body, query = NO_QUERY, onMode) => {
+      const entry = catalogue.get(slug)
+      return entry === undefined
+        ? Effect.fail(new InternalError({ message: `pattern ${slug} is registered but not loaded` }))
+        : readAnalyzeRequest(entry, body, limits, query, onMode)
+    }
 
-    const prepare = ({ entry, mode, options: parts, trace: admitted }: AdmittedAnalysis, keyName: string | null) =>
+    const prepare = ({ entry, options, trace: admitted }: AnalyzeRequest, keyName: string | null) =>
       Effect.gen(function*() {
         const scopes = scopesOf(keyName)
         // The guards refuse such a request (401) before it gets here: fail closed if one does.
         if (scopes === undefined) return yield* new InternalError({ message: "no API key was verified for a request that requires one" })
-        const model = yield* resolveModel(parts.model)
-        const baseline = yield* resolveBaseline(parts.baseline)
-        const hints = yield* resolveHints(parts.hints)
-        const { trace, origin } = yield* validateAdmitted(entry.pattern.code, admitted, hints)
+        const { baseline, mode, model } = options
+        const { trace, origin } = yield* validateAdmitted(entry.pattern.code, admitted, options.hints)
         const pattern = entry.pattern.code.slug
         const key = !cache.enabled
           ? ""
@@ -254,9 +245,8 @@ export const AnalyzeServiceLive = Layer.effect(
     const analyze: AnalyzeServiceShape["analyze"] = (slug, body, caller, onMode) =>
       Effect.gen(function*() {
         yield* turns.turn
-        const admitted = yield* admit(slug, body)
-        onMode?.(admitted.mode)
-        const prepared = yield* prepare(admitted, caller.keyName)
+        const request = yield* admit(slug, body, NO_QUERY, onMode)
+        const prepared = yield* prepare(request, caller.keyName)
         const outcome = yield* run(prepared, caller.requestId)
         return { prepared, outcome }
       })

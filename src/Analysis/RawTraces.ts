@@ -1,23 +1,16 @@
 /**
- * The two ways a trace reaches a pattern (DECISIONS §12), decided once per request:
- * - native: an object in the pattern's own input shape (any of its input fields, and no supported
- *   format recognises it): the seed's limits and the pattern's schema, failures naming field paths;
- * - raw: a trace in a supported format (named with `format`, or detected): normalized, limits
- *   counted on the normalized trace, one trace chosen with `select`, projected to the pattern's
- *   input (family projection, derived extras, `hints`), then the pattern's schema.
+ * The last step of intake for a pattern (DECISIONS §12): an admitted trace (src/Intake/Requests.ts)
+ * validated by the pattern's schema. A native trace as it is, failures naming field paths; a raw
+ * one projected to the pattern's input first (family projection, derived extras, `hints`).
  * Pure functions; no I/O.
  */
 import { Either } from "effect"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
-import { type RequestTooLarge, type UnsupportedTraceFormat, ValidationError } from "../Errors.js"
-import type { FormatOption, NormalizedTrace, TraceFormat } from "../Traces/Model.js"
-import { detectFormat, type Limits, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
+import { ValidationError } from "../Errors.js"
+import type { TraceFormat } from "../Traces/Model.js"
 import { projectTrace } from "../Traces/Project.js"
-import { checkTraceLimits, formatParseError, hintsFor } from "../Intake/Intake.js"
-
-export type AdmittedTrace =
-  | { readonly _tag: "Native"; readonly trace: Record<string, unknown> }
-  | { readonly _tag: "Raw"; readonly format: TraceFormat; readonly trace: NormalizedTrace }
+import { formatParseError, hintsFor } from "../Intake/Intake.js"
+import type { AdmittedTrace } from "../Intake/Requests.js"
 
 /** How a raw trace was read, for the prompt, the evidence sources and the detection's `intake`. */
 export interface TraceOrigin {
@@ -34,39 +27,6 @@ export interface TraceOrigin {
   readonly eventOf: (ref: string) => number | undefined
   /** What the cache key adds for a raw trace: the format, the trace with its sources, the hints. */
   readonly keyParts: Readonly<Record<string, unknown>>
-}
-
-const COMMON_FIELDS = new Set(["agent_id", "framework", "metadata"])
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** An object in the pattern's own shape: it has one of the pattern's input fields. */
-const nativeShaped = (code: PatternCode, trace: Record<string, unknown>) =>
-  Object.keys(trace).some((key) => code.inputFields.has(key) && !COMMON_FIELDS.has(key))
-
-/** Native or raw, limits checked; a raw trace normalized and one trace chosen. */
-export const admitTrace = (
-  code: PatternCode,
-  trace: unknown,
-  raw: boolean,
-  format: FormatOption,
-  select: string | number | undefined,
-  limits: Limits
-): Either.Either<AdmittedTrace, RequestTooLarge | ValidationError | UnsupportedTraceFormat> => {
-  const native = isRecord(trace) &&
-    (format === "native" || (format === "auto" && !raw && detectFormat(trace) === undefined && nativeShaped(code, trace)))
-  if (native) return Either.map(checkTraceLimits(trace, code, limits), (): AdmittedTrace => ({ _tag: "Native", trace }))
-  if (!code.reading.accepts) {
-    return Either.left(
-      new ValidationError({
-        message: `${code.slug} does not read agent runs: it needs ${code.reading.needs || "its own input shape"}; send its own input shape (GET /v1/patterns/${code.slug})`
-      })
-    )
-  }
-  return Either.flatMap(
-    normalizeTrace(trace, format, limits),
-    (normalized) => Either.map(selectTrace(normalized, select), (chosen): AdmittedTrace => ({ _tag: "Raw", format: normalized.format, trace: chosen }))
-  )
 }
 
 const FIELD_REF = /^([A-Za-z_][A-Za-z0-9_]*)(\[\d+\])?/

@@ -8,8 +8,6 @@
  * `@scope` puts keys in one named scope, so the agents' ingest key and the team's read and admin
  * keys see the same data (`agents=ingest@billing,alice=admin@billing`).
  */
-import { Forbidden } from "../Errors.js"
-
 export const ROLES = ["ingest", "read", "admin"] as const
 export type Role = (typeof ROLES)[number]
 
@@ -48,23 +46,5 @@ export const roleOf = (roles: ReadonlyMap<string, KeyRole>, keyName: string): Ro
 /** The scope of a verified key name (its own name when the key is not listed or names none). */
 export const scopeOf = (roles: ReadonlyMap<string, KeyRole>, keyName: string): string => roles.get(keyName)?.scope ?? keyName
 
-const INGEST_ROUTES: ReadonlySet<string> = new Set(["/v1/runs", "/v1/traces", "/v1/logs", "/v1/metrics"])
-
-/**
- * The least role a request needs, by method and path: submitting runs and OTLP is `ingest`;
- * deleting, retrying, resolving and merging is `admin`; everything else is `read`.
- */
-export const requiredRole = (method: string, path: string): Role => {
-  if (method === "POST" && INGEST_ROUTES.has(path)) return "ingest"
-  if (method === "DELETE" || method === "PATCH") return "admin"
-  if (method === "POST" && (/^\/v1\/runs\/[^/]+\/retry$/.test(path) || /^\/v1\/problems\/[^/]+\/merge$/.test(path))) return "admin"
-  return "read"
-}
-
-/** The 403 of a key whose role is below what the request needs, else null. */
-export const roleRefusal = (role: Role, method: string, path: string): Forbidden | null => {
-  const needed = requiredRole(method, path)
-  return RANK[role] >= RANK[needed]
-    ? null
-    : new Forbidden({ message: `this API key's role (${role}) may not ${method} ${path.slice(0, 100)}; it needs ${needed} (SVC_API_KEY_ROLES)` })
-}
+/** Whether a key's role is at least the one an operation needs. */
+export const roleAllows = (role: Role, needed: Role): boolean => RANK[role] >= RANK[needed]

@@ -146,7 +146,7 @@ export const DiagnoseServiceLive = Layer.effect(
             playbookKeys: entry.pattern.playbooks.map((playbook) => playbook.key)
           }
           return analyses.prepare(
-            { entry, options: { model: request.parts.model, baseline: undefined, hints }, mode, trace: { _tag: "Raw", format: normalized.format, trace } },
+            { entry, options: { mode, model, baseline: null, hints }, trace: { _tag: "Raw", format: normalized.format, trace } },
             keyName
           ).pipe(
             Effect.flatMap((prepared) =>

@@ -25,7 +25,8 @@ import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
 import { bodyTooLarge, encodingRefusal, InflightBudget, isJsonContentType, overloaded, readBody } from "./Body.js"
 import { makeCors } from "./Cors.js"
-import { type GuardOutcome, headerValue, isAuthExempt, makeGuards, presentedKey } from "./Guards.js"
+import { httpOperation } from "../Auth/Operations.js"
+import { type GuardOutcome, headerValue, makeGuards, presentedKey } from "./Guards.js"
 import { makeHostCheck } from "./HostCheck.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
 import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./RequestContext.js"
@@ -245,7 +246,8 @@ export const makeEdge = (
 
       // DNS rebinding (DECISIONS §16): /mcp always; every other route but the probes, metrics and
       // static docs when no key is required (with keys, a page on another origin has none).
-      if (path === MCP_PATH || (!auth.required && !isAuthExempt(path))) {
+      const operation = httpOperation(method, path)
+      if (path === MCP_PATH || (!auth.required && operation.authenticated)) {
         const forbidden = hosts.refusal(headerValue(request.headers, "host"), headerValue(request.headers, "origin"))
         if (forbidden !== null) return refuse(forbidden, hasUnreadBody(request.headers))
       }
@@ -254,8 +256,7 @@ export const makeEdge = (
         key: presentedKey(request.headers),
         address: request.socket.remoteAddress,
         forwardedFor: headerValue(request.headers, "x-forwarded-for"),
-        method,
-        path
+        operation
       })
       // A rate limit kept in Redis answers later; the request goes on when it has.
       if (checked instanceof Promise) void checked.then((outcome) => guard(response, requestId, () => proceed(outcome)))

@@ -11,19 +11,13 @@
 import { Effect } from "effect"
 import { ApiKeys } from "../Auth/ApiKeys.js"
 import { AppConfig } from "../Config.js"
-import { roleOf, roleRefusal } from "../Auth/Roles.js"
+import { type Operation, roleRefusal } from "../Auth/Operations.js"
+import { roleOf } from "../Auth/Roles.js"
 import { AuthMisconfigured, type Forbidden, RateLimited, Unauthorized } from "../Errors.js"
 import { authFailures, labelled, rateLimitBuckets, rateLimitRejections } from "../Observability/Metrics.js"
 import { addressSet } from "../RateLimit/AddressRanges.js"
 import { clientAddress } from "../RateLimit/ClientAddress.js"
 import { type Decision, RateLimiter, type RateLimiterShape } from "../RateLimit/RateLimiter.js"
-
-const AUTH_EXEMPT = new Set(["/healthz", "/livez", "/readyz", "/metrics", "/openapi.json"])
-const RATE_EXEMPT = new Set(["/healthz", "/readyz", "/livez", "/metrics", "/openapi.json"])
-
-export const isAuthExempt = (path: string) =>
-  AUTH_EXEMPT.has(path) || path === "/docs" || path.startsWith("/docs/") || path === "/redoc" || path.startsWith("/redoc/")
-export const isRateExempt = (path: string) => RATE_EXEMPT.has(path)
 
 /** Request headers as node:http and the Effect platform both hold them (lower-case names). */
 export type HeaderBag = { readonly [name: string]: string | ReadonlyArray<string> | undefined }
@@ -50,14 +44,13 @@ export type GuardFailure = Unauthorized | AuthMisconfigured | Forbidden | RateLi
 /**
  * What the guards look at, whatever the surface: the key presented (none: undefined), the client
  * address (a socket's peer, or `local` in the caller's own process), the X-Forwarded-For a proxy
- * added, and the operation by method and path. No surface fabricates HTTP headers.
+ * added, and the operation asked for (Auth/Operations.ts). No surface fabricates a header or a path.
  */
 export interface GuardRequest {
   readonly key: string | undefined
   readonly address: string | undefined
   readonly forwardedFor: string | undefined
-  readonly method: string
-  readonly path: string
+  readonly operation: Operation
 }
 
 export type GuardOutcome =
@@ -85,8 +78,6 @@ export interface GuardsShape {
    * call of an MCP batch, DECISIONS §5): the refusal when it is over the limit, else null.
    */
   readonly charge: (bucket: string | null) => RateLimited | null | Promise<RateLimited | null>
-  /** True when the request would be refused as misconfigured (500); counts nothing. */
-  readonly misconfigured: (path: string) => boolean
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = {}
@@ -126,10 +117,9 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
     })
   }
 
-  const misconfigured = (path: string) => required && !keys.configured() && !isAuthExempt(path)
-
-  const check = ({ address, forwardedFor, key: presented, method, path }: GuardRequest): GuardOutcome | Promise<GuardOutcome> => {
-    if (misconfigured(path)) {
+  const check = ({ address, forwardedFor, key: presented, operation }: GuardRequest): GuardOutcome | Promise<GuardOutcome> => {
+    const authExempt = !operation.authenticated
+    if (required && !authExempt && !keys.configured()) {
       authFailure.misconfigured(1)
       return {
         _tag: "Fail",
@@ -138,8 +128,7 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
         })
       }
     }
-    const authExempt = isAuthExempt(path)
-    const rateExempt = limiter === undefined || isRateExempt(path)
+    const rateExempt = limiter === undefined || !operation.counted
     // Nothing to decide (health, probes, metrics): the key is not even looked at.
     if (authExempt && rateExempt) return PASS
     const keyName = presented === undefined ? undefined : keys.verify(presented)
@@ -161,7 +150,7 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
     }
     // The key's role (DECISIONS §16): only where keys are required, so they mean something.
     if (required && keyName !== undefined && !authExempt) {
-      const forbidden = roleRefusal(roleOf(config.auth.roles, keyName), method, path)
+      const forbidden = roleRefusal(roleOf(config.auth.roles, keyName), operation)
       if (forbidden !== null) {
         roleFailures(1)
         return { _tag: "Fail", error: forbidden }
@@ -186,5 +175,5 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
     const decision = decide(limiter, bucket)
     return decision instanceof Promise ? decision.then(refusalOf) : refusalOf(decision)
   }
-  return { check, charge, misconfigured }
+  return { check, charge }
 })

@@ -3,23 +3,28 @@
  * body (and, over REST, the query's options) in two phases, keeping §3's order:
  * 1. lax (`readTraceIntake`): the envelope's shape, where the trace is, its `format` and `select`,
  *    so the trace can be normalized and its limits checked (413) before anything else is judged;
- * 2. strict (`decodeDiagnoseOptions`, and AnalyzeService's `admit`/`prepare` for analyze): every
- *    other option decoded by its schema in the contract (src/Contract/Options.ts), 400 naming it
- *    (`invalid_mode` for the mode).
- * Every surface's effect (AnalyzeService, DiagnoseService, TraceReader) starts here.
+ * 2. the trace admitted (`admitTrace`, analyze only): native or raw, normalized, limits (413);
+ * 3. strict (`decodeAnalyzeOptions`, `decodeDiagnoseOptions`): every other option decoded by its
+ *    schema in the contract (src/Contract/Options.ts), 400 naming it (`invalid_mode` for the mode).
+ * Every surface's effect (AnalyzeService, DiagnoseService, TraceReader) starts here; what is left
+ * of intake is the pattern's own schema (Analysis/RawTraces.ts `validateAdmitted`).
  */
 import { Either } from "effect"
+import type { CatalogueEntry } from "../Catalogue/Catalogue.js"
+import type { PatternCode } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
-import type { InvalidMode, ValidationError } from "../Errors.js"
-import type { FormatOption } from "../Traces/Model.js"
+import { type InvalidMode, type RequestTooLarge, type UnsupportedTraceFormat, ValidationError } from "../Errors.js"
+import type { FormatOption, NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import { isRecord } from "../Traces/Importer.js"
-import { detectFormat } from "../Traces/Normalize.js"
+import { detectFormat, type Limits, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 import {
   type BodyParts,
+  checkTraceLimits,
   NO_QUERY,
   type QueryOptions,
   queryList,
   queryNumber,
+  resolveBaseline,
   resolveBudget,
   resolveFormat,
   resolveHints,
@@ -48,6 +53,92 @@ export const readTraceIntake = (
   const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined, query)
   return Either.flatMap(resolveFormat(parts.format), (format) => Either.map(resolveSelect(parts.select), (select) => ({ parts, format, select })))
 }
+
+/**
+ * The two ways a trace reaches a pattern (DECISIONS §12), decided once per request:
+ * - native: an object in the pattern's own input shape (any of its input fields, and no supported
+ *   format recognises it): the seed's limits, then the pattern's schema;
+ * - raw: a trace in a supported format (named with `format`, or detected): normalized, limits
+ *   counted on the normalized trace, one trace chosen with `select`.
+ */
+export type AdmittedTrace =
+  | { readonly _tag: "Native"; readonly trace: Record<string, unknown> }
+  | { readonly _tag: "Raw"; readonly format: TraceFormat; readonly trace: NormalizedTrace }
+
+const COMMON_FIELDS = new Set(["agent_id", "framework", "metadata"])
+
+/** An object in the pattern's own shape: it has one of the pattern's input fields. */
+const nativeShaped = (code: PatternCode, trace: Record<string, unknown>) =>
+  Object.keys(trace).some((key) => code.inputFields.has(key) && !COMMON_FIELDS.has(key))
+
+/** Native or raw, limits checked; a raw trace normalized and one trace chosen. */
+export const admitTrace = (
+  code: PatternCode,
+  trace: unknown,
+  raw: boolean,
+  format: FormatOption,
+  select: string | number | undefined,
+  limits: Limits
+): Either.Either<AdmittedTrace, RequestTooLarge | ValidationError | UnsupportedTraceFormat> => {
+  const native = isRecord(trace) &&
+    (format === "native" || (format === "auto" && !raw && detectFormat(trace) === undefined && nativeShaped(code, trace)))
+  if (native) return Either.map(checkTraceLimits(trace, code, limits), (): AdmittedTrace => ({ _tag: "Native", trace }))
+  if (!code.reading.accepts) {
+    return Either.left(
+      new ValidationError({
+        message: `${code.slug} does not read agent runs: it needs ${code.reading.needs || "its own input shape"}; send its own input shape (GET /v1/patterns/${code.slug})`
+      })
+    )
+  }
+  return Either.flatMap(
+    normalizeTrace(trace, format, limits),
+    (normalized) => Either.map(selectTrace(normalized, select), (chosen): AdmittedTrace => ({ _tag: "Raw", format: normalized.format, trace: chosen }))
+  )
+}
+
+/** The options of `POST /v1/analyze/{name}`, each decoded by the contract's schema. */
+export interface AnalyzeOptions {
+  readonly mode: Mode
+  readonly model: string | null
+  /** The baseline to compare with and record (DECISIONS §13); null: none. */
+  readonly baseline: string | null
+  readonly hints: Readonly<Record<string, unknown>>
+}
+
+/** The request of `POST /v1/analyze/{name}` (and of `svc_analyze_*`, `svc analyze`, a diagnose's lenses). */
+export interface AnalyzeRequest {
+  readonly entry: CatalogueEntry
+  readonly trace: AdmittedTrace
+  readonly options: AnalyzeOptions
+}
+
+export type AnalyzeIntakeFailure = RequestTooLarge | ValidationError | UnsupportedTraceFormat | InvalidMode
+
+/**
+ * A body to the analyze request of a pattern, in §3's order: shape, trace limits (413), mode, model,
+ * baseline, hints. `onMode` learns the effective mode as soon as it is known, so a surface can
+ * label what fails after it.
+ */
+export const readAnalyzeRequest = (
+  entry: CatalogueEntry,
+  body: Record<string, unknown> | Array<unknown>,
+  limits: Limits,
+  query: QueryOptions = NO_QUERY,
+  onMode?: (mode: Mode) => void
+): Either.Either<AnalyzeRequest, AnalyzeIntakeFailure> =>
+  Either.gen(function*() {
+    const { format, parts, select } = yield* readTraceIntake(body, query)
+    const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits)
+    const mode = yield* resolveMode(parts.mode)
+    onMode?.(mode)
+    const options = yield* Either.all({
+      mode: Either.right(mode),
+      model: resolveModel(parts.model),
+      baseline: resolveBaseline(parts.baseline),
+      hints: resolveHints(parts.hints)
+    })
+    return { entry, trace, options }
+  })
 
 /** Phase 2 of `POST /v1/diagnose`: its options, each decoded by the contract's schema. */
 export interface DiagnoseOptions {

@@ -6,21 +6,22 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import type { AnalysisCaller } from "../Analysis/AnalyzeService.js"
+import type { Operation } from "../Auth/Operations.js"
 import { type GuardFailure, type GuardRequest, makeGuards } from "../Edge/Guards.js"
 import { Unauthorized } from "../Errors.js"
 
 /**
- * An effect that runs the guards and, when they pass, names the caller with a fresh request id.
- * `command` names the command in the message of a missing or wrong key (`svc mcp`, `svc analyze`).
+ * An effect that runs the guards for the operation (`LOCAL_OPERATIONS`) and, when they pass, names
+ * the caller with a fresh request id. `command` names the command in the message of a missing or
+ * wrong key (`svc mcp`, `svc analyze`).
  */
-export const makeLocalCaller = (apiKey: Option.Option<Redacted.Redacted>, command: string, path: string) =>
+export const makeLocalCaller = (apiKey: Option.Option<Redacted.Redacted>, command: string, operation: Operation) =>
   Effect.map(makeGuards, (guards): Effect.Effect<AnalysisCaller, GuardFailure> => {
     const request: GuardRequest = {
       key: Option.match(apiKey, { onNone: () => undefined, onSome: (key) => Redacted.value(key) }),
       address: "local",
       forwardedFor: undefined,
-      method: "POST",
-      path
+      operation
     }
     return Effect.flatMap(
       Effect.promise(async () => guards.check(request)),

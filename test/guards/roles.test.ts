@@ -10,7 +10,8 @@ import { ConfigProvider, Effect, Either, Layer, Option, Redacted, Schema } from 
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { parseKeyRoles, requiredRole } from "../../src/Auth/Roles.js"
+import { httpOperation, LOCAL_OPERATIONS, requiredRole } from "../../src/Auth/Operations.js"
+import { parseKeyRoles } from "../../src/Auth/Roles.js"
 import { makeScopes } from "../../src/Auth/Scopes.js"
 import { AppConfig, appConfig, describeConfigError } from "../../src/Config.js"
 import { ApiKeysLive } from "../../src/Auth/ApiKeys.js"
@@ -93,6 +94,17 @@ describe("SVC_API_KEY_ROLES", () => {
     expect(requiredRole("POST", "/v1/problems/p1/merge")).toBe("admin")
     expect(requiredRole("POST", "/v1/analyze/lewin")).toBe("read")
   })
+
+  it("names each operation once: HTTP by method and path (probes and docs open), the in-process surfaces by their own name", () => {
+    expect(httpOperation("GET", "/healthz")).toEqual({ label: "GET /healthz", role: "read", authenticated: false, counted: false })
+    expect(httpOperation("GET", "/docs/index.html")).toMatchObject({ authenticated: false, counted: true })
+    expect(httpOperation("DELETE", "/v1/runs/r1")).toMatchObject({ role: "admin", authenticated: true, counted: true })
+    for (const [name, operation] of Object.entries(LOCAL_OPERATIONS)) {
+      expect(operation.label).toBe(`svc ${name}`)
+      expect(operation.label).not.toContain("/")
+      expect(operation).toMatchObject({ role: "read", authenticated: true, counted: true })
+    }
+  })
 })
 
 describe("roles on today's routes", () => {
@@ -157,7 +169,7 @@ describe("roles in the caller's own process (svc, svc mcp)", () => {
     const outcome = (key: string) =>
       Effect.runPromise(
         Effect.gen(function*() {
-          const caller = yield* makeLocalCaller(Option.some(Redacted.make(key)), "svc analyze", "/v1/analyze/lewin")
+          const caller = yield* makeLocalCaller(Option.some(Redacted.make(key)), "svc analyze", LOCAL_OPERATIONS.analyze)
           return yield* Effect.either(caller)
         }).pipe(
           Effect.provide(
@@ -171,6 +183,8 @@ describe("roles in the caller's own process (svc, svc mcp)", () => {
       )
     const refused = await outcome(AGENTS)
     expect(Either.isLeft(refused) && refused.left._tag).toBe("Forbidden")
+    // The refusal names the command, not a route it never took.
+    expect(Either.isLeft(refused) && refused.left.message).toContain("may not svc analyze")
     const served = await outcome(BOB)
     expect(Either.isRight(served) && served.right.keyName).toBe("bob")
     const scopes = makeScopes({ authRequired: true, cacheScope: "key", roles: new Map([["bob", { role: "read", scope: "billing" }]]) })

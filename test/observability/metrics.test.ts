@@ -33,6 +33,9 @@ describe("/metrics", () => {
     await post("/v1/analyze/lewin", { task: "t" })
     await post("/v1/analyze/lewin", { task: "t", steps: [{ type: "a", content: "b" }], outcome: "o", mode: "standard" })
     await post("/v1/analyze/no_such_pattern", {})
+    // An option refused after the mode is known is labelled with that mode; before it, "unknown".
+    await post("/v1/analyze/lewin", { task: "t", steps: [{ type: "a", content: "b" }], outcome: "o", mode: "forensic", model: 7 })
+    await post("/v1/analyze/lewin", { task: "t", steps: [{ type: "a", content: "b" }], outcome: "o", mode: "slow" })
     const response = await fetch(`${service.url}/metrics`)
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8")
@@ -42,6 +45,8 @@ describe("/metrics", () => {
     expect(sample(text, "svc_requests_total", { surface: "rest", pattern: "lewin", mode: "standard", status: "validation_error" })).toBeGreaterThanOrEqual(1)
     expect(sample(text, "svc_requests_total", { pattern: "lewin", mode: "standard", status: "llm_resolution_error" })).toBeGreaterThanOrEqual(1)
     expect(sample(text, "svc_requests_total", { pattern: "unknown", status: "unknown_pattern" })).toBeGreaterThanOrEqual(1)
+    expect(sample(text, "svc_requests_total", { pattern: "lewin", mode: "forensic", status: "validation_error" })).toBe(1)
+    expect(sample(text, "svc_requests_total", { pattern: "lewin", mode: "unknown", status: "invalid_mode" })).toBe(1)
     expect(sample(text, "svc_request_duration_seconds_bucket", { pattern: "lewin", mode: "standard", le: "120" })).toBeGreaterThanOrEqual(2)
     expect(sample(text, "svc_request_duration_seconds_count", { pattern: "lewin", mode: "standard" })).toBeGreaterThanOrEqual(2)
     const histogramLine = text.split("\n").find((line) => line.startsWith("svc_request_duration_seconds_count{"))

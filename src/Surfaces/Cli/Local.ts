@@ -11,7 +11,7 @@ import { ResourcesLive, withoutRuntimeMetrics } from "../../Resources.js"
 import { Catalogue } from "../../Catalogue/Catalogue.js"
 import { loadConfig } from "../../Config.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
-import { ANALYZE_PREFIX, DIAGNOSE_PATH } from "../../Edge/Routes.js"
+import { LOCAL_OPERATIONS, type Operation } from "../../Auth/Operations.js"
 import { type ApiError, errorKinds } from "../../Errors.js"
 import { loggingLayer } from "../../Observability/Logging.js"
 import { TraceReader } from "../../Traces/TraceReader.js"
@@ -51,7 +51,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
     const diagnoses = Context.get(context, DiagnoseService)
     const reader = Context.get(context, TraceReader)
     const catalogue = Context.get(context, Catalogue)
-    const callerAt = (path: string) => makeLocalCaller(options.apiKey, options.command, path).pipe(Effect.provide(context))
+    const callerFor = (operation: Operation) => makeLocalCaller(options.apiKey, options.command, operation).pipe(Effect.provide(context))
     const inProcess = <A, E extends ApiError>(effect: Effect.Effect<A, E>) =>
       effect.pipe(
         Effect.mapError(failureOf),
@@ -74,20 +74,20 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
       analyze: (slug, envelope) =>
         Effect.flatMap(entryOf(slug), () =>
           inProcess(Effect.gen(function*() {
-            const caller = yield* yield* callerAt(`${ANALYZE_PREFIX}${slug}`)
+            const caller = yield* yield* callerFor(LOCAL_OPERATIONS.analyze)
             const { prepared, outcome } = yield* analyses.analyze(slug, envelope, caller)
             const answer = analysisBody(prepared, outcome)
             return { answer, body: answer }
           }))),
       diagnose: (envelope) =>
         inProcess(Effect.gen(function*() {
-          const caller = yield* yield* callerAt(DIAGNOSE_PATH)
+          const caller = yield* yield* callerFor(LOCAL_OPERATIONS.diagnose)
           const { report, events } = yield* diagnoses.diagnose(envelope, caller.keyName, caller.requestId)
           return { report, events, body: { report } }
         })),
       normalize: (envelope) =>
         inProcess(Effect.gen(function*() {
-          yield* yield* callerAt("/v1/traces/normalize")
+          yield* yield* callerFor(LOCAL_OPERATIONS.normalize)
           yield* analyses.pace
           return yield* reader.normalize(envelope)
         })),

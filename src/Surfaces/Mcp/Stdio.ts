@@ -16,7 +16,7 @@
 import { Deferred, Effect, type Option, type Redacted, Runtime } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { AppConfig } from "../../Config.js"
-import { MCP_PATH } from "../../Edge/Routes.js"
+import { LOCAL_OPERATIONS } from "../../Auth/Operations.js"
 import { isRecord } from "../../Traces/Importer.js"
 import { makeLocalCaller } from "../LocalCaller.js"
 import { batchRefusal, encode, type Incoming, INVALID_REQUEST, lineLimit, parseMessages, refusalMessage, replyLimit } from "./JsonRpc.js"
@@ -36,7 +36,7 @@ export const serveStdio = (options: StdioOptions) =>
   Effect.gen(function*() {
     const protocol = yield* McpProtocol
     const config = yield* AppConfig
-    const caller = yield* makeLocalCaller(options.apiKey, "svc mcp", MCP_PATH)
+    const caller = yield* makeLocalCaller(options.apiKey, "svc mcp", LOCAL_OPERATIONS.mcp)
     const runtime = yield* Effect.runtime<never>()
     const context: CallContext = { transport: "stdio", caller, refuse: () => false }
     const maxReplyBytes = replyLimit(config.limits.maxBodyBytes)

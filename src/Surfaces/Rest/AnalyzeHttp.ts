@@ -7,8 +7,9 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Exit, FiberId, FiberRef, FiberRefs, HashMap, Layer, Runtime } from "effect"
-import { type AdmittedAnalysis, analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
+import { analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import { queryOptions } from "../../Intake/Intake.js"
+import type { AnalyzeRequest } from "../../Intake/Requests.js"
 import type { AnalysisResult } from "../../Analysis/Analyzer.js"
 import { CachedReplies } from "../../Cache/CachedReplies.js"
 import type { Mode } from "../../Catalogue/Resources.js"
@@ -80,17 +81,17 @@ export const AnalyzeRestLive = Layer.effect(
     const settle = (edge: EdgeRequest, slug: string, mode: Mode | "unknown", exit: Exit.Exit<{ readonly cached: boolean }, AnalyzeFailure>) =>
       settleRest(edge, slug, mode, exit, (outcome) => outcome.cached)
 
-    /** 415, 400, the CPU turn, trace limits and mode: what fails here has no mode yet. */
-    const admit = (slug: string, contentType: string | undefined, bytes: Uint8Array, target: string) =>
+    /** 415, 400, the CPU turn, then the body to its typed request; `onMode` learns the mode. */
+    const admit = (slug: string, contentType: string | undefined, bytes: Uint8Array, target: string, onMode: (mode: Mode) => void) =>
       Effect.gen(function*() {
         yield* requireJson(contentType, { jsonLines: true })
         yield* service.pace
-        return yield* service.admit(slug, yield* parseTraceBody(bytes, isJsonLinesContentType(contentType)), queryOptions(target))
+        return yield* service.admit(slug, yield* parseTraceBody(bytes, isJsonLinesContentType(contentType)), queryOptions(target), onMode)
       })
 
-    const prepare = (slug: string, admitted: AdmittedAnalysis, edge: EdgeRequest, bytes: Uint8Array, target: string) =>
+    const prepare = (slug: string, request: AnalyzeRequest, edge: EdgeRequest, bytes: Uint8Array, target: string) =>
       Effect.gen(function*() {
-        const prepared = yield* service.prepare(admitted, edge.keyName)
+        const prepared = yield* service.prepare(request, edge.keyName)
         // An identical body later is a cache hit the edge answers from the stored detection (the
         // edge looks up bodies only, so a request with a query, whose options change the answer, is not kept).
         if (replies.enabled && prepared.baseline === null && !target.includes("?")) {
@@ -115,19 +116,16 @@ export const AnalyzeRestLive = Layer.effect(
       return cache === undefined ? response : HttpServerResponse.setHeader(response, "x-cache", cache)
     }
 
-    /** An analyze request from its body to its outcome, recorded once. */
+    /** An analyze request from its body to its outcome, recorded once (labelled with the mode once known). */
     const answer = (slug: string, contentType: string | undefined, target: string, edge: EdgeRequest) => {
       const bytes = edge.body ?? EMPTY
-      return admit(slug, contentType, bytes, target).pipe(
-        Effect.onError((cause) => settle(edge, slug, "unknown", Exit.failCause(cause))),
-        Effect.flatMap((admitted) =>
-          prepare(slug, admitted, edge, bytes, target).pipe(
-            Effect.flatMap((prepared) =>
-              Effect.map(service.run(prepared, edge.requestId), (outcome) => ({ prepared, outcome, cached: outcome.cached }))
-            ),
-            Effect.onExit((exit) => settle(edge, slug, admitted.mode, exit))
-          )
-        )
+      let mode: Mode | "unknown" = "unknown"
+      return admit(slug, contentType, bytes, target, (known) => {
+        mode = known
+      }).pipe(
+        Effect.flatMap((request) => prepare(slug, request, edge, bytes, target)),
+        Effect.flatMap((prepared) => Effect.map(service.run(prepared, edge.requestId), (outcome) => ({ prepared, outcome, cached: outcome.cached }))),
+        Effect.onExit((exit) => settle(edge, slug, mode, exit))
       )
     }
 

@@ -1,0 +1,63 @@
+/**
+ * What the guards are asked to allow: an operation, named by the surface that has it. Over HTTP the
+ * edge derives it from the method and path (`httpOperation`); a surface in the caller's own process
+ * (`svc mcp` over stdio, the `svc` commands in-process) names its own (`LOCAL_OPERATIONS`), with no
+ * route or header made up for it. The operation says which role it needs (DECISIONS §16) and
+ * whether a key and the rate limit apply at all (the probes, metrics and docs are open, §5).
+ */
+import { Forbidden } from "../Errors.js"
+import { type Role, roleAllows } from "./Roles.js"
+
+export interface Operation {
+  /** What is asked, for the 403's message: `POST /v1/analyze/lewin`, `svc analyze`. */
+  readonly label: string
+  /** The least role of a key that may do it. */
+  readonly role: Role
+  /** False for the open routes: no key is needed or even looked at. */
+  readonly authenticated: boolean
+  /** False for the routes the rate limit does not count (probes, metrics, the document). */
+  readonly counted: boolean
+}
+
+const OPEN = new Set(["/healthz", "/livez", "/readyz", "/metrics", "/openapi.json"])
+
+/** The routes open to every caller: probes, metrics, the OpenAPI document and the static docs. */
+export const isAuthExempt = (path: string) =>
+  OPEN.has(path) || path === "/docs" || path.startsWith("/docs/") || path === "/redoc" || path.startsWith("/redoc/")
+
+const INGEST_ROUTES: ReadonlySet<string> = new Set(["/v1/runs", "/v1/traces", "/v1/logs", "/v1/metrics"])
+
+/**
+ * The least role a request needs, by method and path: submitting runs and OTLP is `ingest`;
+ * deleting, retrying, resolving and merging is `admin`; everything else is `read`.
+ */
+export const requiredRole = (method: string, path: string): Role => {
+  if (method === "POST" && INGEST_ROUTES.has(path)) return "ingest"
+  if (method === "DELETE" || method === "PATCH") return "admin"
+  if (method === "POST" && (/^\/v1\/runs\/[^/]+\/retry$/.test(path) || /^\/v1\/problems\/[^/]+\/merge$/.test(path))) return "admin"
+  return "read"
+}
+
+/** The operation of an HTTP request. */
+export const httpOperation = (method: string, path: string): Operation => ({
+  label: `${method} ${path.slice(0, 100)}`,
+  role: requiredRole(method, path),
+  authenticated: !isAuthExempt(path),
+  counted: !OPEN.has(path)
+})
+
+const local = (label: string): Operation => ({ label, role: "read", authenticated: true, counted: true })
+
+/** The operations of the surfaces that run in the caller's process: each reads, none stores. */
+export const LOCAL_OPERATIONS = {
+  mcp: local("svc mcp"),
+  analyze: local("svc analyze"),
+  diagnose: local("svc diagnose"),
+  normalize: local("svc normalize")
+} as const satisfies Readonly<Record<string, Operation>>
+
+/** The 403 of a key whose role is below what the operation needs, else null. */
+export const roleRefusal = (role: Role, operation: Operation): Forbidden | null =>
+  roleAllows(role, operation.role)
+    ? null
+    : new Forbidden({ message: `this API key's role (${role}) may not ${operation.label}; it needs ${operation.role} (SVC_API_KEY_ROLES)` })
