@@ -11,20 +11,28 @@ import * as CliCommand from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Console, Effect, Exit } from "effect"
+import { Cause, Console, Effect, Exit, Option } from "effect"
 import packageJson from "../package.json" with { type: "json" }
-import { type CliState, makeSvc } from "./Surfaces/Cli/Commands.js"
-import { EXIT } from "./Surfaces/Cli/Backend.js"
+import { CommandEnded, EXIT, type ExitCode } from "./Surfaces/Cli/ExitCodes.js"
 import { markStdin } from "./Surfaces/Cli/Input.js"
 import { printableLines } from "./Surfaces/Cli/Printable.js"
+import { makeSvc } from "./Surfaces/Cli/Svc.js"
+import type { Terminal } from "./Surfaces/Cli/Running.js"
 
 const noColor = (process.env["NO_COLOR"] ?? "") !== ""
 const stderrLive = process.stderr.isTTY === true && process.env["TERM"] !== "dumb"
-const state: CliState = { live: stderrLive, color: stderrLive && !noColor, exitCode: EXIT.done, serving: false, stoppedBy: undefined }
+const terminal: Terminal = { live: stderrLive, color: stderrLive && !noColor }
 
-/** The first signal that stops the process, for its exit code (runMain interrupts the command on either, then stops listening). */
+/**
+ * How a signal ends the process: the one ending that is not a command's value, since a signal
+ * interrupts the command and an interrupted effect returns nothing. The first signal that stops the
+ * process (runMain interrupts the command on either, then stops listening) ends it with 130 or 143,
+ * or with 0 once `svc serve` runs the service (a signal is how a service is meant to stop).
+ */
+let stoppedBy: "SIGINT" | "SIGTERM" | undefined
+let serving = false
 const noteSignal = (signal: NodeJS.Signals) => {
-  state.stoppedBy ??= signal === "SIGTERM" ? "SIGTERM" : "SIGINT"
+  stoppedBy ??= signal === "SIGTERM" ? "SIGTERM" : "SIGINT"
   process.off("SIGINT", noteSignal)
   process.off("SIGTERM", noteSignal)
 }
@@ -33,13 +41,13 @@ process.on("SIGTERM", noteSignal)
 
 /** A colour (SGR) sequence, captured: splitting on it leaves the colours at the odd indices. */
 const COLOUR = new RegExp(`(${String.fromCharCode(27)}\\[[0-9;]*m)`)
-/** Colours kept when `colour`, else dropped; any other control character escaped. */
+/** Colours kept when `colour`, else dropped; every other control character escaped. */
 const forTerminal = (colour: boolean) => (args: ReadonlyArray<unknown>) =>
   args.map((arg) =>
     typeof arg === "string" ? arg.split(COLOUR).map((part, index) => (index % 2 === 1 ? (colour ? part : "") : printableLines(part))).join("") : arg
   )
 const stdoutArgs = forTerminal(process.stdout.isTTY === true && !noColor)
-const stderrArgs = forTerminal(state.color)
+const stderrArgs = forTerminal(terminal.color)
 
 /** @effect/cli prints help and usage errors through the Console, in colour: plain where colour is off. */
 const console = Effect.map(Effect.console, (base): Console.Console => ({
@@ -50,19 +58,24 @@ const console = Effect.map(Effect.console, (base): Console.Console => ({
   warn: (...args) => base.warn(...stderrArgs(args))
 }))
 
-const svc = CliCommand.run(makeSvc(state), { name: "svc", version: packageJson.version, executable: "svc" })
+const svc = CliCommand.run(makeSvc(terminal, () => (serving = true)), { name: "svc", version: packageJson.version, executable: "svc" })
 
 const program = Effect.flatMap(console, (withPlain) =>
   svc(markStdin(process.argv)).pipe(Effect.withConsole(withPlain), Effect.provide(NodeContext.layer)))
 
-const exitCodeOf = <A, E>(exit: Exit.Exit<A, E>): number =>
+/**
+ * The process's exit code, decided once from how the program ended: a signal, the ending a command
+ * chose (CommandEnded), a usage error, or a defect. Help, --version and --completions succeed.
+ */
+const exitCodeOf = <A, E>(exit: Exit.Exit<A, E>): ExitCode =>
   Exit.match(exit, {
-    onSuccess: () => state.exitCode,
+    onSuccess: () => EXIT.done,
     onFailure: (cause) => {
-      if (Cause.isInterruptedOnly(cause)) return state.serving ? EXIT.done : state.stoppedBy === "SIGTERM" ? EXIT.terminated : EXIT.interrupted
+      if (Cause.isInterruptedOnly(cause)) return serving ? EXIT.done : stoppedBy === "SIGTERM" ? EXIT.terminated : EXIT.interrupted
       const failure = Cause.failureOption(cause)
+      if (Option.isSome(failure) && failure.value instanceof CommandEnded) return failure.value.code
       // Usage errors: @effect/cli has printed what was wrong and the usage.
-      if (failure._tag === "Some" && ValidationError.isValidationError(failure.value)) return EXIT.input
+      if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return EXIT.input
       process.stderr.write(`svc: unexpected failure:\n${printableLines(Cause.pretty(cause))}\n`)
       return EXIT.unexpected
     }

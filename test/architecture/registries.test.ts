@@ -13,13 +13,14 @@
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Console, Effect } from "effect"
+import { Console, Effect, Predicate } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { vi } from "vitest"
 import { FORMAT_NAMES, FORMAT_OPTIONS, OUTPUT_NAMES } from "../../src/Registry/Derived.js"
 import { DOCS_SECTIONS, SECTIONS, withSections } from "../../src/Registry/Docs.js"
-import { type CliState, makeSvc } from "../../src/Surfaces/Cli/Commands.js"
+import type { Terminal } from "../../src/Surfaces/Cli/Running.js"
+import { makeSvc } from "../../src/Surfaces/Cli/Svc.js"
 import { connectHttp } from "../mcp/support.js"
 import { type RunningService, startService } from "../support/Service.js"
 
@@ -49,8 +50,6 @@ const REAL_FORMATS = FORMAT_NAMES.filter((name: string) => name !== FORMAT)
 const REAL_OUTPUTS = OUTPUT_NAMES.filter((name: string) => name !== OUTPUT && name !== "json")
 const root = join(import.meta.dirname, "..", "..")
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** Every string, and every array of strings joined, in a JSON value. */
 const textsOf = (value: unknown): Array<string> => {
   if (typeof value === "string") return [value]
@@ -58,7 +57,7 @@ const textsOf = (value: unknown): Array<string> => {
     const own = value.every((item) => typeof item === "string") && value.length > 0 ? [value.join(" ")] : []
     return [...own, ...value.flatMap(textsOf)]
   }
-  return isRecord(value) ? Object.values(value).flatMap(textsOf) : []
+  return Predicate.isRecord(value) ? Object.values(value).flatMap(textsOf) : []
 }
 
 const mentions = (text: string, name: string) => new RegExp(`(^|[^A-Za-z0-9_])${name}($|[^A-Za-z0-9_])`, "i").test(text)
@@ -98,23 +97,23 @@ describe("a format and an output added in their registry alone", () => {
 
     it("/openapi.json: the format schemas, the query options and the diagnose outputs, one content type each", async () => {
       const document: unknown = await (await fetch(`${service.url}/openapi.json`)).json()
-      if (!isRecord(document)) throw new Error("no OpenAPI document")
+      if (!Predicate.isRecord(document)) throw new Error("no OpenAPI document")
       const components = document["components"]
-      const schemas = isRecord(components) ? components["schemas"] : undefined
-      if (!isRecord(schemas)) throw new Error("no component schemas")
+      const schemas = Predicate.isRecord(components) ? components["schemas"] : undefined
+      if (!Predicate.isRecord(schemas)) throw new Error("no component schemas")
       const enumOf = (name: string): unknown => {
         const schema = schemas[name]
-        return isRecord(schema) ? schema["enum"] : undefined
+        return Predicate.isRecord(schema) ? schema["enum"] : undefined
       }
       expect(enumOf("TraceFormat")).toContain(FORMAT)
       expect(enumOf("TraceFormatOption")).toContain(FORMAT)
       expect(enumOf("DiagnoseOutput")).toContain(OUTPUT)
       const paths = document["paths"]
-      const diagnose = isRecord(paths) && isRecord(paths["/v1/diagnose"]) ? paths["/v1/diagnose"]["post"] : undefined
-      const responses = isRecord(diagnose) ? diagnose["responses"] : undefined
-      const success = isRecord(responses) ? responses["200"] : undefined
-      const content = isRecord(success) ? success["content"] : undefined
-      expect(isRecord(content) ? Object.keys(content) : []).toEqual([
+      const diagnose = Predicate.isRecord(paths) && Predicate.isRecord(paths["/v1/diagnose"]) ? paths["/v1/diagnose"]["post"] : undefined
+      const responses = Predicate.isRecord(diagnose) ? diagnose["responses"] : undefined
+      const success = Predicate.isRecord(responses) ? responses["200"] : undefined
+      const content = Predicate.isRecord(success) ? success["content"] : undefined
+      expect(Predicate.isRecord(content) ? Object.keys(content) : []).toEqual([
         "application/json",
         "text/markdown",
         "application/sarif+json",
@@ -134,8 +133,8 @@ describe("a format and an output added in their registry alone", () => {
         const tool = tools.find((candidate) => candidate.name === name)
         const format = tool?.inputSchema.properties?.["format"]
         // `format` is the contract's FormatOption or null: the enum sits in one of its alternatives.
-        const alternatives = isRecord(format) && Array.isArray(format["anyOf"]) ? format["anyOf"] : [format]
-        const enums = alternatives.flatMap((alternative: unknown) => (isRecord(alternative) && Array.isArray(alternative["enum"]) ? alternative["enum"] : []))
+        const alternatives = Predicate.isRecord(format) && Array.isArray(format["anyOf"]) ? format["anyOf"] : [format]
+        const enums = alternatives.flatMap((alternative: unknown) => (Predicate.isRecord(alternative) && Array.isArray(alternative["enum"]) ? alternative["enum"] : []))
         expect(enums, name).toContain(FORMAT)
       }
       expectEveryList(textsOf(tools.map((tool) => tool.inputSchema)))
@@ -168,8 +167,8 @@ describe("a format and an output added in their registry alone", () => {
           log: (...parts) => Effect.sync(() => void printed.push(parts.map(String).join(" "))),
           error: (...parts) => Effect.sync(() => void printed.push(parts.map(String).join(" ")))
         }))
-        const state: CliState = { live: false, color: false, exitCode: 0, serving: false, stoppedBy: undefined }
-        const run = Command.run(makeSvc(state), { name: "svc", version: "0.0.0", executable: "svc" })
+        const terminal: Terminal = { live: false, color: false }
+        const run = Command.run(makeSvc(terminal, () => undefined), { name: "svc", version: "0.0.0", executable: "svc" })
         yield* Effect.flatMap(capture, (console) => run(["node", "svc", ...args]).pipe(Effect.withConsole(console)))
         return printed.join("\n")
       }).pipe(Effect.provide(NodeContext.layer))

@@ -3,12 +3,13 @@
  * process (Local.ts: the service's own Layers, config and providers, the guards run per call) or
  * against a running service (Remote.ts: the typed HttpApi client). Both return the same values for
  * the same input, so a command prints the same output either way. Failures carry the service's
- * error kind (`{detail:{error}}` over HTTP) and its message; `exitCodeOf` turns a kind into the
- * process's exit code (DECISIONS §14).
+ * error kind (`{detail:{error}}` over HTTP) and its message; `exitCodeOfKind` (ExitCodes.ts) turns
+ * a kind into the process's exit code (DECISIONS §14).
  */
 import { Data, type Effect } from "effect"
+import type { Detection } from "../../Catalogue/Detection.js"
 import type { Mode } from "../../Catalogue/Resources.js"
-import type { DiagnoseReport, ReportContext } from "../../Diagnose/Model.js"
+import type { DiagnoseReport, ReportContext } from "../../Contract/DiagnoseReport.js"
 
 /**
  * A command that could not finish. `kind` is the service's error kind (validation_error,
@@ -22,7 +23,7 @@ export interface AnalyzeAnswer {
   readonly pattern: string
   readonly mode: Mode
   readonly model: string
-  readonly detection: Readonly<Record<string, unknown>>
+  readonly detection: Detection
   readonly cached: boolean
 }
 
@@ -56,36 +57,3 @@ export interface Backend {
   readonly patterns: Effect.Effect<unknown, CliFailure>
   readonly pattern: (name: string, part: "record" | "playbooks" | "citations" | "composition") => Effect.Effect<unknown, CliFailure>
 }
-
-/** Kinds that mean the input or the command line is wrong: exit 2. */
-const INPUT_KINDS: ReadonlySet<string> = new Set([
-  "usage",
-  "validation_error",
-  "unsupported_trace_format",
-  "invalid_mode",
-  "unknown_pattern",
-  "not_found",
-  "request_too_large",
-  "unsupported_media_type",
-  "unauthorized"
-])
-
-/** Kinds that mean no analysis could run (provider, deadline, the service's state): exit 3. */
-const NO_ANALYSIS_KINDS: ReadonlySet<string> = new Set([
-  "llm_resolution_error",
-  "analyzer_error",
-  "timeout",
-  "rate_limited",
-  "auth_misconfigured",
-  "unreachable"
-])
-
-/**
- * DECISIONS §14: 0 done; 1 a finding at or above --fail-on; 2 usage or input error; 3 no analysis
- * could run (provider, timeout) and nothing reached --fail-on; 70 unexpected failure; stopped by
- * a signal, 128 + its number (the shell's convention): 130 SIGINT (Ctrl-C), 143 SIGTERM.
- */
-export const EXIT = { done: 0, failOn: 1, input: 2, noAnalysis: 3, unexpected: 70, interrupted: 130, terminated: 143 } as const
-
-export const exitCodeOf = (kind: string): number =>
-  INPUT_KINDS.has(kind) ? EXIT.input : NO_ANALYSIS_KINDS.has(kind) ? EXIT.noAnalysis : EXIT.unexpected

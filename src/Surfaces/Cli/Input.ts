@@ -9,14 +9,13 @@
  * waits in a worker thread: a read that never comes (a FIFO with no writer) is interrupted by
  * Ctrl-C or SIGTERM like anything else.
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Predicate } from "effect"
 import { close, constants, createReadStream, fstat, open } from "node:fs"
 import { Socket } from "node:net"
 import { extname } from "node:path"
 import type { Readable } from "node:stream"
 import { parseTraceBody } from "../../Edge/Body.js"
 import { detectFormat } from "../../Traces/Normalize.js"
-import { isRecord } from "../../Traces/Importer.js"
 import { type Body, CliFailure } from "./Backend.js"
 import { printable } from "./Printable.js"
 
@@ -40,7 +39,7 @@ export interface TraceInput {
 const usage = (message: string) => new CliFailure({ kind: "usage", message })
 
 const reasonOf = (error: unknown): string => {
-  const code: unknown = typeof error === "object" && error !== null ? Reflect.get(error, "code") : undefined
+  const code: unknown = Predicate.hasProperty(error, "code") ? error.code : undefined
   if (code === "ENOENT") return "no such file"
   if (code === "EISDIR") return "it is a directory"
   if (code === "EACCES") return "permission denied"
@@ -179,7 +178,7 @@ export const readHints = (value: Option.Option<string>, limit: number): Effect.E
           try: (): unknown => JSON.parse(text),
           catch: (error) => usage(`--hints ${inline ? "" : `(${printable(raw)}) `}is not valid JSON: ${reasonOf(error)}`)
         })
-        if (!isRecord(parsed)) return yield* usage("--hints must be a JSON object of the pattern's extra input fields")
+        if (!Predicate.isRecord(parsed)) return yield* usage("--hints must be a JSON object of the pattern's extra input fields")
         return Option.some({ ...parsed })
       })
   })
@@ -192,7 +191,7 @@ export const readHints = (value: Option.Option<string>, limit: number): Effect.E
 export const envelopeOf = (body: Body, options: Readonly<Record<string, unknown>>): Record<string, unknown> => {
   const set: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(options)) if (value !== undefined) set[key] = value
-  if (isRecord(body) && detectFormat(body) === undefined && (isRecord(body["trace"]) || Array.isArray(body["trace"]))) {
+  if (Predicate.isRecord(body) && detectFormat(body) === undefined && (Predicate.isRecord(body["trace"]) || Array.isArray(body["trace"]))) {
     return { ...body, ...set }
   }
   return { trace: body, ...set }

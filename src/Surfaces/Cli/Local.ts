@@ -4,17 +4,17 @@
  * per call as for `svc mcp` (SVC_API_KEY, rate limit); the services report progress to the
  * command's listener. Logs go to stderr, at SVC_LOG_LEVEL when it is set, else errors only.
  */
-import { Cause, Config, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
+import { Cause, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { AnalysisProgress, type AnalysisProgressShape } from "../../Analysis/Progress.js"
 import { ResourcesLive, withoutRuntimeMetrics } from "../../Resources.js"
 import { Catalogue } from "../../Catalogue/Catalogue.js"
-import { loadConfig } from "../../Config.js"
+import { callerSettings, loadConfig } from "../../Config.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { LOCAL_OPERATIONS, type Operation } from "../../Auth/Operations.js"
 import { type ApiError, errorKinds } from "../../Errors.js"
 import { loggingLayer } from "../../Observability/Logging.js"
-import { TraceReader } from "../../Traces/TraceReader.js"
+import { TraceReader } from "../../Intake/TraceReader.js"
 import { makeLocalCaller } from "../LocalCaller.js"
 import { type Backend, CliFailure } from "./Backend.js"
 
@@ -33,8 +33,8 @@ export interface LocalOptions {
 export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, CliFailure, Scope.Scope> =>
   Effect.gen(function*() {
     const config = yield* Effect.mapError(loadConfig, (error) => new CliFailure({ kind: "usage", message: error.message }))
-    const explicitLevel = yield* Config.option(Config.string("SVC_LOG_LEVEL")).pipe(Effect.orElseSucceed(() => Option.none()))
-    const logging = loggingLayer(Option.isSome(explicitLevel) ? config.logLevel : "error", "stderr")
+    const levelSet = yield* callerSettings.logLevelSet.pipe(Effect.orElseSucceed(() => false))
+    const logging = loggingLayer(levelSet ? config.logLevel : "error", "stderr")
     const context = yield* Layer.build(ResourcesLive(config).pipe(Layer.provide(logging))).pipe(
       // Say why (a catalogue that does not load, a Redis that refuses): the cause's own message.
       Effect.catchAllCause((cause) => {

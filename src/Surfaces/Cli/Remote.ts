@@ -7,10 +7,10 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Config, ConfigError, Effect, Either, Option, ParseResult, Redacted } from "effect"
-import { analyzeByName } from "../../Contract/AnalyzeClient.generated.js"
+import { Effect, Option, ParseResult, Redacted } from "effect"
+import { analyzeByName } from "./AnalyzeByName.generated.js"
 import { makeClient } from "../../Client.js"
-import { invalidConfiguration } from "../../Config.js"
+import { callerSettings, invalidConfiguration } from "../../Config.js"
 import { errorKinds } from "../../Errors.js"
 import { type Backend, CliFailure } from "./Backend.js"
 
@@ -21,28 +21,16 @@ export interface RemoteOptions {
 
 const decoder = new TextDecoder()
 
-/**
- * What the CLI reads of a trace before sending it: SVC_API_MAX_BODY_BYTES of this environment,
- * 5 MiB unless set, as the service's own default. The service's limit still counts; a service
- * that accepts more needs the variable raised here too (the message says so).
- */
-const readLimit = Config.string("SVC_API_MAX_BODY_BYTES").pipe(
-  Config.mapOrFail((raw) => {
-    const bytes = Number(raw.trim())
-    return /^\d+$/.test(raw.trim()) && Number.isSafeInteger(bytes) && bytes >= 1024
-      ? Either.right(bytes)
-      : Either.left(ConfigError.InvalidData([], `SVC_API_MAX_BODY_BYTES must be an integer number of bytes >= 1024 (got ${JSON.stringify(raw.slice(0, 60))})`))
-  }),
-  Config.withDefault(5 * 1024 * 1024)
-)
-
 const kindOf = (tag: string): string | undefined => Object.entries(errorKinds).find(([name]) => name === tag)?.[1].kind
 
 type ClientFailure = { readonly _tag: string; readonly message: string } | HttpClientError.HttpClientError | ParseResult.ParseError
 
 export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend, CliFailure> =>
   Effect.gen(function*() {
-    const limit = yield* readLimit.pipe(
+    // What the CLI reads of a trace before sending it: this environment's SVC_API_MAX_BODY_BYTES (the
+    // service's default unless set). The service's limit still counts; a service that accepts more
+    // needs the variable raised here too (the message says so).
+    const limit = yield* callerSettings.maxBodyBytes.pipe(
       Effect.mapError((error) => new CliFailure({ kind: "usage", message: invalidConfiguration(error).message }))
     )
     const base = options.url.replace(/\/+$/, "")

@@ -1,0 +1,111 @@
+/** `svc diagnose`: the lenses triage picks for a trace, run and merged into one report. */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { Effect, Option } from "effect"
+import { isAbsolute, relative, resolve } from "node:path"
+import { maxSeverity } from "../../../Catalogue/Severity.js"
+import type { DiagnoseReport } from "../../../Contract/DiagnoseReport.js"
+import { loadRenderer } from "../../../Diagnose/Render/Outputs.js"
+import { OUTPUT_NAMES } from "../../../Registry/Derived.js"
+import { DIAGNOSE_OUTPUTS } from "../../../Registry/Outputs.js"
+import type { DiagnoseAnswer } from "../Backend.js"
+import { intake, optional, out, remote, run, traceFile } from "../CommonOptions.js"
+import { EXIT } from "../ExitCodes.js"
+import { failOn, reached } from "../FailOn.js"
+import { commandHelp, EXIT_CODES } from "../Help.js"
+import type { TraceInput } from "../Input.js"
+import { emit, pretty, withNewline } from "../Output.js"
+import { printable } from "../Printable.js"
+import { intakeOf, runCommand, type Terminal, trackRequest } from "../Running.js"
+
+/** The report in an output of the registry, through its renderer (loaded on first use): text as it is, JSON indented. */
+const renderReport = (format: (typeof OUTPUT_NAMES)[number], answer: DiagnoseAnswer, input: TraceInput, artifact: string) =>
+  Effect.map(Effect.promise(() => loadRenderer(format)), (render) => {
+    const rendered = render({ report: answer.report, context: { events: answer.events, artifact, body: input.text }, body: answer.body })
+    return rendered._tag === "Text" ? withNewline(rendered.text) : pretty(rendered.value)
+  })
+
+/** Whether an output's renderer shows the run's events (against a service, one more request fetches them). */
+const showsEvents = (format: string): boolean => DIAGNOSE_OUTPUTS.some((output) => output.name === format && output.events)
+
+/**
+ * SARIF's artifact location by default: the input file as given, relative to the working directory
+ * when it lies inside it (the repository root in a CI job, as code scanning expects); standard
+ * input is trace.json.
+ */
+const artifactOf = (path: string | undefined): string => {
+  if (path === undefined) return "trace.json"
+  const inside = relative(process.cwd(), resolve(path))
+  return inside.length > 0 && !inside.startsWith("..") && !isAbsolute(inside) ? inside : path
+}
+
+/** The highest severity the report shows: its own and its findings'. */
+const reportSeverity = (report: DiagnoseReport) => maxSeverity([report.severity, ...report.findings.map((finding) => finding.severity)])
+
+/** Exit 3 when lenses were chosen and none of them ran. */
+const noneRan = (report: DiagnoseReport): boolean => report.patterns.length > 0 && report.patterns.every((run) => run.error !== null)
+
+export const makeDiagnose = (terminal: Terminal) =>
+  Command.make(
+    "diagnose",
+    {
+      file: traceFile,
+      ...intake,
+      ...run,
+      patterns: optional(Options.text("patterns"), "Run exactly these patterns, comma-separated, instead of the ones triage picks."),
+      maxPatterns: optional(Options.integer("max-patterns"), "How many of triage's best patterns run (default 5, at most 12)."),
+      budgetTokens: optional(Options.integer("budget-tokens"), "The most tokens the lenses may spend (estimated before running); lenses beyond it are skipped."),
+      format: Options.choice("format", OUTPUT_NAMES).pipe(
+        Options.withDescription("The report's format (default markdown)."),
+        Options.withDefault("markdown")
+      ),
+      artifact: optional(Options.text("artifact"), "The trace's path in the repository, for SARIF locations (default: FILE as given, or trace.json)."),
+      out,
+      failOn,
+      ...remote
+    },
+    (options) =>
+      runCommand(terminal, "diagnose", (progress) =>
+        Effect.gen(function*() {
+          const { backend, input, envelope } = yield* intakeOf(options, "diagnose", progress, {
+            patterns: Option.getOrUndefined(Option.map(options.patterns, (list) => list.split(",").map((name) => name.trim()).filter((name) => name.length > 0))),
+            max_patterns: Option.getOrUndefined(options.maxPatterns),
+            budget_tokens: Option.getOrUndefined(options.budgetTokens)
+          })
+          const answer = yield* trackRequest(
+            progress,
+            backend,
+            "diagnose",
+            backend.diagnose(envelope, showsEvents(options.format))
+          )
+          const artifact = Option.getOrElse(options.artifact, () => artifactOf(input.path))
+          const text = yield* renderReport(options.format, answer, input, artifact)
+          progress.stop()
+          yield* emit(text, options.out)
+          const report = answer.report
+          const failed = report.patterns.filter((run) => run.error !== null)
+          if (failed.length > 0) {
+            const kinds = Array.from(new Set(failed.map((run) => run.error?.kind ?? "error")))
+            process.stderr.write(`svc diagnose: ${failed.length} of ${report.patterns.length} lenses did not run (${printable(kinds.join(", "))}); the report says why\n`)
+          }
+          return reached(options.failOn, reportSeverity(report))
+            ? EXIT.failOn
+            : noneRan(report)
+            ? EXIT.noAnalysis
+            : EXIT.done
+        }))
+  ).pipe(
+    Command.withDescription(
+      commandHelp(
+        "Diagnose a run: triage (by code, no model call) picks the patterns that fit the trace, they run concurrently, and one report merges them: the decisive step, findings corroborated across patterns, ranked interventions. Without a model provider the triage report is still written (every lens marked llm_resolution_error) and the exit code is 3.",
+        [
+          ["svc diagnose run.json", "the report as Markdown on standard output"],
+          ["svc diagnose traces/failed-run.json --format sarif --out diagnose.sarif --fail-on high", "a CI step: SARIF for code scanning, exit 1 on a high finding"],
+          ["svc diagnose run.jsonl --patterns lencioni,psych_safety --mode quick --format json", "two named patterns, quick mode"],
+          ["svc diagnose run.json --format html --out report.html", "one self-contained HTML page"],
+          ["svc diagnose run.json --url http://127.0.0.1:8000", "against a running service (same output)"]
+        ],
+        [EXIT_CODES]
+      )
+    )
+  )

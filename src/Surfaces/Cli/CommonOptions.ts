@@ -1,0 +1,35 @@
+/**
+ * The options and arguments several commands share: where the command runs (--url, --api-key),
+ * the trace it reads (FILE, --from, --select, --hints), how it is analysed (--mode, --model) and
+ * where the result goes (--out). The choices come from the registries (src/Registry/): help,
+ * usage errors and completions name them.
+ */
+import * as Args from "@effect/cli/Args"
+import * as Options from "@effect/cli/Options"
+import { FORMAT_OPTIONS, MODE_NAMES, MODES_DESCRIBED } from "../../Registry/Derived.js"
+
+/** An option that may be left out, with its help line. */
+export const optional = <A>(option: Options.Options<A>, description: string) => option.pipe(Options.withDescription(description), Options.optional)
+
+export const remote = {
+  url: optional(Options.text("url"), "Ask the service at this address instead of running in this process (e.g. http://127.0.0.1:8000)."),
+  apiKey: optional(Options.redacted("api-key"), "The API key for --url (default: SVC_API_KEY; in-process, SVC_API_KEY alone is read).")
+}
+
+export const traceFile = Args.text({ name: "FILE" }).pipe(
+  Args.withDescription("The trace file (JSON or JSON Lines); - or nothing reads standard input."),
+  Args.optional
+)
+
+export const intake = {
+  from: optional(Options.choice("from", FORMAT_OPTIONS), "The trace's format (default: detected)."),
+  select: optional(Options.text("select"), "Which trace of a file that holds several: its id, or its index as `svc normalize` lists them."),
+  hints: optional(Options.text("hints"), "Extra input fields a raw trace cannot hold: a JSON object, or a file holding one.")
+}
+
+export const run = {
+  mode: optional(Options.choice("mode", MODE_NAMES), `${MODES_DESCRIBED}.`),
+  model: optional(Options.text("model"), "The model, with an optional provider prefix (anthropic:, openai:, local:).")
+}
+
+export const out = optional(Options.file("out"), "Write the result to this file instead of standard output.")
