@@ -36,17 +36,6 @@ export interface Cors {
   readonly preflight: (origin: string | undefined, requested: string | undefined) => Readonly<Record<string, string>> | undefined
 }
 
-/** Checks one SVC_CORS_ORIGINS entry: `*`, or an origin (`scheme://host[:port]`, no path). */
-export const corsOriginValid = (entry: string): boolean => {
-  if (entry === "*") return true
-  try {
-    const url = new URL(entry)
-    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === entry
-  } catch {
-    return false
-  }
-}
-
 export const makeCors = (origins: ReadonlyArray<string>): Cors | undefined => {
   if (origins.length === 0) return undefined
   const any = origins.includes("*")

@@ -5,17 +5,6 @@
  */
 import { BlockList, isIP } from "node:net"
 
-/** `a.b.c.d`, an IPv6 address, or either with a `/prefix` in its family's range. */
-export const isAddressRange = (entry: string): boolean => {
-  const slash = entry.indexOf("/")
-  const address = slash < 0 ? entry : entry.slice(0, slash)
-  const family = isIP(address)
-  if (family === 0) return false
-  if (slash < 0) return true
-  const prefix = entry.slice(slash + 1)
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
-}
-
 /** An IPv4 address mapped into IPv6 (`::ffff:10.0.0.1`, as dual-stack sockets report peers) as itself. */
 const unmapped = (address: string): string => {
   const lower = address.toLowerCase()
@@ -28,7 +17,7 @@ export interface AddressSet {
   readonly empty: boolean
 }
 
-/** The set of the given entries (each valid by `isAddressRange`). */
+/** The set of the given entries (each valid by `isAddressRange`, src/Config/Entries.ts). */
 export const addressSet = (entries: ReadonlyArray<string>): AddressSet => {
   const list = new BlockList()
   for (const entry of entries) {

@@ -1,0 +1,28 @@
+/**
+ * What makes an entry of a list setting valid, where the setting is read (src/Config.ts): an
+ * address or CIDR range (SVC_TRUSTED_PROXY_ADDRESSES; RateLimit/AddressRanges.ts builds the set)
+ * and a CORS origin (SVC_CORS_ORIGINS; Edge/Cors.ts answers browsers).
+ */
+import { isIP } from "node:net"
+
+/** `a.b.c.d`, an IPv6 address, or either with a `/prefix` in its family's range. */
+export const isAddressRange = (entry: string): boolean => {
+  const slash = entry.indexOf("/")
+  const address = slash < 0 ? entry : entry.slice(0, slash)
+  const family = isIP(address)
+  if (family === 0) return false
+  if (slash < 0) return true
+  const prefix = entry.slice(slash + 1)
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
+}
+
+/** Checks one SVC_CORS_ORIGINS entry: `*`, or an origin (`scheme://host[:port]`, no path). */
+export const corsOriginValid = (entry: string): boolean => {
+  if (entry === "*") return true
+  try {
+    const url = new URL(entry)
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === entry
+  } catch {
+    return false
+  }
+}
