@@ -6,11 +6,11 @@
  * objects; each provider call held them, and their frames, for as long as the provider took:
  * docs/performance.md.) Interruption (the deadline, a client that left) destroys the request.
  */
-import { Clock, Effect, FiberRef } from "effect"
+import { Clock, Effect, Random } from "effect"
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import { urlToHttpOptions } from "node:url"
-import { isTransientStatus, MAX_RESPONSE_BYTES, RetryDeadline, retryWait } from "./Retry.js"
+import { isTransientStatus, MAX_RESPONSE_BYTES, retryWait } from "./Retry.js"
 
 /** A provider's whole answer. */
 export interface Answer {
@@ -111,10 +111,17 @@ const attemptOnce = (agents: Agents, url: string, headers: Readonly<Record<strin
 
 /**
  * POSTs `body` (its parts in order) to `url` until an answer that is not transient, or out of
- * retries (then the last answer, transient or not, or the last connection error). The deadline of
- * the retries is the analysis's (RetryDeadline).
+ * retries (then the last answer, transient or not, or the last connection error). `deadline` is the
+ * absolute time (ms, on `Clock`) the answer is needed by: no retry is started that could not end
+ * before it (Retry.ts). The waits are `Clock` sleeps, their jitter drawn from `Random`.
  */
-export const exchange = (agents: Agents, url: string, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>) => {
+export const exchange = (
+  agents: Agents,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  body: ReadonlyArray<Buffer>,
+  deadline: number
+) => {
   const length = body.reduce((sum, part) => sum + part.byteLength, 0)
   const from = (attempt: number): Effect.Effect<Answer, ExchangeFailure> =>
     Effect.matchEffect(attemptOnce(agents, url, headers, body, length), {
@@ -125,8 +132,8 @@ export const exchange = (agents: Agents, url: string, headers: Readonly<Record<s
       }
     })
   const again = (attempt: number, retryAfter: string | undefined, last: Effect.Effect<Answer, ExchangeFailure>) =>
-    Effect.flatMap(Effect.zip(Clock.currentTimeMillis, FiberRef.get(RetryDeadline)), ([now, deadline]) => {
-      const wait = retryWait(attempt, retryAfter, now, deadline)
+    Effect.flatMap(Effect.zip(Clock.currentTimeMillis, Random.next), ([now, jitter]) => {
+      const wait = retryWait(attempt, retryAfter, now, deadline, jitter)
       return wait === undefined ? last : Effect.zipRight(Effect.sleep(wait), from(attempt + 1))
     })
   return from(0)

@@ -2,7 +2,7 @@
  * One structured-output call to a model and its reply, as every provider client takes and gives
  * them (ModelClients.ts, one wire format per provider).
  */
-import type { JsonValue } from "./JsonSchema.js"
+import type { JsonValue } from "../Catalogue/JsonSchema.js"
 
 export interface ModelMessage {
   readonly role: "user" | "assistant"
@@ -24,6 +24,11 @@ export interface ModelCall {
   readonly maxOutputTokens: number
   /** Stable per pattern and mode: routes calls with the same prefix to the same cache (OpenAI `prompt_cache_key`). */
   readonly cacheKey: string
+  /**
+   * The absolute time (ms, on `Clock`) by which the analysis making the call must end: the call's
+   * retries stop short of it (Retry.ts).
+   */
+  readonly deadline: number
 }
 
 export interface ModelReply {

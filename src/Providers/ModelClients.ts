@@ -160,7 +160,7 @@ const jsonOf = (text: string): Either.Either<unknown, undefined> => {
 }
 
 const send = (agents: Agents, call: ModelCall, wire: Wire): Effect.Effect<ModelReply, AnalyzerError> =>
-  exchange(agents, wire.url, wire.headers, bodyOf(call, wire)).pipe(
+  exchange(agents, wire.url, wire.headers, bodyOf(call, wire), call.deadline).pipe(
     Effect.mapError((failed) => describeFailure(wire.label, failed)),
     Effect.flatMap((answer) => {
       if (answer.status < 200 || answer.status >= 300) {

@@ -3,12 +3,9 @@
  * status (408, 409, 429, 5xx). Waits grow exponentially with jitter; a `Retry-After` header
  * (seconds or HTTP date) sets the wait when present. Retries are bounded by the caller's deadline:
  * a retry whose wait would not leave its attempt 250 ms before it is not attempted, and the caller
- * gets the provider's own answer instead of a timeout. Exchange.ts runs the attempts.
+ * gets the provider's own answer instead of a timeout. Exchange.ts runs the attempts, with the
+ * time from `Clock` and the jitter from `Random`, so tests drive both.
  */
-import { FiberRef } from "effect"
-
-/** The absolute time (ms) by which the current analysis must end. */
-export const RetryDeadline = FiberRef.unsafeMake<number>(Number.POSITIVE_INFINITY)
 
 export const MAX_ATTEMPTS = 4
 const BASE_DELAY_MS = 500
@@ -33,14 +30,16 @@ export const retryAfterMillis = (header: string | undefined, now: number): numbe
   return Number.isNaN(date) ? undefined : Math.max(0, Math.min(date - now, MAX_DELAY_MS * 3))
 }
 
-export const backoffMillis = (attempt: number) => Math.min(BASE_DELAY_MS * 2 ** attempt, MAX_DELAY_MS) * (0.75 + Math.random() * 0.5)
+/** The exponential wait after 0-based `attempt`, within ±25% by `jitter`, a number in [0, 1). */
+export const backoffMillis = (attempt: number, jitter: number) => Math.min(BASE_DELAY_MS * 2 ** attempt, MAX_DELAY_MS) * (0.75 + jitter * 0.5)
 
 /**
  * How long to wait before attempt `attempt + 1` (0-based `attempt` just failed), or undefined when
- * there is none: out of attempts, or the wait would not leave the attempt its time before `deadline`.
+ * there is none: out of attempts, or the wait would not leave the attempt its time before `deadline`
+ * (absolute ms, on the same clock as `now`).
  */
-export const retryWait = (attempt: number, retryAfter: string | undefined, now: number, deadline: number): number | undefined => {
+export const retryWait = (attempt: number, retryAfter: string | undefined, now: number, deadline: number, jitter: number): number | undefined => {
   if (attempt + 1 >= MAX_ATTEMPTS) return undefined
-  const wait = retryAfterMillis(retryAfter, now) ?? backoffMillis(attempt)
+  const wait = retryAfterMillis(retryAfter, now) ?? backoffMillis(attempt, jitter)
   return now + wait + ATTEMPT_ALLOWANCE_MS < deadline ? wait : undefined
 }
