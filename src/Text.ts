@@ -1,6 +1,7 @@
 /**
  * Whitespace collapsing, the one definition for every module that shows or compares text (the
- * prompt's rendering, the evidence check, signals, the diagnose report, baselines).
+ * prompt's rendering, the evidence check, signals, the diagnose report, baselines); and the one
+ * encoding of a scope's name into a path segment or store key (Auth/Scopes.ts, Home, the limiter).
  */
 
 /**
@@ -15,3 +16,23 @@ export const oneLine = (text: string): string => text.replace(NOT_ONE_SPACE, " "
 
 /** Lower-cased, whitespace runs as one space, trimmed: the form used to compare contents. */
 export const normalise = (text: string): string => oneLine(text.toLowerCase())
+
+const literal = (byte: number) =>
+  (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte === 0x5f || byte === 0x2d
+
+const utf8 = new TextEncoder()
+
+/**
+ * A scope's name as one path segment / store-key component (Auth/Scopes.ts). Lower-case
+ * letters, digits, `_` and `-` stay; every other UTF-8 byte becomes `%XX` (upper-case hex). Injective; the result never contains `/`, `\`, `:` or `.`, and never differs from another
+ * result by letter case only. The empty name (refused by the key parsers) encodes as `%`, which no
+ * other name encodes to.
+ */
+export const encodeScopeName = (name: string): string => {
+  if (name.length === 0) return "%"
+  let out = ""
+  for (const byte of utf8.encode(name)) {
+    out += literal(byte) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`
+  }
+  return out
+}

@@ -6,7 +6,8 @@
  * whether a key and the rate limit apply at all (the probes, metrics and docs are open, §5).
  */
 import { Forbidden } from "../Errors.js"
-import { type Role, roleAllows } from "./Roles.js"
+import type { Role } from "../Config/KeyRoles.js"
+import { roleAllows } from "./Roles.js"
 
 export interface Operation {
   /** What is asked, for the 403's message: `POST /v1/analyze/lewin`, `svc analyze`. */

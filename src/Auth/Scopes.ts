@@ -5,13 +5,15 @@
  * Without required auth there is one shared scope, as before. A rotated key keeps its name, so
  * its data. The scope is part of a store's key (a directory, a key prefix), never of the trace hash.
  *
- * Names are encoded by `encodeScopeName` into one path segment / store-key component that no
+ * Names are encoded by `encodeScopeName` (src/Text.ts) into one path segment / store-key component that no
  * other name encodes to, on case-sensitive and case-insensitive file systems alike: `.`, `/`,
  * `:`, `%` and upper-case letters are escaped, so `..` cannot address another scope.
  */
 import { Context, Effect, Layer } from "effect"
 import { AppConfig } from "../Config.js"
-import { type KeyRole, scopeOf } from "./Roles.js"
+import { encodeScopeName } from "../Text.js"
+import type { KeyRole } from "../Config/KeyRoles.js"
+import { scopeOf } from "./Roles.js"
 
 /** The owner of stored data: everyone (auth not required) or one key name. */
 export type DataScope = { readonly _tag: "Shared" } | { readonly _tag: "Key"; readonly name: string }
@@ -24,26 +26,6 @@ export interface RequestScopes {
   readonly data: DataScope
   /** The prefix of cache and single-flight keys: "shared" or "key:<encoded name>". */
   readonly cache: string
-}
-
-const literal = (byte: number) =>
-  (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte === 0x5f || byte === 0x2d
-
-const utf8 = new TextEncoder()
-
-/**
- * Lower-case letters, digits, `_` and `-` stay; every other UTF-8 byte becomes `%XX` (upper-case
- * hex). Injective; the result never contains `/`, `\`, `:` or `.`, and never differs from another
- * result by letter case only. The empty name (refused by the key parsers) encodes as `%`, which no
- * other name encodes to.
- */
-export const encodeScopeName = (name: string): string => {
-  if (name.length === 0) return "%"
-  let out = ""
-  for (const byte of utf8.encode(name)) {
-    out += literal(byte) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`
-  }
-  return out
 }
 
 /** The cache prefix of a data scope. */

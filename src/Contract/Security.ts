@@ -1,5 +1,5 @@
 /**
- * How the contract declares API keys. Keys are enforced by the edge (src/Edge/Guards.ts) before
+ * How the contract declares API keys. Keys are enforced by the edge (src/Auth/Guards.ts) before
  * routing and before any body byte is read, so no HttpApi middleware takes part; the contract
  * states the schemes for OpenAPI (DECISIONS §5): `Authorization: Bearer <key>` (preferred) or
  * `X-API-Key: <key>`, either one, on the catalogue and analyze endpoints. The typed client sends

@@ -26,7 +26,8 @@ import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from ".
 import { bodyTooLarge, encodingRefusal, InflightBudget, isJsonContentType, overloaded, readBody } from "./Body.js"
 import { makeCors } from "./Cors.js"
 import { httpOperation } from "../Auth/Operations.js"
-import { type GuardOutcome, headerValue, makeGuards, presentedKey } from "./Guards.js"
+import { type GuardOutcome, Guards } from "../Auth/Guards.js"
+import { headerValue, presentedKey } from "./Headers.js"
 import { makeHostCheck } from "./HostCheck.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
 import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./RequestContext.js"
@@ -57,7 +58,7 @@ export const makeEdge = (
   analyze: (slug: string, request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
 ) =>
   Effect.gen(function*() {
-    const guards = yield* makeGuards
+    const guards = yield* Guards
     const statics = yield* makeStaticResponses
     const tracker = yield* RequestTracker
     const replies = yield* CachedReplies

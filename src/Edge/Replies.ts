@@ -5,7 +5,7 @@
 import type { ServerResponse } from "node:http"
 import { Effect } from "effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"
-import { type HeaderBag, headerValue } from "./Guards.js"
+import { type HeaderBag, headerValue } from "./Headers.js"
 
 /** Applied to every response (CSP allows the self-hosted docs pages and nothing else). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {

@@ -1,13 +1,13 @@
 /**
  * The guards for a surface that runs in the caller's own process (`svc mcp` over stdio, the `svc`
- * commands in-process): the same `makeGuards` the edge runs for each HTTP request, run here once
+ * commands in-process): the same `Guards` the edge runs for each HTTP request, run here once
  * per call. The API key comes from SVC_API_KEY (required when SVC_API_REQUIRE_AUTH=true; its name
  * picks the data scope), and the rate limit counts each call.
  */
 import { Effect, Option, Redacted } from "effect"
 import type { AnalysisCaller } from "../Analysis/AnalyzeService.js"
 import type { Operation } from "../Auth/Operations.js"
-import { type GuardFailure, type GuardRequest, makeGuards } from "../Edge/Guards.js"
+import { type GuardFailure, type GuardRequest, Guards } from "../Auth/Guards.js"
 import { Unauthorized } from "../Errors.js"
 
 /**
@@ -16,7 +16,7 @@ import { Unauthorized } from "../Errors.js"
  * wrong key (`svc mcp`, `svc analyze`).
  */
 export const makeLocalCaller = (apiKey: Option.Option<Redacted.Redacted>, command: string, operation: Operation) =>
-  Effect.map(makeGuards, (guards): Effect.Effect<AnalysisCaller, GuardFailure> => {
+  Effect.map(Guards, (guards): Effect.Effect<AnalysisCaller, GuardFailure> => {
     const request: GuardRequest = {
       key: Option.match(apiKey, { onNone: () => undefined, onSome: (key) => Redacted.value(key) }),
       address: "local",

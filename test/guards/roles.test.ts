@@ -11,10 +11,11 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { httpOperation, LOCAL_OPERATIONS, requiredRole } from "../../src/Auth/Operations.js"
-import { parseKeyRoles } from "../../src/Auth/Roles.js"
+import { parseKeyRoles } from "../../src/Config/KeyRoles.js"
 import { makeScopes } from "../../src/Auth/Scopes.js"
 import { AppConfig, appConfig, describeConfigError } from "../../src/Config.js"
 import { ApiKeysLive } from "../../src/Auth/ApiKeys.js"
+import { GuardsLive } from "../../src/Auth/Guards.js"
 import { RateLimiterMemoryLive } from "../../src/RateLimit/RateLimiter.js"
 import { makeLocalCaller } from "../../src/Surfaces/LocalCaller.js"
 import { useProviderDouble } from "../support/Harness.js"
@@ -173,7 +174,8 @@ describe("roles in the caller's own process (svc, svc mcp)", () => {
           return yield* Effect.either(caller)
         }).pipe(
           Effect.provide(
-            Layer.mergeAll(ApiKeysLive, RateLimiterMemoryLive).pipe(
+            GuardsLive.pipe(
+              Layer.provide(Layer.mergeAll(ApiKeysLive, RateLimiterMemoryLive)),
               Layer.provideMerge(Layer.effect(AppConfig, appConfig))
             )
           ),

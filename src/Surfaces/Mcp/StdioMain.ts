@@ -3,9 +3,9 @@
  * as the service, no HTTP server. stdout carries the protocol and nothing else: logs are JSON
  * lines on stderr, and anything that would print to stdout through `console` is sent to stderr.
  */
-import { Cause, Config, ConfigProvider, Effect, Layer } from "effect"
+import { Cause, ConfigProvider, Effect, Layer } from "effect"
 import { ResourcesLive, withoutRuntimeMetrics } from "../../Resources.js"
-import { InvalidConfiguration, loadConfig } from "../../Config.js"
+import { callerSettings, InvalidConfiguration, loadConfig } from "../../Config.js"
 import { loggingLayer } from "../../Observability/Logging.js"
 import { McpCoreLive } from "./Mcp.js"
 import { serveStdio } from "./Stdio.js"
@@ -23,7 +23,7 @@ export const mcpStdioProgram = Effect.gen(function*() {
   console.info = console.error
   console.debug = console.error
   const config = yield* loadConfig
-  const apiKey = yield* Config.option(Config.redacted("SVC_API_KEY"))
+  const apiKey = yield* callerSettings.apiKey
   const logging = loggingLayer(config.logLevel, "stderr")
   yield* serveStdio({ input: process.stdin, output: process.stdout, apiKey }).pipe(
     Effect.provide(McpCoreLive.pipe(Layer.provideMerge(ResourcesLive(config)), Layer.provide(logging))),

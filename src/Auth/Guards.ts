@@ -6,38 +6,19 @@
  * key is refused before it is counted anywhere; guessing a key of 16 characters or more is not a
  * matter of quota. Nothing here reads the request body.
  * The check is synchronous (time from the Clock the guards were built with, metrics updated in
- * place): the edge runs it once per request, on node's request event.
+ * place): the edge runs it once per request, on node's request event. One `Guards` service, built
+ * by the composition root (src/Resources.ts), for every surface: the edge, MCP, the CLI.
  */
-import { Effect } from "effect"
-import { ApiKeys } from "../Auth/ApiKeys.js"
+import { Context, Effect, Layer } from "effect"
+import { ApiKeys } from "./ApiKeys.js"
 import { AppConfig } from "../Config.js"
-import { type Operation, roleRefusal } from "../Auth/Operations.js"
-import { roleOf } from "../Auth/Roles.js"
+import { type Operation, roleRefusal } from "./Operations.js"
+import { roleOf } from "./Roles.js"
 import { AuthMisconfigured, type Forbidden, RateLimited, Unauthorized } from "../Errors.js"
 import { authFailures, labelled, rateLimitBuckets, rateLimitRejections } from "../Observability/Metrics.js"
 import { addressSet } from "../RateLimit/AddressRanges.js"
 import { clientAddress } from "../RateLimit/ClientAddress.js"
 import { type Decision, RateLimiter, type RateLimiterShape } from "../RateLimit/RateLimiter.js"
-
-/** Request headers as node:http and the Effect platform both hold them (lower-case names). */
-export type HeaderBag = { readonly [name: string]: string | ReadonlyArray<string> | undefined }
-
-/** A header's value when it was sent once (a repeated header is not trusted for anything). */
-export const headerValue = (headers: HeaderBag, name: string): string | undefined => {
-  const value = headers[name]
-  return typeof value === "string" ? value : undefined
-}
-
-/** The key a request presents: `Authorization: Bearer <key>` (preferred) or `X-API-Key: <key>`. */
-export const presentedKey = (headers: HeaderBag): string | undefined => {
-  const authorization = headerValue(headers, "authorization")
-  if (authorization !== undefined) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
-    if (match?.[1] !== undefined) return match[1]
-  }
-  const apiKey = headerValue(headers, "x-api-key")
-  return apiKey !== undefined && apiKey.length > 0 ? apiKey.trim() : undefined
-}
 
 export type GuardFailure = Unauthorized | AuthMisconfigured | Forbidden | RateLimited
 
@@ -91,7 +72,7 @@ const roleFailures = labelled(authFailures, { reason: "role" })
 const bucketsHeld = labelled(rateLimitBuckets, {})
 const rejected = labelled(rateLimitRejections, {})
 
-export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys | RateLimiter> = Effect.gen(function*() {
+const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys | RateLimiter> = Effect.gen(function*() {
   const config = yield* AppConfig
   const keys = yield* ApiKeys
   const rateLimiter = yield* RateLimiter
@@ -177,3 +158,7 @@ export const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys |
   }
   return { check, charge }
 })
+
+export class Guards extends Context.Tag("Guards")<Guards, GuardsShape>() {}
+
+export const GuardsLive = Layer.effect(Guards, makeGuards)
