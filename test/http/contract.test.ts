@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { Schema } from "effect"
 import { Health } from "../../src/Api.js"
 import { CatalogueResponse, CompositionResponse, PatternRecord, PlaybooksResponse } from "../../src/Catalogue/Resources.js"
+import { startProviderDouble } from "../support/ProviderDouble.js"
 import { type RunningService, startService } from "../support/Service.js"
 
 const root = join(import.meta.dirname, "..", "..")
@@ -32,6 +33,15 @@ const OpenApiDocument = Schema.Struct({
   components: Schema.Struct({ schemas: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
 })
 const Operation = Schema.Struct({ requestBody: Schema.Unknown, responses: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+
+/** A pattern's schema names: its slug in PascalCase; the one surname keeps its inner capital. */
+const PASCAL_EXCEPTIONS: Readonly<Record<string, string>> = { mcallister_trust: "McAllisterTrust" }
+const pascalOf = (slug: string): string =>
+  PASCAL_EXCEPTIONS[slug] ?? slug.split("_").map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("")
+
+/** The component schemas a fragment of the document references directly, sorted. */
+const refsIn = (fragment: unknown): Array<string> =>
+  Array.from(new Set(Array.from(JSON.stringify(fragment ?? null).matchAll(/"#\/components\/schemas\/([^"]+)"/g), (match) => match[1] ?? ""))).sort()
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${service.url}${path}`, { headers })
 const postJson = (path: string, body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
@@ -248,10 +258,38 @@ describe("analyze: checks before the engine", () => {
     }
   })
 
-  it("accepts goal as an alias of task", async () => {
-    const { task, ...rest } = lewinTrace
-    const response = await postJson("/v1/analyze/lewin", JSON.stringify({ ...rest, goal: task }))
-    await expectError(response, 502, "llm_resolution_error")
+  it("accepts goal as an alias of task: the analysis succeeds and the model reads it as the task", async () => {
+    const double = await startProviderDouble()
+    const analyzing = await startService({ ANTHROPIC_API_KEY: "sk-ant-contract-0123456789", ANTHROPIC_BASE_URL: double.url })
+    try {
+      const { task, ...rest } = lewinTrace
+      expect(typeof task === "string" && task.length > 0, "the example trace has a task").toBe(true)
+      /** One analysis: its answer and the text of every model call it made. */
+      const analyse = async (body: Record<string, unknown>) => {
+        double.reset()
+        const response = await fetch(`${analyzing.url}/v1/analyze/lewin`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ ...body, mode: "quick" })
+        })
+        const answer: unknown = await response.json()
+        return { status: response.status, answer, prompts: double.calls.map((call) => ({ object: call.objectName, text: call.text })) }
+      }
+      const canonical = await analyse({ ...rest, task })
+      const aliased = await analyse({ ...rest, goal: task })
+      for (const run of [canonical, aliased]) {
+        expect(run.status, JSON.stringify(run.answer)).toBe(200)
+        expect(run.answer).toMatchObject({ pattern: "lewin", mode: "quick", cached: false, detection: { severity: expect.stringMatching(/^(none|low|medium|high|critical)$/) } })
+        expect(run.prompts.map((prompt) => prompt.object)).toContain("LewinDetection")
+      }
+      // The model is shown the same trace, the alias's text in the task's place.
+      const analysis = aliased.prompts.find((prompt) => prompt.object === "LewinDetection")
+      expect(analysis?.text).toContain(task)
+      expect(aliased.prompts).toEqual(canonical.prompts)
+    } finally {
+      await analyzing.close()
+      await double.close()
+    }
   })
 })
 
@@ -298,18 +336,23 @@ describe("OpenAPI", () => {
     const doc = Schema.decodeUnknownSync(OpenApiDocument)(await response.json())
     expect(doc.openapi).toBe("3.1.0")
     expect(doc.info.version).toBe(version)
-    for (const name of catalogueOrder) {
-      const operation = Schema.decodeUnknownSync(Operation)(doc.paths[`/v1/analyze/${name}`]?.["post"])
-      const pascal = name.split("_").map((part) => part[0]?.toUpperCase() + part.slice(1)).join("")
-      expect(JSON.stringify(operation.requestBody)).toContain("AnalyzeEnvelope")
-      expect(JSON.stringify(operation.requestBody)).toContain("AnalyzeFlat")
-      expect(pascal.length).toBeGreaterThan(0)
-      expect(JSON.stringify(operation.responses["200"])).toContain("AnalyzeResponse")
+    const committed = Schema.decodeUnknownSync(OpenApiDocument)(JSON.parse(readFileSync(join(root, "docs", "openapi.json"), "utf8")))
+    for (const [document, { paths, components: { schemas } }] of [["served", doc], ["docs/openapi.json", committed]] as const) {
+      for (const name of catalogueOrder) {
+        const pascal = pascalOf(name)
+        const at = `${document}: ${name}`
+        expect(pascal.toLowerCase(), at).toBe(name.replaceAll("_", ""))
+        const operation = Schema.decodeUnknownSync(Operation)(paths[`/v1/analyze/${name}`]?.["post"])
+        expect(refsIn(operation.requestBody), at).toEqual([`${pascal}AnalyzeEnvelope`, `${pascal}AnalyzeFlat`, "RawTrace"].sort())
+        expect(refsIn(operation.responses["200"]), at).toEqual([`${pascal}AnalyzeResponse`])
+        for (const suffix of ["AnalyzeEnvelope", "AnalyzeFlat", "AnalyzeResponse", "Input", "Detection", "Headline"]) {
+          expect(Object.hasOwn(schemas, `${pascal}${suffix}`), `${at}: components.schemas.${pascal}${suffix}`).toBe(true)
+        }
+        expect(refsIn(schemas[`${pascal}AnalyzeEnvelope`]), at).toContain(`${pascal}Input`)
+        expect(refsIn(schemas[`${pascal}AnalyzeResponse`]), at).toContain(`${pascal}Detection`)
+        expect(refsIn(schemas[`${pascal}Detection`]), at).toContain(`${pascal}Headline`)
+      }
     }
-    const schemas = Object.keys(doc.components.schemas)
-    expect(schemas).toContain("LewinInput")
-    expect(schemas).toContain("LewinDetection")
-    expect(schemas).toContain("LewinHeadline")
     for (const path of ["/healthz", "/livez", "/readyz", "/metrics", "/v1/patterns", "/v1/patterns/{name}", "/openapi.json", "/docs", "/redoc"]) {
       expect(doc.paths[path], path).toBeDefined()
     }

@@ -5,11 +5,19 @@
  * read what only the operator knows say so in `reading.needs` and validate once given those hints.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { ConfigProvider, Effect, Either, Predicate } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { definitions } from "../../patterns/index.js"
+import { intakeNote } from "../../src/Analysis/Prompts.js"
+import { validateAdmitted } from "../../src/Analysis/RawTraces.js"
 import { resolveRef } from "../../src/Analysis/TraceRefs.js"
+import { appConfig } from "../../src/Config.js"
+import { type AdmittedTrace, admitTrace } from "../../src/Intake/Requests.js"
 import type { NormalizedTrace } from "../../src/Traces/Model.js"
-import { projectTrace } from "../../src/Traces/Project.js"
+import { projectTrace } from "../../src/Catalogue/Project.js"
+
+const catalogueOrder: ReadonlyArray<string> = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "patterns", "catalogue.json"), "utf8"))
 
 /** A single-agent coding run: system prompt, tools, an error, a retry, a final self-report. */
 const codingRun: NormalizedTrace = {
@@ -163,14 +171,12 @@ const validates = (slug: string, trace: NormalizedTrace, hints: Readonly<Record<
   return Either.isRight(definition.code.validate(projectTrace(definition.code.family, definition.code.derive, trace, hints).input))
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** Every key of a JSON-like value, at any depth. */
 const keysOf = (u: unknown): Array<string> =>
-  Array.isArray(u) ? u.flatMap(keysOf) : isRecord(u) ? Object.entries(u).flatMap(([key, value]) => [key, ...keysOf(value)]) : []
+  Array.isArray(u) ? u.flatMap(keysOf) : Predicate.isRecord(u) ? Object.entries(u).flatMap(([key, value]) => [key, ...keysOf(value)]) : []
 
 const field = (input: Readonly<Record<string, unknown>>, ...path: ReadonlyArray<string | number>): unknown =>
-  path.reduce<unknown>((node, key) => (Array.isArray(node) && typeof key === "number" ? node[key] : isRecord(node) && typeof key === "string" ? node[key] : undefined), input)
+  path.reduce<unknown>((node, key) => (Array.isArray(node) && typeof key === "number" ? node[key] : Predicate.isRecord(node) && typeof key === "string" ? node[key] : undefined), input)
 
 describe("raw traces through every pattern (no hints)", () => {
   const withoutHints = definitions.map((d) => ({ slug: d.code.slug, all: traces.every(([, trace]) => validates(d.code.slug, trace)) }))
@@ -383,7 +389,11 @@ describe("what the patterns derive from a trace", () => {
 
 describe("dataset labels never reach a pattern's input", () => {
   // Importers drop labels (DECISIONS §12); even a trace object that still carried them would not
-  // pass them on: the projection and the derivations read the normalized fields alone.
+  // pass them on: the projection and the derivations read the normalized fields alone. Every
+  // pattern is checked on the path a raw trace takes in the service: admitted, then projected and
+  // validated by `validateAdmitted`, whose canonical input, signals and intake note are what the
+  // model is shown. None is skipped: the patterns that cannot take the labelled run alone are
+  // listed with the path that applies to them, and that list is asserted to be exact.
   const labelled: NormalizedTrace = Object.assign({}, dataRun, {
     mistake_step: 2,
     ground_truth: "LABEL: the file path was wrong",
@@ -392,13 +402,57 @@ describe("dataset labels never reach a pattern's input", () => {
     events: dataRun.events.map((event, i) => Object.assign({}, event, { label: `LABEL ${i}`, score: 0.5, is_correct: i > 2 }))
   })
   const forbidden = new Set(["mistake_step", "ground_truth", "is_correct", "annotations", "label", "score"])
+  const admitted: AdmittedTrace = { _tag: "Raw", format: "trajectory", trace: labelled }
+  const limits = Effect.runSync(appConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))).limits
 
-  it.each(definitions.map((d) => [d.code.slug, d] as const))("%s", (slug, definition) => {
-    const projected = projectTrace(definition.code.family, definition.code.derive, labelled, {})
-    expect(keysOf(projected.input).filter((key) => forbidden.has(key))).toEqual([])
-    expect(JSON.stringify(projected.input)).not.toContain("LABEL")
-    const validated = definition.code.validate(projected.input)
-    if (Either.isRight(validated)) expect(JSON.stringify(validated.right.signals())).not.toContain("LABEL")
-    expect(slug.length).toBeGreaterThan(0)
+  /** The patterns that do not validate the labelled run with no hints, and the path each takes instead. */
+  const NOT_FROM_THE_RUN_ALONE: Readonly<Record<string, { readonly path: "refused" | "hints"; readonly why: string }>> = {
+    danva_emotion: { path: "refused", why: "reads labelled emotion items, not agent runs: intake refuses a raw trace" },
+    process_gain_loss: { path: "hints", why: "needs hints.individual_baselines and hints.team_result" },
+    group_decision: { path: "hints", why: "needs hints.options and hints.stakes" },
+    schein_culture: { path: "hints", why: "needs hints.system_prompt: the labelled run holds no system prompt" }
+  }
+
+  /** What the model is shown of a leaked label: a forbidden key or the LABEL text anywhere. */
+  const leaks = (u: unknown): ReadonlyArray<string> => [
+    ...keysOf(u).filter((key) => forbidden.has(key)),
+    ...(JSON.stringify(u).includes("LABEL") ? ["LABEL text"] : [])
+  ]
+
+  it("exactly the listed patterns need more than the labelled run, each for its stated reason", () => {
+    const failing = definitions.filter((d) => Either.isLeft(validateAdmitted(d.code, admitted, {}))).map((d) => d.code.slug)
+    expect(failing.sort()).toEqual(Object.keys(NOT_FROM_THE_RUN_ALONE).sort())
+    for (const [slug, { path }] of Object.entries(NOT_FROM_THE_RUN_ALONE)) {
+      const definition = definitions.find((d) => d.code.slug === slug)
+      expect(definition?.code.reading.accepts, slug).toBe(path === "hints")
+      if (path === "hints") expect(HINTS[slug], `${slug} has hints in this test`).toBeDefined()
+    }
+  })
+
+  it.each(definitions.map((d, i) => [d.code.slug, d, i] as const))("%s", (slug, definition, index) => {
+    // The case's name is the pattern's served name: the catalogue entry at its position, in snake_case.
+    expect(slug).toBe(catalogueOrder[index])
+    expect(slug).toMatch(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/)
+    expect(definition.spec.slug).toBe(slug)
+    const exception = NOT_FROM_THE_RUN_ALONE[slug]
+    if (exception?.path === "refused") {
+      const refused = admitTrace(definition.code, labelled, true, "auto", undefined, limits)
+      if (Either.isRight(refused)) return expect.fail(`${slug} admitted a raw trace: ${exception.why}`)
+      expect(refused.left.message).toContain(`${slug} does not read agent runs`)
+      expect(leaks(refused.left.message), slug).toEqual([])
+      return
+    }
+    const hints = exception === undefined ? {} : HINTS[slug] ?? {}
+    expect(leaks(hints), `${slug}: the test's hints are label-free`).toEqual([])
+    const projected = projectTrace(definition.code.family, definition.code.derive, labelled, hints)
+    expect(leaks(projected.input), `${slug}: projected input`).toEqual([])
+    const validated = validateAdmitted(definition.code, admitted, hints)
+    if (Either.isLeft(validated)) return expect.fail(`${slug} does not validate the labelled run: ${validated.left.message}`)
+    const { trace, origin } = validated.right
+    expect(leaks(trace.canonical), `${slug}: canonical input`).toEqual([])
+    expect(leaks(trace.signals()), `${slug}: signals`).toEqual([])
+    if (origin === undefined) return expect.fail(`${slug}: a raw trace has an origin`)
+    expect(leaks(intakeNote(origin)), `${slug}: intake note`).toEqual([])
+    expect(leaks([...origin.derived, ...origin.hinted]), `${slug}: derived and hinted fields`).toEqual([])
   })
 })
