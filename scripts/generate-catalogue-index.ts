@@ -3,7 +3,7 @@
  * - patterns/index.ts: every pattern definition;
  * - src/Contract/AnalyzeGroup.generated.ts: one typed HttpApi endpoint per pattern (contracts only);
  * - src/Surfaces/Rest/AnalyzeHttp.generated.ts: the REST handler registration for those endpoints;
- * - src/Contract/AnalyzeClient.generated.ts: the typed client's analyze call for a name known at
+ * - src/Surfaces/Cli/AnalyzeByName.generated.ts: the typed client's analyze call for a name known at
  *   run time (`svc analyze <pattern> --url`), one typed case per pattern.
  * HttpApi groups and handlers are typed per endpoint name, so a typed registration for N patterns
  * is N lines; generating them keeps the pattern list in one place. `--check` fails when stale.
@@ -59,23 +59,24 @@ const files: Record<string, string> = {
     "  ))",
     ""
   ].join("\n"),
-  "src/Contract/AnalyzeClient.generated.ts": [
+  "src/Surfaces/Cli/AnalyzeByName.generated.ts": [
     header,
     'import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"',
     'import { Effect, Option } from "effect"',
-    'import type { Client } from "../Client.js"',
-    'import type { Mode } from "../Catalogue/Resources.js"',
+    'import type { Client } from "../../Client.js"',
+    'import type { Detection } from "../../Catalogue/Detection.js"',
+    'import type { Mode } from "../../Catalogue/Resources.js"',
     "",
-    "/** An analysis response with its detection read as a record: the same type for every pattern. */",
+    "/** An analysis response with its detection in the common shape: the same type for every pattern. */",
     "export interface AnalyzeReply {",
     "  readonly pattern: string",
     "  readonly mode: Mode",
     "  readonly model: string",
-    "  readonly detection: Readonly<Record<string, unknown>>",
+    "  readonly detection: Detection",
     "  readonly cached: boolean",
     "}",
     "",
-    "const reply = <D extends Readonly<Record<string, unknown>>>(",
+    "const reply = <D extends Detection>(",
     "  [value, response]: readonly [AnalyzeReply & { readonly detection: D }, HttpClientResponse.HttpClientResponse]",
     "): readonly [AnalyzeReply, HttpClientResponse.HttpClientResponse] => [value, response]",
     "",

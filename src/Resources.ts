@@ -12,6 +12,7 @@ import { Effect, Layer, Option, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
 import { AnalyzerLive } from "./Analysis/Engine.js"
 import { ApiKeysLive, ApiKeysOnceLive } from "./Auth/ApiKeys.js"
+import { GuardsLive } from "./Auth/Guards.js"
 import { ScopesLive } from "./Auth/Scopes.js"
 import { AnalysisCacheMemoryLive, AnalysisCacheOffLive, AnalysisCacheRedisLive } from "./Cache/AnalysisCache.js"
 import { CachedRepliesLive } from "./Cache/CachedReplies.js"
@@ -27,7 +28,7 @@ import { MetricsLive } from "./Observability/Metrics.js"
 import { ModelClientsLive } from "./Providers/ModelClients.js"
 import { RateLimiterMemoryLive, RateLimiterRedisLive } from "./RateLimit/RateLimiter.js"
 import { RedisStoreLive } from "./Store/Redis.js"
-import { TraceReaderLive } from "./Traces/TraceReader.js"
+import { TraceReaderLive } from "./Intake/TraceReader.js"
 
 /** Where each kind of state lives, as the configuration says. */
 export const stateChoice = (config: AppConfigShape) => {
@@ -63,7 +64,9 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   const Traces = TraceReaderLive.pipe(Layer.provide(ConfigLive))
   const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes]))
   const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses]))
-  const Guards = Layer.mergeAll(options.serving ? ApiKeysLive : ApiKeysOnceLive, Limiter, ErrorReportingLive).pipe(Layer.provide(ConfigLive))
+  const Keys = (options.serving ? ApiKeysLive : ApiKeysOnceLive).pipe(Layer.provide(ConfigLive))
+  // The one guard of every surface (auth, roles, rate limit), with the keys and limiter it reads.
+  const Guards = GuardsLive.pipe(Layer.provideMerge(Layer.mergeAll(Keys, Limiter, ErrorReportingLive.pipe(Layer.provide(ConfigLive)))), Layer.provide(ConfigLive))
   // The JSON shape bounds every body parser reads (Edge/Body.ts), as configured.
   const Bounds = Layer.succeed(JsonBounds, { maxDepth: config.limits.maxDepth, maxKeys: config.limits.maxKeys })
   return Layer.mergeAll(

@@ -4,7 +4,7 @@
  * and the stakes of a wrong choice are the operator's to state: they come from hints (`options`,
  * `stakes`), never from the trace.
  */
-import { actorActivity, agentRoleText } from "../../src/Traces/Project.js"
+import { actorActivity, agentRoleText } from "../../src/Catalogue/Project.js"
 import type { DeriveFromTrace } from "../../src/Traces/Reading.js"
 
 export const deriveFromTrace: DeriveFromTrace = (trace, base) => {

@@ -7,7 +7,7 @@
  * most, budget, deadline, ...), verbatim.
  */
 import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
-import { actorActivity } from "../../src/Traces/Project.js"
+import { actorActivity } from "../../src/Catalogue/Project.js"
 import type { DeriveFromTrace } from "../../src/Traces/Reading.js"
 
 export const CONSTRAINT =

@@ -10,7 +10,7 @@
  * run is reversible and low-risk. Complexity grows with the agents, distinct tools and events.
  */
 import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
-import { actorActivity, agentRoleText } from "../../src/Traces/Project.js"
+import { actorActivity, agentRoleText } from "../../src/Catalogue/Project.js"
 import type { DeriveFromTrace } from "../../src/Traces/Reading.js"
 
 type Level = "low" | "medium" | "high"

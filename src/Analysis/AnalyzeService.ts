@@ -6,12 +6,12 @@
  * pattern's schema, the caller's scopes, the cache key: pure CPU work, no I/O) and `run`. A surface
  * labels what fails after the mode with the mode `admit` reports (`onMode`).
  */
-import { Clock, Context, Duration, Effect, FiberRef, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { type RequestScopes, Scopes } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
-import { severityOf } from "../Catalogue/Detection.js"
+import type { AnalysisResult, Detection } from "../Catalogue/Detection.js"
 import type { ValidatedTrace } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
@@ -27,8 +27,7 @@ import {
 } from "../Errors.js"
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
 import { analysesRunning, countAnalysis, statusOfExit } from "../Observability/Metrics.js"
-import { RetryDeadline } from "../Providers/Retry.js"
-import { type AnalysisResult, Analyzer } from "./Analyzer.js"
+import { Analyzer } from "./Analyzer.js"
 import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
 import { type AnalyzeRequest, readAnalyzeRequest } from "../Intake/Requests.js"
 import { type TraceOrigin, validateAdmitted } from "./RawTraces.js"
@@ -58,7 +57,7 @@ export interface PreparedAnalysis {
 export interface AnalysisOutcome {
   readonly result: AnalysisResult
   /** The detection to answer: the result's, with `drift` when a baseline was named. */
-  readonly detection: Readonly<Record<string, unknown>>
+  readonly detection: Detection
   /** True when the result came from the cache. */
   readonly cached: boolean
 }
@@ -111,35 +110,26 @@ export interface AnalyzeServiceShape {
 
 export class AnalyzeService extends Context.Tag("AnalyzeService")<AnalyzeService, AnalyzeServiceShape>() {}
 
-const strings = (list: unknown, field: string): Array<string> =>
-  Array.isArray(list)
-    ? list.flatMap((item) => {
-      const value: unknown = typeof item === "object" && item !== null ? Reflect.get(item, field) : undefined
-      return typeof value === "string" ? [value] : []
-    })
-    : []
-
-
 /**
  * What a baseline keeps of a detection: enough to compare severity, profile and findings, and
  * nothing quoted from the trace (no evidence, no signals, no summary).
  */
-export const storedOf = (detection: Readonly<Record<string, unknown>>): StoredDetection & Readonly<Record<string, unknown>> => ({
-  severity: severityOf(detection["severity"]),
-  confidence: typeof detection["confidence"] === "number" ? detection["confidence"] : null,
-  profile: typeof detection["profile"] === "string" ? detection["profile"] : "indeterminate",
-  findings: strings(detection["findings"], "title").map((title) => ({ title })),
-  generated_at: typeof detection["generated_at"] === "string" ? detection["generated_at"] : null
+export const storedOf = (detection: Detection): StoredDetection => ({
+  severity: detection.severity,
+  confidence: detection.confidence,
+  profile: detection.profile,
+  findings: detection.findings.map(({ title }) => ({ title })),
+  generated_at: detection.generated_at
 })
 
-const learningOf = (pattern: string, mode: string, detection: Readonly<Record<string, unknown>>): LearningRecord => ({
-  time: new Date().toISOString(),
+const learningOf = (now: number, pattern: string, mode: string, detection: Detection): LearningRecord => ({
+  time: new Date(now).toISOString(),
   pattern,
   mode,
-  severity: severityOf(detection["severity"]),
-  profile: typeof detection["profile"] === "string" ? detection["profile"] : "indeterminate",
-  findings: strings(detection["findings"], "title"),
-  interventions: strings(detection["interventions"], "type")
+  severity: detection.severity,
+  profile: detection.profile,
+  findings: detection.findings.map(({ title }) => title),
+  interventions: detection.interventions.map(({ type }) => type)
 })
 
 /**
@@ -203,15 +193,14 @@ export const AnalyzeServiceLive = Layer.effect(
       Effect.gen(function*() {
         const { entry, mode, model, baseline, trace, origin, scopes } = prepared
         const slug = entry.pattern.code.slug
-        const deadlineAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(limits.requestTimeout)
-        // The retries' deadline is set in the fiber that runs the analysis (the request's, or the
-        // cache's shared run), which ends with it: a set, not a scoped `locally`, costs no frames.
-        const compute = Effect.zipRight(
-          FiberRef.set(RetryDeadline, deadlineAt),
-          analyzer.analyze({ pattern: entry.pattern, mode, model, trace, origin, baseline, requestId, answered: turns.finish })
+        // When the deadline below ends, for the analysis: its model calls' retries stop short of it.
+        // A run that identical requests share (the cache) has the deadline of the one that started it.
+        const endsAt = (yield* Clock.currentTimeMillis) + deadlineMillis
+        const compute = analyzer.analyze(
+          { pattern: entry.pattern, mode, model, trace, origin, baseline, requestId, deadline: endsAt, answered: turns.finish }
         ).pipe(
           // One learnings line per computed detection (a shared run writes it once).
-          Effect.tap((computed) => home.learning(learningOf(slug, mode, computed.detection))),
+          Effect.tap((computed) => Effect.flatMap(Clock.currentTimeMillis, (now) => home.learning(learningOf(now, slug, mode, computed.detection)))),
           deadline,
           Effect.ensuring(Effect.sync(analysesRunning.decrement)),
           (effect) => Effect.zipRight(Effect.sync(analysesRunning.increment), effect)

@@ -5,6 +5,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { LoadedPattern } from "../Catalogue/CatalogueLoader.js"
+import type { AnalysisResult } from "../Catalogue/Detection.js"
 import type { ValidatedTrace } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
@@ -20,15 +21,13 @@ export interface AnalysisRequest {
   readonly origin: TraceOrigin | undefined
   readonly baseline: string | null
   readonly requestId: string
+  /**
+   * The absolute time (ms, on `Clock`) by which the analysis must end (the request's deadline): the
+   * model calls' retries stop short of it (src/Providers/Retry.ts).
+   */
+  readonly deadline: number
   /** Waited on after each model answer, before the work on it (Turns.ts `finish`). */
   readonly answered: Effect.Effect<void>
-}
-
-export interface AnalysisResult {
-  /** The model actually called. */
-  readonly model: string
-  /** The detection, JSON-ready, already checked against the pattern's schema. */
-  readonly detection: Readonly<Record<string, unknown>>
 }
 
 export interface AnalyzerShape {

@@ -11,19 +11,19 @@
 import { Clock, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import type { LoadedPattern } from "../Catalogue/CatalogueLoader.js"
-import { SEVERITY_SCALE, severityRank, type Signals } from "../Catalogue/Detection.js"
-import type { ModelOutputData } from "../Catalogue/Pattern.js"
+import type { AnalysisResult, ModelOutput, Signals } from "../Catalogue/Detection.js"
+import { weakerSeverity } from "../Catalogue/Severity.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import { AnalyzerError, type LlmResolutionError } from "../Errors.js"
-import { type JsonValue, structuredOutputSchema } from "../Providers/JsonSchema.js"
+import { type JsonValue, structuredOutputSchema } from "../Catalogue/JsonSchema.js"
 import { Home } from "../Home/Home.js"
 import { recordModelCall } from "../Observability/Metrics.js"
 import type { ModelCall, ModelMessage, ModelReply } from "../Providers/ModelCall.js"
 import { ModelClients } from "../Providers/ModelClients.js"
 import { resolveProvider } from "../Providers/Resolution.js"
 import { oneLine } from "../Text.js"
-import { type AnalysisRequest, type AnalysisResult, Analyzer } from "./Analyzer.js"
+import { type AnalysisRequest, Analyzer } from "./Analyzer.js"
 import { AnalysisProgress, type ProgressState } from "./Progress.js"
 import { groundOutput } from "./Evidence.js"
 import {
@@ -63,10 +63,6 @@ const Verdicts = Schema.Struct({
 const verdictsJsonSchema = structuredOutputSchema(Verdicts)
 const decodeVerdicts = Schema.decodeUnknownEither(Verdicts, { errors: "all", onExcessProperty: "ignore" })
 
-/** One step down the severity scale (the least severe stays). */
-const weaker = (severity: ModelOutputData["severity"]): ModelOutputData["severity"] =>
-  SEVERITY_SCALE[Math.max(0, severityRank(severity) - 1)] ?? SEVERITY_SCALE[0]
-
 export interface UsageCounter {
   calls: number
   inputTokens: number
@@ -81,7 +77,7 @@ const formatIssues = (error: ParseResult.ParseError) =>
     .join("\n")
 
 /** Merges the drafts of a forensic map step into one draft (ids made unique per chunk). */
-export const mergeDrafts = (drafts: ReadonlyArray<ModelOutputData>): ModelOutputData => {
+export const mergeDrafts = (drafts: ReadonlyArray<ModelOutput>): ModelOutput => {
   const [first, ...rest] = drafts
   if (first === undefined) throw new Error("mergeDrafts needs at least one draft")
   if (rest.length === 0) return first
@@ -94,7 +90,7 @@ export const mergeDrafts = (drafts: ReadonlyArray<ModelOutputData>): ModelOutput
 }
 
 /** Applies verification verdicts: refuted findings go, weakened ones lose a severity level. */
-export const applyVerdicts = (draft: ModelOutputData, verdicts: typeof Verdicts.Type["verdicts"]): ModelOutputData => {
+export const applyVerdicts = (draft: ModelOutput, verdicts: typeof Verdicts.Type["verdicts"]): ModelOutput => {
   const byId = new Map(verdicts.map((verdict) => [verdict.finding_id, verdict]))
   return {
     ...draft,
@@ -103,7 +99,7 @@ export const applyVerdicts = (draft: ModelOutputData, verdicts: typeof Verdicts.
       if (verdict === undefined) return [finding]
       if (verdict.verdict === "refuted") return []
       if (verdict.verdict === "weakened") {
-        return [{ ...finding, severity: weaker(finding.severity), confidence: Math.min(finding.confidence, verdict.confidence) }]
+        return [{ ...finding, severity: weakerSeverity(finding.severity), confidence: Math.min(finding.confidence, verdict.confidence) }]
       }
       return [{ ...finding, confidence: verdict.confidence }]
     })
@@ -111,7 +107,7 @@ export const applyVerdicts = (draft: ModelOutputData, verdicts: typeof Verdicts.
 }
 
 /** The full text of the elements a set of findings cites, for the verification pass. */
-export const citedElements = (trace: unknown, findings: ModelOutputData["findings"], cap: number): string => {
+export const citedElements = (trace: unknown, findings: ModelOutput["findings"], cap: number): string => {
   const refs = Array.from(new Set(findings.flatMap((finding) => finding.evidence.map((item) => item.ref))))
   return refs.flatMap((ref) => {
     const element = resolveRef(trace, ref)
@@ -121,7 +117,7 @@ export const citedElements = (trace: unknown, findings: ModelOutputData["finding
   }).join("\n")
 }
 
-export const handoffFor = (pattern: LoadedPattern, profile: string, interventions: ModelOutputData["interventions"]) => {
+export const handoffFor = (pattern: LoadedPattern, profile: string, interventions: ModelOutput["interventions"]) => {
   const upstream = pattern.composition.upstream
   const downstream = pattern.composition.downstream[profile] ?? []
   const composed = interventions.flatMap((i) => (i.compose_pattern === null ? [] : [i.compose_pattern]))
@@ -154,6 +150,7 @@ export const AnalyzerLive = Layer.effect(
         readonly jsonSchema: { readonly [key: string]: JsonValue }
         readonly maxOutputTokens: number
         readonly cacheKey: string
+        readonly deadline: number
       },
       validate: (value: unknown) => Either.Either<A, ParseResult.ParseError>
     ): Effect.Effect<A, AnalyzerError> =>
@@ -165,7 +162,8 @@ export const AnalyzerLive = Layer.effect(
           objectName: request.objectName,
           jsonSchema: request.jsonSchema,
           maxOutputTokens: request.maxOutputTokens,
-          cacheKey: request.cacheKey
+          cacheKey: request.cacheKey,
+          deadline: request.deadline
         })
         const first = yield* generate(call())
         const checked = validate(first.value)
@@ -252,12 +250,13 @@ export const AnalyzerLive = Layer.effect(
               objectName: `${pattern.code.name}Detection`,
               jsonSchema: pattern.code.modelOutputJsonSchema(),
               maxOutputTokens: plan.maxOutputTokens,
-              cacheKey
+              cacheKey,
+              deadline: request.deadline
             },
             pattern.code.validateModelOutput
           )
 
-        let output: ModelOutputData
+        let output: ModelOutput
         let coverage: { elements_total: number; elements_seen: number; condensed: boolean; chunks: number }
         if (mode === "forensic") {
           const chunks = chunkTrace(trace, signals, plan.traceChars, plan.elementChars, plan.maxChunks, derived)
@@ -286,7 +285,8 @@ export const AnalyzerLive = Layer.effect(
                 objectName: "Verdicts",
                 jsonSchema: verdictsJsonSchema,
                 maxOutputTokens: 4096,
-                cacheKey
+                cacheKey,
+                deadline: request.deadline
               },
               decodeVerdicts
             )

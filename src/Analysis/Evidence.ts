@@ -4,7 +4,7 @@
  * counted, a finding left without evidence is dropped, and playbook / pattern references that do
  * not exist are cleared. Pure.
  */
-import type { ModelOutputData } from "../Catalogue/Pattern.js"
+import type { ModelOutput } from "../Catalogue/Detection.js"
 import { quoteOccurs } from "./TraceRefs.js"
 
 export interface EvidenceCheck {
@@ -14,13 +14,13 @@ export interface EvidenceCheck {
 }
 
 export interface GroundedOutput {
-  readonly output: ModelOutputData
+  readonly output: ModelOutput
   readonly check: EvidenceCheck
   readonly droppedFindings: ReadonlyArray<string>
 }
 
 export const groundOutput = (
-  output: ModelOutputData,
+  output: ModelOutput,
   trace: unknown,
   playbookKeys: ReadonlySet<string>,
   slugs: ReadonlySet<string>,

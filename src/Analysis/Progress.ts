@@ -7,6 +7,7 @@
  * inherits it). Reports carry counts only, never trace content.
  */
 import { Context } from "effect"
+import type { Detection } from "../Catalogue/Detection.js"
 
 /** queued (chosen, waiting for a slot), calling (a model call in flight), verifying (checking the
  * evidence, and in forensic mode the verification pass), done, failed. */
@@ -33,11 +34,8 @@ export class AnalysisProgress extends Context.Reference<AnalysisProgress>()("Ana
 }) {}
 
 /** The counts of a detection's `usage`, for the final report of a run. */
-export const usageCounts = (detection: Readonly<Record<string, unknown>>): Omit<ProgressReport, "state"> => {
-  const usage = detection["usage"]
-  const count = (field: string): number => {
-    const value: unknown = typeof usage === "object" && usage !== null ? Reflect.get(usage, field) : undefined
-    return typeof value === "number" ? value : 0
-  }
-  return { calls: count("llm_calls"), inputTokens: count("input_tokens"), outputTokens: count("output_tokens") }
-}
+export const usageCounts = ({ usage }: Detection): Omit<ProgressReport, "state"> => ({
+  calls: usage.llm_calls,
+  inputTokens: usage.input_tokens,
+  outputTokens: usage.output_tokens
+})

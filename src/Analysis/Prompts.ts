@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto"
 import type { LoadedPattern, PlaybookEntry } from "../Catalogue/CatalogueLoader.js"
 import type { Signals } from "../Catalogue/Detection.js"
-import type { ModelOutputData } from "../Catalogue/Pattern.js"
+import type { ModelOutput } from "../Catalogue/Detection.js"
 import type { RenderedView } from "./Render.js"
 
 export const HOUSE_RULES = `You analyse runs of AI agents (LLM agents, tool calls, multi-agent conversations) through one
@@ -165,7 +165,7 @@ the pattern's playbooks are given in full below. Return the whole detection agai
 - summary, profile, severity and headline kept unless the grounding changes your view.`
 
 /** The grounding pass's user message: the detection to ground (the playbooks are in its static prompt). */
-export const groundingMessage = (draft: ModelOutputData) => ["Detection from the analysis pass:", JSON.stringify(draft)].join("\n\n")
+export const groundingMessage = (draft: ModelOutput) => ["Detection from the analysis pass:", JSON.stringify(draft)].join("\n\n")
 
 /** The grounding pass: its instructions over the playbooks in full. */
 export const GROUNDING_PASS: Pass = { instructions: GROUNDING_INSTRUCTIONS, playbooksInFull: true }
@@ -177,7 +177,7 @@ the trace elements they cite. For each finding decide:
 - refuted: the elements do not show it, or show the opposite.
 Judge only from the cited elements, quote nothing new, and give a one-sentence reason.`
 
-export const verificationMessage = (findings: ModelOutputData["findings"], cited: string) =>
+export const verificationMessage = (findings: ModelOutput["findings"], cited: string) =>
   [
     "Findings to verify:",
     JSON.stringify(findings.map(({ id, title, severity, confidence, explanation, evidence }) => ({ id, title, severity, confidence, explanation, evidence }))),
@@ -193,7 +193,7 @@ the verified findings. Do not restore findings that verification refuted.`
 
 export const rootCauseMessage = (
   pattern: LoadedPattern,
-  verified: ModelOutputData,
+  verified: ModelOutput,
   signals: Signals,
   view: RenderedView
 ) =>

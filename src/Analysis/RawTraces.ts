@@ -8,7 +8,7 @@ import { Either } from "effect"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
 import { ValidationError } from "../Errors.js"
 import type { TraceFormat } from "../Traces/Model.js"
-import { projectTrace } from "../Traces/Project.js"
+import { projectTrace } from "../Catalogue/Project.js"
 import { formatParseError, hintsFor } from "../Intake/Intake.js"
 import type { AdmittedTrace } from "../Intake/Requests.js"
 

@@ -4,9 +4,9 @@
  * deterministically (scalars, the elements the signals point at, head and tail of each sequence,
  * then evenly spaced elements) and every gap is marked, never silently cut.
  */
+import { Predicate } from "effect"
 import type { Signals } from "../Catalogue/Detection.js"
 import { oneLine } from "../Text.js"
-import { isRecord } from "../Traces/Importer.js"
 
 export interface Unit {
   readonly ref: string
@@ -40,7 +40,7 @@ const renderValue = (value: unknown): string =>
     : oneLine(JSON.stringify(value) ?? "")
 
 const renderElement = (element: unknown): string => {
-  if (!isRecord(element)) return renderValue(element)
+  if (!Predicate.isRecord(element)) return renderValue(element)
   // `key: value | key: value`, built in one pass (no entry pairs or part arrays per element).
   let line = ""
   for (const key in element) {
@@ -63,7 +63,7 @@ const valueSize = (value: unknown): number =>
 
 /** An upper bound of an element's rendered length, without rendering its long strings. */
 const sizeOf = (element: unknown): number => {
-  if (!isRecord(element)) return valueSize(element)
+  if (!Predicate.isRecord(element)) return valueSize(element)
   let sum = 0
   for (const key in element) if (Object.hasOwn(element, key)) sum += key.length + 2 + valueSize(element[key]) + 3
   return sum

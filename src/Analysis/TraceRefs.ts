@@ -2,10 +2,8 @@
  * References into a trace: `steps[4]`, `messages[12]`, `agents[0].role`, `task`, `outcome`.
  * The grammar is generic (field names and indices), so no pattern needs special handling.
  */
+import { Predicate } from "effect"
 import { normalise } from "../Catalogue/SignalKit.js"
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const SEGMENT = /^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$/
 
@@ -16,7 +14,7 @@ export const resolveRef = (trace: unknown, ref: string): unknown => {
     const match = SEGMENT.exec(part)
     if (match === null) return undefined
     const [, field, indices] = match
-    if (field === undefined || !isRecord(current) || !Object.prototype.hasOwnProperty.call(current, field)) return undefined
+    if (field === undefined || !Predicate.isRecord(current) || !Object.prototype.hasOwnProperty.call(current, field)) return undefined
     current = current[field]
     for (const index of (indices ?? "").match(/\d+/g) ?? []) {
       if (!Array.isArray(current)) return undefined

@@ -8,9 +8,9 @@
  * - Failures are not cached.
  * Without SVC_CACHE=memory every request runs on its own.
  */
-import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, type Scope } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Schema, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
-import type { AnalysisResult } from "../Analysis/Analyzer.js"
+import { type AnalysisResult, Detection } from "../Catalogue/Detection.js"
 import { AppConfig } from "../Config.js"
 import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
 import { Lru } from "../Lru.js"
@@ -80,19 +80,14 @@ export interface SharedCache {
   readonly owner: string
 }
 
-const isAnalysisResult = (u: unknown): u is AnalysisResult =>
-  typeof u === "object" && u !== null && typeof Reflect.get(u, "model") === "string" &&
-  typeof Reflect.get(u, "detection") === "object" && Reflect.get(u, "detection") !== null
+/** A result as another replica stored it: read by its schema (anything else is no result). */
+const decodeResult = Schema.decodeUnknownOption(
+  Schema.parseJson(Schema.Struct({ model: Schema.String, detection: Detection })),
+  { onExcessProperty: "preserve" }
+)
 
-const parseResult = (text: string | null): AnalysisResult | undefined => {
-  if (text === null) return undefined
-  try {
-    const parsed: unknown = JSON.parse(text)
-    return isAnalysisResult(parsed) ? parsed : undefined
-  } catch {
-    return undefined
-  }
-}
+const parseResult = (text: string | null): AnalysisResult | undefined =>
+  text === null ? undefined : Option.getOrUndefined(decodeResult(text))
 
 /** How often a replica waiting on another's run looks for its result. */
 const POLL = Duration.millis(100)

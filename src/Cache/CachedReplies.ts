@@ -6,7 +6,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import type { AnalysisResult } from "../Analysis/Analyzer.js"
+import type { AnalysisResult } from "../Catalogue/Detection.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import { Lru } from "../Lru.js"

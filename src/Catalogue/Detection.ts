@@ -7,23 +7,8 @@
  *   fields the server computes (signals, handoff, evidence_check, usage, coverage, drift).
  */
 import { Schema } from "effect"
-import { FORMAT_NAMES, SEVERITY_SCALE } from "../Registry/Derived.js"
-import { listOf } from "../Registry/Entries.js"
-
-/** The severity scale, least severe first (src/Registry/Severity.ts). */
-export { SEVERITY_SCALE }
-
-export const Severity = Schema.Literal(...SEVERITY_SCALE).annotations({
-  identifier: "Severity",
-  description: `How much the failure mode hurts the run: ${listOf(SEVERITY_SCALE)}.`
-})
-export type Severity = typeof Severity.Type
-
-/** A severity's place on the scale: 0 for the least severe (none). */
-export const severityRank = (severity: Severity): number => SEVERITY_SCALE.indexOf(severity)
-
-/** A value as a severity, when it is one; else the least severe. */
-export const severityOf = (value: unknown): Severity => SEVERITY_SCALE.find((severity) => severity === value) ?? SEVERITY_SCALE[0]
+import { FORMAT_NAMES } from "../Registry/Derived.js"
+import { Severity } from "./Severity.js"
 
 export const Confidence = Schema.Number.pipe(Schema.between(0, 1)).annotations({
   identifier: "Confidence",
@@ -232,3 +217,30 @@ export const detectionSchema = <P extends string, H, HE>(
     generated_at: Schema.String.annotations({ description: "ISO-8601 time the detection was produced." }),
     intake: Schema.optional(TraceIntake)
   }).annotations({ identifier: `${name}Detection`, description: `Detection of the ${name} pattern.` })
+
+/**
+ * Any pattern's model output, as the engine handles it: a pattern's own (`modelOutputSchema`) with
+ * `profile` widened and `headline` opaque.
+ */
+export const ModelOutput = Schema.Struct({
+  ...modelOutputSchema("Any", ["indeterminate"], Schema.Unknown).fields,
+  profile: Schema.String
+}).annotations({ identifier: "ModelOutput", description: "What the model returns for some pattern of the catalogue." })
+export type ModelOutput = typeof ModelOutput.Type
+
+/**
+ * Any pattern's detection, as the engine produces it and every reader (baselines, learnings,
+ * diagnose, MCP, the CLI) reads it: a pattern's own schema (`detectionSchema`) narrows `profile`
+ * to its profiles and types `headline`; this is the common shape they all have.
+ */
+export const Detection = Schema.Struct({
+  ...detectionSchema("Any", ["indeterminate"], Schema.Unknown).fields,
+  profile: Schema.String
+}).annotations({ identifier: "Detection", description: "A detection of some pattern of the catalogue." })
+export type Detection = typeof Detection.Type
+
+/** An analysis's result: the model actually called and its detection, checked against the pattern's schema. */
+export interface AnalysisResult {
+  readonly model: string
+  readonly detection: Detection
+}

@@ -15,8 +15,7 @@
  * test/catalogue/fast-decode.test.ts checks both decoders agree on every pattern's schemas, on
  * generated valid values and on broken ones.
  */
-import { Either, Option, type Schema, SchemaAST } from "effect"
-import { isRecord } from "../Traces/Importer.js"
+import { Either, Option, Predicate, type Schema, SchemaAST } from "effect"
 
 /** What a compiled parser returns for an input it does not accept. */
 const FAIL: unique symbol = Symbol("FastDecode.fail")
@@ -101,7 +100,7 @@ const compileNode = (ast: SchemaAST.AST, options: SchemaAST.ParseOptions): Parse
       }
       const expected = new Set(properties.map((property) => property.name))
       return (u) => {
-        if (!isRecord(u)) return FAIL
+        if (!Predicate.isRecord(u)) return FAIL
         const out: Record<string, unknown> = {}
         for (let i = 0; i < properties.length; i++) {
           const property = properties[i]
@@ -174,7 +173,7 @@ const compileNode = (ast: SchemaAST.AST, options: SchemaAST.ParseOptions): Parse
           }))
           return (u) => {
             const decoded = from(u)
-            if (!isRecord(decoded)) return FAIL
+            if (!Predicate.isRecord(decoded)) return FAIL
             const out: Record<PropertyKey, unknown> = decoded
             for (const step of steps) {
               const value = step.decode(Object.hasOwn(out, step.from) ? Option.some(out[step.from]) : Option.none())

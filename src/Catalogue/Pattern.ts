@@ -5,11 +5,11 @@
  * start-up by `CatalogueLoader`. The engine treats every pattern the same way: it never looks at a
  * slug to decide what to do.
  */
-import { Either, ParseResult, Schema, SchemaAST } from "effect"
-import { type JsonValue, structuredOutputSchema } from "../Providers/JsonSchema.js"
+import { Either, ParseResult, Predicate, Schema, SchemaAST } from "effect"
+import { type JsonValue, structuredOutputSchema } from "./JsonSchema.js"
 import { compileDecoder, hasTransformation } from "./FastDecode.js"
 import type { Group, PatternContract, SequenceLimit } from "./Contract.js"
-import { modelOutputSchema, type Signals } from "./Detection.js"
+import { type ModelOutput, modelOutputSchema, type Signals } from "./Detection.js"
 import { type DeriveFromTrace, READS_ANY_TRACE, type TraceReading } from "../Traces/Reading.js"
 import type { Family } from "./Families.js"
 
@@ -35,7 +35,7 @@ export interface PatternCode {
   /** The same by `Schema`'s decoder alone, without the compiled one (FastDecode.ts): the reference `validate` must match. */
   readonly validateFully: (trace: unknown) => Either.Either<ValidatedTrace, ParseResult.ParseError>
   /** Validates model output against this pattern's model-output schema. */
-  readonly validateModelOutput: (output: unknown) => Either.Either<ModelOutputData, ParseResult.ParseError>
+  readonly validateModelOutput: (output: unknown) => Either.Either<ModelOutput, ParseResult.ParseError>
   /** Inlined JSON Schema of the model output (the structured-output format sent to providers). */
   readonly modelOutputJsonSchema: () => { readonly [key: string]: JsonValue }
 }
@@ -45,36 +45,6 @@ export interface ValidatedTrace {
   readonly canonical: Readonly<Record<string, unknown>>
   readonly signals: () => Signals
 }
-
-/** The common part of a model output; `headline` stays opaque to the engine. */
-export interface ModelOutputData {
-  readonly severity: "none" | "low" | "medium" | "high" | "critical"
-  readonly confidence: number
-  readonly profile: string
-  readonly summary: string
-  readonly headline: unknown
-  readonly findings: ReadonlyArray<{
-    readonly id: string
-    readonly title: string
-    readonly severity: "none" | "low" | "medium" | "high" | "critical"
-    readonly confidence: number
-    readonly explanation: string
-    readonly evidence: ReadonlyArray<{ readonly ref: string; readonly quote: string }>
-    readonly playbook: string | null
-  }>
-  readonly interventions: ReadonlyArray<{
-    readonly type: string
-    readonly description: string
-    readonly rationale: string
-    readonly effort: "low" | "medium" | "high"
-    readonly impact: "low" | "medium" | "high"
-    readonly playbook: string | null
-    readonly compose_pattern: string | null
-  }>
-}
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * A pattern: its contract (Contract.ts) joined to its behaviour, the deterministic measurements
@@ -98,12 +68,12 @@ export const definePattern = <const Slug extends string, const P extends string,
   // The decoded trace is the canonical form: aliases resolved, defaults applied, unknown fields
   // dropped, and plain JSON (the input schemas have no class or date transformations).
   const validated = (decoded: I): Either.Either<ValidatedTrace, ParseResult.ParseError> =>
-    isRecord(decoded)
+    Predicate.isRecord(decoded)
       ? Either.right({ canonical: decoded, signals: () => signals(decoded) })
       : Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(spec.input.ast, decoded) }))
   const validateFully = (trace: unknown) => Either.flatMap(decodeInput(trace), (decoded) => validated(decoded))
   const decodeModelOutput = (output: unknown) =>
-    Either.map(decodeOutput(output), (decoded): ModelOutputData => {
+    Either.map(decodeOutput(output), (decoded): ModelOutput => {
       const encoded = encodeOutput(decoded)
       return { ...encoded, headline: encoded.headline }
     })

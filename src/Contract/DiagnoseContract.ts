@@ -7,7 +7,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Predicate, Schema } from "effect"
-import { DIAGNOSE_OUTPUT_DESCRIPTION, DiagnoseOutput, DiagnoseResponse } from "../Diagnose/Model.js"
+import { DIAGNOSE_OUTPUT_DESCRIPTION, DiagnoseOutput, DiagnoseResponse } from "./DiagnoseReport.js"
 import {
   AuthMisconfiguredWire,
   InvalidModeWire,

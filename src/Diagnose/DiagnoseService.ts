@@ -25,7 +25,7 @@ import {
 } from "../Errors.js"
 import { normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 import { type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
-import type { DiagnoseReport, ReportContext, TriageEntry } from "./Model.js"
+import type { DiagnoseReport, ReportContext, TriageEntry } from "../Contract/DiagnoseReport.js"
 import { type Candidate, rankCandidates, shapeOf, triageOne } from "./Triage.js"
 
 /** Lenses run at once inside one diagnose. */

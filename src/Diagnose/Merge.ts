@@ -4,22 +4,17 @@
  * several patterns; events are distinct, since repeated history was de-duplicated at intake),
  * interventions de-duplicated and ranked, and a summary. Pure.
  */
-import { type Severity, SEVERITY_SCALE, severityOf, severityRank, type Signals } from "../Catalogue/Detection.js"
+import type { Detection, Signals } from "../Catalogue/Detection.js"
+import { type Severity, severityAt, severityRank } from "../Catalogue/Severity.js"
 import { normalise } from "../Catalogue/SignalKit.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
-import type { DecisiveStep, DiagnoseReport, PatternRun, RankedIntervention, ReportFinding, TriageEntry } from "./Model.js"
+import type { DecisiveStep, DiagnoseReport, PatternRun, RankedIntervention, ReportFinding, TriageEntry } from "../Contract/DiagnoseReport.js"
 
-const rankOf = severityRank
 const LEVELS = ["low", "medium", "high"] as const
 type Level = (typeof LEVELS)[number]
 const levelRank = (level: Level) => LEVELS.indexOf(level)
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
-const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
-const num = (u: unknown): number | undefined => (typeof u === "number" && Number.isFinite(u) ? u : undefined)
-const levelOf = (u: unknown): Level => LEVELS.find((l) => l === u) ?? "medium"
-const list = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
 
 /** One pattern's run as the merge sees it. */
 export interface RunOutcome {
@@ -30,7 +25,7 @@ export interface RunOutcome {
   readonly result:
     | {
       readonly _tag: "Done"
-      readonly detection: Readonly<Record<string, unknown>>
+      readonly detection: Detection
       readonly cached: boolean
       /** The normalized event an evidence ref is (from the pattern's projection). */
       readonly eventOf: (ref: string) => number | undefined
@@ -58,33 +53,26 @@ const findingsOf = (runs: ReadonlyArray<RunOutcome>, trace: NormalizedTrace): Ar
   const placed = runs.flatMap((run) => {
     if (run.result._tag !== "Done") return []
     const { detection, eventOf } = run.result
-    return list(detection["findings"]).flatMap((finding) => {
-      if (!isRecord(finding)) return []
-      const evidence = list(finding["evidence"]).flatMap((item) => {
-        if (!isRecord(item)) return []
-        const ref = str(item["ref"]) ?? ""
+    return detection.findings.map((finding): ReportFinding => ({
+      pattern: run.pattern,
+      id: finding.id,
+      title: finding.title,
+      severity: finding.severity,
+      confidence: finding.confidence,
+      explanation: finding.explanation,
+      playbook: finding.playbook,
+      evidence: finding.evidence.map(({ quote, ref, source }) => {
         const event = eventOf(ref)
-        return [{
+        return {
           ref,
-          quote: str(item["quote"]) ?? "",
-          ...(str(item["source"]) === undefined ? {} : { source: str(item["source"]) }),
+          quote,
+          ...(source === undefined ? {} : { source }),
           event: event ?? null,
           actor: event === undefined ? null : trace.events[event]?.actor ?? null
-        }]
-      })
-      const placedFinding: ReportFinding = {
-        pattern: run.pattern,
-        id: str(finding["id"]) ?? "",
-        title: str(finding["title"]) ?? "",
-        severity: severityOf(finding["severity"]),
-        confidence: num(finding["confidence"]) ?? 0,
-        explanation: str(finding["explanation"]) ?? "",
-        playbook: str(finding["playbook"]) ?? null,
-        evidence,
-        corroborated_by: []
-      }
-      return [placedFinding]
-    })
+        }
+      }),
+      corroborated_by: []
+    }))
   })
   // Which patterns cite each event.
   const citing = new Map<number, Set<string>>()
@@ -106,7 +94,7 @@ const findingsOf = (runs: ReadonlyArray<RunOutcome>, trace: NormalizedTrace): Ar
       return { ...finding, corroborated_by: Array.from(others).sort() }
     })
     .sort((a, b) =>
-      rankOf(b.severity) - rankOf(a.severity) || b.corroborated_by.length - a.corroborated_by.length || b.confidence - a.confidence
+      severityRank(b.severity) - severityRank(a.severity) || b.corroborated_by.length - a.corroborated_by.length || b.confidence - a.confidence
     )
 }
 
@@ -114,8 +102,8 @@ const findingsOf = (runs: ReadonlyArray<RunOutcome>, trace: NormalizedTrace): Ar
 export const decisiveStepOf = (findings: ReadonlyArray<ReportFinding>, trace: NormalizedTrace): DecisiveStep | null => {
   const cited = findings.filter((finding) => finding.evidence.some((item) => item.event !== null))
   if (cited.length === 0) return null
-  const top = Math.max(...cited.map((finding) => rankOf(finding.severity)))
-  const atTop = cited.filter((finding) => rankOf(finding.severity) === top)
+  const top = Math.max(...cited.map((finding) => severityRank(finding.severity)))
+  const atTop = cited.filter((finding) => severityRank(finding.severity) === top)
   let earliest = Number.POSITIVE_INFINITY
   for (const finding of atTop) for (const item of finding.evidence) if (item.event !== null && item.event < earliest) earliest = item.event
   const event = trace.events[earliest]
@@ -128,7 +116,7 @@ export const decisiveStepOf = (findings: ReadonlyArray<ReportFinding>, trace: No
     kind: event.kind,
     timestamp: event.timestamp ?? null,
     content: shorten(event.content, 600),
-    severity: SEVERITY_SCALE[top] ?? SEVERITY_SCALE[0],
+    severity: severityAt(top),
     patterns: Array.from(new Set(citingFindings.map((finding) => finding.pattern))),
     findings: citingFindings.map((finding) => finding.title)
   }
@@ -139,12 +127,8 @@ const interventionsOf = (runs: ReadonlyArray<RunOutcome>): Array<RankedIntervent
   const merged = new Map<string, { intervention: Omit<RankedIntervention, "rank">; severity: number }>()
   for (const run of runs) {
     if (run.result._tag !== "Done") continue
-    const severity = rankOf(severityOf(run.result.detection["severity"]))
-    for (const item of list(run.result.detection["interventions"])) {
-      if (!isRecord(item)) continue
-      const type = str(item["type"]) ?? "process"
-      const description = str(item["description"]) ?? ""
-      const playbook = str(item["playbook"]) ?? null
+    const severity = severityRank(run.result.detection.severity)
+    for (const { description, effort, impact, playbook, rationale, type } of run.result.detection.interventions) {
       const key = `${type}\u0000${normalise(description)}`
       const existing = merged.get(key)
       if (existing !== undefined) {
@@ -158,9 +142,9 @@ const interventionsOf = (runs: ReadonlyArray<RunOutcome>): Array<RankedIntervent
         intervention: {
           type,
           description,
-          rationale: str(item["rationale"]) ?? "",
-          effort: levelOf(item["effort"]),
-          impact: levelOf(item["impact"]),
+          rationale,
+          effort,
+          impact,
           playbook,
           pattern: run.pattern,
           also_from: []
@@ -186,12 +170,11 @@ const usageOf = (runs: ReadonlyArray<RunOutcome>) => {
   let output = 0
   for (const run of runs) {
     if (run.result._tag !== "Done" || run.result.cached) continue
-    const usage = run.result.detection["usage"]
-    if (!isRecord(usage)) continue
-    calls += num(usage["llm_calls"]) ?? 0
-    input += num(usage["input_tokens"]) ?? 0
-    cached += num(usage["cached_input_tokens"]) ?? 0
-    output += num(usage["output_tokens"]) ?? 0
+    const { usage } = run.result.detection
+    calls += usage.llm_calls
+    input += usage.input_tokens
+    cached += usage.cached_input_tokens
+    output += usage.output_tokens
   }
   return { calls, input, cached, output }
 }
@@ -201,10 +184,9 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
   const findings = findingsOf(runs, trace)
   const done = runs.filter((run) => run.result._tag === "Done")
   const failed = runs.filter((run) => run.result._tag === "Failed")
-  const severities = done.map((run) => (run.result._tag === "Done" ? severityOf(run.result.detection["severity"]) : "none"))
-  const top = severities.reduce((max, severity) => Math.max(max, rankOf(severity)), 0)
-  const atTop = done.filter((run) => run.result._tag === "Done" && rankOf(severityOf(run.result.detection["severity"])) === top)
-  const confidences = atTop.flatMap((run) => (run.result._tag === "Done" ? [num(run.result.detection["confidence"]) ?? 0] : []))
+  const detections = done.flatMap((run) => (run.result._tag === "Done" ? [run.result.detection] : []))
+  const top = detections.reduce((max, detection) => Math.max(max, severityRank(detection.severity)), 0)
+  const confidences = detections.filter((detection) => severityRank(detection.severity) === top).map((detection) => detection.confidence)
   const confidence = confidences.length === 0 ? 0 : Math.round((confidences.reduce((a, b) => a + b, 0) / confidences.length) * 100) / 100
   const decisive = decisiveStepOf(findings, trace)
   const interventions = interventionsOf(runs)
@@ -224,11 +206,8 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
       }
     }
     const pointed = new Set<string>()
-    for (const key of ["findings", "interventions"]) {
-      for (const item of list(run.result.detection[key])) {
-        const playbook = isRecord(item) ? str(item["playbook"]) : undefined
-        if (playbook !== undefined) pointed.add(playbook)
-      }
+    for (const { playbook } of [...run.result.detection.findings, ...run.result.detection.interventions]) {
+      if (playbook !== null) pointed.add(playbook)
     }
     return {
       pattern: run.pattern,
@@ -241,7 +220,7 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
       detection: run.result.detection
     }
   })
-  const severity = SEVERITY_SCALE[top] ?? SEVERITY_SCALE[0]
+  const severity = severityAt(top)
   const summary = summaryOf(input, findings, decisive, severity, failed)
   return {
     trace: {

@@ -6,12 +6,11 @@
  * - a body that keeps coming past a hard cap is cut and the connection closed.
  * Then, for the handlers: the JSON media type (415) and strict UTF-8 JSON objects (400).
  */
-import { Context, Effect } from "effect"
+import { Context, Effect, Predicate } from "effect"
 import { isUtf8 } from "node:buffer"
 import type { IncomingMessage } from "node:http"
 import { Overloaded, RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_KEYS } from "../Config.js"
-import { isRecord } from "../Traces/Importer.js"
 
 /** Past this many bytes beyond the limit, stop draining and close the connection. */
 const DRAIN_CAP_BYTES = 256 * 1024 * 1024
@@ -341,5 +340,5 @@ export const parseTraceBody = (
     }
     // JSON.parse makes plain objects whose `__proto__` key, if any, is an own data property: no
     // copy is needed (copying 400,000 keys cost about 0.4 s).
-    return isRecord(parsed) ? Effect.succeed(parsed) : Effect.fail(new ValidationError({ message: "the request body must be a JSON object" }))
+    return Predicate.isRecord(parsed) ? Effect.succeed(parsed) : Effect.fail(new ValidationError({ message: "the request body must be a JSON object" }))
   }))

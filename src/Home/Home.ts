@@ -15,11 +15,12 @@
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { appendFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { type DataScope, encodeScopeName } from "../Auth/Scopes.js"
-import { Severity } from "../Catalogue/Detection.js"
+import type { DataScope } from "../Auth/Scopes.js"
+import { Drift } from "../Catalogue/Detection.js"
+import { Severity } from "../Catalogue/Severity.js"
 import { AppConfig } from "../Config.js"
 import { NO_SHARED_STORE, RedisStore, type RedisStoreShape } from "../Store/Redis.js"
-import { normalise } from "../Text.js"
+import { encodeScopeName, normalise } from "../Text.js"
 
 export const ROTATE_BYTES = 10 * 1024 * 1024
 export const KEEP_ROTATED = 3
@@ -49,24 +50,21 @@ export interface LearningRecord {
   readonly interventions: ReadonlyArray<string>
 }
 
-export interface BaselineFinding {
-  readonly title: string
-}
+/**
+ * What a baseline keeps of a detection (DECISIONS §13): enough to compare severity, profile and
+ * findings, nothing quoted from the trace. Read back by this schema: a file or Redis value that is
+ * not one is no baseline.
+ */
+export const StoredDetection = Schema.Struct({
+  severity: Severity,
+  confidence: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
+  profile: Schema.String,
+  findings: Schema.Array(Schema.Struct({ title: Schema.String })),
+  generated_at: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+})
+export type StoredDetection = typeof StoredDetection.Type
 
-export interface StoredDetection {
-  readonly severity: Severity
-  readonly profile: string
-  readonly findings: ReadonlyArray<BaselineFinding>
-}
-
-export interface Drift {
-  readonly baseline: string
-  readonly recorded: boolean
-  readonly severity_change: { readonly from: StoredDetection["severity"]; readonly to: StoredDetection["severity"] } | null
-  readonly profile_change: { readonly from: string; readonly to: string } | null
-  readonly findings_new: ReadonlyArray<string>
-  readonly findings_resolved: ReadonlyArray<string>
-}
+export type Drift = typeof Drift.Type
 
 export interface HomeShape {
   readonly telemetry: (record: TelemetryRecord) => Effect.Effect<void>
@@ -75,7 +73,7 @@ export interface HomeShape {
    * Compares with the scope's stored baseline, or records this detection as the scope's baseline
    * when it has none. No scope reads or writes another's.
    */
-  readonly baseline: (scope: DataScope, pattern: string, id: string, detection: StoredDetection & Readonly<Record<string, unknown>>) => Effect.Effect<Drift>
+  readonly baseline: (scope: DataScope, pattern: string, id: string, detection: StoredDetection) => Effect.Effect<Drift>
   /** Appends everything buffered so far. */
   readonly flush: Effect.Effect<void>
 }
@@ -84,7 +82,9 @@ export class Home extends Context.Tag("Home")<Home, HomeShape>() {}
 
 
 /** Drift between a stored baseline and a new detection; findings are matched by title. */
-export const driftBetween = (id: string, before: StoredDetection, after: StoredDetection): Drift => {
+type Compared = Pick<StoredDetection, "severity" | "profile" | "findings">
+
+export const driftBetween = (id: string, before: Compared, after: Compared): Drift => {
   const beforeTitles = new Map(before.findings.map((f) => [normalise(f.title), f.title]))
   const afterTitles = new Map(after.findings.map((f) => [normalise(f.title), f.title]))
   return {
@@ -108,15 +108,7 @@ export const parseJsonLines = (text: string): Array<unknown> =>
     }
   })
 
-const isSeverity = Schema.is(Severity)
-const isStoredDetection = (u: unknown): u is StoredDetection => {
-  if (typeof u !== "object" || u === null) return false
-  const severity: unknown = Reflect.get(u, "severity")
-  const profile: unknown = Reflect.get(u, "profile")
-  const findings: unknown = Reflect.get(u, "findings")
-  return isSeverity(severity) && typeof profile === "string" && Array.isArray(findings) &&
-    findings.every((f) => typeof f === "object" && f !== null && typeof Reflect.get(f, "title") === "string")
-}
+const decodeStored = Schema.decodeUnknownOption(Schema.parseJson(StoredDetection))
 
 interface Appender {
   readonly push: (line: string) => void
@@ -127,14 +119,7 @@ interface Appender {
 export const baselinesDir = (home: string, scope: DataScope): string =>
   scope._tag === "Shared" ? join(home, "baselines") : join(home, "scopes", encodeScopeName(scope.name), "baselines")
 
-const parseStored = (text: string): Option.Option<StoredDetection> => {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    return isStoredDetection(parsed) ? Option.some(parsed) : Option.none()
-  } catch {
-    return Option.none()
-  }
-}
+const parseStored = (text: string): Option.Option<StoredDetection> => decodeStored(text)
 
 const recordedDrift = (id: string): Drift => ({
   baseline: id,

@@ -3,7 +3,7 @@
  * mode (400 invalid_mode), then the pattern's schema (400 validation_error naming field paths).
  * Pure functions; no I/O.
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Either, ParseResult, Predicate, Schema } from "effect"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import {
@@ -39,8 +39,6 @@ export interface BodyParts {
   readonly select: unknown
   readonly hints: unknown
 }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The options a request may give as query parameters (DECISIONS §16), as their text. */
 export const QUERY_OPTIONS = ["format", "select", "mode", "model", "patterns", "max_patterns", "budget_tokens"] as const
@@ -88,7 +86,7 @@ export const splitBody = (
   if (Array.isArray(body) || recognised(body)) return { trace: body, raw: true, ...none }
   const envelopeTrace = body["trace"]
   // The envelope wins where it and the query both give an option (DECISIONS §16).
-  if (isRecord(envelopeTrace) || Array.isArray(envelopeTrace)) {
+  if (Predicate.isRecord(envelopeTrace) || Array.isArray(envelopeTrace)) {
     return {
       trace: envelopeTrace,
       raw: false,
@@ -227,7 +225,7 @@ export const checkTraceLimits = (
       }
       continue
     }
-    if (!isRecord(value)) continue
+    if (!Predicate.isRecord(value)) continue
     for (const key of Object.keys(value)) {
       if (UNSAFE_KEYS.has(key)) {
         delete value[key]

@@ -9,13 +9,12 @@
  * Every surface's effect (AnalyzeService, DiagnoseService, TraceReader) starts here; what is left
  * of intake is the pattern's own schema (Analysis/RawTraces.ts `validateAdmitted`).
  */
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import type { CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { PatternCode } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { type InvalidMode, type RequestTooLarge, type UnsupportedTraceFormat, ValidationError } from "../Errors.js"
 import type { FormatOption, NormalizedTrace, TraceFormat } from "../Traces/Model.js"
-import { isRecord } from "../Traces/Importer.js"
 import { detectFormat, type Limits, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 import {
   type BodyParts,
@@ -80,7 +79,7 @@ export const admitTrace = (
   select: string | number | undefined,
   limits: Limits
 ): Either.Either<AdmittedTrace, RequestTooLarge | ValidationError | UnsupportedTraceFormat> => {
-  const native = isRecord(trace) &&
+  const native = Predicate.isRecord(trace) &&
     (format === "native" || (format === "auto" && !raw && detectFormat(trace) === undefined && nativeShaped(code, trace)))
   if (native) return Either.map(checkTraceLimits(trace, code, limits), (): AdmittedTrace => ({ _tag: "Native", trace }))
   if (!code.reading.accepts) {
@@ -164,7 +163,7 @@ export const decodeDiagnoseOptions = (
   query: QueryOptions = NO_QUERY
 ): Either.Either<DiagnoseOptions, InvalidMode | ValidationError> => {
   // The diagnose-only options are an envelope's; a raw body's come from the query alone.
-  const from = !intake.parts.raw && isRecord(body) && (isRecord(body["trace"]) || Array.isArray(body["trace"])) ? body : undefined
+  const from = !intake.parts.raw && Predicate.isRecord(body) && (Predicate.isRecord(body["trace"]) || Array.isArray(body["trace"])) ? body : undefined
   return Either.all({
     mode: resolveMode(intake.parts.mode),
     model: resolveModel(intake.parts.model),

@@ -5,7 +5,7 @@
  * else. Events carry the error kind, status, request id, pattern and mode: never trace content,
  * request bodies or keys (the SDK's default integrations, which would read requests, are off).
  */
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Predicate, Redacted } from "effect"
 import { AppConfig } from "../Config.js"
 
 export interface ErrorEvent {
@@ -32,10 +32,9 @@ interface SentryLike {
 }
 
 const isSentryLike = (u: unknown): u is SentryLike =>
-  typeof u === "object" && u !== null &&
-  typeof Reflect.get(u, "init") === "function" &&
-  typeof Reflect.get(u, "captureMessage") === "function" &&
-  typeof Reflect.get(u, "flush") === "function"
+  Predicate.hasProperty(u, "init") && Predicate.isFunction(u.init) &&
+  Predicate.hasProperty(u, "captureMessage") && Predicate.isFunction(u.captureMessage) &&
+  Predicate.hasProperty(u, "flush") && Predicate.isFunction(u.flush)
 
 export const SENTRY_MODULE = "@sentry/node"
 

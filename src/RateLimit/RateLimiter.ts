@@ -10,7 +10,7 @@
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig, type RateLimitSetting } from "../Config.js"
-import { encodeScopeName } from "../Auth/Scopes.js"
+import { encodeScopeName } from "../Text.js"
 import { Lru } from "../Lru.js"
 import { RedisStore, type RedisStoreShape } from "../Store/Redis.js"
 

@@ -9,6 +9,7 @@
  * seen before. A run of N messages repeated over N calls becomes about N events, not N²; a message
  * that really is said twice in one conversation stays twice.
  */
+import { Predicate } from "effect"
 import type { ActorRole, EventKind, NormalizedTrace, TraceEvent } from "./Model.js"
 
 export interface EventInput {
@@ -178,8 +179,6 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
   }
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
  * The text of a message content in any of the common shapes: a string; a list of parts
  * (`{type: "text", text}`, `{type: "text", content}`, `{text}`) whose texts are joined by a
@@ -192,7 +191,7 @@ export const contentText = (content: unknown): string => {
   if (Array.isArray(content)) {
     const texts = content.flatMap((part) => {
       if (typeof part === "string") return [part]
-      if (!isRecord(part)) return []
+      if (!Predicate.isRecord(part)) return []
       const text = part["text"] ?? part["content"]
       return typeof text === "string" ? [text] : []
     })

@@ -27,9 +27,6 @@ export interface Importer {
   readonly read: (body: unknown) => Either.Either<ReadonlyArray<NormalizedTrace>, string>
 }
 
-export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** A field of a record when it is a string, else undefined (never throws on any value). */
 export const stringField = (record: Readonly<Record<string, unknown>>, field: string): string | undefined => {
   const value = record[field]

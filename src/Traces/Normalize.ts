@@ -4,7 +4,7 @@
  * (events and content characters after de-duplication) checked. One owner for every surface:
  * `POST /v1/traces/normalize`, analyze and diagnose all read traces through here.
  */
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import type { AppConfigShape } from "../Config.js"
 import { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
 import { TRACE_FORMATS, type TraceFormatEntry } from "../Registry/Formats.js"
@@ -16,7 +16,7 @@ import { openAiImporter } from "./Formats/OpenAI.js"
 import { openInferenceImporter } from "./Formats/OpenInference.js"
 import { otelImporter } from "./Formats/Otel.js"
 import { trajectoryImporter } from "./Formats/Trajectory.js"
-import { type ImportedFormat, type Importer, isRecord } from "./Importer.js"
+import { type ImportedFormat, type Importer } from "./Importer.js"
 import { type ActorRole, type EventKind, FORMATS, type FormatOption, type NormalizedTrace, type TraceFormat } from "./Model.js"
 
 /** Each imported format's importer, by its name in the registry (src/Registry/Formats.ts). */
@@ -69,9 +69,9 @@ export const describeShape = (body: unknown): string => {
   if (Array.isArray(body)) {
     const first: unknown = body[0]
     if (first === undefined) return "an empty list"
-    return `a list of ${body.length} ${isRecord(first) ? `objects (the first with keys ${keysOf(first)})` : typeof first === "object" ? "lists" : `${typeof first}s`}`
+    return `a list of ${body.length} ${Predicate.isRecord(first) ? `objects (the first with keys ${keysOf(first)})` : typeof first === "object" ? "lists" : `${typeof first}s`}`
   }
-  if (isRecord(body)) return `an object with keys ${keysOf(body)}`
+  if (Predicate.isRecord(body)) return `an object with keys ${keysOf(body)}`
   return `a ${typeof body}`
 }
 const keysOf = (record: Readonly<Record<string, unknown>>) => {
@@ -214,7 +214,7 @@ const roleOf = (actor: string): ActorRole =>
 
 /** The service's own sequence shapes (steps, messages, turns), read generically for normalize. */
 const readNative = (body: unknown): NormalizedTrace | undefined => {
-  if (!isRecord(body)) return undefined
+  if (!Predicate.isRecord(body)) return undefined
   const text = (u: unknown) => (typeof u === "string" ? u : u === undefined || u === null ? "" : JSON.stringify(u) ?? "")
   const builder = makeTraceBuilder(null)
   const sequences: ReadonlyArray<readonly [string, (item: Readonly<Record<string, unknown>>, source: string) => void]> = [
@@ -237,7 +237,7 @@ const readNative = (body: unknown): NormalizedTrace | undefined => {
     const list = body[field]
     if (!Array.isArray(list)) continue
     found = true
-    list.forEach((item: unknown, i) => (isRecord(item) ? read(item, `${field}[${i}]`) : builder.skip()))
+    list.forEach((item: unknown, i) => (Predicate.isRecord(item) ? read(item, `${field}[${i}]`) : builder.skip()))
   }
   if (!found || builder.eventCount() === 0) return undefined
   const task = body["task"] ?? body["goal"]

@@ -6,6 +6,7 @@
  * system bytes. The provider double plays the caches (test/support/PromptCache.ts), and the
  * detection reports the cached input tokens it was told of.
  */
+import { Predicate } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { exampleTrace, type ProviderDouble, type RecordedCall, startProviderDouble } from "../support/ProviderDouble.js"
 import { type RunningService, startService } from "../support/Service.js"
@@ -18,9 +19,8 @@ afterAll(async () => {
   await double.close()
 })
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 const field = (value: unknown, ...path: ReadonlyArray<string>): unknown =>
-  path.reduce<unknown>((at, key) => (isRecord(at) ? at[key] : undefined), value)
+  path.reduce<unknown>((at, key) => (Predicate.isRecord(at) ? at[key] : undefined), value)
 
 /** The lewin example trace, and a second run of the same shape with other content. */
 const first = exampleTrace("lewin")

@@ -4,7 +4,7 @@ import { groundOutput } from "../../src/Analysis/Evidence.js"
 import { boundaryFor, fence } from "../../src/Analysis/Prompts.js"
 import { chunkTrace, renderTrace } from "../../src/Analysis/Render.js"
 import { quoteOccurs, resolveRef } from "../../src/Analysis/TraceRefs.js"
-import type { ModelOutputData } from "../../src/Catalogue/Pattern.js"
+import type { ModelOutput } from "../../src/Catalogue/Detection.js"
 import type { AppConfigShape } from "../../src/Config.js"
 import { resolveProvider } from "../../src/Providers/Resolution.js"
 import { isTransientStatus, retryAfterMillis } from "../../src/Providers/Retry.js"
@@ -91,7 +91,7 @@ describe("fencing", () => {
 })
 
 describe("grounding", () => {
-  const output: ModelOutputData = {
+  const output: ModelOutput = {
     severity: "high",
     confidence: 0.8,
     profile: "p",

@@ -115,6 +115,59 @@ const cycles = (): Array<Array<string>> => {
 
 const under = (folder: string) => (file: string) => file.startsWith(`${folder}/`)
 
+/**
+ * The layer order of docs/architecture.md ("Folders point one way"), top first: a folder or root
+ * file of src/ may import its own layer's and the layers below it, never one above. Within a
+ * layer, folders may import each other as long as no two import each other (checked below).
+ */
+const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
+  ["main", "boot", "cli", "Serve", "App", "Http"],
+  ["Surfaces"],
+  ["Resources"],
+  ["Edge"],
+  ["Diagnose"],
+  ["Analysis"],
+  ["Intake"],
+  ["Cache", "Home", "Auth", "RateLimit", "Store", "Lifecycle", "Observability", "Providers"],
+  ["Contract", "Api", "Client", "Docs"],
+  ["Catalogue"],
+  ["Traces"],
+  ["Registry", "Config", "Errors", "Text", "Lru"]
+]
+
+/**
+ * Imports that go up the order, each with its reason (at most 3, counted as folder-to-folder
+ * pairs). `Surfaces → Serve`: `svc serve` is a command of the CLI, and the CLI launches the
+ * server the way main.ts does.
+ */
+const UPWARD: ReadonlyMap<string, string> = new Map([
+  ["Surfaces → Serve", "svc serve: the CLI launches the server the way main.ts does"]
+])
+
+/** A file's unit: its folder under src/, or a root file's name; undefined outside src/. */
+const unitOf = (file: string): string | undefined => {
+  const parts = file.split("/")
+  if (parts[0] !== "src" || parts.length < 2) return undefined
+  return parts.length > 2 ? parts[1] : parts[1]?.replace(/\.ts$/, "")
+}
+
+const rankOf = (unit: string): number => LAYERS.findIndex((layer) => layer.includes(unit))
+
+/** Every import from one unit to another, as `from → to` with the files that make it. */
+const unitEdges = (): Map<string, Array<string>> => {
+  const edges = new Map<string, Array<string>>()
+  for (const [file, imports] of graph) {
+    const from = unitOf(file)
+    for (const { to: target } of imports) {
+      const to = unitOf(target)
+      if (from === undefined || to === undefined || from === to) continue
+      const key = `${from} → ${to}`
+      edges.set(key, [...(edges.get(key) ?? []), `${file} → ${target}`])
+    }
+  }
+  return edges
+}
+
 describe("the import graph of src/", () => {
   it("is read whole (the parser finds the files and their imports)", () => {
     expect(graph.size).toBeGreaterThan(60)
@@ -158,5 +211,53 @@ describe("the import graph of src/", () => {
       /\b(RateLimiterRedisLive|AnalysisCacheRedisLive|HomeRedisLive|RedisStoreLive)\b/.test(readFileSync(file, "utf8").replace(/export const \w+/g, ""))
     )
     expect(pickers).toEqual([])
+  })
+
+  it("reads the service's settings in one place: no SVC_ variable is read outside src/Config.ts", () => {
+    const readers = sourceFiles(join(repo, "src")).map((file) => relative(repo, file)).filter((file) => file !== "src/Config.ts").filter((file) =>
+      /\b(Config\.\w+\(\s*"SVC_|process\.env\[?\.?\s*["']?SVC_)/.test(readFileSync(join(repo, file), "utf8"))
+    )
+    expect(readers).toEqual([])
+  })
+})
+
+describe("folders point one way (docs/architecture.md)", () => {
+  const units = new Set(Array.from(graph.keys()).flatMap((file) => unitOf(file) ?? []))
+
+  it("places every folder and root file of src/ in exactly one layer, and names nothing that is gone", () => {
+    for (const unit of units) expect(LAYERS.filter((layer) => layer.includes(unit)), unit).toHaveLength(1)
+    for (const unit of LAYERS.flat()) expect(units.has(unit), `${unit} is in LAYERS but not in src/`).toBe(true)
+  })
+
+  it("imports only its own layer and the layers below, but for the named exceptions (at most 3)", () => {
+    const upward = Array.from(unitEdges()).filter(([key]) => {
+      const [from = "", to = ""] = key.split(" → ")
+      return rankOf(to) < rankOf(from)
+    })
+    expect(upward.filter(([key]) => !UPWARD.has(key)).map(([key, files]) => `${key}: ${files.join("; ")}`)).toEqual([])
+    // Every exception is still needed, and there are few.
+    expect(upward.map(([key]) => key).sort()).toEqual(Array.from(UPWARD.keys()).sort())
+    expect(UPWARD.size).toBeLessThanOrEqual(3)
+  })
+
+  it("has no cycle of folders, in a layer or across it (the exceptions aside)", () => {
+    const next = new Map<string, Array<string>>()
+    for (const key of unitEdges().keys()) {
+      if (UPWARD.has(key)) continue
+      const [from = "", to = ""] = key.split(" → ")
+      next.set(from, [...(next.get(from) ?? []), to])
+    }
+    // A walk that comes back to a unit on its own path is a cycle.
+    const cyclesFound: Array<string> = []
+    const done = new Set<string>()
+    const walk = (unit: string, path: ReadonlyArray<string>) => {
+      const at = path.indexOf(unit)
+      if (at >= 0) return void cyclesFound.push([...path.slice(at), unit].join(" → "))
+      if (done.has(unit)) return
+      for (const to of next.get(unit) ?? []) walk(to, [...path, unit])
+      done.add(unit)
+    }
+    for (const unit of units) walk(unit, [])
+    expect(cyclesFound).toEqual([])
   })
 })

@@ -7,7 +7,7 @@
  * random place.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Either, FastCheck, Schema } from "effect"
+import { Arbitrary, Either, FastCheck, Predicate, Schema } from "effect"
 import { definitions } from "../../patterns/index.js"
 import { compiles, hasTransformation } from "../../src/Catalogue/FastDecode.js"
 
@@ -15,8 +15,6 @@ const options = { errors: "all", onExcessProperty: "ignore" } as const
 
 /** JSON with key order kept and `undefined` values shown (both decoders must agree on both). */
 const exact = (value: unknown) => JSON.stringify(value, (_key, item: unknown) => (item === undefined ? "<undefined>" : item))
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** A seeded pseudo-random source, so a failure replays. */
 const random = (seed: number) => {
@@ -29,12 +27,12 @@ const random = (seed: number) => {
 
 /** Client-side variants of a valid encoded trace. */
 const variants = (encoded: unknown, next: () => number): Array<unknown> => {
-  if (!isRecord(encoded)) return [encoded]
+  if (!Predicate.isRecord(encoded)) return [encoded]
   const { task, success, ...rest } = encoded
   const reversed = Object.fromEntries(Object.entries(encoded).reverse())
   const withExtras = { ...encoded, note: "not in the schema", nested: { deep: [1, 2] } }
   const steps = Array.isArray(encoded["steps"])
-    ? { ...encoded, steps: encoded["steps"].map((step: unknown) => (isRecord(step) ? { extra: next(), ...step } : step)) }
+    ? { ...encoded, steps: encoded["steps"].map((step: unknown) => (Predicate.isRecord(step) ? { extra: next(), ...step } : step)) }
     : encoded
   return [encoded, reversed, withExtras, steps, task === undefined ? rest : { ...rest, goal: task }, success === undefined ? encoded : { task, ...rest }]
 }
@@ -49,7 +47,7 @@ const broken = (value: unknown, next: () => number): unknown => {
       const at = Math.floor(next() * node.length)
       return node.map((item, i) => (i === at ? go(item, depth + 1) : item))
     }
-    if (isRecord(node)) {
+    if (Predicate.isRecord(node)) {
       const keys = Object.keys(node)
       if (keys.length === 0 || (depth > 0 && next() < 0.2)) return pick()
       const key = keys[Math.floor(next() * keys.length)] ?? ""
@@ -137,7 +135,7 @@ describe("compiled decoders (FastDecode.ts) against Schema's decoder", () => {
       let refused = 0
       for (const sample of samples) {
         const encoded = encode(sample)
-        const input = isRecord(encoded) ? { ...encoded, reasoning: "an extra field the model added" } : encoded
+        const input = Predicate.isRecord(encoded) ? { ...encoded, reasoning: "an extra field the model added" } : encoded
         refused += agreeOn(input, fast, (value) => Either.map(full(value), encode), 8, next)
       }
       expect(refused).toBeGreaterThan(50)

@@ -13,7 +13,7 @@ import { appConfig } from "../../src/Config.js"
 import { DiagnoseService, type DiagnoseServiceShape } from "../../src/Diagnose/DiagnoseService.js"
 import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
 import { normalizeTrace } from "../../src/Traces/Normalize.js"
-import { projectTrace } from "../../src/Traces/Project.js"
+import { projectTrace } from "../../src/Catalogue/Project.js"
 
 /** The patterns triage projects a trace for (those that read runs). */
 const readers = patternCodes.filter((code) => code.reading.accepts)

@@ -11,7 +11,7 @@
  * are what the service would produce.
  */
 import { Either } from "effect"
-import type { DiagnoseReport, ReportContext } from "../../src/Diagnose/Model.js"
+import type { DiagnoseReport, ReportContext } from "../../src/Contract/DiagnoseReport.js"
 import { openAiImporter } from "../../src/Traces/Formats/OpenAI.js"
 import { otelImporter } from "../../src/Traces/Formats/Otel.js"
 import type { Importer } from "../../src/Traces/Importer.js"

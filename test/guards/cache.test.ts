@@ -4,13 +4,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schema, TestClock } from "effect"
-import type { AnalysisResult } from "../../src/Analysis/Analyzer.js"
+import type { AnalysisResult } from "../../src/Catalogue/Detection.js"
 import { makeAnalysisCache } from "../../src/Cache/AnalysisCache.js"
 import { cacheKey, canonicalJson } from "../../src/Cache/CacheKey.js"
 import { AnalyzerError } from "../../src/Errors.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
+import { sampleDetection } from "../support/Detections.js"
 
 const harness = useProviderDouble()
 const start = (env: Record<string, string> = {}) =>
@@ -25,7 +26,7 @@ const post = (service: RunningService, body: unknown, signal?: AbortSignal) =>
 
 const Reply = Schema.Struct({ cached: Schema.Boolean, detection: Schema.Unknown })
 
-const result = (label: string): AnalysisResult => ({ model: "m", detection: { label } })
+const result = (label: string): AnalysisResult => ({ model: "m", detection: sampleDetection(label) })
 
 describe("cache key", () => {
   it("is canonical: key order does not matter, values do", () => {
@@ -63,7 +64,7 @@ describe("LRU and TTL (TestClock)", () => {
       const cache = makeAnalysisCache({ capacity: 10, ttlMillis: 60_000, scope: yield* Effect.scope })
       yield* cache.run("k", Effect.succeed(result("first")))
       yield* TestClock.adjust("59 seconds")
-      expect((yield* cache.run("k", Effect.succeed(result("second")))).result.detection).toEqual({ label: "first" })
+      expect((yield* cache.run("k", Effect.succeed(result("second")))).result.detection.summary).toBe("first")
       yield* TestClock.adjust("1 seconds")
       const after = yield* cache.run("k", Effect.succeed(result("third")))
       expect(after).toEqual({ result: result("third"), cached: false })

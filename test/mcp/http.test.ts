@@ -4,6 +4,7 @@
  * provider double behind it. The MCP surface goes through the same edge and services as REST:
  * the same answers, errors, limits, rate limit, auth, request ids and metrics.
  */
+import { Predicate } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -12,7 +13,7 @@ import { promisify } from "node:util"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
-import { connectHttp, firstText, isRecord, sample, waitFor } from "./support.js"
+import { connectHttp, firstText, sample, waitFor } from "./support.js"
 
 const harness = useProviderDouble()
 const withProvider = (env: Record<string, string> = {}) =>
@@ -78,13 +79,13 @@ describe("MCP over Streamable HTTP", () => {
     const result = await client.callTool({ name: "svc_lewin", arguments: { trace: exampleTrace("lewin"), mode: "quick" } })
     expect(result.isError).toBeFalsy()
     const structured = result.structuredContent
-    expect(isRecord(structured)).toBe(true)
-    if (!isRecord(structured)) return
+    expect(Predicate.isRecord(structured)).toBe(true)
+    if (!Predicate.isRecord(structured)) return
     expect(structured["pattern"]).toBe("lewin")
     expect(structured["mode"]).toBe("quick")
     expect(structured["cached"]).toBe(false)
     const detection = structured["detection"]
-    expect(isRecord(detection) && detection["severity"]).toBe(exampleOutput("lewin")["severity"])
+    expect(Predicate.isRecord(detection) && detection["severity"]).toBe(exampleOutput("lewin")["severity"])
     expect(firstText(result)).toContain("Lewin Attribution (lewin): severity")
     expect(harness.double.calls).toHaveLength(1)
     expect(await sample(service.url, "svc_requests_total", { surface: "mcp", pattern: "lewin", mode: "quick", status: "ok" })).toBe(before + 1)
@@ -93,11 +94,11 @@ describe("MCP over Streamable HTTP", () => {
     const viaRest = await rest(service, "/v1/analyze/lewin", { trace: exampleTrace("lewin"), mode: "quick" })
     expect(viaRest.status).toBe(200)
     const timeless = (value: unknown) => {
-      if (!isRecord(value)) return value
+      if (!Predicate.isRecord(value)) return value
       const { generated_at: _at, usage: _usage, ...rest } = value
       return rest
     }
-    expect(timeless(isRecord(viaRest.json) ? viaRest.json["detection"] : undefined)).toEqual(timeless(detection))
+    expect(timeless(Predicate.isRecord(viaRest.json) ? viaRest.json["detection"] : undefined)).toEqual(timeless(detection))
     await client.close()
   })
 
@@ -110,13 +111,13 @@ describe("MCP over Streamable HTTP", () => {
     expect(asValue.isError, firstText(asValue)).toBeFalsy()
     const asString = await client.callTool({ name: "svc_lewin", arguments: { trace: JSON.stringify(trace), mode: "quick" } })
     expect(asString.isError, firstText(asString)).toBeFalsy()
-    const detectionOf = (result: unknown) => (isRecord(result) && isRecord(result["structuredContent"]) ? result["structuredContent"]["detection"] : undefined)
+    const detectionOf = (result: unknown) => (Predicate.isRecord(result) && Predicate.isRecord(result["structuredContent"]) ? result["structuredContent"]["detection"] : undefined)
     const intake = (result: unknown) => {
       const detection = detectionOf(result)
-      return isRecord(detection) ? detection["intake"] : undefined
+      return Predicate.isRecord(detection) ? detection["intake"] : undefined
     }
     expect(intake(asValue)).toEqual(intake(asString))
-    expect(isRecord(intake(asValue)) && Reflect.get(intake(asValue) ?? {}, "format")).toBe("openai")
+    expect(Predicate.isRecord(intake(asValue)) && Reflect.get(intake(asValue) ?? {}, "format")).toBe("openai")
     await client.close()
   })
 
@@ -126,9 +127,9 @@ describe("MCP over Streamable HTTP", () => {
     const before = await sample(service.url, "svc_requests_total", { surface: "mcp", pattern: "diagnose", mode: "quick", status: "ok" })
     const result = await client.callTool({ name: "svc_diagnose", arguments: { trace: fixture("openai/chat-tool-calls.json"), mode: "quick", max_patterns: 2 } })
     expect(result.isError, firstText(result)).toBeFalsy()
-    const report = isRecord(result.structuredContent) ? result.structuredContent["report"] : undefined
-    expect(isRecord(report)).toBe(true)
-    if (!isRecord(report)) return
+    const report = Predicate.isRecord(result.structuredContent) ? result.structuredContent["report"] : undefined
+    expect(Predicate.isRecord(report)).toBe(true)
+    if (!Predicate.isRecord(report)) return
     expect(Array.isArray(report["patterns"]) && report["patterns"].length).toBe(2)
     expect(Array.isArray(report["triage"]) && report["triage"].length).toBe(34)
     expect(firstText(result)).toMatch(/^Diagnose of a openai trace/)
@@ -183,7 +184,7 @@ describe("MCP over Streamable HTTP", () => {
       const viaRest = await rest(service, "/v1/analyze/lewin", args)
       expect(result.isError, JSON.stringify(args)).toBe(true)
       expect(result.structuredContent).toEqual(viaRest.json)
-      const detail = isRecord(viaRest.json) && isRecord(viaRest.json["detail"]) ? viaRest.json["detail"] : {}
+      const detail = Predicate.isRecord(viaRest.json) && Predicate.isRecord(viaRest.json["detail"]) ? viaRest.json["detail"] : {}
       expect(firstText(result)).toBe(`${String(detail["error"])}: ${String(detail["message"])}`)
     }
     const missing = await client.callTool({ name: "svc_lewin", arguments: {} })
@@ -299,11 +300,11 @@ describe("MCP over Streamable HTTP", () => {
       return parsed
     }
     const listed = await run("--method", "tools/list")
-    expect(isRecord(listed) && Array.isArray(listed["tools"]) && listed["tools"].length).toBe(36)
+    expect(Predicate.isRecord(listed) && Array.isArray(listed["tools"]) && listed["tools"].length).toBe(36)
     const resource = await run("--method", "resources/read", "--uri", "svc://patterns/lewin/composition")
     expect(JSON.stringify(resource)).toContain("svc://patterns/lewin/composition")
     const called = await run("--method", "tools/call", "--tool-name", "svc_lewin", "--tool-arg", `trace=${JSON.stringify(exampleTrace("lewin"))}`, "mode=quick")
-    expect(isRecord(called) && called["isError"]).toBeFalsy()
-    expect(isRecord(called) && isRecord(called["structuredContent"]) && called["structuredContent"]["pattern"]).toBe("lewin")
+    expect(Predicate.isRecord(called) && called["isError"]).toBeFalsy()
+    expect(Predicate.isRecord(called) && Predicate.isRecord(called["structuredContent"]) && called["structuredContent"]["pattern"]).toBe("lewin")
   }, 60_000)
 })

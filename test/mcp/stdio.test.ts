@@ -4,13 +4,14 @@
  * the provider double. stdout carries the protocol and nothing else; the guards, limits and
  * cancellation hold as over HTTP.
  */
+import { Predicate } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { exampleOutput, exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
-import { connectStdio, firstText, isRecord, MCP_ENTRY, waitFor } from "./support.js"
+import { connectStdio, firstText, MCP_ENTRY, waitFor } from "./support.js"
 
 let double: ProviderDouble
 beforeAll(async () => {
@@ -34,14 +35,14 @@ describe("MCP over stdio", () => {
     expect((await client.listTools()).tools).toHaveLength(36)
     const result = await client.callTool({ name: "svc_lewin", arguments: { trace: exampleTrace("lewin"), mode: "quick" } })
     expect(result.isError, firstText(result)).toBeFalsy()
-    expect(isRecord(result.structuredContent) && result.structuredContent["pattern"]).toBe("lewin")
+    expect(Predicate.isRecord(result.structuredContent) && result.structuredContent["pattern"]).toBe("lewin")
     expect(double.calls).toHaveLength(1)
 
     double.script = () => undefined
     const diagnosed = await client.callTool({ name: "svc_diagnose", arguments: { trace: exampleTrace("lewin"), mode: "quick", patterns: ["lewin", "span_of_control"] } })
     expect(diagnosed.isError, firstText(diagnosed)).toBeFalsy()
-    const report = isRecord(diagnosed.structuredContent) ? diagnosed.structuredContent["report"] : undefined
-    expect(isRecord(report) && Array.isArray(report["patterns"]) && report["patterns"].map((run: unknown) => (isRecord(run) ? run["pattern"] : ""))).toEqual([
+    const report = Predicate.isRecord(diagnosed.structuredContent) ? diagnosed.structuredContent["report"] : undefined
+    expect(Predicate.isRecord(report) && Array.isArray(report["patterns"]) && report["patterns"].map((run: unknown) => (Predicate.isRecord(run) ? run["pattern"] : ""))).toEqual([
       "lewin",
       "span_of_control"
     ])
@@ -128,7 +129,7 @@ describe("MCP over stdio", () => {
     expect(await exited).toBe(0)
     const messages: Array<unknown> = stdout.trim().split("\n").map((line) => JSON.parse(line))
     expect(messages).toHaveLength(4)
-    const byId = new Map(messages.flatMap((message) => (isRecord(message) ? [[message["id"], message] as const] : [])))
+    const byId = new Map(messages.flatMap((message) => (Predicate.isRecord(message) ? [[message["id"], message] as const] : [])))
     expect(byId.get("init-1")).toMatchObject({ result: { serverInfo: { name: "pattern-analysis-service" } } })
     expect(byId.get(null)).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the message is not JSON" } })
     expect(byId.get(2)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found: no/such/method" } })

@@ -2,6 +2,7 @@
  * What the MCP tests share: the official SDK's client over either transport, and the
  * comparisons with the REST answers.
  */
+import { Predicate } from "effect"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -35,13 +36,11 @@ export const connectStdio = async (env: Record<string, string>) => {
   return { client, transport, stderr }
 }
 
-export const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** The text of a tool result's first content block. */
 export const firstText = (result: unknown): string => {
-  const content = isRecord(result) ? result["content"] : undefined
+  const content = Predicate.isRecord(result) ? result["content"] : undefined
   const first: unknown = Array.isArray(content) ? content[0] : undefined
-  return isRecord(first) && typeof first["text"] === "string" ? first["text"] : ""
+  return Predicate.isRecord(first) && typeof first["text"] === "string" ? first["text"] : ""
 }
 
 export const waitFor = async (condition: () => boolean, timeoutMs: number) => {

@@ -20,6 +20,7 @@ import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
 import { requireTool } from "../support/Tools.js"
 import { freePort } from "../support/Net.js"
+import { sampleDetection } from "../support/Detections.js"
 
 const PASSWORD = "redis-secret-pass-7f3a9c"
 const ALICE = "alice-key-0123456789abcdef"
@@ -272,7 +273,7 @@ describe("baselines on Redis", () => {
             yield* Effect.sleep("300 millis")
             seen.push(yield* Effect.promise(() => redis.client.pttl("unit:lease:k")))
           }
-          return { model: "m", detection: { severity: "none" } }
+          return { model: "m", detection: sampleDetection("leased") }
         })
         yield* cache.run("k", compute)
       }).pipe(
@@ -297,7 +298,7 @@ describe("baselines on Redis", () => {
         const firstDone = yield* Deferred.make<void>()
         const compute = Effect.sync(() => {
           runs += 1
-          return { model: "m", detection: { severity: "none" } }
+          return { model: "m", detection: sampleDetection("leased") }
         })
         // Replica B looks for the entry before A has stored it, and asks for the lease only after A
         // has stored its result and given the lease back: the order a busy replica's event loop can

@@ -4,11 +4,12 @@
  * process), batches that went around the rate limit, one key evicting another key's sessions,
  * number ids past 2^53, `id: null`, unknown resource URIs.
  */
+import { Predicate } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
-import { connectHttp, firstText, isRecord, waitFor } from "../mcp/support.js"
+import { connectHttp, firstText, waitFor } from "../mcp/support.js"
 
 const harness = useProviderDouble()
 const withProvider = (env: Record<string, string> = {}) =>
@@ -60,7 +61,7 @@ describe("MCP over HTTP, hostile input", () => {
     const answers: unknown = JSON.parse(text)
     const list = Array.isArray(answers) ? answers : []
     expect(list).toHaveLength(count)
-    const tooLarge = list.filter((answer: unknown) => isRecord(answer) && isRecord(answer["error"]) && answer["error"]["code"] === -32603)
+    const tooLarge = list.filter((answer: unknown) => Predicate.isRecord(answer) && Predicate.isRecord(answer["error"]) && answer["error"]["code"] === -32603)
     expect(tooLarge.length).toBeGreaterThan(0)
     expect(tooLarge.length).toBeLessThan(count)
     expect(JSON.stringify(tooLarge[0])).toContain("over the reply limit of 67108864 bytes")
@@ -99,10 +100,10 @@ describe("MCP over HTTP, hostile input", () => {
     const response = await post(service, calls, OLD_VERSION)
     expect(response.status).toBe(200)
     const answers: unknown = await response.json()
-    const results = Array.isArray(answers) ? answers.map((answer: unknown) => (isRecord(answer) ? answer["result"] : undefined)) : []
+    const results = Array.isArray(answers) ? answers.map((answer: unknown) => (Predicate.isRecord(answer) ? answer["result"] : undefined)) : []
     expect(results).toHaveLength(500)
-    const limited = results.filter((result) => isRecord(result) && result["isError"] === true && /^rate_limited: rate limit of 3 requests exceeded; retry after \d+ s/.test(firstText(result)))
-    const ran = results.filter((result) => isRecord(result) && result["isError"] !== true)
+    const limited = results.filter((result) => Predicate.isRecord(result) && result["isError"] === true && /^rate_limited: rate limit of 3 requests exceeded; retry after \d+ s/.test(firstText(result)))
+    const ran = results.filter((result) => Predicate.isRecord(result) && result["isError"] !== true)
     expect(limited).toHaveLength(497)
     expect(ran).toHaveLength(3)
     expect(limited[0]).toMatchObject({ structuredContent: { detail: { error: "rate_limited" } } })
@@ -120,7 +121,7 @@ describe("MCP over HTTP, hostile input", () => {
       params: { name: "svc_diagnose", arguments: { trace: { ...exampleTrace("lewin"), task: `task ${id}` }, mode: "quick", patterns: ["lewin", "span_of_control"] } }
     }))
     const answers: unknown = await (await post(service, calls, OLD_VERSION)).json()
-    const ran = Array.isArray(answers) ? answers.filter((answer: unknown) => isRecord(answer) && isRecord(answer["result"]) && answer["result"]["isError"] !== true) : []
+    const ran = Array.isArray(answers) ? answers.filter((answer: unknown) => Predicate.isRecord(answer) && Predicate.isRecord(answer["result"]) && answer["result"]["isError"] !== true) : []
     // The POST and one more call: two diagnoses of two quick lenses each.
     expect(ran).toHaveLength(2)
     expect(harness.double.calls).toHaveLength(4)

@@ -1,3 +1,4 @@
+import { Predicate } from "effect"
 /**
  * The providers' prompt caches, as the provider double plays them (opt-in:
  * `startProviderDouble({ promptCache: true })`), with tokens counted as characters / 4:
@@ -19,10 +20,9 @@ const tokens = (chars: number) => Math.ceil(chars / 4)
 const MIN_CACHED = 1024
 const OPENAI_STEP = 128
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 const list = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
 const text = (u: unknown): string =>
-  typeof u === "string" ? u : Array.isArray(u) ? u.map(text).join("") : isRecord(u) ? (typeof u["text"] === "string" ? u["text"] : text(u["content"])) : ""
+  typeof u === "string" ? u : Array.isArray(u) ? u.map(text).join("") : Predicate.isRecord(u) ? (typeof u["text"] === "string" ? u["text"] : text(u["content"])) : ""
 
 export interface CacheUsage {
   /** Every input token (cached ones included). */
@@ -38,26 +38,26 @@ interface Segment {
 
 /** Anthropic's prompt as segments in cache order: tools, system blocks, message blocks. */
 const anthropicSegments = (body: Record<string, unknown>): Array<Segment> => {
-  const segments: Array<Segment> = list(body["tools"]).map((tool) => ({ text: JSON.stringify(tool), breakpoint: isRecord(tool) && tool["cache_control"] !== undefined }))
+  const segments: Array<Segment> = list(body["tools"]).map((tool) => ({ text: JSON.stringify(tool), breakpoint: Predicate.isRecord(tool) && tool["cache_control"] !== undefined }))
   const system = body["system"]
   if (typeof system === "string") segments.push({ text: system, breakpoint: false })
-  for (const block of list(system)) segments.push({ text: text(block), breakpoint: isRecord(block) && block["cache_control"] !== undefined })
+  for (const block of list(system)) segments.push({ text: text(block), breakpoint: Predicate.isRecord(block) && block["cache_control"] !== undefined })
   for (const message of list(body["messages"])) {
-    const content = isRecord(message) ? message["content"] : undefined
+    const content = Predicate.isRecord(message) ? message["content"] : undefined
     if (typeof content === "string") segments.push({ text: content, breakpoint: false })
-    for (const block of list(content)) segments.push({ text: isRecord(block) && block["type"] === "tool_use" ? JSON.stringify(block["input"]) : text(block), breakpoint: isRecord(block) && block["cache_control"] !== undefined })
+    for (const block of list(content)) segments.push({ text: Predicate.isRecord(block) && block["type"] === "tool_use" ? JSON.stringify(block["input"]) : text(block), breakpoint: Predicate.isRecord(block) && block["cache_control"] !== undefined })
   }
   return segments
 }
 
 /** OpenAI's prompt: the output schema, then the input items; the static part ends before the first user item. */
 const openAiPrompt = (body: Record<string, unknown>) => {
-  const format = isRecord(body["text"]) ? JSON.stringify(body["text"]["format"]) : ""
+  const format = Predicate.isRecord(body["text"]) ? JSON.stringify(body["text"]["format"]) : ""
   let prompt = format + (typeof body["instructions"] === "string" ? body["instructions"] : "")
   let staticEnd: number | undefined = undefined
   for (const item of list(body["input"])) {
-    if (staticEnd === undefined && isRecord(item) && item["role"] === "user") staticEnd = prompt.length
-    prompt += text(isRecord(item) ? item["content"] : item)
+    if (staticEnd === undefined && Predicate.isRecord(item) && item["role"] === "user") staticEnd = prompt.length
+    prompt += text(Predicate.isRecord(item) ? item["content"] : item)
   }
   return { prompt, staticPart: prompt.slice(0, staticEnd ?? prompt.length) }
 }
@@ -73,8 +73,8 @@ export const staticPartOf = (wire: "anthropic" | "openai" | "chat", body: Record
     case "openai":
       return openAiPrompt(body).staticPart
     case "chat": {
-      const system = list(body["messages"]).find((message) => isRecord(message) && message["role"] === "system")
-      return JSON.stringify(body["response_format"]) + text(isRecord(system) ? system["content"] : "")
+      const system = list(body["messages"]).find((message) => Predicate.isRecord(message) && message["role"] === "system")
+      return JSON.stringify(body["response_format"]) + text(Predicate.isRecord(system) ? system["content"] : "")
     }
   }
 }
@@ -125,7 +125,7 @@ export const makePromptCache = () => {
           return { total, read, written: 0 }
         }
         case "chat":
-          return { total: tokens(list(body["messages"]).reduce<number>((sum, message) => sum + text(isRecord(message) ? message["content"] : "").length, 0)), read: 0, written: 0 }
+          return { total: tokens(list(body["messages"]).reduce<number>((sum, message) => sum + text(Predicate.isRecord(message) ? message["content"] : "").length, 0)), read: 0, written: 0 }
       }
     }
   }

@@ -6,6 +6,7 @@
  * - Chat Completions (local hosts): POST /v1/chat/completions → `chat.completion`.
  * It records every request (headers, body, whether the client hung up) and is scripted per test.
  */
+import { Predicate } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -70,13 +71,11 @@ export const exampleOutput = (slug: string): Record<string, unknown> => {
 export const exampleTrace = (slug: string): Record<string, unknown> =>
   JSON.parse(readFileSync(join(patternsDir, slug, "example.trace.json"), "utf8"))
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** Verdicts confirming every finding listed in a verification request. */
 const confirmAll = (text: string) => {
   const match = /Findings to verify:\s*(\[[\s\S]*?\])\s*The cited trace elements:/.exec(text)
   const findings: unknown = match?.[1] === undefined ? [] : JSON.parse(match[1])
-  const ids = Array.isArray(findings) ? findings.flatMap((f) => (isRecord(f) && typeof f["id"] === "string" ? [f["id"]] : [])) : []
+  const ids = Array.isArray(findings) ? findings.flatMap((f) => (Predicate.isRecord(f) && typeof f["id"] === "string" ? [f["id"]] : [])) : []
   return { verdicts: ids.map((id) => ({ finding_id: id, verdict: "confirmed", confidence: 0.8, reason: "The cited elements show it." })) }
 }
 
@@ -91,7 +90,7 @@ export const defaultReply = (call: RecordedCall): Reply => {
 const textOf = (value: unknown): string => {
   if (typeof value === "string") return value
   if (Array.isArray(value)) return value.map(textOf).join("\n")
-  if (isRecord(value)) return Object.values(value).map(textOf).join("\n")
+  if (Predicate.isRecord(value)) return Object.values(value).map(textOf).join("\n")
   return ""
 }
 
@@ -101,17 +100,17 @@ const describeCall = (wire: Wire, path: string, headers: IncomingMessage["header
   let textParts: () => Array<unknown>
   if (wire === "anthropic") {
     const tools = Array.isArray(body["tools"]) ? body["tools"] : []
-    const tool = tools.find(isRecord)
+    const tool = tools.find(Predicate.isRecord)
     objectName = tool !== undefined && typeof tool["name"] === "string" ? tool["name"] : ""
     schema = tool?.["input_schema"]
     textParts = () => [body["system"], body["messages"]]
   } else if (wire === "openai") {
-    const format = isRecord(body["text"]) && isRecord(body["text"]["format"]) ? body["text"]["format"] : {}
+    const format = Predicate.isRecord(body["text"]) && Predicate.isRecord(body["text"]["format"]) ? body["text"]["format"] : {}
     objectName = typeof format["name"] === "string" ? format["name"] : ""
     schema = format["schema"]
     textParts = () => [body["input"]]
   } else {
-    const format = isRecord(body["response_format"]) && isRecord(body["response_format"]["json_schema"])
+    const format = Predicate.isRecord(body["response_format"]) && Predicate.isRecord(body["response_format"]["json_schema"])
       ? body["response_format"]["json_schema"]
       : {}
     objectName = typeof format["name"] === "string" ? format["name"] : ""
@@ -304,7 +303,7 @@ export const startProviderDouble = async (options: DoubleOptions = {}): Promise<
       let body: Record<string, unknown> = {}
       try {
         const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"))
-        if (isRecord(parsed)) body = parsed
+        if (Predicate.isRecord(parsed)) body = parsed
       } catch {
         res.writeHead(400, { "content-type": "application/json" })
         res.end(JSON.stringify({ error: "invalid json" }))

@@ -3,11 +3,11 @@
  * lists of calls, hand-written from the Messages API reference shapes (see
  * test/fixtures/traces/anthropic/README.md).
  */
+import { Predicate } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { anthropicImporter } from "../../src/Traces/Formats/Anthropic.js"
 import { openAiImporter } from "../../src/Traces/Formats/OpenAI.js"
-import { isRecord } from "../../src/Traces/Importer.js"
 import { fixtureIn, fixtureNames, neverThrowsOnJson, readersOf, shortBrief as brief } from "./support.js"
 
 const fixture = fixtureIn("anthropic")
@@ -76,7 +76,7 @@ describe("anthropic importer: Messages API", () => {
   it("de-duplicates a list of request bodies that each carry the whole conversation", () => {
     const body = fixture("requests-history.json")
     const trace = readOne(body)
-    const sent = (Array.isArray(body) ? body : []).filter(isRecord).reduce((sum, request) => {
+    const sent = (Array.isArray(body) ? body : []).filter(Predicate.isRecord).reduce((sum, request) => {
       const messages = request["messages"]
       return sum + (Array.isArray(messages) ? messages.length : 0)
     }, 0)

@@ -5,16 +5,16 @@
  * `RunTree.toJSON()`, and flat run lists; history de-duplication across llm runs; malformed runs.
  * Ids and timestamps are read from the fixtures, which are re-recorded with new ones.
  */
+import { Predicate } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { autoGenImporter } from "../../src/Traces/Formats/AutoGen.js"
 import { langSmithImporter } from "../../src/Traces/Formats/LangSmith.js"
 import { trajectoryImporter } from "../../src/Traces/Formats/Trajectory.js"
-import { isRecord } from "../../src/Traces/Importer.js"
 import { brief, fixtureIn, fixtureNames, list, loadFixtures, neverThrowsOnJson, readersOf, sub, text, type Rec } from "./support.js"
 
 const fixture = fixtureIn("langsmith")
 const field = (record: Rec | undefined, key: string): unknown => (record === undefined ? undefined : record[key])
-const asRecord = (value: unknown): Rec | undefined => (isRecord(value) ? value : undefined)
+const asRecord = (value: unknown): Rec | undefined => (Predicate.isRecord(value) ? value : undefined)
 const iso = (value: unknown): string => (typeof value === "number" ? new Date(value).toISOString() : text(value))
 
 const { readAll, readOne, failure } = readersOf(langSmithImporter)

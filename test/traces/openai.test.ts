@@ -5,11 +5,11 @@
  * of the Agents SDK fixtures are read from the fixtures themselves, so re-recording keeps these
  * tests valid.
  */
+import { Predicate } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { anthropicImporter } from "../../src/Traces/Formats/Anthropic.js"
 import { openAiImporter } from "../../src/Traces/Formats/OpenAI.js"
-import { isRecord } from "../../src/Traces/Importer.js"
 import { fixtureIn, fixtureNames, neverThrowsOnJson, readersOf, shortBrief as brief, type Rec } from "./support.js"
 
 const fixture = fixtureIn("openai")
@@ -18,13 +18,13 @@ const { readAll, readOne, failure } = readersOf(openAiImporter)
 
 /** The exported objects of an Agents SDK fixture (a list or `{data}`). */
 const exported = (body: unknown): ReadonlyArray<Rec> => {
-  const list: ReadonlyArray<unknown> = Array.isArray(body) ? body : isRecord(body) && Array.isArray(body["data"]) ? body["data"] : []
-  return list.filter(isRecord)
+  const list: ReadonlyArray<unknown> = Array.isArray(body) ? body : Predicate.isRecord(body) && Array.isArray(body["data"]) ? body["data"] : []
+  return list.filter(Predicate.isRecord)
 }
 const spansOf = (body: unknown, type: string, traceId?: string): ReadonlyArray<Rec> =>
   exported(body).filter((record) => {
     const data = record["span_data"]
-    return isRecord(data) && data["type"] === type && (traceId === undefined || record["trace_id"] === traceId)
+    return Predicate.isRecord(data) && data["type"] === type && (traceId === undefined || record["trace_id"] === traceId)
   })
 const field = (record: Rec | undefined, name: string): string => {
   const value = record?.[name]
@@ -73,9 +73,9 @@ describe("openai importer: Chat Completions", () => {
     expect(trace.id).toBeNull()
 
     // the raw body repeats the history: 2 + 4 + 7 request messages, 3 responses → still 10 events
-    const requestMessages = (Array.isArray(body) ? body : []).filter(isRecord).reduce((sum, pair) => {
+    const requestMessages = (Array.isArray(body) ? body : []).filter(Predicate.isRecord).reduce((sum, pair) => {
       const request = pair["request"]
-      return sum + (isRecord(request) && Array.isArray(request["messages"]) ? request["messages"].length : 0)
+      return sum + (Predicate.isRecord(request) && Array.isArray(request["messages"]) ? request["messages"].length : 0)
     }, 0)
     expect(requestMessages).toBe(2 + 5 + 7)
   })
@@ -289,7 +289,7 @@ describe("openai importer: Agents SDK trace exports", () => {
     expect(generations.length).toBe(4)
     const inputs = generations.reduce((sum, span) => {
       const data = span["span_data"]
-      return sum + (isRecord(data) && Array.isArray(data["input"]) ? data["input"].length : 0)
+      return sum + (Predicate.isRecord(data) && Array.isArray(data["input"]) ? data["input"].length : 0)
     }, 0)
     expect(inputs).toBe(2 + 4 + 6 + 8) // the history grows with every call
     expect(trace.events.map(brief)).toEqual([

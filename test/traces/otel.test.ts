@@ -7,11 +7,10 @@
  * fixtures, so re-recording them keeps the tests valid.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import fc from "fast-check"
 import { openInferenceImporter } from "../../src/Traces/Formats/OpenInference.js"
 import { otelImporter } from "../../src/Traces/Formats/Otel.js"
-import { isRecord } from "../../src/Traces/Importer.js"
 import { ANSWER, brief, fixtureIn, fixtureNames, list, LONDON, neverThrowsOnJson, NOT_FOUND, PARIS, QUESTION, readersOf, sub, SYSTEM, text, type Rec } from "./support.js"
 
 const fixture = fixtureIn("otel")
@@ -21,10 +20,10 @@ const isoText = (value: unknown): string => new Date(text(value)).toISOString()
 
 /** The spans of an OTLP/JSON body, flattened. */
 const otlpSpans = (body: unknown): ReadonlyArray<Rec> =>
-  list(isRecord(body) ? body["resourceSpans"] : undefined).flatMap((group) => list(group["scopeSpans"]).flatMap((scope) => list(scope["spans"])))
+  list(Predicate.isRecord(body) ? body["resourceSpans"] : undefined).flatMap((group) => list(group["scopeSpans"]).flatMap((scope) => list(scope["spans"])))
 /** The log records of an OTLP/JSON body, flattened (their index is the `log:<index>` pointer). */
 const otlpLogs = (body: unknown): ReadonlyArray<Rec> =>
-  list(isRecord(body) ? body["resourceLogs"] : undefined).flatMap((group) => list(group["scopeLogs"]).flatMap((scope) => list(scope["logRecords"])))
+  list(Predicate.isRecord(body) ? body["resourceLogs"] : undefined).flatMap((group) => list(group["scopeLogs"]).flatMap((scope) => list(scope["logRecords"])))
 const attribute = (record: Rec, key: string): unknown => {
   const entry = list(record["attributes"]).find((candidate) => candidate["key"] === key)
   const value = sub(entry, "value")

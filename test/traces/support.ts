@@ -6,12 +6,11 @@
  * otel / openinference fixtures were recorded from.
  */
 import { expect } from "@effect/vitest"
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import fc from "fast-check"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Importer } from "../../src/Traces/Importer.js"
-import { isRecord } from "../../src/Traces/Importer.js"
 import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
 
 export type Rec = Readonly<Record<string, unknown>>
@@ -100,12 +99,12 @@ export const shortBrief = (event: TraceEvent) => [event.actor, event.kind, event
 // Records inside fixtures
 
 /** The objects of a list (anything else: none). */
-export const list = (value: unknown): ReadonlyArray<Rec> => (Array.isArray(value) ? value.filter(isRecord) : [])
+export const list = (value: unknown): ReadonlyArray<Rec> => (Array.isArray(value) ? value.filter(Predicate.isRecord) : [])
 
 /** A record's field when it is an object. */
 export const sub = (record: Rec | undefined, key: string): Rec | undefined => {
   const value = record === undefined ? undefined : record[key]
-  return isRecord(value) ? value : undefined
+  return Predicate.isRecord(value) ? value : undefined
 }
 
 /** A string, or the test fails. */

@@ -4,16 +4,16 @@
  * result, exit statuses and errors as success, OpenHands events by id, JSON Lines output records as
  * one trace each, evaluation labels left out, and detection against the neighbouring formats.
  */
+import { Predicate } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { autoGenImporter } from "../../src/Traces/Formats/AutoGen.js"
 import { langSmithImporter } from "../../src/Traces/Formats/LangSmith.js"
 import { trajectoryImporter } from "../../src/Traces/Formats/Trajectory.js"
-import { isRecord } from "../../src/Traces/Importer.js"
 import { brief, fixtureIn, loadFixtures, neverThrowsOnJson, readersOf, type Rec } from "./support.js"
 
 // `.jsonl` fixtures are read as the array of their records, as JSON Lines bodies reach the importer.
 const fixture = fixtureIn("trajectory")
-const record = (value: unknown): Rec => (isRecord(value) ? value : expect.fail("expected an object"))
+const record = (value: unknown): Rec => (Predicate.isRecord(value) ? value : expect.fail("expected an object"))
 
 const { readAll, readOne, failure } = readersOf(trajectoryImporter)
 

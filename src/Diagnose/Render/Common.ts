@@ -3,25 +3,16 @@
  * wording of the trace's facts, shortening, and finding-to-event lookups. Pure functions of the
  * report and its context (DECISIONS §13).
  */
-import { type Severity, SEVERITY_SCALE, severityRank } from "../../Catalogue/Detection.js"
-import type { DiagnoseReport, ReportContext, ReportFinding } from "../Model.js"
+import { maxSeverity, SEVERITIES_DESCENDING, severityRank } from "../../Catalogue/Severity.js"
+import type { DiagnoseReport, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
 
 export type ContextEvent = ReportContext["events"][number]
 export type FindingEvidence = ReportFinding["evidence"][number]
 
 export const SERVICE_NAME = "pattern-analysis-service"
 
-/** Most severe first: the registry's scale (src/Registry/Severity.ts) reversed. */
-export const SEVERITIES: ReadonlyArray<Severity> = [...SEVERITY_SCALE].reverse()
-
-/** 0 for the least severe (none) up to the most severe (critical: 4). */
-export { severityRank }
-
-export const maxSeverity = (severities: Iterable<Severity>): Severity => {
-  let max: Severity = "none"
-  for (const severity of severities) if (severityRank(severity) > severityRank(max)) max = severity
-  return max
-}
+/** The order of severities, from src/Catalogue/Severity.ts. */
+export { maxSeverity, SEVERITIES_DESCENDING, severityRank }
 
 export const capitalize = (text: string): string => (text.length === 0 ? text : `${text.charAt(0).toUpperCase()}${text.slice(1)}`)
 

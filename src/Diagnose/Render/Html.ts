@@ -12,8 +12,8 @@
  * their neighbours, the decisive step and the first and last events, at most MAX_EVENTS of them,
  * with a marker for each run of events left out.
  */
-import type { Severity } from "../../Catalogue/Detection.js"
-import type { DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../Model.js"
+import type { Severity } from "../../Catalogue/Severity.js"
+import type { DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
 import {
   budgetText,
   capitalize,

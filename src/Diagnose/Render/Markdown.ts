@@ -4,7 +4,7 @@
  * comes from the trace or the model is escaped: it can neither open a heading, list, quote, link,
  * image, table cell or HTML tag, nor mention anyone.
  */
-import type { DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../Model.js"
+import type { DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
 import {
   budgetText,
   capitalize,
@@ -18,7 +18,7 @@ import {
   oneLine,
   orderedFindings,
   percent,
-  SEVERITIES,
+  SEVERITIES_DESCENDING,
   SERVICE_NAME,
   shorten,
   statusText,
@@ -177,7 +177,7 @@ const findings = (report: DiagnoseReport, context: ReportContext): Array<string>
   const ordered = orderedFindings(report)
   const lines = [`## Findings (${report.findings.length})`, ""]
   let number = 0
-  for (const severity of SEVERITIES) {
+  for (const severity of SEVERITIES_DESCENDING) {
     const group = ordered.filter(({ finding }) => finding.severity === severity)
     if (group.length === 0) continue
     lines.push(`### ${capitalize(severity)} (${group.length})`, "")

@@ -11,8 +11,8 @@
  * OTLP/JSON encodings: 64-bit integers and nanosecond times as decimal strings, ids as hex.
  */
 import packageJson from "../../../package.json" with { type: "json" }
-import type { Severity } from "../../Catalogue/Detection.js"
-import type { DiagnoseReport, ReportContext, ReportFinding } from "../Model.js"
+import type { Severity } from "../../Catalogue/Severity.js"
+import type { DiagnoseReport, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
 import { friendlyName, oneLine, SERVICE_NAME } from "./Common.js"
 
 export type AnyValue =

@@ -4,7 +4,7 @@
  * through here. Each renderer is loaded on first use, so start-up, idle memory and the typed
  * client never carry them.
  */
-import type { DiagnoseOutput, DiagnoseReport, ReportContext } from "../Model.js"
+import type { DiagnoseOutput, DiagnoseReport, ReportContext } from "../../Contract/DiagnoseReport.js"
 
 /** A rendering: text (Markdown, HTML) or a JSON document (the report, SARIF, OTLP). */
 export type Rendered =

@@ -10,8 +10,8 @@
  */
 import { createHash } from "node:crypto"
 import packageJson from "../../../package.json" with { type: "json" }
-import type { Severity } from "../../Catalogue/Detection.js"
-import type { DiagnoseReport, ReportContext, ReportFinding } from "../Model.js"
+import type { Severity } from "../../Catalogue/Severity.js"
+import type { DiagnoseReport, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
 import { friendlyName, maxSeverity, oneLine, SERVICE_NAME, shorten } from "./Common.js"
 import { locateLines } from "./JsonLines.js"
 import { codeSpan, escapeMarkdown } from "./Markdown.js"

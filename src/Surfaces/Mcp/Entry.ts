@@ -17,7 +17,7 @@ import { writeErrorReply } from "../../Edge/Replies.js"
 import type { EdgeRequest } from "../../Edge/RequestContext.js"
 import { InternalError } from "../../Errors.js"
 import type { ErrorReporting } from "../../Observability/ErrorReporting.js"
-import { McpHttp, type McpHttpShape } from "./McpHttp.js"
+import { McpHttp, type McpHttpShape } from "../../Edge/McpHttp.js"
 
 /** The services the MCP tools use. */
 export type McpRequirements = AnalyzeService | DiagnoseService | Catalogue | ErrorReporting | AppConfig

@@ -21,16 +21,15 @@
  * - The trace limits of a tool call are answered at the HTTP level (413), like on every route.
  * Errors at the HTTP level are the documented `{detail:{error,message}}`.
  */
-import { Deferred, Effect, Fiber, Layer, Runtime } from "effect"
+import { Deferred, Effect, Fiber, Layer, Predicate, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../../Config.js"
 import { isJsonContentType, jsonShapeRefusal } from "../../Edge/Body.js"
-import { headerValue } from "../../Edge/Guards.js"
+import { headerValue } from "../../Edge/Headers.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
 import type { EdgeRequest } from "../../Edge/RequestContext.js"
 import { type ApiError, InternalError, MethodNotAllowed, NotFound, type RateLimited, type RequestTooLarge, UnsupportedMediaType, ValidationError } from "../../Errors.js"
-import { isRecord } from "../../Traces/Importer.js"
-import { McpHttp } from "./McpHttp.js"
+import { McpHttp } from "../../Edge/McpHttp.js"
 import { batchRefusal, encode, encodeBatch, type Incoming, type JsonRpcId, type Outgoing, PARSE_ERROR, parseMessages, replyLimit } from "./JsonRpc.js"
 import { type CallContext, type Caller, type Connection, McpProtocol } from "./Protocol.js"
 import { SessionStore } from "./Sessions.js"
@@ -56,7 +55,7 @@ const negotiatedVersion = (messages: ReadonlyArray<Incoming>, answers: ReadonlyA
   const initialize = new Set(messages.flatMap((message) => (message._tag === "Request" && message.method === "initialize" ? [message.id.key] : [])))
   for (const answer of answers) {
     if (answer._tag !== "Result" || !initialize.has(answer.id.key)) continue
-    const version = isRecord(answer.result) ? answer.result["protocolVersion"] : undefined
+    const version = Predicate.isRecord(answer.result) ? answer.result["protocolVersion"] : undefined
     if (typeof version === "string") return version
   }
   return undefined

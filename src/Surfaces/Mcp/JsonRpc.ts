@@ -20,7 +20,7 @@
  *   should not answer it).
  */
 
-import { isRecord } from "../../Traces/Importer.js"
+import { Predicate } from "effect"
 import { type RawIds, scanIds } from "./RawIds.js"
 
 /**
@@ -89,7 +89,7 @@ const invalid = (id: JsonRpcId | null, message: string): Incoming => ({ _tag: "I
 
 /** One parsed JSON value as a JSON-RPC message; `raw`: the source text of its number ids. */
 export const classify = (value: unknown, raw: RawIds | undefined = undefined): Incoming => {
-  if (!isRecord(value)) return invalid(null, "not a JSON-RPC 2.0 message")
+  if (!Predicate.isRecord(value)) return invalid(null, "not a JSON-RPC 2.0 message")
   const hasId = Object.hasOwn(value, "id")
   const parsedId = hasId ? idOf(value["id"], raw?.id) : undefined
   const id = parsedId !== undefined && parsedId.json.length <= MAX_ID_CHARS ? parsedId : null
@@ -101,7 +101,7 @@ export const classify = (value: unknown, raw: RawIds | undefined = undefined): I
   }
   if (!hasId) {
     const params = value["params"]
-    const cancels = method === "notifications/cancelled" && isRecord(params) ? idOf(params["requestId"], raw?.requestId) ?? null : null
+    const cancels = method === "notifications/cancelled" && Predicate.isRecord(params) ? idOf(params["requestId"], raw?.requestId) ?? null : null
     return { _tag: "Notification", method, params, cancels }
   }
   if (value["id"] === null) return invalid(null, "MCP requires a string or number id; null is not one (leave id out for a notification)")
@@ -164,11 +164,11 @@ export const errorMessage = (id: JsonRpcId | null, error: JsonRpcError): Outgoin
 
 /** The first failure of an encoded cause: an MCP error's code and message, else undefined. */
 const failureOf = (cause: unknown): JsonRpcError | "interrupted" | undefined => {
-  if (!isRecord(cause)) return undefined
+  if (!Predicate.isRecord(cause)) return undefined
   switch (cause["_tag"]) {
     case "Fail": {
       const error = cause["error"]
-      if (isRecord(error) && typeof error["code"] === "number" && typeof error["message"] === "string") {
+      if (Predicate.isRecord(error) && typeof error["code"] === "number" && typeof error["message"] === "string") {
         return { code: error["code"], message: error["message"] }
       }
       return undefined
@@ -195,14 +195,14 @@ const UNEXPECTED: JsonRpcError = { code: INTERNAL_ERROR, message: "Internal erro
  * notification (`Request` with no id), or undefined when nothing goes on the wire.
  */
 export const outgoingOf = (message: unknown, originalId: (internal: string) => JsonRpcId | undefined): Outgoing | undefined => {
-  if (!isRecord(message)) return undefined
+  if (!Predicate.isRecord(message)) return undefined
   switch (message["_tag"]) {
     case "Exit": {
       const requestId = message["requestId"]
       const id = typeof requestId === "string" ? originalId(requestId) : undefined
       if (id === undefined) return undefined
       const exit = message["exit"]
-      if (!isRecord(exit)) return errorMessage(id, UNEXPECTED)
+      if (!Predicate.isRecord(exit)) return errorMessage(id, UNEXPECTED)
       if (exit["_tag"] === "Success") return { _tag: "Result", id, result: exit["value"] ?? {} }
       const failure = failureOf(exit["cause"])
       if (failure === "interrupted") return undefined

@@ -8,11 +8,10 @@
  */
 import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Predicate } from "effect"
 import { Catalogue, type CatalogueEntry } from "../../Catalogue/Catalogue.js"
 import { MODE_NAMES, MODES_DESCRIBED } from "../../Catalogue/Resources.js"
 import { DEFAULT_MODE } from "../../Registry/Modes.js"
-import { isRecord } from "../../Traces/Importer.js"
 import { INVALID_PARAMS } from "./JsonRpc.js"
 import { McpProtocol } from "./Protocol.js"
 import { toolName } from "./Tools.js"
@@ -63,7 +62,7 @@ const RESOURCE_URI = new RegExp(`^svc://patterns/[^/?#]+/(?:${KINDS.map((kind) =
 
 /** -32602 for a `resources/read` of a URI that is no resource here; undefined for the rest. */
 export const unknownResource = (params: unknown) => {
-  const uri = isRecord(params) ? params["uri"] : undefined
+  const uri = Predicate.isRecord(params) ? params["uri"] : undefined
   if (typeof uri !== "string" || RESOURCE_URI.test(uri)) return undefined
   return {
     code: INVALID_PARAMS,

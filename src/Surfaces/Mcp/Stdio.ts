@@ -13,11 +13,10 @@
  * When stdin ends, the calls still running finish and their answers are written before the
  * process exits.
  */
-import { Deferred, Effect, type Option, type Redacted, Runtime } from "effect"
+import { Deferred, Effect, type Option, Predicate, type Redacted, Runtime } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { AppConfig } from "../../Config.js"
 import { LOCAL_OPERATIONS } from "../../Auth/Operations.js"
-import { isRecord } from "../../Traces/Importer.js"
 import { makeLocalCaller } from "../LocalCaller.js"
 import { batchRefusal, encode, type Incoming, INVALID_REQUEST, lineLimit, parseMessages, refusalMessage, replyLimit } from "./JsonRpc.js"
 import { makeLineSplitter } from "./Lines.js"
@@ -58,7 +57,7 @@ export const serveStdio = (options: StdioOptions) =>
     const initializeIds = new Set<string>()
     const connection = yield* protocol.open(context, {
       deliver: (message) => {
-        if (message._tag === "Result" && initializeIds.delete(message.id.key) && isRecord(message.result)) {
+        if (message._tag === "Result" && initializeIds.delete(message.id.key) && Predicate.isRecord(message.result)) {
           const negotiated = message.result["protocolVersion"]
           if (typeof negotiated === "string") version = negotiated
         }

@@ -13,18 +13,18 @@
  */
 import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
-import { Cause, Effect, Exit, Layer } from "effect"
+import { Cause, Effect, Exit, Layer, Predicate } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { Catalogue, type CatalogueEntry } from "../../Catalogue/Catalogue.js"
+import type { Detection } from "../../Catalogue/Detection.js"
 import type { Mode } from "../../Catalogue/Resources.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
-import type { DiagnoseReport } from "../../Diagnose/Model.js"
+import type { DiagnoseReport } from "../../Contract/DiagnoseReport.js"
 import { parseTraceBody } from "../../Edge/Body.js"
 import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
 import { type ApiError, errorBody, errorKinds, InternalError, ValidationError } from "../../Errors.js"
 import { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import { recordAnalysis, statusOfExit } from "../../Observability/Metrics.js"
-import { isRecord } from "../../Traces/Importer.js"
 import { type CallContext, McpProtocol } from "./Protocol.js"
 import { diagnoseToolInput, patternToolInput } from "./ToolInputs.js"
 
@@ -68,7 +68,7 @@ const encoder = new TextEncoder()
 /** The call's arguments as the REST envelope body: `trace` as a value (a JSON string is parsed). */
 const envelopeOf = (args: unknown): Effect.Effect<Record<string, unknown>, ValidationError> =>
   Effect.gen(function*() {
-    if (!isRecord(args)) return yield* new ValidationError({ message: "the arguments must be an object with the trace in `trace`" })
+    if (!Predicate.isRecord(args)) return yield* new ValidationError({ message: "the arguments must be an object with the trace in `trace`" })
     const trace = args["trace"]
     if (trace === undefined || trace === null) {
       return yield* new ValidationError({ message: "`trace` is required: the agent run, in the pattern's own shape or any supported trace format" })
@@ -82,29 +82,22 @@ const envelopeOf = (args: unknown): Effect.Effect<Record<string, unknown>, Valid
     return { ...args, trace: parsed }
   })
 
-const str = (value: unknown, fallback = ""): string => (typeof value === "string" ? value : fallback)
-const list = (value: unknown): ReadonlyArray<Readonly<Record<string, unknown>>> => (Array.isArray(value) ? value.filter(isRecord) : [])
-
 /** A detection in a few lines: headline, findings, the interventions to make. */
-export const detectionSummary = (entry: CatalogueEntry, detection: Readonly<Record<string, unknown>>, cached: boolean): string => {
+export const detectionSummary = (entry: CatalogueEntry, detection: Detection, cached: boolean): string => {
   const code = entry.pattern.code
-  const confidence = typeof detection["confidence"] === "number" ? `, confidence ${detection["confidence"].toFixed(2)}` : ""
   const lines = [
-    `${code.friendly} (${code.slug}): severity ${str(detection["severity"], "none")}${confidence}, profile ${str(detection["profile"], "indeterminate")}${cached ? " (cached)" : ""}.`
+    `${code.friendly} (${code.slug}): severity ${detection.severity}, confidence ${detection.confidence.toFixed(2)}, profile ${detection.profile}${cached ? " (cached)" : ""}.`
   ]
-  const summary = str(detection["summary"])
-  if (summary.length > 0) lines.push(summary)
-  const findings = list(detection["findings"])
-  if (findings.length > 0) {
+  if (detection.summary.length > 0) lines.push(detection.summary)
+  if (detection.findings.length > 0) {
     lines.push("Findings:")
-    for (const finding of findings.slice(0, 5)) {
-      lines.push(`- ${str(finding["title"])} (${str(finding["severity"], "?")}, ${list(finding["evidence"]).length} evidence quotes)`)
+    for (const finding of detection.findings.slice(0, 5)) {
+      lines.push(`- ${finding.title} (${finding.severity}, ${finding.evidence.length} evidence quotes)`)
     }
   }
-  const interventions = list(detection["interventions"])
-  if (interventions.length > 0) {
+  if (detection.interventions.length > 0) {
     lines.push("Interventions:")
-    for (const intervention of interventions.slice(0, 3)) lines.push(`- ${str(intervention["type"])}: ${str(intervention["description"])}`)
+    for (const intervention of detection.interventions.slice(0, 3)) lines.push(`- ${intervention.type}: ${intervention.description}`)
   }
   lines.push("structuredContent holds the full detection, with the evidence quoted from the trace.")
   return lines.join("\n")
@@ -253,7 +246,7 @@ export const McpToolsLive = Layer.effectDiscard(
       }),
       handle: () =>
         Effect.map(Effect.flatMap(contextOfCall, (context) => context.caller), () =>
-          new McpSchema.CallToolResult({ content: [text(listText)], structuredContent: isRecord(listing) ? listing : {} })).pipe(
+          new McpSchema.CallToolResult({ content: [text(listText)], structuredContent: Predicate.isRecord(listing) ? listing : {} })).pipe(
             Effect.catchAll((error) => Effect.succeed(errorResult(error)))
           )
     })

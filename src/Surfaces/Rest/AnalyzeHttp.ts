@@ -10,7 +10,7 @@ import { Context, Effect, Exit, FiberId, FiberRef, FiberRefs, HashMap, Layer, Ru
 import { analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import { queryOptions } from "../../Intake/Intake.js"
 import type { AnalyzeRequest } from "../../Intake/Requests.js"
-import type { AnalysisResult } from "../../Analysis/Analyzer.js"
+import type { AnalysisResult } from "../../Catalogue/Detection.js"
 import { CachedReplies } from "../../Cache/CachedReplies.js"
 import type { Mode } from "../../Catalogue/Resources.js"
 import {
@@ -33,7 +33,7 @@ import { answerToFailure } from "../../Edge/Forward.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
 import { CurrentRequest, type EdgeRequest } from "../../Edge/RequestContext.js"
 import { recordAnalysis } from "../../Observability/Metrics.js"
-import { AnalyzeAtEdge, type AnalyzeAtEdgeShape } from "./AnalyzeAtEdge.js"
+import { AnalyzeAtEdge, type AnalyzeAtEdgeShape } from "../../Edge/AnalyzeAtEdge.js"
 import { settleRest } from "./Settle.js"
 import { unknownPattern } from "./CatalogueHttp.js"
 

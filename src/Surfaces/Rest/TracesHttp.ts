@@ -10,7 +10,7 @@ import { queryOptions } from "../../Intake/Intake.js"
 import { Api } from "../../Api.js"
 import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
-import { TraceReader } from "../../Traces/TraceReader.js"
+import { TraceReader } from "../../Intake/TraceReader.js"
 
 const EMPTY = new Uint8Array(0)
 

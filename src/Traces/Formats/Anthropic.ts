@@ -14,11 +14,11 @@
  * `messages[3]`, `messages[3].content[1]`, `system[0]`, `[2].messages[4].content[0]`,
  * `response.content[1]`.
  */
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
-import { isRecord, stringField } from "../Importer.js"
+import { stringField } from "../Importer.js"
 import { at, detectSafely, jsonText, sample, type Rec, type Who } from "./Common.js"
 
 /** Block types only the Anthropic Messages API uses (OpenAI parts never carry these). */
@@ -53,19 +53,19 @@ const OPENAI_PARTS: ReadonlySet<string> = new Set([
   "summary_text"
 ])
 
-const blockType = (block: unknown): string | undefined => (isRecord(block) ? stringField(block, "type") : undefined)
+const blockType = (block: unknown): string | undefined => (Predicate.isRecord(block) ? stringField(block, "type") : undefined)
 
 /** An Anthropic-only block: one of the types above, or an `image` with a `source`. */
 const isAnthropicBlock = (block: unknown): boolean => {
   const type = blockType(block)
-  if (type === undefined || !isRecord(block)) return false
-  return ANTHROPIC_BLOCKS.has(type) || (type === "image" && isRecord(block["source"]))
+  if (type === undefined || !Predicate.isRecord(block)) return false
+  return ANTHROPIC_BLOCKS.has(type) || (type === "image" && Predicate.isRecord(block["source"]))
 }
 
 /** True when some message of the list (its first records) has content blocks only Anthropic uses. */
 const messagesHaveMarker = (messages: ReadonlyArray<unknown>): boolean =>
   sample(messages).some((message) => {
-    if (!isRecord(message) || "from" in message) return false
+    if (!Predicate.isRecord(message) || "from" in message) return false
     const content = message["content"]
     return Array.isArray(content) && sample(content).some(isAnthropicBlock)
   })
@@ -88,7 +88,7 @@ const isRequest = (body: Rec): boolean => {
   if (!Array.isArray(messages) || "agents" in body) return false
   if (messagesHaveMarker(messages)) return true
   const system = body["system"]
-  const withRoles = sample(messages).some((message) => isRecord(message) && typeof message["role"] === "string" && !("from" in message))
+  const withRoles = sample(messages).some((message) => Predicate.isRecord(message) && typeof message["role"] === "string" && !("from" in message))
   return withRoles && (typeof system === "string" || isTextBlocks(system))
 }
 
@@ -96,9 +96,9 @@ const detectValue = (body: unknown, depth: number): boolean => {
   if (Array.isArray(body)) {
     if (depth > 0) return false
     if (messagesHaveMarker(body)) return true
-    return sample(body).some((item) => isRecord(item) && detectRecord(item, depth + 1))
+    return sample(body).some((item) => Predicate.isRecord(item) && detectRecord(item, depth + 1))
   }
-  return isRecord(body) && detectRecord(body, depth)
+  return Predicate.isRecord(body) && detectRecord(body, depth)
 }
 
 const detectRecord = (body: Rec, depth: number): boolean => {
@@ -106,7 +106,7 @@ const detectRecord = (body: Rec, depth: number): boolean => {
   if (depth > 1) return false
   const request = body["request"]
   const response = body["response"]
-  return (isRecord(request) && detectRecord(request, depth + 1)) || (isRecord(response) && isResponseMessage(response))
+  return (Predicate.isRecord(request) && detectRecord(request, depth + 1)) || (Predicate.isRecord(response) && isResponseMessage(response))
 }
 
 /**
@@ -123,7 +123,7 @@ export const hasAnthropicMarker = (body: unknown): boolean => detectValue(body, 
 const readable = (value: unknown, depth = 0): unknown => {
   if (depth > 8) return value
   if (Array.isArray(value)) return value.map((item) => readable(item, depth + 1))
-  if (!isRecord(value)) return value
+  if (!Predicate.isRecord(value)) return value
   const out: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value)) {
     if (!key.startsWith("encrypted_")) out[key] = readable(field, depth + 1)
@@ -147,7 +147,7 @@ const toolResultText = (reader: Reader, content: unknown): string => {
   const texts: Array<string> = []
   for (const block of content) {
     if (typeof block === "string") texts.push(block)
-    else if (isRecord(block) && typeof block["text"] === "string") texts.push(block["text"])
+    else if (Predicate.isRecord(block) && typeof block["text"] === "string") texts.push(block["text"])
     else reader.builder.skip()
   }
   return texts.join("\n")
@@ -163,7 +163,7 @@ const speaker = (role: string | undefined): Who | undefined => {
 /** One content block's events (none when skipped). */
 const blockEvents = (reader: Reader, block: unknown, who: Who, source: string): Array<EventInput> => {
   if (typeof block === "string") return block.length > 0 ? [{ ...who, kind: "message", content: block, source }] : []
-  if (!isRecord(block)) {
+  if (!Predicate.isRecord(block)) {
     reader.builder.skip()
     return []
   }
@@ -199,7 +199,7 @@ const blockEvents = (reader: Reader, block: unknown, who: Who, source: string): 
         const id = stringField(block, "tool_use_id")
         const tool = (id === undefined ? undefined : reader.tools.get(id)) ?? type.slice(0, -"_tool_result".length)
         const content = block["content"]
-        if (isRecord(content) && (stringField(content, "type") ?? "").endsWith("_error")) {
+        if (Predicate.isRecord(content) && (stringField(content, "type") ?? "").endsWith("_error")) {
           return [{ actor: tool, role: "tool", kind: "error", content: stringField(content, "error_code") ?? jsonText(content), tool, source }]
         }
         return [{ actor: tool, role: "tool", kind: "tool_result", content: jsonText(readable(content)), tool, source }]
@@ -213,7 +213,7 @@ const blockEvents = (reader: Reader, block: unknown, who: Who, source: string): 
 
 /** The events of one message `{role, content}` (content a string or blocks). */
 const messageEvents = (reader: Reader, message: unknown, source: string): Array<EventInput> => {
-  if (!isRecord(message)) {
+  if (!Predicate.isRecord(message)) {
     reader.builder.skip()
     return []
   }
@@ -231,9 +231,9 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
 
 /** The events of a response: a message, or an error (`{type: "error", error: {type, message}}`). */
 const responseEvents = (reader: Reader, response: Rec, prefix: string): Array<EventInput> => {
-  if (response["type"] === "error" || (isRecord(response["error"]) && !("content" in response))) {
+  if (response["type"] === "error" || (Predicate.isRecord(response["error"]) && !("content" in response))) {
     const error = response["error"]
-    const message = isRecord(error) ? (stringField(error, "message") ?? stringField(error, "type")) : typeof error === "string" ? error : undefined
+    const message = Predicate.isRecord(error) ? (stringField(error, "message") ?? stringField(error, "type")) : typeof error === "string" ? error : undefined
     reader.failed = true
     return [{ actor: "assistant", role: "agent", kind: "error", content: message ?? jsonText(error), source: at(prefix, "error") }]
   }
@@ -254,15 +254,15 @@ const isCall = (value: Rec): boolean =>
   Array.isArray(value["messages"]) ||
   value["type"] === "message" ||
   value["type"] === "error" ||
-  isRecord(value["request"]) ||
-  isRecord(value["response"])
+  Predicate.isRecord(value["request"]) ||
+  Predicate.isRecord(value["response"])
 
 /** The events of one call, in order: system, messages, response. */
 const callEvents = (reader: Reader, call: Rec, prefix: string, depth = 0): Array<EventInput> => {
   const events: Array<EventInput> = []
   const request = call["request"]
   // a pair nests once; deeper nesting is not read
-  if (isRecord(request)) {
+  if (Predicate.isRecord(request)) {
     if (depth < 2) events.push(...callEvents(reader, request, at(prefix, "request"), depth + 1))
     else reader.builder.skip()
   }
@@ -282,7 +282,7 @@ const callEvents = (reader: Reader, call: Rec, prefix: string, depth = 0): Array
   }
   if (call["type"] === "message" || call["type"] === "error") events.push(...responseEvents(reader, call, prefix))
   const response = call["response"]
-  if (isRecord(response)) events.push(...responseEvents(reader, response, at(prefix, "response")))
+  if (Predicate.isRecord(response)) events.push(...responseEvents(reader, response, at(prefix, "response")))
   return events
 }
 
@@ -292,13 +292,13 @@ export const anthropicImporter: Importer = {
   format: "anthropic",
   detect: detectSafely(hasAnthropicMarker),
   read: (body) => {
-    if (!Array.isArray(body) && !isRecord(body)) return fail("expected a Messages API request, response, message list or list of calls")
+    if (!Array.isArray(body) && !Predicate.isRecord(body)) return fail("expected a Messages API request, response, message list or list of calls")
     if (Array.isArray(body) && body.length === 0) return fail("the body is an empty list: no messages to read")
     const reader: Reader = { builder: makeTraceBuilder(null), tools: new Map(), failed: false, responses: [] }
     const { builder } = reader
     if (Array.isArray(body)) {
       body.forEach((item, index) => {
-        if (isRecord(item) && isCall(item)) {
+        if (Predicate.isRecord(item) && isCall(item)) {
           builder.addHistory(callEvents(reader, item, `[${index}]`))
         } else {
           for (const event of messageEvents(reader, item, `[${index}]`)) builder.add(event)

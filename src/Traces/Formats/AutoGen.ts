@@ -19,11 +19,11 @@
  * is unknown unless a StopMessage or `stop_reason` says the run was cut off (limits, timeouts,
  * errors); a termination keyword says the agents stopped, not that the task was done.
  */
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import type { EventInput } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
-import { isRecord, stringField } from "../Importer.js"
+import { stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
 import { contentTextOf, detectSafely, idOf, nonEmpty, sample, toolCallOf, type Rec, type ToolCallRead } from "./Common.js"
 
@@ -89,7 +89,7 @@ const EXITCODE = /^exitcode: (-?\d+)/
 
 /** The events of one message, or undefined when it is of an unknown type or malformed. */
 const messageEvents = (message: unknown, source: string, state: ReadState): ReadonlyArray<EventInput> | undefined => {
-  if (!isRecord(message)) return undefined
+  if (!Predicate.isRecord(message)) return undefined
   const timestamp = timestampOf(message)
   const type = stringField(message, "type")
   const sourceName = nonEmpty(stringField(message, "source"))
@@ -102,7 +102,7 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
     if (!Array.isArray(results)) return undefined
     const events: Array<EventInput> = []
     for (const result of results) {
-      if (!isRecord(result)) continue
+      if (!Predicate.isRecord(result)) continue
       const callId = idOf(result["call_id"] ?? result["tool_call_id"])
       const tool = nonEmpty(stringField(result, "name")) ?? (callId === undefined ? undefined : state.toolNames.get(callId))
       events.push({ ...base, actor: tool ?? "tool", role: "tool", kind: result["is_error"] === true ? "error" : "tool_result", content: textOf(result["content"]) ?? "", tool })
@@ -140,7 +140,7 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
         return [{ ...base, actor, role, kind: "handoff", content: text, to: nonEmpty(stringField(message, "target")) }]
       }
       case "MemoryQueryEvent": {
-        const texts = Array.isArray(content) ? content.map((item) => (isRecord(item) ? textOf(item["content"]) : textOf(item))).filter((t): t is string => t !== undefined) : []
+        const texts = Array.isArray(content) ? content.map((item) => (Predicate.isRecord(item) ? textOf(item["content"]) : textOf(item))).filter((t): t is string => t !== undefined) : []
         return [{ ...base, actor: "memory", role: "tool", kind: "tool_result", content: texts.length > 0 ? texts.join("\n") : (textOf(content) ?? ""), tool: "memory" }]
       }
       case "CodeGenerationEvent": {
@@ -148,7 +148,7 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
         return text === undefined ? undefined : [{ ...base, actor, role: "agent", kind: "tool_call", content: text, tool: "code_execution" }]
       }
       case "CodeExecutionEvent": {
-        const result = isRecord(message["result"]) ? message["result"] : {}
+        const result = Predicate.isRecord(message["result"]) ? message["result"] : {}
         const exit = result["exit_code"]
         const output = textOf(result["output"]) ?? textOf(content) ?? ""
         return [{ ...base, actor: "code_execution", role: "tool", kind: typeof exit === "number" && exit !== 0 ? "error" : "tool_result", content: output, tool: "code_execution" }]
@@ -223,7 +223,7 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
         events.push({ ...base, actor: "code_execution", role: "tool", kind: exit[1] === "0" ? "tool_result" : "error", content: text, tool: "code_execution" })
       } else if (text !== undefined && text.trim().length > 0) events.push({ ...base, ...who, kind: "message", content: text })
       events.push(...toolCalls(message["tool_calls"], who.actor))
-      if (isRecord(message["function_call"])) events.push(...toolCalls([{ function: message["function_call"] }], who.actor))
+      if (Predicate.isRecord(message["function_call"])) events.push(...toolCalls([{ function: message["function_call"] }], who.actor))
       return events.length > 0 ? events : undefined
     }
     default:
@@ -269,22 +269,22 @@ const historyOf = (record: Rec): { readonly field: string; readonly list: Readon
 const conversationsOf = (body: unknown): ReadonlyArray<Conversation> | undefined => {
   if (Array.isArray(body)) {
     const head = sample(body)
-    const results = head.length > 0 && head.every((record) => isRecord(record) && historyOf(record) !== undefined && !("role" in record) && !("type" in record))
+    const results = head.length > 0 && head.every((record) => Predicate.isRecord(record) && historyOf(record) !== undefined && !("role" in record) && !("type" in record))
     if (!results) return [{ messages: body, prefix: "", meta: {} }]
     return body.flatMap((record, k) => {
-      if (!isRecord(record)) return []
+      if (!Predicate.isRecord(record)) return []
       const history = historyOf(record)
       return history === undefined ? [] : [{ messages: history.list, prefix: `[${k}].${history.field}`, meta: record }]
     })
   }
-  if (!isRecord(body)) return undefined
+  if (!Predicate.isRecord(body)) return undefined
   const history = historyOf(body)
   return history === undefined ? undefined : [{ messages: history.list, prefix: history.field, meta: body }]
 }
 
 /** One recorded model call of a ChatCompletionClient session (`{mode, messages, response, stream}`). */
 const isRecordedCall = (value: unknown): value is Rec =>
-  isRecord(value) && Array.isArray(value["messages"]) && isRecord(value["response"]) && (typeof value["mode"] === "string" || "stream" in value)
+  Predicate.isRecord(value) && Array.isArray(value["messages"]) && Predicate.isRecord(value["response"]) && (typeof value["mode"] === "string" || "stream" in value)
 
 /**
  * A recorded ChatCompletionClient session (autogen-ext's replay/recording clients): each call
@@ -297,7 +297,7 @@ const readSession = (calls: ReadonlyArray<unknown>): NormalizedTrace | string =>
   let speaker: unknown
   for (const call of calls) {
     const messages = isRecordedCall(call) && Array.isArray(call["messages"]) ? call["messages"] : []
-    const named = messages.find((message): message is Rec => isRecord(message) && message["type"] === "AssistantMessage" && typeof message["source"] === "string")
+    const named = messages.find((message): message is Rec => Predicate.isRecord(message) && message["type"] === "AssistantMessage" && typeof message["source"] === "string")
     speaker = named?.["source"]
     if (speaker !== undefined) break
   }
@@ -313,7 +313,7 @@ const readSession = (calls: ReadonlyArray<unknown>): NormalizedTrace | string =>
       if (converted === undefined || converted.length === 0) builder.skip()
       else events.push(...converted)
     })
-    const response = isRecord(call["response"]) ? call["response"] : {}
+    const response = Predicate.isRecord(call["response"]) ? call["response"] : {}
     const answer = messageEvents(
       { type: "AssistantMessage", content: response["content"], thought: response["thought"], source: speaker ?? "assistant" },
       `[${k}].response`,
@@ -351,7 +351,7 @@ const read = (body: unknown): Either.Either<ReadonlyArray<NormalizedTrace>, stri
 const FOREIGN_KEYS = ["action", "observation", "run_type", "span_id", "spanId", "trace_id", "traceId", "attributes", "dotted_order"]
 
 const looksLikeMessage = (value: unknown): boolean => {
-  if (!isRecord(value)) return false
+  if (!Predicate.isRecord(value)) return false
   const type = value["type"]
   if (typeof type === "string" && (AGENTCHAT_TYPES.has(type) || CORE_TYPES.has(type))) return true
   const named = typeof value["name"] === "string" || typeof value["source"] === "string"
@@ -361,7 +361,7 @@ const looksLikeMessage = (value: unknown): boolean => {
 
 const looksLikeHistory = (list: ReadonlyArray<unknown>): boolean => {
   const head = sample(list)
-  if (head.some((record) => isRecord(record) && FOREIGN_KEYS.some((key) => key in record))) return false
+  if (head.some((record) => Predicate.isRecord(record) && FOREIGN_KEYS.some((key) => key in record))) return false
   return head.some(looksLikeMessage)
 }
 
@@ -370,11 +370,11 @@ const detect = (body: unknown): boolean => {
     if (looksLikeHistory(body)) return true
     const head = sample(body)
     if (head.length > 0 && head.every(isRecordedCall)) {
-      return head.some((call) => isRecord(call) && Array.isArray(call["messages"]) && sample(call["messages"]).some(looksLikeMessage))
+      return head.some((call) => Predicate.isRecord(call) && Array.isArray(call["messages"]) && sample(call["messages"]).some(looksLikeMessage))
     }
-    return sample(body).some((record) => isRecord(record) && detectObject(record))
+    return sample(body).some((record) => Predicate.isRecord(record) && detectObject(record))
   }
-  return isRecord(body) && detectObject(body)
+  return Predicate.isRecord(body) && detectObject(body)
 }
 
 /** Top-level keys of other formats' bodies: a Chat Completions or Messages request or response. */

@@ -4,8 +4,9 @@
  * of a message content; tool calls in the OpenAI and flat shapes; epoch times as ISO-8601; source
  * pointers. Pure and total on any JSON value. Span-specific helpers live in `Spans.ts`.
  */
+import { Predicate } from "effect"
 import type { EventInput } from "../Builder.js"
-import { isRecord, stringField } from "../Importer.js"
+import { stringField } from "../Importer.js"
 
 export type Rec = Readonly<Record<string, unknown>>
 
@@ -83,7 +84,7 @@ export const contentTextOf = (content: unknown, options: ContentTextOptions): st
     const texts: Array<string> = []
     for (const part of content) {
       if (typeof part === "string") texts.push(part)
-      else if (isRecord(part)) {
+      else if (Predicate.isRecord(part)) {
         const text = stringField(part, "text")
         const type = stringField(part, "type")
         if (text !== undefined && (options.textParts === "any" || type === undefined || options.textParts.has(type))) texts.push(text)
@@ -120,12 +121,12 @@ export const toolCallOf = (
   call: unknown,
   argFields: { readonly nested: ReadonlyArray<string>; readonly flat: ReadonlyArray<string> }
 ): ToolCallRead | undefined => {
-  if (!isRecord(call)) return undefined
+  if (!Predicate.isRecord(call)) return undefined
   const fn = call["function"]
-  const holder = isRecord(fn) ? fn : call
+  const holder = Predicate.isRecord(fn) ? fn : call
   const name = stringField(holder, "name")
   if (name === undefined) return undefined
-  return { id: idOf(call["id"]), name, args: jsonText(coalesce(holder, isRecord(fn) ? argFields.nested : argFields.flat)) }
+  return { id: idOf(call["id"]), name, args: jsonText(coalesce(holder, Predicate.isRecord(fn) ? argFields.nested : argFields.flat)) }
 }
 
 /** Who an event is from. */

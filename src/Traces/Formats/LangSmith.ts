@@ -11,11 +11,11 @@
  * non-generic chain, or the LangGraph node). Cycles in parent ids, runs without ids and non-object
  * records are skipped and counted.
  */
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
-import { isRecord, stringField } from "../Importer.js"
+import { stringField } from "../Importer.js"
 import type { ActorRole, EventKind, NormalizedTrace } from "../Model.js"
 import { compactJson, contentTextOf, detectSafely, epochMs, idOf, isoOfEpoch, nonEmpty, sample, toolCallOf, type Rec, type ToolCallRead } from "./Common.js"
 
@@ -76,7 +76,7 @@ const signature = (event: EventInput) => `${event.role}\u0000${event.kind}\u0000
 /** Sorts object keys, so `{"a": 1}` and `{"a":1}` compare equal. */
 const stableJson = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`
-  if (isRecord(value)) {
+  if (Predicate.isRecord(value)) {
     return `{${Object.keys(value)
       .sort()
       .map((key) => `${JSON.stringify(key)}:${stableJson(value[key])}`)
@@ -208,7 +208,7 @@ const sideOf = (type: string): Side | undefined => {
 /** The side and fields of a message in any of the shapes above, or undefined. */
 const messageParts = (message: Rec): { readonly side: Side; readonly fields: Rec } | undefined => {
   const id = message["id"]
-  if (message["lc"] === 1 && Array.isArray(id) && isRecord(message["kwargs"])) {
+  if (message["lc"] === 1 && Array.isArray(id) && Predicate.isRecord(message["kwargs"])) {
     const fields = message["kwargs"]
     const cls = id.at(-1)
     if (typeof cls !== "string") return undefined
@@ -217,7 +217,7 @@ const messageParts = (message: Rec): { readonly side: Side; readonly fields: Rec
   }
   const type = stringField(message, "type")
   const data = message["data"]
-  if (type !== undefined && isRecord(data) && ("content" in data || "tool_calls" in data)) {
+  if (type !== undefined && Predicate.isRecord(data) && ("content" in data || "tool_calls" in data)) {
     const side = type === "chat" ? sideOf(stringField(data, "role") ?? "") : sideOf(type)
     return side === undefined ? undefined : { side, fields: data }
   }
@@ -246,13 +246,13 @@ const messageEvents = (
     if (side === undefined || side === "tool") return undefined
     return [eventFor(side, context, message[1], source, timestamp)]
   }
-  if (!isRecord(message)) return undefined
+  if (!Predicate.isRecord(message)) return undefined
   const parts = messageParts(message)
   if (parts === undefined) return undefined
   const { side, fields } = parts
   const events: Array<EventInput> = []
   const content = fields["content"]
-  const additional = isRecord(fields["additional_kwargs"]) ? fields["additional_kwargs"] : {}
+  const additional = Predicate.isRecord(fields["additional_kwargs"]) ? fields["additional_kwargs"] : {}
 
   if (side === "tool") {
     const callId = idOf(fields["tool_call_id"])
@@ -271,7 +271,7 @@ const messageEvents = (
   const calls: Array<ToolCallRead> = []
   if (Array.isArray(content)) {
     for (const block of content) {
-      if (!isRecord(block)) continue
+      if (!Predicate.isRecord(block)) continue
       const type = stringField(block, "type")
       if (side === "agent" && (type === "thinking" || type === "reasoning")) {
         const thought = stringField(block, "thinking") ?? stringField(block, "text")
@@ -306,7 +306,7 @@ const messageEvents = (
       }
     }
     const functionCall = fields["function_call"] ?? additional["function_call"]
-    const fnCall = callOf(isRecord(functionCall) ? { function: functionCall } : undefined)
+    const fnCall = callOf(Predicate.isRecord(functionCall) ? { function: functionCall } : undefined)
     if (fnCall !== undefined && calls.length === 0) calls.push(fnCall)
     for (const call of calls) {
       if (call.id !== undefined) context.toolNames.set(call.id, call.name)
@@ -352,7 +352,7 @@ const collect = (body: unknown): Collected => {
   const byDottedOrder = new Map<string, Run>()
   const skipped = new Map<string, number>()
   const skip = (record: unknown) => {
-    const trace = isRecord(record) ? (idOf(record["trace_id"]) ?? "") : ""
+    const trace = Predicate.isRecord(record) ? (idOf(record["trace_id"]) ?? "") : ""
     skipped.set(trace, (skipped.get(trace) ?? 0) + 1)
   }
   let index = 0
@@ -374,17 +374,17 @@ const collect = (body: unknown): Collected => {
     for (let i = values.length - 1; i >= 0; i--) stack.push({ value: values[i], parent, patch })
   }
 
-  if (isRecord(body) && (Array.isArray(body["post"]) || Array.isArray(body["patch"]))) {
+  if (Predicate.isRecord(body) && (Array.isArray(body["post"]) || Array.isArray(body["patch"]))) {
     // Patches after posts: pushed first, so popped last.
     if (Array.isArray(body["patch"])) pushAll(body["patch"], undefined, true)
     if (Array.isArray(body["post"])) pushAll(body["post"], undefined, false)
-  } else if (isRecord(body) && Array.isArray(body["runs"])) pushAll(body["runs"], undefined, false)
+  } else if (Predicate.isRecord(body) && Array.isArray(body["runs"])) pushAll(body["runs"], undefined, false)
   else if (Array.isArray(body)) pushAll(body, undefined, false)
   else stack.push({ value: body, parent: undefined, patch: false })
 
   for (let pending = stack.pop(); pending !== undefined; pending = stack.pop()) {
     const { value, parent, patch } = pending
-    if (!isRecord(value)) {
+    if (!Predicate.isRecord(value)) {
       skip(value)
       continue
     }
@@ -431,7 +431,7 @@ const runType = (run: Run): string => {
   return type !== undefined && RUN_TYPES.has(type) ? type : "chain"
 }
 const runName = (run: Run): string => nonEmpty(stringField(run.fields, "name")) ?? runType(run)
-const recordOf = (value: unknown): Rec => (isRecord(value) ? value : {})
+const recordOf = (value: unknown): Rec => (Predicate.isRecord(value) ? value : {})
 const langGraphNode = (run: Run): string | undefined => {
   const node = stringField(recordOf(recordOf(run.fields["extra"])["metadata"]), "langgraph_node")
   return node !== undefined && nonEmpty(node) !== undefined && !isGenericChainName(node) ? node : undefined
@@ -476,16 +476,16 @@ const llmEvents = (run: Run, actor: string, trace: TraceContext) => {
   }
 
   const outputs = run.fields["outputs"]
-  if (isRecord(outputs)) {
+  if (Predicate.isRecord(outputs)) {
     const generations = outputs["generations"]
     const choices = outputs["choices"]
     if (Array.isArray(generations)) {
       generations.forEach((generation, i) => {
         const first: unknown = Array.isArray(generation) ? generation[0] : generation
         const at = Array.isArray(generation) ? `${source}/outputs.generations[${i}][0]` : `${source}/outputs.generations[${i}]`
-        if (!isRecord(first)) return
+        if (!Predicate.isRecord(first)) return
         const message = first["message"]
-        if (message !== undefined) read(isRecord(message) && !("role" in message) && !("lc" in message) && !("type" in message) ? { ...message, role: "assistant" } : message, at, end)
+        if (message !== undefined) read(Predicate.isRecord(message) && !("role" in message) && !("lc" in message) && !("type" in message) ? { ...message, role: "assistant" } : message, at, end)
         else {
           const text = stringField(first, "text")
           if (text !== undefined && text.trim().length > 0) events.push({ actor, role: "agent", kind: "message", content: text, source: at, timestamp: end })
@@ -493,15 +493,15 @@ const llmEvents = (run: Run, actor: string, trace: TraceContext) => {
       })
     } else if (Array.isArray(choices)) {
       const first: unknown = choices[0]
-      if (isRecord(first)) {
+      if (Predicate.isRecord(first)) {
         const message = first["message"] ?? first["delta"]
         const text = stringField(first, "text")
-        if (isRecord(message)) read("role" in message ? message : { ...message, role: "assistant" }, `${source}/outputs.choices[0]`, end)
+        if (Predicate.isRecord(message)) read("role" in message ? message : { ...message, role: "assistant" }, `${source}/outputs.choices[0]`, end)
         else if (text !== undefined && text.trim().length > 0) events.push({ actor, role: "agent", kind: "message", content: text, source: `${source}/outputs.choices[0]`, timestamp: end })
       }
-    } else if (isRecord(outputs["message"]) || isRecord(outputs["output"])) {
-      const message = isRecord(outputs["message"]) ? outputs["message"] : outputs["output"]
-      read(isRecord(message) && !("role" in message) && !("lc" in message) && !("type" in message) ? { ...message, role: "assistant" } : message, `${source}/outputs`, end)
+    } else if (Predicate.isRecord(outputs["message"]) || Predicate.isRecord(outputs["output"])) {
+      const message = Predicate.isRecord(outputs["message"]) ? outputs["message"] : outputs["output"]
+      read(Predicate.isRecord(message) && !("role" in message) && !("lc" in message) && !("type" in message) ? { ...message, role: "assistant" } : message, `${source}/outputs`, end)
     } else if ("role" in outputs || outputs["lc"] === 1 || (Array.isArray(outputs["content"]) && "type" in outputs)) {
       read(outputs, `${source}/outputs`, end)
     } else {
@@ -514,24 +514,24 @@ const llmEvents = (run: Run, actor: string, trace: TraceContext) => {
 
 const toolText = (values: unknown): string => {
   if (typeof values === "string") return values
-  if (!isRecord(values)) return values === undefined || values === null ? "" : compactJson(values)
+  if (!Predicate.isRecord(values)) return values === undefined || values === null ? "" : compactJson(values)
   const keys = Object.keys(values)
   for (const key of ["input", "output", "outputs", "result", "content"]) {
     const value = values[key]
     if (keys.length === 1 || key === "input" || key === "output") {
       if (typeof value === "string") return value
-      if (isRecord(value) && value["lc"] === 1 && isRecord(value["kwargs"])) return textOf(value["kwargs"]["content"]) ?? ""
-      if (isRecord(value) && ("tool_call_id" in value || value["type"] === "tool")) return textOf(value["content"]) ?? ""
+      if (Predicate.isRecord(value) && value["lc"] === 1 && Predicate.isRecord(value["kwargs"])) return textOf(value["kwargs"]["content"]) ?? ""
+      if (Predicate.isRecord(value) && ("tool_call_id" in value || value["type"] === "tool")) return textOf(value["content"]) ?? ""
     }
   }
   return compactJson(values)
 }
 
 const documentsText = (outputs: unknown): string => {
-  const documents = isRecord(outputs) ? outputs["documents"] : undefined
+  const documents = Predicate.isRecord(outputs) ? outputs["documents"] : undefined
   if (!Array.isArray(documents)) return toolText(outputs)
   return documents
-    .map((doc) => (isRecord(doc) ? (stringField(doc, "page_content") ?? stringField(doc, "pageContent") ?? compactJson(doc)) : String(doc)))
+    .map((doc) => (Predicate.isRecord(doc) ? (stringField(doc, "page_content") ?? stringField(doc, "pageContent") ?? compactJson(doc)) : String(doc)))
     .join("\n\n")
 }
 
@@ -541,10 +541,10 @@ const toolEvents = (run: Run, actor: string, trace: TraceContext) => {
   const start = timestampOf(run.fields["start_time"])
   const end = timestampOf(run.fields["end_time"]) ?? start
   const inputs = run.fields["inputs"]
-  const args = runType(run) === "retriever" && isRecord(inputs) && typeof inputs["query"] === "string" ? inputs["query"] : toolText(inputs)
+  const args = runType(run) === "retriever" && Predicate.isRecord(inputs) && typeof inputs["query"] === "string" ? inputs["query"] : toolText(inputs)
   trace.emit.toolRun({ actor, role: "agent", kind: "tool_call", content: args, tool, source, timestamp: start })
   const outputs = run.fields["outputs"]
-  if (isRecord(outputs) && Object.keys(outputs).length > 0) {
+  if (Predicate.isRecord(outputs) && Object.keys(outputs).length > 0) {
     const content = runType(run) === "retriever" ? documentsText(outputs) : toolText(outputs)
     trace.emit.toolRun({ actor: tool, role: "tool", kind: "tool_result", content, tool, source, timestamp: end })
   }
@@ -599,7 +599,7 @@ const rootExit = (run: Run, actor: string, trace: TraceContext, chainLike: boole
   const outputs = run.fields["outputs"]
   const source = `run:${run.id}`
   const timestamp = timestampOf(run.fields["end_time"])
-  if (chainLike && isRecord(outputs)) {
+  if (chainLike && Predicate.isRecord(outputs)) {
     const messages = outputs["messages"]
     if (Array.isArray(messages)) rootMessages(messages, `${source}/outputs.messages`, timestamp, actor, trace)
     else {
@@ -615,7 +615,7 @@ const rootExit = (run: Run, actor: string, trace: TraceContext, chainLike: boole
   if (error !== undefined) {
     trace.builder.setOutcome(error)
     trace.builder.setSuccess(false)
-  } else if (run.fields["end_time"] !== undefined || (isRecord(outputs) && Object.keys(outputs).length > 0)) trace.builder.setSuccess(true)
+  } else if (run.fields["end_time"] !== undefined || (Predicate.isRecord(outputs) && Object.keys(outputs).length > 0)) trace.builder.setSuccess(true)
 }
 
 interface Frame {
@@ -725,7 +725,7 @@ const read = (body: unknown): Either.Either<ReadonlyArray<NormalizedTrace>, stri
 // Detection
 
 const looksLikeRun = (value: unknown): boolean => {
-  if (!isRecord(value)) return false
+  if (!Predicate.isRecord(value)) return false
   const type = value["run_type"]
   return (
     typeof type === "string" &&
@@ -736,7 +736,7 @@ const looksLikeRun = (value: unknown): boolean => {
 
 const detect = (body: unknown): boolean => {
   if (Array.isArray(body)) return sample(body).some(looksLikeRun)
-  if (!isRecord(body)) return false
+  if (!Predicate.isRecord(body)) return false
   if (looksLikeRun(body)) return true
   const post = body["post"]
   const patch = body["patch"]
@@ -744,7 +744,7 @@ const detect = (body: unknown): boolean => {
     const records = [...(Array.isArray(post) ? sample(post) : []), ...(Array.isArray(patch) ? sample(patch) : [])]
     if (records.length === 0) return Array.isArray(post) && Array.isArray(patch)
     return records.some(
-      (record) => looksLikeRun(record) || (isRecord(record) && (typeof record["dotted_order"] === "string" || (typeof record["trace_id"] === "string" && ("inputs" in record || "outputs" in record))))
+      (record) => looksLikeRun(record) || (Predicate.isRecord(record) && (typeof record["dotted_order"] === "string" || (typeof record["trace_id"] === "string" && ("inputs" in record || "outputs" in record))))
     )
   }
   const runs = body["runs"]

@@ -25,11 +25,11 @@
  * `messages[2].tool_calls[0]`, `choices[0].message`, `output[2]`, `input[0]`, `[1].request.input[3]`,
  * `span:<id>`, `span:<id>/input[2]`.
  */
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
-import { isRecord, stringField } from "../Importer.js"
+import { stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
 import { hasAnthropicMarker } from "./Anthropic.js"
 import { at, detectSafely, isoOfEpoch, jsonText, sample, type Rec, type Who } from "./Common.js"
@@ -68,11 +68,11 @@ const ITEM_TYPES: ReadonlySet<string> = new Set([
 // Detection
 
 const isSpanObject = (value: unknown): boolean =>
-  isRecord(value) &&
-  (value["object"] === "trace.span" || (value["object"] === "trace" && "workflow_name" in value) || isRecord(value["span_data"]))
+  Predicate.isRecord(value) &&
+  (value["object"] === "trace.span" || (value["object"] === "trace" && "workflow_name" in value) || Predicate.isRecord(value["span_data"]))
 
 const isChatMessage = (value: unknown): boolean => {
-  if (!isRecord(value) || "from" in value) return false
+  if (!Predicate.isRecord(value) || "from" in value) return false
   const role = stringField(value, "role")
   if (role === undefined || !CHAT_ROLES.has(role)) return false
   const content = value["content"]
@@ -80,7 +80,7 @@ const isChatMessage = (value: unknown): boolean => {
 }
 
 const isItem = (value: unknown): boolean => {
-  if (!isRecord(value)) return false
+  if (!Predicate.isRecord(value)) return false
   const type = stringField(value, "type")
   return type !== undefined && ITEM_TYPES.has(type) && (type !== "message" || typeof value["role"] === "string")
 }
@@ -90,7 +90,7 @@ const isCompletion = (value: Rec): boolean => {
   const choices = value["choices"]
   if (!Array.isArray(choices)) return false
   const first: unknown = choices[0]
-  return isRecord(first) && isRecord(first["message"]) && typeof first["message"]["role"] === "string"
+  return Predicate.isRecord(first) && Predicate.isRecord(first["message"]) && typeof first["message"]["role"] === "string"
 }
 
 const isResponsesBody = (value: Rec): boolean => {
@@ -109,7 +109,7 @@ const isChatRequest = (value: Rec): boolean => {
   if (!Array.isArray(messages) || messages.length === 0) return false
   if ("system" in value || "agents" in value || "trajectory_format" in value) return false
   const records = sample(messages)
-  if (records.some((record) => isRecord(record) && "from" in record)) return false
+  if (records.some((record) => Predicate.isRecord(record) && "from" in record)) return false
   const known = records.filter((record) => isChatMessage(record) || isItem(record)).length
   return known > 0 && known * 2 >= records.length
 }
@@ -121,7 +121,7 @@ const detectRecord = (value: Rec, depth: number): boolean => {
   if (depth > 1) return false
   const request = value["request"]
   const response = value["response"]
-  return (isRecord(request) && detectRecord(request, depth + 1)) || (isRecord(response) && detectRecord(response, depth + 1))
+  return (Predicate.isRecord(request) && detectRecord(request, depth + 1)) || (Predicate.isRecord(response) && detectRecord(response, depth + 1))
 }
 
 /** True when the first records of a list are mostly OpenAI messages, items, spans or calls. */
@@ -129,15 +129,15 @@ const listLooksOpenAI = (list: ReadonlyArray<unknown>): boolean => {
   const records = sample(list)
   let known = 0
   for (const record of records) {
-    if (isRecord(record) && "from" in record) return false
-    if (isChatMessage(record) || isItem(record) || isSpanObject(record) || (isRecord(record) && detectRecord(record, 1))) known++
+    if (Predicate.isRecord(record) && "from" in record) return false
+    if (isChatMessage(record) || isItem(record) || isSpanObject(record) || (Predicate.isRecord(record) && detectRecord(record, 1))) known++
   }
   return known > 0 && known * 2 >= records.length
 }
 
 const detectBody = (body: unknown): boolean => {
   if (Array.isArray(body)) return body.length > 0 && !hasAnthropicMarker(body) && listLooksOpenAI(body)
-  return isRecord(body) && !hasAnthropicMarker(body) && detectRecord(body, 0)
+  return Predicate.isRecord(body) && !hasAnthropicMarker(body) && detectRecord(body, 0)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ const contentOf = (reader: Reader, content: unknown): string | undefined => {
   if (typeof content === "number" || typeof content === "boolean") return String(content)
   if (content === null || content === undefined) return undefined
   if (!Array.isArray(content)) {
-    if (isRecord(content) && typeof content["text"] === "string") return content["text"]
+    if (Predicate.isRecord(content) && typeof content["text"] === "string") return content["text"]
     reader.builder.skip()
     return undefined
   }
@@ -193,8 +193,8 @@ const contentOf = (reader: Reader, content: unknown): string | undefined => {
       texts.push(part)
       continue
     }
-    const type = isRecord(part) ? stringField(part, "type") : undefined
-    const text = isRecord(part) ? (type === "refusal" ? stringField(part, "refusal") : stringField(part, "text")) : undefined
+    const type = Predicate.isRecord(part) ? stringField(part, "type") : undefined
+    const text = Predicate.isRecord(part) ? (type === "refusal" ? stringField(part, "refusal") : stringField(part, "text")) : undefined
     if (text !== undefined && (type === undefined || type === "refusal" || TEXT_PARTS.has(type))) texts.push(text)
     else reader.builder.skip()
   }
@@ -244,8 +244,8 @@ const chatMessageEvents = (reader: Reader, message: Rec, source: string, options
   const calls = message["tool_calls"]
   if (Array.isArray(calls)) {
     calls.forEach((call, index) => {
-      const fn = isRecord(call) ? call["function"] : undefined
-      if (!isRecord(call) || !isRecord(fn)) {
+      const fn = Predicate.isRecord(call) ? call["function"] : undefined
+      if (!Predicate.isRecord(call) || !Predicate.isRecord(fn)) {
         reader.builder.skip()
         return
       }
@@ -256,7 +256,7 @@ const chatMessageEvents = (reader: Reader, message: Rec, source: string, options
     })
   }
   const legacy = message["function_call"]
-  if (isRecord(legacy)) {
+  if (Predicate.isRecord(legacy)) {
     const tool = stringField(legacy, "name") ?? "function"
     events.push({ ...who, kind: "tool_call", content: jsonText(legacy["arguments"]), tool, source: `${source}.function_call`, timestamp })
   }
@@ -282,7 +282,7 @@ const callInput = (item: Rec): string => {
 }
 
 const itemEvents = (reader: Reader, item: unknown, source: string, options: Options): Array<EventInput> => {
-  if (!isRecord(item)) {
+  if (!Predicate.isRecord(item)) {
     if (typeof item === "string" && item.length > 0) return [{ actor: "user", role: "user", kind: "message", content: item, source, timestamp: options.timestamp }]
     reader.builder.skip()
     return []
@@ -310,7 +310,7 @@ const itemEvents = (reader: Reader, item: unknown, source: string, options: Opti
         const list = item[field]
         if (!Array.isArray(list)) continue
         for (const part of list) {
-          if (isRecord(part) && typeof part["text"] === "string" && part["text"].length > 0) parts.push(part["text"])
+          if (Predicate.isRecord(part) && typeof part["text"] === "string" && part["text"].length > 0) parts.push(part["text"])
         }
       }
       if (parts.length === 0) {
@@ -364,7 +364,7 @@ const itemEvents = (reader: Reader, item: unknown, source: string, options: Opti
 
 const errorText = (error: unknown): string => {
   if (typeof error === "string") return error
-  if (isRecord(error)) return stringField(error, "message") ?? stringField(error, "code") ?? jsonText(error)
+  if (Predicate.isRecord(error)) return stringField(error, "message") ?? stringField(error, "code") ?? jsonText(error)
   return jsonText(error)
 }
 
@@ -374,20 +374,20 @@ const isCall = (value: Rec): boolean =>
   isCompletion(value) ||
   isResponsesBody(value) ||
   "input" in value ||
-  isRecord(value["request"]) ||
-  isRecord(value["response"]) ||
-  (isRecord(value["error"]) && !("role" in value) && !("type" in value))
+  Predicate.isRecord(value["request"]) ||
+  Predicate.isRecord(value["response"]) ||
+  (Predicate.isRecord(value["error"]) && !("role" in value) && !("type" in value))
 
 /** The events of one call in order: instructions, input / messages, output / choices, errors. */
 const callEvents = (reader: Reader, call: Rec, prefix: string, options: Options): Array<EventInput> => {
   const events: Array<EventInput> = []
   const depth = options.depth ?? 0
   const request = call["request"]
-  if (isRecord(request)) {
+  if (Predicate.isRecord(request)) {
     if (depth < 2) events.push(...callEvents(reader, request, at(prefix, "request"), { ...options, depth: depth + 1 }))
     else reader.builder.skip()
   }
-  const withRequest = isRecord(request) || Array.isArray(call["messages"]) || "input" in call
+  const withRequest = Predicate.isRecord(request) || Array.isArray(call["messages"]) || "input" in call
 
   const instructions = options.echo === true ? undefined : call["instructions"]
   if (typeof instructions === "string" && instructions.length > 0) {
@@ -399,7 +399,7 @@ const callEvents = (reader: Reader, call: Rec, prefix: string, options: Options)
   if (Array.isArray(messages)) {
     messages.forEach((message, index) => {
       const source = `${at(prefix, "messages")}[${index}]`
-      if (isRecord(message)) events.push(...chatMessageEvents(reader, message, source, options))
+      if (Predicate.isRecord(message)) events.push(...chatMessageEvents(reader, message, source, options))
       else reader.builder.skip()
     })
   }
@@ -416,8 +416,8 @@ const callEvents = (reader: Reader, call: Rec, prefix: string, options: Options)
     if (id !== undefined) reader.responses.push(id)
     const timestamp = options.timestamp ?? isoTime(call["created"])
     choices.forEach((choice, index) => {
-      const message = isRecord(choice) ? choice["message"] : undefined
-      if (isRecord(message)) events.push(...chatMessageEvents(reader, message, `${at(prefix, "choices")}[${index}].message`, { ...options, timestamp }))
+      const message = Predicate.isRecord(choice) ? choice["message"] : undefined
+      if (Predicate.isRecord(message)) events.push(...chatMessageEvents(reader, message, `${at(prefix, "choices")}[${index}].message`, { ...options, timestamp }))
       else reader.builder.skip()
     })
   }
@@ -440,14 +440,14 @@ const callEvents = (reader: Reader, call: Rec, prefix: string, options: Options)
   } else if (status === "incomplete") {
     reader.failed = true
     const details = call["incomplete_details"]
-    const reason = isRecord(details) ? stringField(details, "reason") : undefined
+    const reason = Predicate.isRecord(details) ? stringField(details, "reason") : undefined
     events.push({ ...agent, kind: "error", content: reason ?? status, source: reason === undefined ? at(prefix, "status") : at(prefix, "incomplete_details.reason") })
   } else if (status === "completed" && call["object"] === "response") {
     reader.completed = true
   }
 
   const response = call["response"]
-  if (isRecord(response)) {
+  if (Predicate.isRecord(response)) {
     if (depth < 2) events.push(...callEvents(reader, response, at(prefix, "response"), { ...options, echo: withRequest, depth: depth + 1 }))
     else reader.builder.skip()
   }
@@ -466,15 +466,15 @@ const readConversation = (body: unknown): Either.Either<ReadonlyArray<Normalized
   const { builder } = reader
   if (Array.isArray(body)) {
     body.forEach((element, index) => {
-      if (isRecord(element) && !isItem(element) && !("role" in element) && isCall(element)) {
+      if (Predicate.isRecord(element) && !isItem(element) && !("role" in element) && isCall(element)) {
         builder.addHistory(callEvents(reader, element, `[${index}]`, {}))
       } else {
         for (const event of itemEvents(reader, element, `[${index}]`, {})) builder.add(event)
       }
     })
-  } else if (isRecord(body) && (isItem(body) || "role" in body)) {
+  } else if (Predicate.isRecord(body) && (isItem(body) || "role" in body)) {
     for (const event of itemEvents(reader, body, "", {})) builder.add(event)
-  } else if (isRecord(body) && isCall(body)) {
+  } else if (Predicate.isRecord(body) && isCall(body)) {
     builder.addHistory(callEvents(reader, body, "", {}))
   } else {
     return fail("expected Chat Completions messages, a Responses API response or items, or an Agents SDK trace export")
@@ -488,7 +488,7 @@ const readConversation = (body: unknown): Either.Either<ReadonlyArray<Normalized
 
 const spanList = (body: unknown): ReadonlyArray<unknown> | undefined => {
   if (Array.isArray(body)) return sample(body).some(isSpanObject) ? body : undefined
-  if (!isRecord(body)) return undefined
+  if (!Predicate.isRecord(body)) return undefined
   const data = body["data"]
   if (Array.isArray(data) && (data.length === 0 || sample(data).some(isSpanObject))) return data
   return isSpanObject(body) ? [body] : undefined
@@ -517,7 +517,7 @@ const spanOf = (record: Rec, order: number): Span => {
     parent: stringField(record, "parent_id"),
     start: isoTime(record["started_at"]),
     end: isoTime(record["ended_at"]),
-    data: isRecord(data) ? data : undefined,
+    data: Predicate.isRecord(data) ? data : undefined,
     error: record["error"],
     order
   }
@@ -525,10 +525,10 @@ const spanOf = (record: Rec, order: number): Span => {
 
 /** An Agents SDK span error's text: its message, and the error detail in `data.error` when given. */
 const spanErrorText = (error: unknown): string => {
-  if (!isRecord(error)) return jsonText(error)
+  if (!Predicate.isRecord(error)) return jsonText(error)
   const message = stringField(error, "message")
   const data = error["data"]
-  const detail = isRecord(data) ? stringField(data, "error") : undefined
+  const detail = Predicate.isRecord(data) ? stringField(data, "error") : undefined
   if (message === undefined) return detail ?? jsonText(error)
   return detail === undefined || detail === message ? message : `${message}\n${detail}`
 }
@@ -584,10 +584,10 @@ const readAgentTrace = (id: string | null, workflow: string | undefined, records
     const options: Options = { assistant: agent, timestamp: span.start }
     if (typeof input === "string" && input.length > 0) events.push({ actor: "user", role: "user", kind: "message", content: input, source: `${source}/input`, timestamp: span.start })
     else if (Array.isArray(input)) input.forEach((item, index) => events.push(...itemEvents(reader, item, `${source}/input[${index}]`, options)))
-    const outputs = Array.isArray(output) ? output : isRecord(output) ? [output] : []
+    const outputs = Array.isArray(output) ? output : Predicate.isRecord(output) ? [output] : []
     outputs.forEach((item, index) => {
       const itemSource = `${source}/output${Array.isArray(output) ? `[${index}]` : ""}`
-      if (isRecord(item) && (isCompletion(item) || item["object"] === "response" || isRecord(item["error"]))) {
+      if (Predicate.isRecord(item) && (isCompletion(item) || item["object"] === "response" || Predicate.isRecord(item["error"]))) {
         events.push(...callEvents(reader, item, itemSource, { assistant: agent, timestamp: span.end }))
       } else {
         events.push(...itemEvents(reader, item, itemSource, { assistant: agent, timestamp: span.end }))
@@ -659,7 +659,7 @@ const readAgentTrace = (id: string | null, workflow: string | undefined, records
       case "custom": {
         // The SDK's task / turn spans mirror the agent spans (and their errors); others may fail.
         const custom = data["data"]
-        const structural = isRecord(custom) && (custom["sdk_span_type"] === "task" || custom["sdk_span_type"] === "turn")
+        const structural = Predicate.isRecord(custom) && (custom["sdk_span_type"] === "task" || custom["sdk_span_type"] === "turn")
         if (hasError && !structural) push(span.end ?? span.start, span.order, () => builder.add(errorEvent({ actor, role: "agent" })))
         builder.skip()
         break
@@ -686,7 +686,7 @@ const readAgents = (list: ReadonlyArray<unknown>): Either.Either<ReadonlyArray<N
   const NO_ID = "\u0000"
   let skipped = 0
   for (const record of list) {
-    if (!isRecord(record)) {
+    if (!Predicate.isRecord(record)) {
       skipped++
       continue
     }
@@ -695,7 +695,7 @@ const readAgents = (list: ReadonlyArray<unknown>): Either.Either<ReadonlyArray<N
     const group = groups.get(traceId) ?? { records: [], workflow: undefined }
     groups.set(traceId, group)
     if (isTrace) group.workflow = stringField(record, "workflow_name") ?? group.workflow
-    else if (record["object"] === "trace.span" || isRecord(record["span_data"])) group.records.push(record)
+    else if (record["object"] === "trace.span" || Predicate.isRecord(record["span_data"])) group.records.push(record)
     else skipped++
   }
   const traces: Array<NormalizedTrace> = []
@@ -714,7 +714,7 @@ export const openAiImporter: Importer = {
   format: "openai",
   detect: detectSafely(detectBody),
   read: (body) => {
-    if (!Array.isArray(body) && !isRecord(body)) return fail("expected Chat Completions messages, a Responses API response or items, or an Agents SDK trace export")
+    if (!Array.isArray(body) && !Predicate.isRecord(body)) return fail("expected Chat Completions messages, a Responses API response or items, or an Agents SDK trace export")
     if (Array.isArray(body) && body.length === 0) return fail("the body is an empty list: no messages, items or spans to read")
     const spans = spanList(body)
     if (spans !== undefined) return readAgents(spans)

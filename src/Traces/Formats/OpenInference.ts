@@ -14,8 +14,8 @@
  * input/output messages in span-event bodies are read as calls too. ERROR statuses and
  * `exception` events are errors.
  */
+import { Predicate } from "effect"
 import type { Importer } from "../Importer.js"
-import { isRecord } from "../Importer.js"
 import { firstPresent, str, type Rec } from "./Common.js"
 import {
   addSpanErrors,
@@ -50,7 +50,7 @@ const hasPrefix = (span: Span, prefixes: ReadonlyArray<string>): boolean => {
 
 const adotBody = (span: Span): Rec | undefined => {
   for (const event of span.events) {
-    if (isRecord(event.body) && (isRecord(event.body["input"]) || isRecord(event.body["output"]))) return event.body
+    if (Predicate.isRecord(event.body) && (Predicate.isRecord(event.body["input"]) || Predicate.isRecord(event.body["output"]))) return event.body
   }
   return undefined
 }
@@ -72,18 +72,18 @@ const kindOf = (span: Span): Kind => {
 
 /** An OpenInference message (`{message: {role, content, contents, tool_calls, ...}}`) in the common shape. */
 const oiMessage = (raw: unknown): unknown => {
-  const message = isRecord(raw) && isRecord(raw["message"]) ? raw["message"] : raw
-  if (!isRecord(message)) return message
+  const message = Predicate.isRecord(raw) && Predicate.isRecord(raw["message"]) ? raw["message"] : raw
+  if (!Predicate.isRecord(message)) return message
   const contents = Array.isArray(message["contents"])
     ? message["contents"].map((entry) => {
-        const content = isRecord(entry) && isRecord(entry["message_content"]) ? entry["message_content"] : entry
-        if (!isRecord(content)) return content
+        const content = Predicate.isRecord(entry) && Predicate.isRecord(entry["message_content"]) ? entry["message_content"] : entry
+        if (!Predicate.isRecord(content)) return content
         const type = str(content["type"]) ?? "text"
         return type === "text" ? { type, text: content["text"] } : { type }
       })
     : undefined
   const calls = Array.isArray(message["tool_calls"])
-    ? message["tool_calls"].map((entry) => (isRecord(entry) && isRecord(entry["tool_call"]) ? entry["tool_call"] : entry))
+    ? message["tool_calls"].map((entry) => (Predicate.isRecord(entry) && Predicate.isRecord(entry["tool_call"]) ? entry["tool_call"] : entry))
     : undefined
   const content = message["content"]
   return {
@@ -123,7 +123,7 @@ const inputValueMessages = (span: Span, skip: () => void, agent = false): Array<
     return agent && !isTextMime(span, "input.mime_type") ? [] : [{ role: "user", name: undefined, items: [{ type: "text", text: parsed }] }]
   }
   if (Array.isArray(parsed)) return [...parseMessages(parsed, "user", skip)]
-  if (isRecord(parsed)) {
+  if (Predicate.isRecord(parsed)) {
     const messages = firstPresent(parsed["messages"], parsed["input"])
     if (messages !== undefined) return [...parseMessages(messages, "user", skip)]
     const instruction = taskField(parsed)
@@ -140,7 +140,7 @@ const outputValueMessages = (span: Span, skip: () => void, agent = false): Array
   if (typeof parsed === "string") {
     return agent && !isTextMime(span, "output.mime_type") ? [] : [{ role: "assistant", name: undefined, items: [{ type: "text", text: parsed }] }]
   }
-  if (isRecord(parsed)) {
+  if (Predicate.isRecord(parsed)) {
     const choices = parsed["choices"]
     if (Array.isArray(choices)) return [...parseMessages(choices.slice(0, 1), "assistant", skip)]
     if (Array.isArray(parsed["output"])) return [...parseMessages(parsed["output"], "assistant", skip)]
@@ -156,7 +156,7 @@ const taskField = (record: Rec): string | undefined =>
 const rootText = (value: unknown): string | undefined => {
   const parsed = parseJsonish(value)
   if (typeof parsed === "string") return parsed
-  return isRecord(parsed) ? taskField(parsed) ?? textOf(value) : value === undefined ? undefined : textOf(value)
+  return Predicate.isRecord(parsed) ? taskField(parsed) ?? textOf(value) : value === undefined ? undefined : textOf(value)
 }
 
 const stamp = (parts: ReadonlyArray<MessageParts>, span: Span, direction: "input" | "output", nanos: bigint | undefined): Array<Message> =>
@@ -169,21 +169,21 @@ const LANGCHAIN_ROLES: Readonly<Record<string, string>> = { human: "user", ai: "
 /** A LangChain-serialized content (`{generations}`, `{messages}`, a tool message) as messages. */
 const unwrapLangChain = (role: string, content: string, skip: () => void): ReadonlyArray<MessageParts> | undefined => {
   const parsed = parseJsonish(content)
-  if (!isRecord(parsed)) return undefined
+  if (!Predicate.isRecord(parsed)) return undefined
   const generations = parsed["generations"]
   if (Array.isArray(generations)) {
     const batch: unknown = generations[0]
     const generation: unknown = Array.isArray(batch) ? batch[0] : undefined
-    if (!isRecord(generation)) return []
-    const message = isRecord(generation["message"]) ? generation["message"] : undefined
-    const kwargs = message !== undefined && isRecord(message["kwargs"]) ? message["kwargs"] : message
+    if (!Predicate.isRecord(generation)) return []
+    const message = Predicate.isRecord(generation["message"]) ? generation["message"] : undefined
+    const kwargs = message !== undefined && Predicate.isRecord(message["kwargs"]) ? message["kwargs"] : message
     const calls = kwargs?.["tool_calls"]
     const parsedMessage = parseMessage(
       {
         role: "assistant",
         content: generation["text"],
         tool_calls: Array.isArray(calls)
-          ? calls.map((call) => (isRecord(call) ? { id: call["id"], name: call["name"], arguments: firstPresent(call["args"], call["arguments"]) } : call))
+          ? calls.map((call) => (Predicate.isRecord(call) ? { id: call["id"], name: call["name"], arguments: firstPresent(call["args"], call["arguments"]) } : call))
           : undefined
       },
       "assistant",
@@ -193,8 +193,8 @@ const unwrapLangChain = (role: string, content: string, skip: () => void): Reado
   }
   if (Array.isArray(parsed["messages"])) {
     return parsed["messages"].flatMap((raw) => {
-      const entry = isRecord(raw) && isRecord(raw["kwargs"]) ? raw["kwargs"] : raw
-      if (!isRecord(entry)) return []
+      const entry = Predicate.isRecord(raw) && Predicate.isRecord(raw["kwargs"]) ? raw["kwargs"] : raw
+      if (!Predicate.isRecord(entry)) return []
       const type = str(entry["type"])
       const message = parseMessage({ ...entry, role: entry["role"] ?? (type === undefined ? role : LANGCHAIN_ROLES[type] ?? type) }, role, skip)
       return message === undefined ? [] : [message]
@@ -211,12 +211,12 @@ const unwrapLangChain = (role: string, content: string, skip: () => void): Reado
 const SENTINELS = new Set(["__start__", "__end__"])
 
 const adotMessages = (side: unknown, defaultRole: string, skip: () => void): Array<MessageParts> => {
-  const list = isRecord(side) ? side["messages"] : undefined
+  const list = Predicate.isRecord(side) ? side["messages"] : undefined
   if (!Array.isArray(list)) return []
   const messages: Array<MessageParts> = []
   for (const raw of list) {
-    if (isRecord(raw) && typeof raw["content"] === "string" && SENTINELS.has(raw["content"])) continue
-    if (isRecord(raw) && typeof raw["content"] === "string") {
+    if (Predicate.isRecord(raw) && typeof raw["content"] === "string" && SENTINELS.has(raw["content"])) continue
+    if (Predicate.isRecord(raw) && typeof raw["content"] === "string") {
       const unwrapped = unwrapLangChain(str(raw["role"]) ?? defaultRole, raw["content"], skip)
       if (unwrapped !== undefined) {
         messages.push(...unwrapped)
@@ -240,8 +240,8 @@ const toolNameOf = (span: Span): string =>
 const documentsText = (span: Span): string | undefined => {
   const documents = unflatten(span.attributes, "retrieval.documents.")
   const texts = documents.flatMap((entry) => {
-    const document = isRecord(entry) && isRecord(entry["document"]) ? entry["document"] : entry
-    const content = isRecord(document) ? document["content"] : undefined
+    const document = Predicate.isRecord(entry) && Predicate.isRecord(entry["document"]) ? entry["document"] : entry
+    const content = Predicate.isRecord(document) ? document["content"] : undefined
     return typeof content === "string" ? [content] : []
   })
   return texts.length > 0 ? texts.join("\n\n") : undefined

@@ -18,8 +18,8 @@
  * and results (a result of kind `error` when the span failed); ERROR statuses and `exception`
  * events are errors.
  */
+import { Predicate } from "effect"
 import type { Importer } from "../Importer.js"
-import { isRecord } from "../Importer.js"
 import { firstPresent, str } from "./Common.js"
 import {
   addSpanErrors,
@@ -82,7 +82,7 @@ interface EventLike {
   readonly source: (direction: "input" | "output", index: number) => string
 }
 
-const eventPayload = (event: EventLike): unknown => (isRecord(event.body) || typeof event.body === "string" ? event.body : event.attributes)
+const eventPayload = (event: EventLike): unknown => (Predicate.isRecord(event.body) || typeof event.body === "string" ? event.body : event.attributes)
 
 /** The messages of a run of event-like records; `undefined` when none is of the convention. */
 const callOfEvents = (events: ReadonlyArray<EventLike>, skip: () => void): ModelCall | undefined => {
@@ -101,7 +101,7 @@ const callOfEvents = (events: ReadonlyArray<EventLike>, skip: () => void): Model
       if (message !== undefined) output.push({ ...message, source: event.source("output", output.length), timestamp: event.timestamp })
     } else if (event.name === "gen_ai.client.inference.operation.details" || event.name === "gen_ai.content.prompt" || event.name === "gen_ai.content.completion") {
       found = true
-      const payload = isRecord(event.body) ? { ...event.attributes, ...event.body } : event.attributes
+      const payload = Predicate.isRecord(event.body) ? { ...event.attributes, ...event.body } : event.attributes
       const system = systemMessage(payload["gen_ai.system_instructions"], (i) => event.source("input", i), event.timestamp, skip)
       const inputs = parseMessages(firstPresent(payload["gen_ai.input.messages"], payload["gen_ai.prompt"]), "user", skip)
       if (system !== undefined && !inputs.some((message) => message.role === "system") && !input.some((message) => message.role === "system")) {
@@ -143,7 +143,7 @@ const vercelCall = (span: Span, skip: () => void): ModelCall | undefined => {
       role: "assistant",
       content: firstPresent(attributes["ai.response.text"], attributes["ai.response.object"]),
       tool_calls: Array.isArray(calls)
-        ? calls.map((call) => (isRecord(call) ? { id: call["toolCallId"], name: call["toolName"], arguments: firstPresent(call["args"], call["input"]) } : call))
+        ? calls.map((call) => (Predicate.isRecord(call) ? { id: call["toolCallId"], name: call["toolName"], arguments: firstPresent(call["args"], call["input"]) } : call))
         : undefined
     },
     "assistant",

@@ -18,9 +18,8 @@
  * wrappers such as `{spans: [...]}` and AWS ADOT's `{session_id, span_count, spans}`, and a single
  * span object.
  */
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import { contentText, makeTraceBuilder, type EventInput, type TraceBuilder } from "../Builder.js"
-import { isRecord } from "../Importer.js"
 import type { ActorRole, NormalizedTrace } from "../Model.js"
 import { str } from "./Common.js"
 
@@ -88,7 +87,7 @@ const MAX_DEPTH = 64
 
 const recordAt = (record: Json, key: string): Json | undefined => {
   const value = record[key]
-  return isRecord(value) ? value : undefined
+  return Predicate.isRecord(value) ? value : undefined
 }
 const first = <A>(...values: ReadonlyArray<A | undefined>): A | undefined => values.find((value) => value !== undefined)
 
@@ -99,14 +98,14 @@ const ANY_VALUE_KEYS = new Set(["stringValue", "boolValue", "intValue", "doubleV
 
 /** True for an OTLP AnyValue wrapper (`{stringValue}`, `{kvlistValue}`, ..., or the empty `{}`). */
 const isAnyValue = (value: unknown): value is Json => {
-  if (!isRecord(value)) return false
+  if (!Predicate.isRecord(value)) return false
   const keys = Object.keys(value)
   return keys.length === 0 || (keys.length === 1 && keys[0] !== undefined && ANY_VALUE_KEYS.has(keys[0]))
 }
 
 /** An OTLP AnyValue as a plain value: arrays and kvlists become arrays and objects. */
 export const fromAnyValue = (value: unknown, depth = 0): unknown => {
-  if (!isRecord(value)) return value
+  if (!Predicate.isRecord(value)) return value
   if (depth > MAX_DEPTH) return undefined
   if ("stringValue" in value) return value["stringValue"]
   if ("boolValue" in value) return value["boolValue"]
@@ -125,12 +124,12 @@ export const fromAnyValue = (value: unknown, depth = 0): unknown => {
   if ("bytesValue" in value) return value["bytesValue"]
   if ("arrayValue" in value) {
     const array = value["arrayValue"]
-    const values = isRecord(array) ? array["values"] : undefined
+    const values = Predicate.isRecord(array) ? array["values"] : undefined
     return Array.isArray(values) ? values.map((item) => fromAnyValue(item, depth + 1)) : []
   }
   if ("kvlistValue" in value) {
     const list = value["kvlistValue"]
-    return keyValues(isRecord(list) ? list["values"] : undefined, depth + 1)
+    return keyValues(Predicate.isRecord(list) ? list["values"] : undefined, depth + 1)
   }
   return undefined
 }
@@ -141,7 +140,7 @@ const keyValues = (list: unknown, depth: number): Attributes => {
   const attributes: Record<string, unknown> = {}
   let found = false
   for (const entry of list) {
-    if (!isRecord(entry)) continue
+    if (!Predicate.isRecord(entry)) continue
     const key = entry["key"]
     if (typeof key !== "string" || UNSAFE_KEYS.has(key)) continue
     attributes[key] = fromAnyValue(entry["value"], depth)
@@ -155,7 +154,7 @@ const UNSAFE_KEYS: ReadonlySet<string> = new Set(["__proto__"])
 /** Attributes in either shape: a plain object (kept as it is) or an OTLP KeyValue list. */
 export const attributesOf = (value: unknown): Attributes => {
   if (Array.isArray(value)) return keyValues(value, 0)
-  return isRecord(value) ? value : EMPTY
+  return Predicate.isRecord(value) ? value : EMPTY
 }
 
 /** A body that may be an OTLP AnyValue (log records) or a plain value (span dicts). */
@@ -258,7 +257,7 @@ export const statusOf = (value: unknown): SpanStatus => {
     const code = statusCodeOf(value)
     return code === "ok" ? STATUS_OK : code === "error" ? STATUS_ERROR : STATUS_UNSET
   }
-  if (!isRecord(value)) return STATUS_UNSET
+  if (!Predicate.isRecord(value)) return STATUS_UNSET
   const code = statusCodeOf(first(value["code"], value["status_code"], value["statusCode"]))
   const message = str(value["message"]) ?? str(value["description"])
   if (message === undefined) return code === "ok" ? STATUS_OK : code === "error" ? STATUS_ERROR : STATUS_UNSET
@@ -291,7 +290,7 @@ const readEvents = (value: unknown, counter: { skipped: number }): ReadonlyArray
   if (!Array.isArray(value) || value.length === 0) return NO_EVENTS
   const events: Array<SpanEvent> = []
   for (const event of value) {
-    if (!isRecord(event)) {
+    if (!Predicate.isRecord(event)) {
       counter.skipped++
       continue
     }
@@ -360,7 +359,7 @@ const hasOtlpKeys = (record: Json): boolean => "resourceSpans" in record || "res
 
 /** A record that is a span on its own (not a container): it has an id or a span context. */
 const looksLikeSpan = (record: Json): boolean =>
-  "span_id" in record || "spanId" in record || isRecord(record["spanContext"]) || isRecord(record["context"])
+  "span_id" in record || "spanId" in record || Predicate.isRecord(record["spanContext"]) || Predicate.isRecord(record["context"])
 
 /**
  * Reads every span and log record of a body in any of the supported container shapes. Never
@@ -374,7 +373,7 @@ export const readSpanBody = (body: unknown): SpanBody => {
 
   const readSpanList = (list: ReadonlyArray<unknown>, container: Container) => {
     for (const record of list) {
-      if (isRecord(record)) spans.push(readSpan(record, spans.length, container, counter))
+      if (Predicate.isRecord(record)) spans.push(readSpan(record, spans.length, container, counter))
       else counter.skipped++
     }
   }
@@ -383,7 +382,7 @@ export const readSpanBody = (body: unknown): SpanBody => {
     const resourceSpans = request["resourceSpans"]
     if (resourceSpans !== undefined && !Array.isArray(resourceSpans)) counter.skipped++
     for (const group of Array.isArray(resourceSpans) ? resourceSpans : []) {
-      if (!isRecord(group)) {
+      if (!Predicate.isRecord(group)) {
         counter.skipped++
         continue
       }
@@ -394,7 +393,7 @@ export const readSpanBody = (body: unknown): SpanBody => {
         continue
       }
       for (const scope of scopes) {
-        if (!isRecord(scope) || !Array.isArray(scope["spans"])) {
+        if (!Predicate.isRecord(scope) || !Array.isArray(scope["spans"])) {
           counter.skipped++
           continue
         }
@@ -404,7 +403,7 @@ export const readSpanBody = (body: unknown): SpanBody => {
     const resourceLogs = request["resourceLogs"]
     if (resourceLogs !== undefined && !Array.isArray(resourceLogs)) counter.skipped++
     for (const group of Array.isArray(resourceLogs) ? resourceLogs : []) {
-      if (!isRecord(group)) {
+      if (!Predicate.isRecord(group)) {
         counter.skipped++
         continue
       }
@@ -414,13 +413,13 @@ export const readSpanBody = (body: unknown): SpanBody => {
         continue
       }
       for (const scope of scopes) {
-        const records = isRecord(scope) ? scope["logRecords"] : undefined
+        const records = Predicate.isRecord(scope) ? scope["logRecords"] : undefined
         if (!Array.isArray(records)) {
           counter.skipped++
           continue
         }
         for (const record of records) {
-          if (isRecord(record)) logs.push(readLog(record, logs.length))
+          if (Predicate.isRecord(record)) logs.push(readLog(record, logs.length))
           else counter.skipped++
         }
       }
@@ -435,13 +434,13 @@ export const readSpanBody = (body: unknown): SpanBody => {
         return
       }
       for (const item of value) {
-        if (isRecord(item) && (hasOtlpKeys(item) || (Array.isArray(item["spans"]) && !looksLikeSpan(item)))) readTop(item, true)
-        else if (isRecord(item)) spans.push(readSpan(item, spans.length, PLAIN, counter))
+        if (Predicate.isRecord(item) && (hasOtlpKeys(item) || (Array.isArray(item["spans"]) && !looksLikeSpan(item)))) readTop(item, true)
+        else if (Predicate.isRecord(item)) spans.push(readSpan(item, spans.length, PLAIN, counter))
         else counter.skipped++
       }
       return
     }
-    if (!isRecord(value)) return
+    if (!Predicate.isRecord(value)) return
     if (hasOtlpKeys(value)) readOtlp(value)
     else if (Array.isArray(value["spans"])) readSpanList(value["spans"], PLAIN)
     else if (looksLikeSpan(value)) spans.push(readSpan(value, spans.length, PLAIN, counter))
@@ -468,11 +467,11 @@ const sampleKeys = (value: unknown): Array<string> => {
     const keys: Array<string> = []
     for (let i = 0; i < value.length && i < MAX_SAMPLE_KEYS; i++) {
       const entry: unknown = value[i]
-      if (isRecord(entry) && typeof entry["key"] === "string") keys.push(entry["key"])
+      if (Predicate.isRecord(entry) && typeof entry["key"] === "string") keys.push(entry["key"])
     }
     return keys
   }
-  return isRecord(value) ? Object.keys(value).slice(0, MAX_SAMPLE_KEYS) : []
+  return Predicate.isRecord(value) ? Object.keys(value).slice(0, MAX_SAMPLE_KEYS) : []
 }
 
 const sampleRecord = (record: Json, scope: string | undefined) => {
@@ -481,7 +480,7 @@ const sampleRecord = (record: Json, scope: string | undefined) => {
   if (Array.isArray(events)) {
     for (let i = 0; i < events.length && i < 20; i++) {
       const event: unknown = events[i]
-      if (isRecord(event)) {
+      if (Predicate.isRecord(event)) {
         const name = str(event["name"]) ?? str(event["event_name"]) ?? str(event["eventName"])
         if (name !== undefined) eventNames.push(name)
       }
@@ -500,7 +499,7 @@ export const sampleSpans = (body: unknown, limit = 20): SpanSample => {
     if (!Array.isArray(list)) return
     for (let i = 0; i < list.length && records.length < limit; i++) {
       const record: unknown = list[i]
-      if (isRecord(record) && ("attributes" in record || looksLikeSpan(record))) records.push(sampleRecord(record, scope))
+      if (Predicate.isRecord(record) && ("attributes" in record || looksLikeSpan(record))) records.push(sampleRecord(record, scope))
     }
   }
   const otlpSample = (request: Json) => {
@@ -508,33 +507,33 @@ export const sampleSpans = (body: unknown, limit = 20): SpanSample => {
     if (!Array.isArray(groups)) return
     for (let g = 0; g < groups.length && g < 20 && records.length < limit; g++) {
       const group: unknown = groups[g]
-      if (!isRecord(group)) continue
+      if (!Predicate.isRecord(group)) continue
       const scopes = first(group["scopeSpans"], group["instrumentationLibrarySpans"])
       if (!Array.isArray(scopes)) continue
       for (let s = 0; s < scopes.length && s < 20 && records.length < limit; s++) {
         const scope: unknown = scopes[s]
-        if (isRecord(scope)) take(scope["spans"], scopeNameOf(scope))
+        if (Predicate.isRecord(scope)) take(scope["spans"], scopeNameOf(scope))
       }
     }
   }
   try {
     if (Array.isArray(body)) {
       const head: unknown = body[0]
-      if (isRecord(head) && hasOtlpKeys(head)) {
+      if (Predicate.isRecord(head) && hasOtlpKeys(head)) {
         for (let i = 0; i < body.length && i < 5; i++) {
           const item: unknown = body[i]
-          if (isRecord(item)) otlpSample(item)
+          if (Predicate.isRecord(item)) otlpSample(item)
         }
         return { otlp: true, records }
       }
-      if (isRecord(head) && Array.isArray(head["spans"]) && !looksLikeSpan(head)) {
+      if (Predicate.isRecord(head) && Array.isArray(head["spans"]) && !looksLikeSpan(head)) {
         take(head["spans"], undefined)
         return { otlp: false, records }
       }
       take(body, undefined)
       return { otlp: false, records }
     }
-    if (!isRecord(body)) return { otlp: false, records }
+    if (!Predicate.isRecord(body)) return { otlp: false, records }
     if (hasOtlpKeys(body)) {
       otlpSample(body)
       return { otlp: Array.isArray(body["resourceSpans"]) || Array.isArray(body["resourceLogs"]), records }
@@ -831,7 +830,7 @@ const toolCallItem = (call: Json): MessageItem => {
 /** The items of one content part; unknown part types are counted with `skip`. */
 const partItems = (part: unknown, skip: () => void): ReadonlyArray<MessageItem> => {
   if (typeof part === "string") return part.length > 0 ? [{ type: "text", text: part }] : []
-  if (!isRecord(part)) {
+  if (!Predicate.isRecord(part)) {
     skip()
     return []
   }
@@ -871,7 +870,7 @@ const contentItems = (content: unknown, skip: () => void): ReadonlyArray<Message
   if (typeof content === "string") return content.length > 0 ? [{ type: "text", text: content }] : []
   if (typeof content === "number" || typeof content === "boolean") return [{ type: "text", text: String(content) }]
   if (Array.isArray(content)) return content.flatMap((part) => partItems(part, skip))
-  if (isRecord(content) && typeof content["type"] === "string") return partItems(content, skip)
+  if (Predicate.isRecord(content) && typeof content["type"] === "string") return partItems(content, skip)
   return [{ type: "text", text: textOf(content) }]
 }
 
@@ -897,7 +896,7 @@ export interface MessageParts {
  */
 export const parseMessage = (raw: unknown, defaultRole: string, skip: () => void): MessageParts | undefined => {
   if (typeof raw === "string") return { role: defaultRole, name: undefined, items: raw.length > 0 ? [{ type: "text", text: raw }] : [] }
-  if (!isRecord(raw)) {
+  if (!Predicate.isRecord(raw)) {
     skip()
     return undefined
   }
@@ -918,7 +917,7 @@ export const parseMessage = (raw: unknown, defaultRole: string, skip: () => void
   const calls = raw["tool_calls"]
   if (Array.isArray(calls)) {
     for (const call of calls) {
-      if (isRecord(call)) items.push(toolCallItem(call))
+      if (Predicate.isRecord(call)) items.push(toolCallItem(call))
       else skip()
     }
   }

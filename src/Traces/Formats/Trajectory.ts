@@ -19,11 +19,11 @@
  * the resolver's `success`, `instance` with its gold patch, ...) are never read; they are counted
  * as skipped.
  */
-import { Either } from "effect"
+import { Either, Predicate } from "effect"
 import type { TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
-import { isRecord, stringField } from "../Importer.js"
+import { stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
 import { compactJson, contentTextOf, detectSafely, idOf, jsonText, nonEmpty, sample, type Rec } from "./Common.js"
 
@@ -64,7 +64,7 @@ const countLabels = (record: Rec, builder: TraceBuilder) => {
 
 /** Exit status and submission: the outcome, and success false when the status says failure. */
 const applyInfo = (info: unknown, builder: TraceBuilder, actor: string) => {
-  if (!isRecord(info)) return
+  if (!Predicate.isRecord(info)) return
   const status = nonEmpty(stringField(info, "exit_status"))
   const submission = nonEmpty(stringField(info, "submission"))
   if (status !== undefined && statusFailed(status)) {
@@ -91,7 +91,7 @@ const readPreamble = (history: ReadonlyArray<unknown>, prefix: string, builder: 
   let i = 0
   for (; i < history.length; i++) {
     const message = history[i]
-    if (!isRecord(message)) {
+    if (!Predicate.isRecord(message)) {
       builder.skip()
       continue
     }
@@ -118,7 +118,7 @@ const readSweAgent = (body: Rec): NormalizedTrace | string => {
   if (Array.isArray(trajectory) && trajectory.length > 0) {
     readPreamble(history, "history", builder)
     trajectory.forEach((step: unknown, i) => {
-      if (!isRecord(step)) {
+      if (!Predicate.isRecord(step)) {
         builder.skip()
         return
       }
@@ -141,8 +141,8 @@ const readSweAgent = (body: Rec): NormalizedTrace | string => {
     // No trajectory (older files): the history, read as a message list.
     readMessages(history, "history", builder, SWE_AGENT)
   }
-  const firstUser = history.find((message) => isRecord(message) && message["role"] === "user" && message["is_demo"] !== true)
-  const task = isRecord(firstUser) ? nonEmpty(textOf(firstUser["content"])) : undefined
+  const firstUser = history.find((message) => Predicate.isRecord(message) && message["role"] === "user" && message["is_demo"] !== true)
+  const task = Predicate.isRecord(firstUser) ? nonEmpty(textOf(firstUser["content"])) : undefined
   if (task !== undefined) builder.setTask(task)
   applyInfo(body["info"], builder, SWE_AGENT)
   countLabels(body, builder)
@@ -160,7 +160,7 @@ const readMessages = (messages: ReadonlyArray<unknown>, prefix: string, builder:
   let taskSeen = false
   messages.forEach((message: unknown, i) => {
     const source = `${prefix}[${i}]`
-    if (!isRecord(message) || message["is_demo"] === true) {
+    if (!Predicate.isRecord(message) || message["is_demo"] === true) {
       builder.skip()
       return
     }
@@ -191,10 +191,10 @@ const readMessages = (messages: ReadonlyArray<unknown>, prefix: string, builder:
           const thought = thoughtField ?? nonEmpty(content)
           if (thought !== undefined) builder.add({ actor, role: "agent", kind: "thought", content: thought, source })
           for (const raw of calls) {
-            const fn = isRecord(raw) && isRecord(raw["function"]) ? raw["function"] : undefined
+            const fn = Predicate.isRecord(raw) && Predicate.isRecord(raw["function"]) ? raw["function"] : undefined
             const name = fn === undefined ? undefined : stringField(fn, "name")
             if (fn === undefined || name === undefined) continue
-            const id = isRecord(raw) ? idOf(raw["id"]) : undefined
+            const id = Predicate.isRecord(raw) ? idOf(raw["id"]) : undefined
             if (id !== undefined) toolNames.set(id, name)
             const args = fn["arguments"]
             builder.add({ actor, role: "agent", kind: "tool_call", content: actionField ?? jsonText(args), tool: name, source })
@@ -313,8 +313,8 @@ const toolArguments = (action: string, args: Rec): string => {
 }
 
 const exitCodeOf = (event: Rec): number | undefined => {
-  const extras = isRecord(event["extras"]) ? event["extras"] : {}
-  const metadata = isRecord(extras["metadata"]) ? extras["metadata"] : {}
+  const extras = Predicate.isRecord(event["extras"]) ? event["extras"] : {}
+  const metadata = Predicate.isRecord(extras["metadata"]) ? extras["metadata"] : {}
   const code = metadata["exit_code"] ?? extras["exit_code"] ?? event["exit_code"]
   return typeof code === "number" && Number.isFinite(code) ? code : undefined
 }
@@ -324,14 +324,14 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
   // Old histories hold [action, observation] pairs.
   const flat: Array<readonly [unknown, string]> = []
   events.forEach((event: unknown, i) => {
-    if (Array.isArray(event) && event.length > 0 && event.length <= 2 && event.some(isRecord)) event.forEach((inner: unknown, j) => flat.push([inner, `${prefix}[${i}][${j}]`]))
+    if (Array.isArray(event) && event.length > 0 && event.length <= 2 && event.some(Predicate.isRecord)) event.forEach((inner: unknown, j) => flat.push([inner, `${prefix}[${i}][${j}]`]))
     else flat.push([event, `${prefix}[${i}]`])
   })
   const toolByEvent = new Map<string, string>()
   let messageSeen = false
   let errored = false
   for (const [event, position] of flat) {
-    if (!isRecord(event)) {
+    if (!Predicate.isRecord(event)) {
       builder.skip()
       continue
     }
@@ -339,7 +339,7 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
     const source = id === undefined ? position : `event:${id}`
     const timestamp = nonEmpty(stringField(event, "timestamp"))
     const origin = stringField(event, "source")
-    const args = isRecord(event["args"]) ? event["args"] : event
+    const args = Predicate.isRecord(event["args"]) ? event["args"] : event
     const action = eventName(event["action"])
     const observation = eventName(event["observation"])
     const message = nonEmpty(stringField(event, "message"))
@@ -390,7 +390,7 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
         }
         case "delegate": {
           const inputs = args["inputs"]
-          const content = (isRecord(inputs) ? nonEmpty(stringField(inputs, "task")) : undefined) ?? thought ?? message ?? compactJson(inputs ?? {})
+          const content = (Predicate.isRecord(inputs) ? nonEmpty(stringField(inputs, "task")) : undefined) ?? thought ?? message ?? compactJson(inputs ?? {})
           builder.add({ ...base, actor: agent, role: "agent", kind: "handoff", content, to: nonEmpty(stringField(args, "agent")) })
           break
         }
@@ -405,7 +405,7 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
     }
 
     if (observation !== undefined) {
-      const extras = isRecord(event["extras"]) ? event["extras"] : {}
+      const extras = Predicate.isRecord(event["extras"]) ? event["extras"] : {}
       const cause = idOf(event["cause"])
       const tool = (cause === undefined ? undefined : toolByEvent.get(cause)) ?? observation
       const content = nonEmpty(textOf(event["content"])) ?? message ?? ""
@@ -445,7 +445,7 @@ const recordError = (record: Rec): string | undefined => {
 
 const readOpenHandsRecord = (record: Rec, prefix: string): NormalizedTrace | string => {
   const builder = makeTraceBuilder(idOf(record["instance_id"]) ?? null)
-  const metadata = isRecord(record["metadata"]) ? record["metadata"] : {}
+  const metadata = Predicate.isRecord(record["metadata"]) ? record["metadata"] : {}
   const agent = nonEmpty(stringField(metadata, "agent_class")) ?? OPENHANDS
   const history = Array.isArray(record["history"]) ? record["history"] : []
   const errored = readEvents(history, `${prefix}history`, builder, agent)
@@ -471,8 +471,8 @@ const readOpenHandsEvents = (events: ReadonlyArray<unknown>): NormalizedTrace | 
 // Shapes
 
 const looksLikeOpenHandsEvent = (value: unknown): boolean => {
-  const event = Array.isArray(value) ? value.find(isRecord) : value
-  if (!isRecord(event)) return false
+  const event = Array.isArray(value) ? value.find(Predicate.isRecord) : value
+  if (!Predicate.isRecord(event)) return false
   const named = typeof event["action"] === "string" || typeof event["observation"] === "string"
   if (!named) return false
   const origin = event["source"]
@@ -480,8 +480,8 @@ const looksLikeOpenHandsEvent = (value: unknown): boolean => {
     origin === "user" ||
     origin === "agent" ||
     origin === "environment" ||
-    isRecord(event["args"]) ||
-    isRecord(event["extras"]) ||
+    Predicate.isRecord(event["args"]) ||
+    Predicate.isRecord(event["extras"]) ||
     "message" in event ||
     "thought" in event ||
     "command" in event ||
@@ -492,7 +492,7 @@ const looksLikeOpenHandsEvent = (value: unknown): boolean => {
 const looksLikeOpenHandsEvents = (list: ReadonlyArray<unknown>): boolean => sample(list).some(looksLikeOpenHandsEvent)
 
 const looksLikeOpenHandsRecord = (value: unknown): boolean => {
-  if (!isRecord(value)) return false
+  if (!Predicate.isRecord(value)) return false
   const history = value["history"]
   if (!Array.isArray(history) || "trajectory" in value) return false
   const marked = "instance_id" in value || "instruction" in value || "test_result" in value || "git_patch" in value || "metrics" in value
@@ -502,11 +502,11 @@ const looksLikeOpenHandsRecord = (value: unknown): boolean => {
 const looksLikeSweAgent = (body: Rec): boolean => {
   const trajectory = body["trajectory"]
   if (Array.isArray(trajectory)) {
-    if (trajectory.length === 0) return isRecord(body["info"]) || Array.isArray(body["history"])
-    return sample(trajectory).some((step) => isRecord(step) && ("action" in step || "observation" in step || "thought" in step || "response" in step))
+    if (trajectory.length === 0) return Predicate.isRecord(body["info"]) || Array.isArray(body["history"])
+    return sample(trajectory).some((step) => Predicate.isRecord(step) && ("action" in step || "observation" in step || "thought" in step || "response" in step))
   }
   const info = body["info"]
-  return Array.isArray(body["history"]) && isRecord(info) && "exit_status" in info && !Array.isArray(body["messages"])
+  return Array.isArray(body["history"]) && Predicate.isRecord(info) && "exit_status" in info && !Array.isArray(body["messages"])
 }
 
 const looksLikeMini = (body: Rec): boolean => {
@@ -515,19 +515,19 @@ const looksLikeMini = (body: Rec): boolean => {
   const format = stringField(body, "trajectory_format")
   if (format !== undefined && format.startsWith("mini-swe-agent")) return true
   const info = body["info"]
-  return isRecord(info) && ("exit_status" in info || "submission" in info || "mini_version" in info)
+  return Predicate.isRecord(info) && ("exit_status" in info || "submission" in info || "mini_version" in info)
 }
 
 /** A bare message list is mini-SWE-agent's only when it carries its `mswea_bash_command` blocks. */
 const looksLikeMiniList = (list: ReadonlyArray<unknown>): boolean =>
-  sample(list).some((message) => isRecord(message) && message["role"] === "assistant" && typeof message["content"] === "string" && message["content"].includes("```mswea_bash_command"))
+  sample(list).some((message) => Predicate.isRecord(message) && message["role"] === "assistant" && typeof message["content"] === "string" && message["content"].includes("```mswea_bash_command"))
 
 const detect = (body: unknown): boolean => {
   if (Array.isArray(body)) {
     const head = sample(body)
     return head.some(looksLikeOpenHandsRecord) || looksLikeOpenHandsEvents(head) || looksLikeMiniList(head)
   }
-  if (!isRecord(body)) return false
+  if (!Predicate.isRecord(body)) return false
   return looksLikeSweAgent(body) || looksLikeMini(body) || looksLikeOpenHandsRecord(body)
 }
 
@@ -542,7 +542,7 @@ const read = (body: unknown): Either.Either<ReadonlyArray<NormalizedTrace>, stri
     if (body.length === 0) return Either.left("trajectory: the body is an empty list")
     if (sample(body).some(looksLikeOpenHandsRecord)) {
       // OpenHands outputs (JSON Lines): one trace per record.
-      const results = body.map((record: unknown, k) => (looksLikeOpenHandsRecord(record) && isRecord(record) ? readOpenHandsRecord(record, `[${k}].`) : `trajectory: record [${k}] is not an OpenHands output record`))
+      const results = body.map((record: unknown, k) => (looksLikeOpenHandsRecord(record) && Predicate.isRecord(record) ? readOpenHandsRecord(record, `[${k}].`) : `trajectory: record [${k}] is not an OpenHands output record`))
       const skipped = results.filter((result) => typeof result === "string").length
       const traces = collectTraces(results)
       if (skipped === 0 || Either.isLeft(traces)) return traces
@@ -552,7 +552,7 @@ const read = (body: unknown): Either.Either<ReadonlyArray<NormalizedTrace>, stri
     if (looksLikeOpenHandsEvents(body)) return collectTraces([readOpenHandsEvents(body)])
     return collectTraces([readMini(body, "", {})])
   }
-  if (!isRecord(body)) return Either.left("trajectory: expected a SWE-agent .traj, a mini-SWE-agent trajectory, an OpenHands event list or OpenHands output records")
+  if (!Predicate.isRecord(body)) return Either.left("trajectory: expected a SWE-agent .traj, a mini-SWE-agent trajectory, an OpenHands event list or OpenHands output records")
   if (looksLikeSweAgent(body)) return collectTraces([readSweAgent(body)])
   const messages = body["messages"]
   if (Array.isArray(messages)) return collectTraces([readMini(messages, "messages", body)])

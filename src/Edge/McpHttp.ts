@@ -1,7 +1,7 @@
-/** The handler the edge hands /mcp to (built on first use by Entry.ts, HttpTransport.ts inside). */
+/** The handler the edge hands /mcp to (built on first use by src/Surfaces/Mcp/Entry.ts, HttpTransport.ts inside). */
 import { Context } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import type { EdgeRequest } from "../../Edge/RequestContext.js"
+import type { EdgeRequest } from "./RequestContext.js"
 
 export interface McpHttpShape {
   /** Answers one request to /mcp that passed the edge (body read for POSTs). */

@@ -3,12 +3,12 @@
  * envelope `{trace, format?, select?}`, under the configured trace limits.
  */
 import { Context, Effect, Layer } from "effect"
-import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
-import { type NormalizeRequest, readTraceIntake } from "../Intake/Requests.js"
+import { NO_QUERY, type QueryOptions } from "./Intake.js"
+import { type NormalizeRequest, readTraceIntake } from "./Requests.js"
 import { AppConfig } from "../Config.js"
 import type { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
-import type { NormalizedTrace, TraceFormat } from "./Model.js"
-import { normalizeTrace, selectTrace } from "./Normalize.js"
+import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
+import { normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 
 export type NormalizeResult =
   | { readonly format: TraceFormat; readonly events: number; readonly trace: NormalizedTrace }

@@ -3,7 +3,8 @@
  * one report. Every output (JSON, Markdown, SARIF, HTML, OTLP) is rendered from this one value.
  */
 import { Schema } from "effect"
-import { Confidence, DetectedEvidence, Severity, Signals } from "../Catalogue/Detection.js"
+import { Confidence, DetectedEvidence, Signals } from "../Catalogue/Detection.js"
+import { Severity } from "../Catalogue/Severity.js"
 import { Mode } from "../Catalogue/Resources.js"
 import { OUTPUT_NAMES, OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
 import { EventKind, TraceFormat } from "../Traces/Model.js"

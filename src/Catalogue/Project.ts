@@ -5,9 +5,9 @@
  * as derived), then the operator's `hints`, which win. Contents stay verbatim, so quotes are
  * checked against the source's own text.
  */
-import type { Family } from "../Catalogue/Families.js"
-import type { NormalizedTrace, TraceEvent } from "./Model.js"
-import type { DeriveFromTrace, Projection } from "./Reading.js"
+import type { Family } from "./Families.js"
+import type { NormalizedTrace, TraceEvent } from "../Traces/Model.js"
+import type { DeriveFromTrace, Projection } from "../Traces/Reading.js"
 
 const optional = (key: string, value: string | undefined): Readonly<Record<string, string>> =>
   value === undefined || value.length === 0 ? {} : { [key]: value }
