@@ -2,7 +2,7 @@
  * The diagnose report's outputs (DECISIONS §13), one entry each, in order: the first is the
  * service's default, and an `Accept` media type picks the first entry that has it (`*\/*` the
  * first of all). Everything that names the outputs derives from this list: `DiagnoseOutput`
- * (src/Diagnose/Model.ts; `?output=` in OpenAPI and the typed client), the diagnose responses in
+ * (src/Contract/DiagnoseReport.ts; `?output=` in OpenAPI and the typed client), the diagnose responses in
  * OpenAPI (one content type each, src/Contract/DiagnoseContract.ts), content negotiation and
  * rendering in the REST handler, `svc diagnose --format` with its help and completions, and the
  * generated sections of docs/diagnose.md and docs/cli.md (src/Registry/Docs.ts).

@@ -1,6 +1,6 @@
 /**
  * The normalized trace (DECISIONS §12): what every supported format is read into, and what every
- * trace-reading pattern's input is projected from (Traces/Project.ts). One ordered list of
+ * trace-reading pattern's input is projected from (Catalogue/Project.ts). One ordered list of
  * events, each with who (`actor`, `role`), what (`kind`, `content`, `tool`), when (`timestamp`)
  * and where it came from (`source`, a pointer back into the original: a span id, a message index,
  * a run id, an event id). Contents are the source's text verbatim, so evidence quotes can be
