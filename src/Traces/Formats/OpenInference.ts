@@ -1,6 +1,6 @@
 /**
  * The `openinference` importer (DECISIONS §12): Arize Phoenix / OpenInference span attributes in
- * any span shape that `Spans.ts` reads (OTLP/JSON, span lists, ADOT exports).
+ * every span shape that `Spans.ts` reads (OTLP/JSON, span lists, ADOT exports).
  *
  * `openinference.span.kind` says what a span is (inferred from its attributes when missing, as in
  * ADOT exports): LLM spans are model calls, their messages from the flattened
@@ -13,47 +13,25 @@
  * give the task and outcome when they are the root. ADOT exports whose spans carry their
  * input/output messages in span-event bodies are read as calls too. ERROR statuses and
  * `exception` events are errors.
+ *
+ * Modules: `OpenInference/Messages` (the `llm.*` message attributes, `input.value` /
+ * `output.value`, ADOT event bodies).
  */
 import { Predicate } from "effect"
 import type { Importer } from "../Importer.js"
-import { firstPresent, str, type Rec } from "./Common.js"
-import {
-  addSpanErrors,
-  firstText,
-  isOpenInferenceSample,
-  isoOf,
-  parseJsonish,
-  parseMessage,
-  parseMessages,
-  readSpanTraces,
-  sampleSpans,
-  spanErrorText,
-  spanSource,
-  stampMessages,
-  textOf,
-  unflatten,
-  type Message,
-  type MessageParts,
-  type ModelCall,
-  type Span,
-  type SpanInterpreter,
-  type TraceSession
-} from "./Spans.js"
+import { firstPresent, str } from "./Common.js"
+import { addSpanErrors, firstText, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanSource, textOf, unflatten, type ModelCall, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
+import { makeMemoryCopies } from "./OpenInference/MemoryCopies.js"
+import { adotBody, adotMessages, inputValueMessages, oiMessages, outputValueMessages, rootText, stamp } from "./OpenInference/Messages.js"
 
 type Kind = "LLM" | "TOOL" | "AGENT" | "CHAIN" | "RETRIEVER" | "ADOT" | "OTHER"
 
-/** Whether the span has an attribute under any of these prefixes. */
+/** Whether the span has an attribute under one of these prefixes. */
 const hasPrefix = (span: Span, prefixes: ReadonlyArray<string>): boolean => {
   for (const key in span.attributes) if (prefixes.some((prefix) => key.startsWith(prefix))) return true
   return false
 }
 
-const adotBody = (span: Span): Rec | undefined => {
-  for (const event of span.events) {
-    if (Predicate.isRecord(event.body) && (Predicate.isRecord(event.body["input"]) || Predicate.isRecord(event.body["output"]))) return event.body
-  }
-  return undefined
-}
 
 const kindOf = (span: Span): Kind => {
   const declared = str(span.attributes["openinference.span.kind"])?.toUpperCase()
@@ -65,168 +43,6 @@ const kindOf = (span: Span): Kind => {
   if (hasPrefix(span, ["retrieval.documents"])) return "RETRIEVER"
   if (adotBody(span) !== undefined) return "ADOT"
   return "OTHER"
-}
-
-// ---------------------------------------------------------------------------------------------
-// Messages
-
-/** An OpenInference message (`{message: {role, content, contents, tool_calls, ...}}`) in the common shape. */
-const oiMessage = (raw: unknown): unknown => {
-  const message = Predicate.isRecord(raw) && Predicate.isRecord(raw["message"]) ? raw["message"] : raw
-  if (!Predicate.isRecord(message)) return message
-  const contents = Array.isArray(message["contents"])
-    ? message["contents"].map((entry) => {
-        const content = Predicate.isRecord(entry) && Predicate.isRecord(entry["message_content"]) ? entry["message_content"] : entry
-        if (!Predicate.isRecord(content)) return content
-        const type = str(content["type"]) ?? "text"
-        return type === "text" ? { type, text: content["text"] } : { type }
-      })
-    : undefined
-  const calls = Array.isArray(message["tool_calls"])
-    ? message["tool_calls"].map((entry) => (Predicate.isRecord(entry) && Predicate.isRecord(entry["tool_call"]) ? entry["tool_call"] : entry))
-    : undefined
-  const content = message["content"]
-  return {
-    role: message["role"],
-    name: message["name"],
-    content: content === undefined || content === null || content === "" ? contents : content,
-    tool_calls: calls,
-    tool_call_id: message["tool_call_id"]
-  }
-}
-
-const oiMessages = (span: Span, key: "llm.input_messages" | "llm.output_messages", defaultRole: string, skip: () => void): Array<MessageParts> => {
-  const nested = span.attributes[key]
-  if (nested !== undefined && !Array.isArray(nested)) skip()
-  const list = Array.isArray(nested) ? nested : unflatten(span.attributes, `${key}.`)
-  const messages: Array<MessageParts> = []
-  for (const raw of list) {
-    const message = parseMessage(oiMessage(raw), defaultRole, skip)
-    if (message !== undefined) messages.push(message)
-  }
-  return messages
-}
-
-const isJsonMime = (span: Span, key: "input.mime_type" | "output.mime_type"): boolean => str(span.attributes[key])?.includes("json") ?? false
-
-const isTextMime = (span: Span, key: "input.mime_type" | "output.mime_type"): boolean => str(span.attributes[key])?.startsWith("text/") ?? false
-
-/**
- * `input.value` as messages: a request body's `messages` or `input`, a list of messages, or text
- * (an agent's input only when it says it is text: agents' inputs are often their arguments).
- */
-const inputValueMessages = (span: Span, skip: () => void, agent = false): Array<MessageParts> => {
-  const value = span.attributes["input.value"]
-  if (value === undefined || value === null || value === "") return []
-  const parsed = parseJsonish(value)
-  if (typeof parsed === "string") {
-    return agent && !isTextMime(span, "input.mime_type") ? [] : [{ role: "user", name: undefined, items: [{ type: "text", text: parsed }] }]
-  }
-  if (Array.isArray(parsed)) return [...parseMessages(parsed, "user", skip)]
-  if (Predicate.isRecord(parsed)) {
-    const messages = firstPresent(parsed["messages"], parsed["input"])
-    if (messages !== undefined) return [...parseMessages(messages, "user", skip)]
-    const instruction = taskField(parsed)
-    if (instruction !== undefined) return [{ role: "user", name: undefined, items: [{ type: "text", text: instruction }] }]
-  }
-  return isJsonMime(span, "input.mime_type") ? [] : [{ role: "user", name: undefined, items: [{ type: "text", text: textOf(value) }] }]
-}
-
-/** `output.value` as messages: a Chat Completion's choice, a Responses `output`, a message, or text. */
-const outputValueMessages = (span: Span, skip: () => void, agent = false): Array<MessageParts> => {
-  const value = span.attributes["output.value"]
-  if (value === undefined || value === null || value === "") return []
-  const parsed = parseJsonish(value)
-  if (typeof parsed === "string") {
-    return agent && !isTextMime(span, "output.mime_type") ? [] : [{ role: "assistant", name: undefined, items: [{ type: "text", text: parsed }] }]
-  }
-  if (Predicate.isRecord(parsed)) {
-    const choices = parsed["choices"]
-    if (Array.isArray(choices)) return [...parseMessages(choices.slice(0, 1), "assistant", skip)]
-    if (Array.isArray(parsed["output"])) return [...parseMessages(parsed["output"], "assistant", skip)]
-    if ("role" in parsed || "content" in parsed) return [...parseMessages(parsed, "assistant", skip)]
-  }
-  return []
-}
-
-/** A task-like field of a JSON input (`task`, `input`, `query`, `question`, `prompt`). */
-const taskField = (record: Rec): string | undefined =>
-  str(record["task"]) ?? str(record["input"]) ?? str(record["query"]) ?? str(record["question"]) ?? str(record["prompt"])
-
-const rootText = (value: unknown): string | undefined => {
-  const parsed = parseJsonish(value)
-  if (typeof parsed === "string") return parsed
-  return Predicate.isRecord(parsed) ? taskField(parsed) ?? textOf(value) : value === undefined ? undefined : textOf(value)
-}
-
-const stamp = (parts: ReadonlyArray<MessageParts>, span: Span, direction: "input" | "output", nanos: bigint | undefined): Array<Message> =>
-  stampMessages(parts, (i) => spanSource(span, `${direction}[${i}]`), isoOf(nanos))
-
-// ADOT (LangChain through CloudWatch): messages in span-event bodies, contents often JSON-wrapped.
-
-const LANGCHAIN_ROLES: Readonly<Record<string, string>> = { human: "user", ai: "assistant", tool: "tool", system: "system" }
-
-/** A LangChain-serialized content (`{generations}`, `{messages}`, a tool message) as messages. */
-const unwrapLangChain = (role: string, content: string, skip: () => void): ReadonlyArray<MessageParts> | undefined => {
-  const parsed = parseJsonish(content)
-  if (!Predicate.isRecord(parsed)) return undefined
-  const generations = parsed["generations"]
-  if (Array.isArray(generations)) {
-    const batch: unknown = generations[0]
-    const generation: unknown = Array.isArray(batch) ? batch[0] : undefined
-    if (!Predicate.isRecord(generation)) return []
-    const message = Predicate.isRecord(generation["message"]) ? generation["message"] : undefined
-    const kwargs = message !== undefined && Predicate.isRecord(message["kwargs"]) ? message["kwargs"] : message
-    const calls = kwargs?.["tool_calls"]
-    const parsedMessage = parseMessage(
-      {
-        role: "assistant",
-        content: generation["text"],
-        tool_calls: Array.isArray(calls)
-          ? calls.map((call) => (Predicate.isRecord(call) ? { id: call["id"], name: call["name"], arguments: firstPresent(call["args"], call["arguments"]) } : call))
-          : undefined
-      },
-      "assistant",
-      skip
-    )
-    return parsedMessage === undefined ? [] : [parsedMessage]
-  }
-  if (Array.isArray(parsed["messages"])) {
-    return parsed["messages"].flatMap((raw) => {
-      const entry = Predicate.isRecord(raw) && Predicate.isRecord(raw["kwargs"]) ? raw["kwargs"] : raw
-      if (!Predicate.isRecord(entry)) return []
-      const type = str(entry["type"])
-      const message = parseMessage({ ...entry, role: entry["role"] ?? (type === undefined ? role : LANGCHAIN_ROLES[type] ?? type) }, role, skip)
-      return message === undefined ? [] : [message]
-    })
-  }
-  if (parsed["type"] === "tool" && "content" in parsed) {
-    const message = parseMessage({ role: "tool", content: parsed["content"], tool_call_id: parsed["tool_call_id"], name: parsed["name"] }, "tool", skip)
-    return message === undefined ? [] : [message]
-  }
-  return undefined
-}
-
-/** LangGraph's graph sentinels, which ADOT exports carry as message contents. */
-const SENTINELS = new Set(["__start__", "__end__"])
-
-const adotMessages = (side: unknown, defaultRole: string, skip: () => void): Array<MessageParts> => {
-  const list = Predicate.isRecord(side) ? side["messages"] : undefined
-  if (!Array.isArray(list)) return []
-  const messages: Array<MessageParts> = []
-  for (const raw of list) {
-    if (Predicate.isRecord(raw) && typeof raw["content"] === "string" && SENTINELS.has(raw["content"])) continue
-    if (Predicate.isRecord(raw) && typeof raw["content"] === "string") {
-      const unwrapped = unwrapLangChain(str(raw["role"]) ?? defaultRole, raw["content"], skip)
-      if (unwrapped !== undefined) {
-        messages.push(...unwrapped)
-        continue
-      }
-    }
-    const message = parseMessage(raw, defaultRole, skip)
-    if (message !== undefined) messages.push(message)
-  }
-  return messages
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -251,6 +67,7 @@ const makeInterpreter = (): SpanInterpreter => {
   const calls = new Map<Span, ModelCall>()
   const kinds = new Map<Span, Kind>()
   const adotTools = new Set<Span>()
+  const memory = makeMemoryCopies()
   const actorOf = (span: Span, session: TraceSession): string => session.agentAbove(span) ?? agentNameOf(span) ?? "assistant"
 
   const callOf = (span: Span, kind: Kind, session: TraceSession): ModelCall => {
@@ -266,19 +83,37 @@ const makeInterpreter = (): SpanInterpreter => {
     let output = oiMessages(span, "llm.output_messages", "assistant", skip)
     if (input.length === 0) input = inputValueMessages(span, skip, kind === "AGENT")
     if (output.length === 0) output = outputValueMessages(span, skip, kind === "AGENT")
-    return { input: stamp(input, span, "input", span.startNanos), output: stamp(output, span, "output", span.endNanos) }
+    return { input: memory.inputWithoutCopies(stamp(input, span, "input", span.startNanos)), output: stamp(output, span, "output", span.endNanos) }
+  }
+
+  // Tool calls of open calls' outputs, by id. A tool span with such an id runs inside the call (an
+  // agent's own tool calls, as the Claude Agent SDK's AGENT span writes its whole output): the
+  // output up to that call is added when the tool span starts, so it lands in time order.
+  const openToolCalls = new Map<string, { readonly span: Span; readonly index: number; readonly actor: string }>()
+  const outputToolIds = (call: ModelCall): ReadonlyArray<readonly [string, number]> =>
+    call.output.flatMap((message, index) => message.items.flatMap((item) => (item.type === "tool_call" && item.id !== undefined ? [[item.id, index] as const] : [])))
+  const beforeTool = (id: string | undefined, tool: Span, session: TraceSession) => {
+    const open = id === undefined ? undefined : openToolCalls.get(id)
+    const call = open === undefined ? undefined : calls.get(open.span)
+    if (open === undefined || call === undefined) return
+    const timestamp = isoOf(tool.startNanos)
+    session.addCall(call.input, call.output.slice(0, open.index + 1).map((message) => ({ ...message, timestamp })), open.actor)
   }
 
   const enterCall = (span: Span, kind: Kind, session: TraceSession, actor: string) => {
     const call = callOf(span, kind, session)
     if (call.input.length === 0 && call.output.length === 0) return
     calls.set(span, call)
+    for (const [id, index] of outputToolIds(call)) openToolCalls.set(id, { span, index, actor })
     if (call.input.length > 0) session.addCall(call.input, [], actor)
   }
   const exitCall = (span: Span, session: TraceSession, actor: string) => {
     const call = calls.get(span)
     calls.delete(span)
-    if (call !== undefined && call.output.length > 0) session.addCall(call.input, call.output, actor)
+    if (call === undefined) return
+    for (const [id] of outputToolIds(call)) if (openToolCalls.get(id)?.span === span) openToolCalls.delete(id)
+    if (call.output.length > 0) session.addCall(call.input, call.output, actor)
+    memory.noteOutput(call.output)
   }
 
   /** An ADOT span whose output is a tool message: the tool's call and result. */
@@ -314,8 +149,10 @@ const makeInterpreter = (): SpanInterpreter => {
         }
         case "TOOL": {
           const args = firstPresent(span.attributes["input.value"], span.attributes["tool_call.function.arguments"], span.attributes["tool.parameters"])
+          const id = str(span.attributes["tool_call.id"]) ?? str(span.attributes["tool.id"])
+          beforeTool(id, span, session)
           session.toolStart({
-            id: str(span.attributes["tool_call.id"]) ?? str(span.attributes["tool.id"]),
+            id,
             name: toolNameOf(span),
             args: args === undefined ? undefined : textOf(args),
             actor: actorOf(span, session),
@@ -364,6 +201,7 @@ const makeInterpreter = (): SpanInterpreter => {
       }
       if (kind === "TOOL" || kind === "RETRIEVER") {
         const result = kind === "TOOL" ? span.attributes["output.value"] : documentsText(span) ?? span.attributes["output.value"]
+        if (result !== undefined) memory.noteToolResult(textOf(result))
         session.toolEnd({
           name: kind === "TOOL" ? toolNameOf(span) : span.name.length > 0 ? span.name : "retriever",
           id: str(span.attributes["tool_call.id"]) ?? str(span.attributes["tool.id"]),

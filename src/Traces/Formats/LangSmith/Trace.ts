@@ -1,0 +1,256 @@
+/**
+ * Reading one LangSmith trace (DECISIONS §12): its run tree walked depth-first from the roots,
+ * llm runs through `addHistory`, tool runs as tool calls and results, chain runs naming the actors
+ * (the nearest non-generic chain, or the LangGraph node), errors and the root's input and output.
+ */
+import { Predicate } from "effect"
+import type { EventInput, TraceBuilder } from "../../Builder.js"
+import { makeTraceBuilder } from "../../Builder.js"
+import { stringField } from "../../Importer.js"
+import type { ActorRole, NormalizedTrace } from "../../Model.js"
+import { compactJson, nonEmpty, type Rec } from "../Common.js"
+import { type Emitter, makeEmitter } from "./Emitter.js"
+import { type MessageContext, messageEvents } from "./Messages.js"
+import { parentOf, type Run } from "./Runs.js"
+import { isGenericChainName, RUN_TYPES, singleText, textOf, timestampOf } from "./Values.js"
+
+const runType = (run: Run): string => {
+  const type = stringField(run.fields, "run_type")
+  return type !== undefined && RUN_TYPES.has(type) ? type : "chain"
+}
+const runName = (run: Run): string => nonEmpty(stringField(run.fields, "name")) ?? runType(run)
+const recordOf = (value: unknown): Rec => (Predicate.isRecord(value) ? value : {})
+const langGraphNode = (run: Run): string | undefined => {
+  const node = stringField(recordOf(recordOf(run.fields["extra"])["metadata"]), "langgraph_node")
+  return node !== undefined && nonEmpty(node) !== undefined && !isGenericChainName(node) ? node : undefined
+}
+
+interface TraceContext {
+  readonly emit: Emitter
+  readonly builder: TraceBuilder
+  readonly toolNames: Map<string, string>
+  /** Messages that are not read (unknown roles, malformed). */
+  skipped: number
+}
+
+const llmEvents = (run: Run, actor: string, trace: TraceContext) => {
+  const source = `run:${run.id}`
+  const start = timestampOf(run.fields["start_time"])
+  const end = timestampOf(run.fields["end_time"]) ?? start
+  const context: MessageContext = { actor, toolNames: trace.toolNames }
+  const events: Array<EventInput> = []
+  const read = (message: unknown, at: string, timestamp: string | undefined) => {
+    const converted = messageEvents(message, at, timestamp, context)
+    if (converted === undefined) trace.skipped++
+    else events.push(...converted)
+  }
+
+  const inputs = recordOf(run.fields["inputs"])
+  const system = stringField(inputs, "system")
+  if (system !== undefined && system.trim().length > 0) events.push({ actor: "system", role: "system", kind: "message", content: system, source: `${source}/inputs.system`, timestamp: start })
+  const messages = inputs["messages"] ?? (Array.isArray(inputs["input"]) ? inputs["input"] : undefined)
+  const field = inputs["messages"] !== undefined ? "messages" : "input"
+  if (Array.isArray(messages)) {
+    messages.forEach((message, i) => {
+      if (Array.isArray(message) && !(message.length === 2 && typeof message[0] === "string")) {
+        message.forEach((inner, j) => read(inner, `${source}/inputs.${field}[${i}][${j}]`, start))
+      } else read(message, `${source}/inputs.${field}[${i}]`, start)
+    })
+  } else if (Array.isArray(inputs["prompts"])) {
+    inputs["prompts"].forEach((prompt, i) => read(typeof prompt === "string" ? prompt : undefined, `${source}/inputs.prompts[${i}]`, start))
+  } else {
+    const prompt = stringField(inputs, "prompt") ?? stringField(inputs, "input")
+    if (prompt !== undefined) read(prompt, `${source}/inputs`, start)
+  }
+
+  const outputs = run.fields["outputs"]
+  if (Predicate.isRecord(outputs)) {
+    const generations = outputs["generations"]
+    const choices = outputs["choices"]
+    if (Array.isArray(generations)) {
+      generations.forEach((generation, i) => {
+        const first: unknown = Array.isArray(generation) ? generation[0] : generation
+        const at = Array.isArray(generation) ? `${source}/outputs.generations[${i}][0]` : `${source}/outputs.generations[${i}]`
+        if (!Predicate.isRecord(first)) return
+        const message = first["message"]
+        if (message !== undefined) read(Predicate.isRecord(message) && !("role" in message) && !("lc" in message) && !("type" in message) ? { ...message, role: "assistant" } : message, at, end)
+        else {
+          const text = stringField(first, "text")
+          if (text !== undefined && text.trim().length > 0) events.push({ actor, role: "agent", kind: "message", content: text, source: at, timestamp: end })
+        }
+      })
+    } else if (Array.isArray(choices)) {
+      const first: unknown = choices[0]
+      if (Predicate.isRecord(first)) {
+        const message = first["message"] ?? first["delta"]
+        const text = stringField(first, "text")
+        if (Predicate.isRecord(message)) read("role" in message ? message : { ...message, role: "assistant" }, `${source}/outputs.choices[0]`, end)
+        else if (text !== undefined && text.trim().length > 0) events.push({ actor, role: "agent", kind: "message", content: text, source: `${source}/outputs.choices[0]`, timestamp: end })
+      }
+    } else if (Predicate.isRecord(outputs["message"]) || Predicate.isRecord(outputs["output"])) {
+      const message = Predicate.isRecord(outputs["message"]) ? outputs["message"] : outputs["output"]
+      read(Predicate.isRecord(message) && !("role" in message) && !("lc" in message) && !("type" in message) ? { ...message, role: "assistant" } : message, `${source}/outputs`, end)
+    } else if ("role" in outputs || outputs["lc"] === 1 || (Array.isArray(outputs["content"]) && "type" in outputs)) {
+      read(outputs, `${source}/outputs`, end)
+    } else {
+      const text = singleText(outputs)
+      if (text !== undefined) events.push({ actor, role: "agent", kind: "message", content: text, source: `${source}/outputs`, timestamp: end })
+    }
+  }
+  trace.emit.history(events)
+}
+
+const toolText = (values: unknown): string => {
+  if (typeof values === "string") return values
+  if (!Predicate.isRecord(values)) return values === undefined || values === null ? "" : compactJson(values)
+  const keys = Object.keys(values)
+  for (const key of ["input", "output", "outputs", "result", "content"]) {
+    const value = values[key]
+    if (keys.length === 1 || key === "input" || key === "output") {
+      if (typeof value === "string") return value
+      if (Predicate.isRecord(value) && value["lc"] === 1 && Predicate.isRecord(value["kwargs"])) return textOf(value["kwargs"]["content"]) ?? ""
+      if (Predicate.isRecord(value) && ("tool_call_id" in value || value["type"] === "tool")) return textOf(value["content"]) ?? ""
+    }
+  }
+  return compactJson(values)
+}
+
+const documentsText = (outputs: unknown): string => {
+  const documents = Predicate.isRecord(outputs) ? outputs["documents"] : undefined
+  if (!Array.isArray(documents)) return toolText(outputs)
+  return documents
+    .map((doc) => (Predicate.isRecord(doc) ? (stringField(doc, "page_content") ?? stringField(doc, "pageContent") ?? compactJson(doc)) : String(doc)))
+    .join("\n\n")
+}
+
+const toolEvents = (run: Run, actor: string, trace: TraceContext) => {
+  const source = `run:${run.id}`
+  const tool = runName(run)
+  const start = timestampOf(run.fields["start_time"])
+  const end = timestampOf(run.fields["end_time"]) ?? start
+  const inputs = run.fields["inputs"]
+  const args = runType(run) === "retriever" && Predicate.isRecord(inputs) && typeof inputs["query"] === "string" ? inputs["query"] : toolText(inputs)
+  trace.emit.toolRun({ actor, role: "agent", kind: "tool_call", content: args, tool, source, timestamp: start })
+  const outputs = run.fields["outputs"]
+  if (Predicate.isRecord(outputs) && Object.keys(outputs).length > 0) {
+    const content = runType(run) === "retriever" ? documentsText(outputs) : toolText(outputs)
+    trace.emit.toolRun({ actor: tool, role: "tool", kind: "tool_result", content, tool, source, timestamp: end })
+  }
+  const error = nonEmpty(stringField(run.fields, "error"))
+  if (error !== undefined) trace.emit.toolRun({ actor: tool, role: "tool", kind: "error", content: error, tool, source, timestamp: end })
+}
+
+const errorEvent = (run: Run, actor: string, role: ActorRole, trace: TraceContext, always: boolean) => {
+  const error = nonEmpty(stringField(run.fields, "error"))
+  if (error === undefined) return
+  // A chain's error is usually its failing child's, propagated: said once.
+  if (!always && trace.emit.errorSeen(error)) return
+  trace.emit.add({
+    actor,
+    role,
+    kind: "error",
+    content: error,
+    source: `run:${run.id}`,
+    timestamp: timestampOf(run.fields["end_time"]) ?? timestampOf(run.fields["start_time"])
+  })
+}
+
+/** A root run's `messages` (inputs or outputs) as one history; unreadable messages are counted. */
+const rootMessages = (messages: ReadonlyArray<unknown>, at: string, timestamp: string | undefined, actor: string, trace: TraceContext) => {
+  const events: Array<EventInput> = []
+  const context: MessageContext = { actor, toolNames: trace.toolNames }
+  messages.forEach((message, i) => {
+    const converted = messageEvents(message, `${at}[${i}]`, timestamp, context)
+    if (converted === undefined) trace.skipped++
+    else events.push(...converted)
+  })
+  trace.emit.history(events)
+}
+
+const rootEnter = (run: Run, actor: string, trace: TraceContext) => {
+  const inputs = recordOf(run.fields["inputs"])
+  const source = `run:${run.id}`
+  const timestamp = timestampOf(run.fields["start_time"])
+  const messages = inputs["messages"]
+  if (Array.isArray(messages)) {
+    rootMessages(messages, `${source}/inputs.messages`, timestamp, actor, trace)
+    return
+  }
+  const text = singleText(inputs)
+  if (text !== undefined) {
+    trace.builder.setTask(text)
+    trace.emit.history([{ actor: "user", role: "user", kind: "message", content: text, source, timestamp }])
+  } else if (Object.keys(inputs).length > 0) trace.builder.setTask(compactJson(inputs))
+}
+
+const rootExit = (run: Run, actor: string, trace: TraceContext, chainLike: boolean) => {
+  const outputs = run.fields["outputs"]
+  const source = `run:${run.id}`
+  const timestamp = timestampOf(run.fields["end_time"])
+  if (chainLike && Predicate.isRecord(outputs)) {
+    const messages = outputs["messages"]
+    if (Array.isArray(messages)) rootMessages(messages, `${source}/outputs.messages`, timestamp, actor, trace)
+    else {
+      const text = singleText(outputs)
+      if (text !== undefined) {
+        trace.builder.setOutcome(text)
+        trace.emit.history([{ actor, role: "agent", kind: "message", content: text, source, timestamp }])
+      } else if (Object.keys(outputs).length > 0) trace.builder.setOutcome(compactJson(outputs))
+    }
+  }
+  errorEvent(run, actor, "agent", trace, false)
+  const error = nonEmpty(stringField(run.fields, "error"))
+  if (error !== undefined) {
+    trace.builder.setOutcome(error)
+    trace.builder.setSuccess(false)
+  } else if (run.fields["end_time"] !== undefined || (Predicate.isRecord(outputs) && Object.keys(outputs).length > 0)) trace.builder.setSuccess(true)
+}
+
+interface Frame {
+  readonly run: Run
+  readonly exit: boolean
+  /** The agent acting for this run's descendants. */
+  readonly agent: string | undefined
+}
+
+export const readTrace = (traceId: string, roots: ReadonlyArray<Run>, children: ReadonlyMap<string, ReadonlyArray<Run>>, visited: Set<string>, skipped: number): NormalizedTrace => {
+  const builder = makeTraceBuilder(traceId)
+  const trace: TraceContext = { emit: makeEmitter(builder), builder, toolNames: new Map(), skipped: 0 }
+  const primary = roots.find((root) => parentOf(root) === undefined) ?? roots[0]
+
+  const stack: Array<Frame> = []
+  for (let i = roots.length - 1; i >= 0; i--) {
+    const root = roots[i]
+    if (root !== undefined) stack.push({ run: root, exit: false, agent: undefined })
+  }
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    const { run, exit, agent } = frame
+    const type = runType(run)
+    const chainLike = type === "chain"
+    const own = chainLike && !isGenericChainName(runName(run)) ? runName(run) : undefined
+    const actor = langGraphNode(run) ?? own ?? agent ?? "assistant"
+    if (exit) {
+      if (run === primary) rootExit(run, actor, trace, chainLike)
+      else if (chainLike) errorEvent(run, actor, "agent", trace, false)
+      continue
+    }
+    if (visited.has(run.id)) continue
+    visited.add(run.id)
+    if (run === primary && chainLike) rootEnter(run, actor, trace)
+    if (type === "llm") {
+      llmEvents(run, langGraphNode(run) ?? agent ?? own ?? "assistant", trace)
+      errorEvent(run, langGraphNode(run) ?? agent ?? "assistant", "agent", trace, true)
+    } else if (type === "tool" || type === "retriever") {
+      toolEvents(run, langGraphNode(run) ?? agent ?? "assistant", trace)
+    } else if (!chainLike) errorEvent(run, agent ?? "assistant", "agent", trace, true)
+    stack.push({ run, exit: true, agent })
+    const kids = children.get(run.id) ?? []
+    const childAgent = chainLike ? (langGraphNode(run) ?? own ?? agent) : agent
+    for (let i = kids.length - 1; i >= 0; i--) {
+      const kid = kids[i]
+      if (kid !== undefined && !visited.has(kid.id)) stack.push({ run: kid, exit: false, agent: childAgent })
+    }
+  }
+  builder.skip(skipped + trace.skipped)
+  return builder.build()
+}
