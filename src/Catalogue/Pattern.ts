@@ -12,6 +12,7 @@ import type { Group, PatternContract, SequenceLimit } from "./Contract.js"
 import { type ModelOutput, modelOutputSchema, type Signals } from "./Detection.js"
 import { type DeriveFromTrace, READS_ANY_TRACE, type TraceReading } from "../Traces/Reading.js"
 import type { Family } from "./Families.js"
+import { type ItemKeys, sequenceItemKeys } from "../Traces/Native.js"
 
 /** The type-erased view of a pattern that the engine, loader and guards use. */
 export interface PatternCode {
@@ -26,6 +27,11 @@ export interface PatternCode {
   readonly sequences: ReadonlyArray<{ readonly field: string; readonly limit: SequenceLimit }>
   /** The top-level fields of its input shape as clients send it (`task`, `goal`, `steps`, ...). */
   readonly inputFields: ReadonlySet<string>
+  /**
+   * The keys of the items of each input field that is a list of objects (`messages` → `from`,
+   * `content`, ...): what a body's sequences must carry to be this pattern's own shape.
+   */
+  readonly sequenceItems: ReadonlyMap<string, ItemKeys>
   /** Whether and how it takes a raw trace (DECISIONS §12). */
   readonly reading: TraceReading
   /** Derives the extras a raw trace cannot state (Traces/Reading.ts); undefined when none. */
@@ -93,6 +99,7 @@ export const definePattern = <const Slug extends string, const P extends string,
         typeof signature.name === "string" ? [signature.name] : []
       )
     ),
+    sequenceItems: sequenceItemKeys(Schema.encodedSchema(spec.input).ast),
     reading: spec.traces ?? READS_ANY_TRACE,
     derive,
     validate: (trace) => {

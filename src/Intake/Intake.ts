@@ -73,7 +73,9 @@ export const queryList = (value: string | undefined): Array<string> | undefined 
 /**
  * The three body forms (DECISIONS §3, §12): a raw trace as it is (an array, or an object
  * recognisably in a supported format: its own `model`, `mode` or `trace` fields are trace data,
- * never options); the envelope `{trace, mode?, model?, baseline?, format?, select?, hints?}` when
+ * never options; so a Langfuse export `{trace, observations}` or a MAD record `{mas_name, trace}`,
+ * which `recognised` (the importers' detection) claims, is never taken for the envelope); the
+ * envelope `{trace, mode?, model?, baseline?, format?, select?, hints?}` when
  * `trace` is an object or an array; otherwise the flat native trace minus the option keys.
  * Options missing from the body come from the query (`query`), raw bodies' options only from it.
  */

@@ -14,7 +14,8 @@ import type { CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { PatternCode } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { type InvalidMode, type RequestTooLarge, type UnsupportedTraceFormat, ValidationError } from "../Errors.js"
-import type { FormatOption, NormalizedTrace, TraceFormat } from "../Traces/Model.js"
+import { type FormatOption, NO_CONTENT_MESSAGE, type NormalizedTrace, type TraceFormat } from "../Traces/Model.js"
+import { fitsSequence } from "../Traces/Native.js"
 import { detectFormat, type Limits, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 import {
   type BodyParts,
@@ -66,9 +67,14 @@ export type AdmittedTrace =
 
 const COMMON_FIELDS = new Set(["agent_id", "framework", "metadata"])
 
-/** An object in the pattern's own shape: it has one of the pattern's input fields. */
+/**
+ * An object in the pattern's own shape: it has one of the pattern's input fields, and each of its
+ * sequences the pattern declares holds the pattern's items (src/Traces/Native.ts): a foreign
+ * `messages` list without `from` (a Gemini CLI session, an Agent SDK dump) is not native.
+ */
 const nativeShaped = (code: PatternCode, trace: Record<string, unknown>) =>
-  Object.keys(trace).some((key) => code.inputFields.has(key) && !COMMON_FIELDS.has(key))
+  Object.keys(trace).some((key) => code.inputFields.has(key) && !COMMON_FIELDS.has(key)) &&
+  Array.from(code.sequenceItems).every(([field, keys]) => fitsSequence(trace[field], keys))
 
 /** Native or raw, limits checked; a raw trace normalized and one trace chosen. */
 export const admitTrace = (
@@ -128,6 +134,7 @@ export const readAnalyzeRequest = (
   Either.gen(function*() {
     const { format, parts, select } = yield* readTraceIntake(body, query)
     const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits)
+    if (trace._tag === "Raw" && trace.trace.content === "absent") return yield* Either.left(new ValidationError({ message: NO_CONTENT_MESSAGE }))
     const mode = yield* resolveMode(parts.mode)
     onMode?.(mode)
     const options = yield* Either.all({

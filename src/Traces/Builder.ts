@@ -23,14 +23,23 @@ export interface EventInput {
   readonly source: string
 }
 
+export interface HistoryOptions {
+  /** The index of the call's first output message (the model's answer); the messages before it are its input. */
+  readonly outputFrom?: number | undefined
+}
+
 export interface TraceBuilder {
   /** Adds an event as it is (an event that happens once: a tool span, a log record, a run). */
   readonly add: (event: EventInput) => void
   /**
    * Adds the messages of one model call, skipping those already seen (above). Pass a call's input
    * and output together, in order, so an answer that repeats an earlier message is still counted.
+   * `outputFrom`, when the importer knows it, is the index of the call's first output message:
+   * what the model produced in this call is never history, so it is always added (a tool called
+   * again with the same arguments, independently, stays twice), and counted so the next call's
+   * input repeating it is de-duplicated.
    */
-  readonly addHistory: (messages: ReadonlyArray<EventInput>) => void
+  readonly addHistory: (messages: ReadonlyArray<EventInput>, options?: HistoryOptions) => void
   /** Counts records that were not read (malformed, of unknown types, or not trace content). */
   readonly skip: (count?: number) => void
   readonly setTask: (task: string) => void
@@ -125,11 +134,17 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
     seen.bump(event)
   }
 
-  const addHistory = (messages: ReadonlyArray<EventInput>) => {
-    const occurrences = occurrencesOf(messages)
-    messages.forEach((message, i) => {
+  const addHistory = (messages: ReadonlyArray<EventInput>, history: HistoryOptions = {}) => {
+    const outputFrom = Math.max(0, Math.min(history.outputFrom ?? messages.length, messages.length))
+    const input = outputFrom < messages.length ? messages.slice(0, outputFrom) : messages
+    const occurrences = occurrencesOf(input)
+    input.forEach((message, i) => {
       if ((occurrences[i] ?? 1) > seen.get(message)) add(message)
     })
+    for (let i = outputFrom; i < messages.length; i++) {
+      const message = messages[i]
+      if (message !== undefined) add(message)
+    }
   }
 
   const build = (): NormalizedTrace => {
@@ -148,9 +163,14 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
       if (event !== undefined && event.role === "agent" && event.kind === "message" && event.content.trim().length > 0) lastAgent = event
     }
     const last = events.at(-1)
+    // What ran, without what was said (DECISIONS §18): marked, so no surface analyses it.
+    const contentFree = events.length > 0 && events.every((event) => event.content.trim().length === 0)
     return {
+      ...(contentFree ? { content: "absent" as const } : {}),
       id,
-      task: task ?? firstUser?.content ?? events.find((event) => event.content.trim().length > 0)?.content ?? "",
+      // The task is the user's input, never the model's answer, a tool's arguments or the system
+      // instructions: empty when the user said nothing (DECISIONS §12; issue 30).
+      task: task ?? firstUser?.content ?? "",
       outcome: outcome ?? (last?.kind === "error" ? last.content : lastAgent?.content ?? last?.content ?? ""),
       success: success ?? null,
       agents,

@@ -73,6 +73,45 @@ describe("anthropic importer: Messages API", () => {
     expect(trace.skipped).toBe(1)
   })
 
+  it("takes the task from the user's input only: a single response holds none, so it is empty", () => {
+    // Before: the first non-empty event, the model's own thinking.
+    expect(readOne(fixture("response-message.json")).task).toBe("")
+    const toolOnly = readOne({ type: "message", role: "assistant", content: [{ type: "tool_use", id: "t1", name: "search", input: { q: "weather" } }], stop_reason: "tool_use" })
+    expect(toolOnly.task).toBe("")
+    const systemOnly = readOne({ system: "You are a weather assistant.", messages: [{ role: "assistant", content: "Hello." }] })
+    expect(systemOnly.task).toBe("")
+    const asked = readOne({ request: { system: "You are a weather assistant.", messages: [{ role: "user", content: "Weather in Paris?" }] }, response: { type: "message", role: "assistant", content: [{ type: "text", text: "Sunny." }] } })
+    expect(asked.task).toBe("Weather in Paris?")
+  })
+
+  it("keeps a tool called again with the same arguments in a later call's response, and the history once", () => {
+    const ask = { role: "user", content: "Is the deploy done?" }
+    const check = { type: "tool_use", id: "t1", name: "deploy_status", input: { id: 42 } }
+    const checkAgain = { ...check, id: "t2" }
+    const pending = { type: "tool_result", tool_use_id: "t1", content: "pending" }
+    const trace = readOne([
+      { request: { messages: [ask] }, response: { type: "message", role: "assistant", content: [check] } },
+      { request: { messages: [ask, { role: "assistant", content: [check] }, { role: "user", content: [pending] }] }, response: { type: "message", role: "assistant", content: [checkAgain] } }
+    ])
+    expect(trace.events.map((event) => [event.kind, event.content, event.source])).toEqual([
+      ["message", "Is the deploy done?", "[0].request.messages[0]"],
+      ["tool_call", "{\"id\":42}", "[0].response.content[0]"],
+      ["tool_result", "pending", "[1].request.messages[2].content[0]"],
+      ["tool_call", "{\"id\":42}", "[1].response.content[0]"]
+    ])
+    // Two independent calls (each a fresh conversation, as a sub-agent's): each response's call is
+    // the model's own output, kept; the repeated input is history, read once.
+    const independent = readOne([
+      { request: { messages: [ask] }, response: { type: "message", role: "assistant", content: [check] } },
+      { request: { messages: [ask] }, response: { type: "message", role: "assistant", content: [checkAgain] } }
+    ])
+    expect(independent.events.map((event) => [event.kind, event.source])).toEqual([
+      ["message", "[0].request.messages[0]"],
+      ["tool_call", "[0].response.content[0]"],
+      ["tool_call", "[1].response.content[0]"]
+    ])
+  })
+
   it("de-duplicates a list of request bodies that each carry the whole conversation", () => {
     const body = fixture("requests-history.json")
     const trace = readOne(body)

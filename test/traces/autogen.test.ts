@@ -241,6 +241,81 @@ describe("autogen importer: malformed input and labels", () => {
   })
 })
 
+describe("autogen importer: Magentic-One group chats of the Who&When dataset (real logs)", () => {
+  // mistake_agent names a speaker, which the trace does hold; the other labels never appear.
+  const labels = ["ground_truth", "mistake_step", "mistake_reason", "is_corrected", "is_correct"]
+  const labelValues = (body: unknown): ReadonlyArray<string> => {
+    const record = typeof body === "object" && body !== null && !Array.isArray(body) ? Object.entries(body) : []
+    return record.flatMap(([key, value]) => (labels.includes(key) && typeof value === "string" && value.length > 8 ? [value] : []))
+  }
+
+  it("reads the speaker in `role` as the actor: thoughts, instructions as handoffs, `human` as the user", () => {
+    const body = fixture("who-and-when-hand-crafted-6.json")
+    expect(autoGenImporter.detect(body)).toBe(true)
+    const trace = readOne(body)
+    expect(trace.events.map((event) => [event.actor, event.role, event.kind, event.to ?? "", event.source])).toEqual([
+      ["user", "user", "message", "", "history[0]"],
+      ["Orchestrator", "agent", "thought", "", "history[1]"],
+      ["Orchestrator", "agent", "thought", "", "history[2]"],
+      ["Orchestrator", "agent", "handoff", "WebSurfer", "history[3]"],
+      ["WebSurfer", "agent", "message", "", "history[4]"],
+      ["Orchestrator", "agent", "thought", "", "history[5]"],
+      ["Orchestrator", "agent", "thought", "", "history[6]"],
+      ["Orchestrator", "agent", "message", "", "history[7]"]
+    ])
+    expect(trace.events[3]?.content).toMatch(/^Please search for the highest price a high-rise apartment/)
+    expect(trace.agents).toEqual(["Orchestrator", "WebSurfer"])
+    expect(trace.id).toBe("e6bc98089608217e45b6956a46518fe3cce64a799b3ac43c6974c449ae14c408")
+    expect(trace.task).toBe("What's the highest price a high-rise apartment was sold for in Mission Bay, San Francisco, in 2021?")
+    expect(trace.outcome).toContain("FINAL ANSWER: 1080000000")
+    expect(trace.success).toBeNull()
+  })
+
+  it("reads every speaker of a longer log, and never copies the labels (ground_truth, mistake_*)", () => {
+    const body = fixture("who-and-when-hand-crafted-43.json")
+    const trace = readOne(body)
+    expect(trace.events).toHaveLength(16)
+    expect(trace.agents).toEqual(["Orchestrator", "WebSurfer", "Assistant"])
+    expect(trace.events.filter((event) => event.kind === "handoff").map((event) => [event.to, event.source])).toEqual([
+      ["WebSurfer", "history[3]"],
+      ["WebSurfer", "history[6]"],
+      ["Assistant", "history[10]"]
+    ])
+    expect(trace.events[12]).toMatchObject({ actor: "Assistant", kind: "message", source: "history[12]" })
+    expect(trace.id).toBe("db4fd70a-2d37-40ea-873f-9433dc5e301f")
+    const json = JSON.stringify(trace)
+    for (const value of labelValues(body)) expect(json).not.toContain(value)
+    expect(json).not.toContain("mistake")
+    // ground_truth, is_corrected, mistake_agent, mistake_step, mistake_reason
+    expect(trace.skipped).toBe(5)
+  })
+
+  it("takes the question as the task and question_ID as the id of an AG2 log of the dataset", () => {
+    const body = fixture("who-and-when-algorithm-generated-47.json")
+    const trace = readOne(body)
+    expect(trace.id).toBe("0bb3b44a-ede5-4db5-a520-4e844b0079c5")
+    expect(trace.task).toMatch(/^Consider the following symbols: /)
+    expect(trace.agents).toEqual(["Mesopotamian_Number_Systems_Expert"])
+    for (const value of labelValues(body)) expect(JSON.stringify(trace)).not.toContain(value)
+  })
+
+  it("takes the first human message as the task without `question`, and reads a bare list of speaker roles", () => {
+    const trace = readOne([
+      { role: "human", content: "Find the 2021 report." },
+      { role: "Orchestrator (-> FileSurfer)", content: "Open the reports folder." },
+      { role: "FileSurfer", content: "Opened /reports: 2021.pdf" },
+      { role: "Orchestrator (termination condition)", content: "FINAL ANSWER: 2021.pdf" }
+    ])
+    expect(trace.task).toBe("Find the 2021 report.")
+    expect(trace.events.map((event) => [event.actor, event.kind, event.to ?? ""])).toEqual([
+      ["user", "message", ""],
+      ["Orchestrator", "handoff", "FileSurfer"],
+      ["FileSurfer", "message", ""],
+      ["Orchestrator", "message", ""]
+    ])
+  })
+})
+
 describe("autogen importer: detect", () => {
   it("is true on its own fixtures, and the neighbouring importers do not claim them", () => {
     for (const [name, body] of loadFixtures("autogen")) {

@@ -89,6 +89,8 @@ describe("openai importer: Chat Completions", () => {
     ])
     expect(trace.events.map((event) => event.source)).toEqual(["choices[0].message.tool_calls[0]", "choices[0].message.tool_calls[1]"])
     expect(trace.events[0]?.timestamp).toBe("2026-01-01T00:00:00.000Z")
+    // A response alone holds no user input: the task is empty, never the tool's arguments.
+    expect(trace.task).toBe("")
   })
 
   it("reads a request body with its response: developer prompt, names, parts, a refusal", () => {
@@ -199,6 +201,8 @@ describe("openai importer: Responses API", () => {
     ])
     expect(trace.success).toBe(false)
     expect(trace.outcome).toBe("The server had an error while processing your request. Sorry about that!")
+    // No user input in it: the task is empty, never the system instructions.
+    expect(trace.task).toBe("")
   })
 
   it("reads an incomplete response, hosted tools and skips what is not trace content", () => {

@@ -285,6 +285,99 @@ describe("trajectory importer: OpenHands output records (JSON Lines)", () => {
   })
 })
 
+describe("trajectory importer: SWE-agent history-only demonstrations (real files)", () => {
+  it("reads a demonstration `.traj` as SWE-agent: the system prompt, the issue as the task, every action and observation", () => {
+    const body = fixture("swe-agent-demo-function-calling-simple.traj")
+    const trace = readOne(body)
+    expect(trace.events.map((event) => [event.actor, event.role, event.kind, event.tool ?? "", event.source])).toEqual([
+      ["system", "system", "message", "", "history[0]"],
+      ["user", "user", "message", "", "history[1]"],
+      ["swe-agent", "agent", "thought", "", "history[2]"],
+      ["swe-agent", "agent", "tool_call", "find_file", "history[2]"],
+      ["find_file", "tool", "tool_result", "find_file", "history[3]"],
+      ["swe-agent", "agent", "thought", "", "history[4]"],
+      ["swe-agent", "agent", "tool_call", "open", "history[4]"],
+      ["open", "tool", "tool_result", "open", "history[5]"],
+      ["swe-agent", "agent", "thought", "", "history[6]"],
+      ["swe-agent", "agent", "tool_call", "edit", "history[6]"],
+      ["edit", "tool", "tool_result", "edit", "history[7]"],
+      ["swe-agent", "agent", "thought", "", "history[8]"],
+      ["swe-agent", "agent", "tool_call", "bash", "history[8]"],
+      ["bash", "tool", "tool_result", "bash", "history[9]"],
+      ["swe-agent", "agent", "thought", "", "history[10]"],
+      ["swe-agent", "agent", "tool_call", "submit", "history[10]"],
+      ["submit", "tool", "tool_result", "submit", "history[11]"]
+    ])
+    expect(trace.events[0]?.content).toMatch(/SETTING: You are an autonomous programmer/)
+    expect(trace.task).toMatch(/^We're currently solving the following issue within our repository\. Here's the issue text:\nISSUE:\nSyntaxError: invalid syntax/)
+    expect(trace.events.find((event) => event.tool === "edit" && event.kind === "tool_call")?.content).toBe("edit 'def division(a: float, b: float) -> float' 'def division(a: float, b: float) -> float:'")
+    expect(trace.agents).toEqual(["swe-agent"])
+    expect(trace.skipped).toBe(0)
+  })
+
+  it("reads the replay demonstration (converted from its YAML) with tool calls as arguments and its problem statement id", () => {
+    const trace = readOne(fixture("swe-agent-demo-str-replace-anthropic.json"))
+    expect(trace.id).toBe("1c2844")
+    expect(trace.agents).toEqual(["swe-agent"])
+    expect(trace.task).toMatch(/^I've uploaded a python code repository in the directory \. Consider the following PR description:/)
+    const calls = trace.events.filter((event) => event.kind === "tool_call")
+    expect(calls.map((event) => event.tool)).toEqual(["str_replace_editor", "str_replace_editor", "str_replace_editor", "submit"])
+    expect(JSON.parse(calls[2]?.content ?? "{}")).toMatchObject({ command: "str_replace" })
+    expect(trace.events.filter((event) => event.kind === "tool_result")).toHaveLength(4)
+  })
+})
+
+describe("trajectory importer: OpenHands edits and ids", () => {
+  const edit = {
+    id: 9,
+    timestamp: "2025-01-20T20:29:48.925379",
+    source: "agent",
+    message: "",
+    action: "edit",
+    tool_call_metadata: {
+      function_name: "str_replace_editor",
+      tool_call_id: "toolu_01",
+      model_response: {
+        choices: [{
+          message: {
+            content: "Let's create the main HTML file:",
+            role: "assistant",
+            tool_calls: [
+              { index: 0, function: { arguments: "{\"command\": \"view\", \"path\": \"/workspace\"}", name: "str_replace_editor" }, id: "toolu_00", type: "function" },
+              { index: 1, function: { arguments: "{\"command\": \"create\", \"path\": \"/workspace/index.html\", \"file_text\": \"<h1>Todo</h1>\"}", name: "str_replace_editor" }, id: "toolu_01", type: "function" }
+            ]
+          }
+        }]
+      }
+    },
+    args: {
+      path: "/workspace/index.html",
+      content: "",
+      start: 1,
+      end: -1,
+      thought: "Let's create the main HTML file:",
+      impl_source: "oh_aci",
+      translated_ipython_code: "print(file_editor(**{'command': 'create', 'path': '/workspace/index.html', 'file_text': '<h1>Todo</h1>'}))"
+    }
+  }
+
+  it("keeps the text an edit writes: the model's call arguments when the action's own arguments lack it", () => {
+    const trace = readOne([{ id: 1, source: "user", action: "message", args: { content: "Make a todo page." } }, edit])
+    const call = trace.events.find((event) => event.kind === "tool_call")
+    expect(call?.content).toBe("{\"command\": \"create\", \"path\": \"/workspace/index.html\", \"file_text\": \"<h1>Todo</h1>\"}")
+    const { tool_call_metadata: _dropped, ...withoutMetadata } = edit
+    const fallback = readOne([{ id: 1, source: "user", action: "message", args: { content: "Make a todo page." } }, withoutMetadata])
+    expect(fallback.events.find((event) => event.kind === "tool_call")?.content).toContain("'file_text': '<h1>Todo</h1>'")
+  })
+
+  it("takes a resolver record's issue as its id when it has no instance_id", () => {
+    const history = [{ id: 1, source: "user", action: "message", args: { content: "Add a licence." } }]
+    expect(readOne({ issue: { owner: "acme", repo: "site", number: 5, title: "Add MIT license" }, instruction: "Add a licence.", history }).id).toBe("acme/site#5")
+    expect(readOne({ issue: { number: 7 }, instruction: "Add a licence.", history }).id).toBe("7")
+    expect(readOne({ instance_id: "acme__site-5", issue: { number: 5 }, instruction: "x", history }).id).toBe("acme__site-5")
+  })
+})
+
 describe("trajectory importer: robustness and detection", () => {
   it("never throws on any JSON value", () => {
     neverThrowsOnJson(trajectoryImporter)

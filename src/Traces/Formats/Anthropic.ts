@@ -257,13 +257,19 @@ const isCall = (value: Rec): boolean =>
   Predicate.isRecord(value["request"]) ||
   Predicate.isRecord(value["response"])
 
+/** One call's events in order (system, messages, response) and where its output (the response) starts. */
+interface CallEvents {
+  readonly events: Array<EventInput>
+  readonly outputFrom: number
+}
+
 /** The events of one call, in order: system, messages, response. */
-const callEvents = (reader: Reader, call: Rec, prefix: string, depth = 0): Array<EventInput> => {
+const callEvents = (reader: Reader, call: Rec, prefix: string, depth = 0): CallEvents => {
   const events: Array<EventInput> = []
   const request = call["request"]
-  // a pair nests once; deeper nesting is not read
+  // a pair nests once; deeper nesting is not read (a nested request's own response is input here)
   if (Predicate.isRecord(request)) {
-    if (depth < 2) events.push(...callEvents(reader, request, at(prefix, "request"), depth + 1))
+    if (depth < 2) events.push(...callEvents(reader, request, at(prefix, "request"), depth + 1).events)
     else reader.builder.skip()
   }
   const system = call["system"]
@@ -280,10 +286,17 @@ const callEvents = (reader: Reader, call: Rec, prefix: string, depth = 0): Array
       events.push(...messageEvents(reader, message, `${at(prefix, "messages")}[${index}]`))
     })
   }
+  const outputFrom = events.length
   if (call["type"] === "message" || call["type"] === "error") events.push(...responseEvents(reader, call, prefix))
   const response = call["response"]
   if (Predicate.isRecord(response)) events.push(...responseEvents(reader, response, at(prefix, "response")))
-  return events
+  return { events, outputFrom }
+}
+
+/** A call's events through the history de-duplication: its response is its own output, never history. */
+const addCall = (reader: Reader, call: Rec, prefix: string) => {
+  const { events, outputFrom } = callEvents(reader, call, prefix)
+  reader.builder.addHistory(events, { outputFrom })
 }
 
 const fail = (message: string) => Either.left(`anthropic: ${message}`)
@@ -294,18 +307,19 @@ export const anthropicImporter: Importer = {
   read: (body) => {
     if (!Array.isArray(body) && !Predicate.isRecord(body)) return fail("expected a Messages API request, response, message list or list of calls")
     if (Array.isArray(body) && body.length === 0) return fail("the body is an empty list: no messages to read")
+    // The task is the user's input only: a single response message holds none (DECISIONS §12).
     const reader: Reader = { builder: makeTraceBuilder(null), tools: new Map(), failed: false, responses: [] }
     const { builder } = reader
     if (Array.isArray(body)) {
       body.forEach((item, index) => {
         if (Predicate.isRecord(item) && isCall(item)) {
-          builder.addHistory(callEvents(reader, item, `[${index}]`))
+          addCall(reader, item, `[${index}]`)
         } else {
           for (const event of messageEvents(reader, item, `[${index}]`)) builder.add(event)
         }
       })
     } else if (isCall(body)) {
-      builder.addHistory(callEvents(reader, body, ""))
+      addCall(reader, body, "")
     } else {
       return fail("expected `messages`, a response message (`type: \"message\"`) or a `{request, response}` pair")
     }

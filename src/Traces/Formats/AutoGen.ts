@@ -52,7 +52,7 @@ const CORE_TYPES: ReadonlySet<string> = new Set(["UserMessage", "AssistantMessag
 /** Control events that carry no trace content of their own. */
 const CONTROL_TYPES: ReadonlySet<string> = new Set(["UserInputRequestedEvent", "ModelClientStreamingChunkEvent", "SelectSpeakerEvent", "SelectorEvent"])
 /** Top-level fields that are dataset labels or scores, never trace content (counted as skipped). */
-const LABEL_FIELDS = ["mistake_step", "mistake_agent", "mistake_reason", "ground_truth", "is_correct", "is_corrected", "score", "scores", "label", "labels", "annotation", "annotations", "correct", "resolved", "reward"]
+const LABEL_FIELDS = ["mistake_step", "mistake_agent", "mistake_reason", "mistake_type", "ground_truth", "is_correct", "is_corrected", "score", "scores", "label", "labels", "annotation", "annotations", "correct", "resolved", "reward"]
 
 const TEXT_PARTS: ReadonlySet<string> = new Set(["text"])
 
@@ -226,14 +226,53 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
       if (Predicate.isRecord(message["function_call"])) events.push(...toolCalls([{ function: message["function_call"] }], who.actor))
       return events.length > 0 ? events : undefined
     }
-    default:
-      return undefined
+    default: {
+      // Magentic-One (and Who&When) group chats: the speaker is the role, `Orchestrator (thought)`,
+      // `Orchestrator (-> WebSurfer)`, `WebSurfer`, `human`, with no `name`.
+      // With a `name`, the role is an unknown chat role (skipped), not a speaker.
+      // Chat roles are lowercase; `Assistant` is Magentic-One's coder agent.
+      const generic = role.trim()
+      if (name !== undefined || (GENERIC_ROLES.has(generic) && generic !== "human")) return undefined
+      const spoken = speakerRoleOf(role)
+      const text = textOf(content)
+      if (spoken === undefined || text === undefined) return undefined
+      if (spoken.note === undefined && isUserName(spoken.name)) return [{ ...base, actor: "user", role: "user", kind: "message", content: text }]
+      const target = spoken.note === undefined ? undefined : HANDOFF_NOTE.exec(spoken.note)?.[1]?.trim()
+      if (target !== undefined && target.length > 0) return [{ ...base, actor: spoken.name, role: "agent", kind: "handoff", content: text, to: target }]
+      const thought = spoken.note !== undefined && /^(thought|thinking|reasoning|plan)$/i.test(spoken.note.trim())
+      return [{ ...base, actor: spoken.name, role: "agent", kind: thought ? "thought" : "message", content: text }]
+    }
   }
+}
+
+/** Roles of the chat APIs (lowercase, as the APIs write them), never a speaker's name. */
+const GENERIC_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "tool", "function", "developer", "model", "ai", "bot", "human", "ipython"])
+const SPEAKER_ROLE = /^([^()]{1,80}?)\s*\(([^()]{1,80})\)$/
+const HANDOFF_NOTE = /^\s*(?:->|→|to\s)\s*(.+)$/
+
+/**
+ * A role that names its speaker (Magentic-One: `Orchestrator (thought)` is the Orchestrator's
+ * thought, `Orchestrator (-> WebSurfer)` its instruction to WebSurfer, `WebSurfer` a message):
+ * the speaker and the note in parentheses. Undefined for blank or over-long roles.
+ */
+const speakerRoleOf = (role: string): { readonly name: string; readonly note: string | undefined } | undefined => {
+  const trimmed = role.trim()
+  if (trimmed.length === 0 || trimmed.length > 120) return undefined
+  const noted = SPEAKER_ROLE.exec(trimmed)
+  const name = noted?.[1]?.trim()
+  return noted !== null && name !== undefined && name.length > 0 ? { name, note: noted[2] } : { name: trimmed, note: undefined }
+}
+
+/** A message whose role is a speaker's name rather than a chat API role (Magentic-One). */
+const hasSpeakerRole = (value: Rec): boolean => {
+  const role = value["role"]
+  return typeof role === "string" && !("name" in value) && !GENERIC_ROLES.has(role.trim()) && speakerRoleOf(role) !== undefined && "content" in value
 }
 
 const readConversation = (conversation: Conversation): NormalizedTrace | string => {
   const { messages, prefix, meta } = conversation
-  const id = idOf(meta["chat_id"]) ?? idOf(meta["id"]) ?? null
+  // Who&When logs name their question `question_ID`.
+  const id = idOf(meta["chat_id"]) ?? idOf(meta["id"]) ?? idOf(meta["question_ID"]) ?? idOf(meta["question_id"]) ?? null
   const builder = makeTraceBuilder(id)
   const state: ReadState = { toolNames: new Map(), stopReason: nonEmpty(stringField(meta, "stop_reason")) }
   messages.forEach((message, i) => {
@@ -314,13 +353,15 @@ const readSession = (calls: ReadonlyArray<unknown>): NormalizedTrace | string =>
       else events.push(...converted)
     })
     const response = Predicate.isRecord(call["response"]) ? call["response"] : {}
+    // The response is this call's own output, never history (Builder.ts).
+    const outputFrom = events.length
     const answer = messageEvents(
       { type: "AssistantMessage", content: response["content"], thought: response["thought"], source: speaker ?? "assistant" },
       `[${k}].response`,
       state
     )
     if (answer !== undefined) events.push(...answer)
-    builder.addHistory(events)
+    builder.addHistory(events, { outputFrom })
   })
   return builder.eventCount() > 0 ? builder.build() : "autogen: the recorded calls hold no messages"
 }
@@ -354,6 +395,7 @@ const looksLikeMessage = (value: unknown): boolean => {
   if (!Predicate.isRecord(value)) return false
   const type = value["type"]
   if (typeof type === "string" && (AGENTCHAT_TYPES.has(type) || CORE_TYPES.has(type))) return true
+  if (hasSpeakerRole(value)) return true
   const named = typeof value["name"] === "string" || typeof value["source"] === "string"
   const content = "content" in value || "tool_calls" in value || "function_call" in value || "tool_responses" in value
   return named && content && ("role" in value || "type" in value || "source" in value)

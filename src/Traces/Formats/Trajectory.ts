@@ -111,8 +111,28 @@ const readPreamble = (history: ReadonlyArray<unknown>, prefix: string, builder: 
   return i
 }
 
+/** A JSON string parsed, or the value as it is (SWE-agent writes `replay_config` as a JSON string). */
+const parsedJson = (value: unknown): unknown => {
+  if (typeof value !== "string") return value
+  try {
+    const parsed: unknown = JSON.parse(value)
+    return parsed
+  } catch {
+    return undefined
+  }
+}
+
+/** The id a SWE-agent file carries: `instance_id`, else the problem statement's id in `replay_config`. */
+const sweAgentId = (body: Rec): string | null => {
+  const direct = idOf(body["instance_id"])
+  if (direct !== undefined) return direct
+  const replay = parsedJson(body["replay_config"])
+  const problem = Predicate.isRecord(replay) ? replay["problem_statement"] : undefined
+  return (Predicate.isRecord(problem) ? idOf(problem["id"]) : undefined) ?? null
+}
+
 const readSweAgent = (body: Rec): NormalizedTrace | string => {
-  const builder = makeTraceBuilder(idOf(body["instance_id"]) ?? null)
+  const builder = makeTraceBuilder(sweAgentId(body))
   const history = Array.isArray(body["history"]) ? body["history"] : []
   const trajectory = body["trajectory"]
   if (Array.isArray(trajectory) && trajectory.length > 0) {
@@ -312,6 +332,44 @@ const toolArguments = (action: string, args: Rec): string => {
   return compactJson(kept)
 }
 
+/** Edit and write arguments that hold the text written. */
+const WRITTEN_TEXT = ["file_text", "new_str", "content", "code"] as const
+
+/**
+ * The arguments the model sent for an event's tool call, as it sent them: the call of
+ * `tool_call_metadata.model_response` whose id is `tool_call_metadata.tool_call_id`.
+ */
+const modelCallArguments = (event: Rec): string | undefined => {
+  const metadata = event["tool_call_metadata"]
+  if (!Predicate.isRecord(metadata)) return undefined
+  const id = idOf(metadata["tool_call_id"])
+  const response = metadata["model_response"]
+  const choices = Predicate.isRecord(response) && Array.isArray(response["choices"]) ? response["choices"] : []
+  for (const choice of choices) {
+    const message = Predicate.isRecord(choice) ? choice["message"] : undefined
+    const calls = Predicate.isRecord(message) && Array.isArray(message["tool_calls"]) ? message["tool_calls"] : []
+    for (const call of calls) {
+      if (!Predicate.isRecord(call) || (id !== undefined && idOf(call["id"]) !== id)) continue
+      const fn = call["function"]
+      const args = Predicate.isRecord(fn) ? fn["arguments"] : undefined
+      if (args !== undefined && args !== null) return jsonText(args)
+    }
+  }
+  return undefined
+}
+
+/**
+ * A tool call's content: its arguments (`toolArguments`). An `edit` / `write` whose arguments
+ * lack the text written (OpenHands' ACI edits keep it only in the model's call and in
+ * `translated_ipython_code`) takes the model's call arguments, else that code.
+ */
+const callArguments = (action: string, args: Rec, event: Rec): string => {
+  const kept = toolArguments(action, args)
+  if (action !== "edit" && action !== "write") return kept
+  if (WRITTEN_TEXT.some((field) => nonEmpty(stringField(args, field)) !== undefined)) return kept
+  return modelCallArguments(event) ?? nonEmpty(stringField(args, "translated_ipython_code")) ?? kept
+}
+
 const exitCodeOf = (event: Rec): number | undefined => {
   const extras = Predicate.isRecord(event["extras"]) ? event["extras"] : {}
   const metadata = Predicate.isRecord(extras["metadata"]) ? extras["metadata"] : {}
@@ -397,7 +455,7 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
         default: {
           if (thought !== undefined) builder.add({ ...base, actor: agent, role: "agent", kind: "thought", content: thought })
           const fromUser = origin === "user"
-          builder.add({ ...base, actor: fromUser ? "user" : agent, role: fromUser ? "user" : "agent", kind: "tool_call", content: toolArguments(action, args), tool: action })
+          builder.add({ ...base, actor: fromUser ? "user" : agent, role: fromUser ? "user" : "agent", kind: "tool_call", content: callArguments(action, args, event), tool: action })
           if (id !== undefined) toolByEvent.set(id, action)
         }
       }
@@ -443,8 +501,21 @@ const recordError = (record: Rec): string | undefined => {
   return error === undefined || error === "None" || error === "null" ? undefined : error
 }
 
+/** An OpenHands record's id: `instance_id`, else its resolver issue (`owner/repo#number`, or the number). */
+const openHandsId = (record: Rec): string | null => {
+  const direct = idOf(record["instance_id"])
+  if (direct !== undefined) return direct
+  const issue = record["issue"]
+  if (!Predicate.isRecord(issue)) return null
+  const number = idOf(issue["number"])
+  if (number === undefined) return null
+  const owner = nonEmpty(stringField(issue, "owner"))
+  const repo = nonEmpty(stringField(issue, "repo"))
+  return owner !== undefined && repo !== undefined ? `${owner}/${repo}#${number}` : number
+}
+
 const readOpenHandsRecord = (record: Rec, prefix: string): NormalizedTrace | string => {
-  const builder = makeTraceBuilder(idOf(record["instance_id"]) ?? null)
+  const builder = makeTraceBuilder(openHandsId(record))
   const metadata = Predicate.isRecord(record["metadata"]) ? record["metadata"] : {}
   const agent = nonEmpty(stringField(metadata, "agent_class")) ?? OPENHANDS
   const history = Array.isArray(record["history"]) ? record["history"] : []
@@ -506,7 +577,23 @@ const looksLikeSweAgent = (body: Rec): boolean => {
     return sample(trajectory).some((step) => Predicate.isRecord(step) && ("action" in step || "observation" in step || "thought" in step || "response" in step))
   }
   const info = body["info"]
-  return Array.isArray(body["history"]) && Predicate.isRecord(info) && "exit_status" in info && !Array.isArray(body["messages"])
+  if (Array.isArray(body["history"]) && Predicate.isRecord(info) && "exit_status" in info && !Array.isArray(body["messages"])) return true
+  return looksLikeSweAgentHistory(body)
+}
+
+/**
+ * A history-only `.traj` (SWE-agent's demonstrations: `{history, replay_config?}` without
+ * `trajectory`): chat messages with SWE-agent's own `agent` / `message_type` fields.
+ */
+const looksLikeSweAgentHistory = (body: Rec): boolean => {
+  const history = body["history"]
+  if (!Array.isArray(history) || Array.isArray(body["messages"]) || "trajectory" in body) return false
+  const head = sample(history)
+  return head.some((message) =>
+    Predicate.isRecord(message) &&
+    typeof message["role"] === "string" &&
+    (typeof message["message_type"] === "string" || (typeof message["agent"] === "string" && "content" in message))
+  ) && !head.some((event) => Predicate.isRecord(event) && (typeof event["observation"] === "string" || Predicate.isRecord(event["args"])))
 }
 
 const looksLikeMini = (body: Rec): boolean => {
