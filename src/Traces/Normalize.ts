@@ -11,12 +11,22 @@ import { TRACE_FORMATS, type TraceFormatEntry } from "../Registry/Formats.js"
 import { makeTraceBuilder } from "./Builder.js"
 import { anthropicImporter } from "./Formats/Anthropic.js"
 import { autoGenImporter } from "./Formats/AutoGen.js"
+import { claudeCodeImporter } from "./Formats/ClaudeCode.js"
+import { codexImporter } from "./Formats/Codex.js"
+import { geminiCliImporter } from "./Formats/GeminiCli.js"
+import { inspectImporter } from "./Formats/Inspect.js"
+import { langfuseImporter } from "./Formats/Langfuse.js"
+import { mastImporter } from "./Formats/Mast.js"
 import { langSmithImporter } from "./Formats/LangSmith.js"
 import { openAiImporter } from "./Formats/OpenAI.js"
 import { openInferenceImporter } from "./Formats/OpenInference.js"
 import { otelImporter } from "./Formats/Otel.js"
+import { smolagentsImporter } from "./Formats/Smolagents.js"
+import { tauBenchImporter } from "./Formats/TauBench.js"
 import { trajectoryImporter } from "./Formats/Trajectory.js"
 import { type ImportedFormat, type Importer } from "./Importer.js"
+import { fitsItem, fitsSequence, NATIVE_NEEDS, NATIVE_SEQUENCES } from "./Native.js"
+import { nearestNote } from "./Nearest.js"
 import { type ActorRole, type EventKind, FORMATS, type FormatOption, type NormalizedTrace, type TraceFormat } from "./Model.js"
 
 /** Each imported format's importer, by its name in the registry (src/Registry/Formats.ts). */
@@ -25,6 +35,14 @@ export const IMPORTER_OF: { readonly [Format in ImportedFormat]: Importer } = {
   openinference: openInferenceImporter,
   langsmith: langSmithImporter,
   trajectory: trajectoryImporter,
+  claude_code: claudeCodeImporter,
+  codex: codexImporter,
+  langfuse: langfuseImporter,
+  smolagents: smolagentsImporter,
+  mast: mastImporter,
+  inspect: inspectImporter,
+  tau_bench: tauBenchImporter,
+  gemini_cli: geminiCliImporter,
   autogen: autoGenImporter,
   anthropic: anthropicImporter,
   openai: openAiImporter
@@ -79,12 +97,20 @@ const keysOf = (record: Readonly<Record<string, unknown>>) => {
   return keys.length === 0 ? "(none)" : `${keys.slice(0, 8).join(", ")}${keys.length > 8 ? `, … (${keys.length} in all)` : ""}`
 }
 
-export const unsupported = (body: unknown, named?: TraceFormat) =>
-  new UnsupportedTraceFormat({
+/**
+ * `400 unsupported_trace_format`: the formats, the keys seen (the top level's and its lists'
+ * records'), the nearest formats (src/Traces/Nearest.ts) and, from a reader that recognised the
+ * body but read nothing from it, why (`problem`).
+ */
+export const unsupported = (body: unknown, named?: TraceFormat, problem?: string) => {
+  const seen = [describeShape(body), nearestNote(body)].filter((part) => part.length > 0).join("; ")
+  const why = problem === undefined ? "" : ` (${problem})`
+  return new UnsupportedTraceFormat({
     message: named === undefined
-      ? `the trace is in no supported format (${FORMAT_LIST}); got ${describeShape(body)}. See docs/traces.md for each format's shape, or send the pattern's own input shape`
-      : `the trace is not readable as ${named}: ${describeShape(body)}. Supported formats: ${FORMAT_LIST}; omit \`format\` to detect it`
+      ? `the trace is in no supported format (${FORMAT_LIST})${why}; got ${seen}. See docs/traces.md for each format's shape, or send the pattern's own input shape (${NATIVE_NEEDS})`
+      : `the trace is not readable as ${named}${why}: ${seen}. Supported formats: ${FORMAT_LIST}; omit \`format\` to detect it`
   })
+}
 
 export interface Normalized {
   readonly format: TraceFormat
@@ -142,7 +168,9 @@ export const normalizeTrace = (
     } catch {
       result = Either.left("the trace could not be read")
     }
-    return Either.match(result, {
+    // A trace of which no event could be read is never accepted empty.
+    const traces = Either.map(result, (read) => read.filter((trace) => trace.events.length > 0))
+    return Either.match(traces, {
       onLeft: (message) => Either.left(new ValidationError({ message: `the ${importer.format} trace cannot be used: ${message}` })),
       onRight: (traces) =>
         traces.length === 0
@@ -161,9 +189,13 @@ export const normalizeTrace = (
       return read(importer)
     }
     const importer = detectFormat(body)
-    if (importer !== undefined) return read(importer)
+    const detectedRead = importer === undefined ? undefined : read(importer)
+    if (detectedRead !== undefined && Either.isRight(detectedRead)) return detectedRead
     const native = readNative(body)
-    return native === undefined ? Either.left(unsupported(body)) : Either.right({ format: "native", traces: [native] })
+    if (native !== undefined) return Either.right({ format: "native", traces: [native] })
+    // Recognised by a reader that could read nothing from it: the body fits no reader well.
+    const problem = detectedRead !== undefined && Either.isLeft(detectedRead) ? detectedRead.left.message : undefined
+    return Either.left(unsupported(body, undefined, problem))
   })()
   return Either.flatMap(normalized, (result) => {
     for (const trace of result.traces) {
@@ -232,12 +264,15 @@ const readNative = (body: unknown): NormalizedTrace | undefined => {
       builder.add({ actor, role: roleOf(actor), kind: "message", content: text(turn["content"]), source })
     }]
   ]
+  // A sequence is native only when its records carry the item's own keys (src/Traces/Native.ts):
+  // a foreign `messages` list (a Gemini CLI session, an Agent SDK dump) is not read as one.
   let found = false
   for (const [field, read] of sequences) {
     const list = body[field]
-    if (!Array.isArray(list)) continue
+    const keys = NATIVE_SEQUENCES.find(([name]) => name === field)?.[1]
+    if (!Array.isArray(list) || keys === undefined || !list.some(Predicate.isRecord) || !fitsSequence(list, keys)) continue
     found = true
-    list.forEach((item: unknown, i) => (Predicate.isRecord(item) ? read(item, `${field}[${i}]`) : builder.skip()))
+    list.forEach((item: unknown, i) => (Predicate.isRecord(item) && fitsItem(item, keys) ? read(item, `${field}[${i}]`) : builder.skip()))
   }
   if (!found || builder.eventCount() === 0) return undefined
   const task = body["task"] ?? body["goal"]

@@ -1,0 +1,242 @@
+/**
+ * The `mast` importer (DECISIONS §12) on records of MAST's published dataset (MAD,
+ * `MAD_human_labelled_dataset.json`, four records copied whole; see
+ * test/fixtures/traces/mast/README.md): AG2 per-agent messages, MetaGPT logs in two shapes, and a
+ * HyperAgent log with a planner handing subgoals to its interns; the failure annotations never
+ * read; detection both ways against every other format's fixtures.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { readdirSync } from "node:fs"
+import { join } from "node:path"
+import { mastImporter } from "../../src/Traces/Formats/Mast.js"
+import { NormalizedTrace, type TraceEvent } from "../../src/Traces/Model.js"
+import { detectFormat, IMPORTERS } from "../../src/Traces/Normalize.js"
+import { useProviderDouble } from "../support/Harness.js"
+import { fixtureIn, loadFixtures, neverThrowsOnJson, readersOf } from "./support.js"
+
+const fixture = fixtureIn("mast")
+const { readAll, readOne, failure } = readersOf(mastImporter)
+
+const countsOf = (trace: NormalizedTrace) => {
+  const kinds = (kind: TraceEvent["kind"]) => trace.events.filter((event) => event.kind === kind).length
+  return {
+    messages: kinds("message"),
+    tool_calls: trace.events.filter((event) => event.kind === "tool_call" && event.content.length > 0 && event.tool !== undefined).length,
+    tool_results: kinds("tool_result"),
+    errors: kinds("error"),
+    agents: trace.agents.length,
+    handoffs: kinds("handoff"),
+    thoughts: kinds("thought"),
+    skipped: trace.skipped
+  }
+}
+const expectNoDuplicates = (trace: NormalizedTrace) => {
+  const keys = trace.events.map((event) => JSON.stringify([event.actor, event.kind, event.content, event.source]))
+  expect(new Set(keys).size).toBe(keys.length)
+}
+
+const FIXTURES: ReadonlyArray<{
+  readonly file: string
+  readonly id: string
+  readonly task: RegExp
+  readonly agents: ReadonlyArray<string>
+  readonly counts: ReturnType<typeof countsOf>
+  readonly source: RegExp
+}> = [
+  {
+    file: "MAD_human_labelled_dataset.02-ag2-gsm-plus.json",
+    id: "AG2-2",
+    task: /^Monica is wrapping Christmas gifts\./,
+    agents: ["assistant"],
+    counts: { messages: 10, tool_calls: 0, tool_results: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 },
+    source: /^\[0\]\.trace\.trajectory\[\d+\]$/
+  },
+  {
+    file: "MAD_human_labelled_dataset.04-metagpt-programdev.json",
+    id: "MetaGPT-4",
+    task: /^develop a program that detects palindromes in a text file$/,
+    agents: ["Alice(SimpleCoder)", "Bob(SimpleTester)", "Charlie(SimpleReviewer)"],
+    counts: { messages: 5, tool_calls: 0, tool_results: 0, errors: 0, agents: 3, handoffs: 0, thoughts: 0, skipped: 0 },
+    source: /^\[0\]\.trace\.content#L\d+$/
+  },
+  {
+    file: "MAD_human_labelled_dataset.06-hyperagent-swe-bench-lite.json",
+    id: "HyperAgent-6",
+    task: /^ColumnTransformer with pandas output can't handle transformers with no features/,
+    agents: ["Planner", "Inner-Navigator-Assistant", "Navigator", "Inner-Editor-Assistant", "Editor", "Inner-Executor-Assistant", "Executor"],
+    // the two "Initialized …" log lines belong to no turn
+    counts: { messages: 18, tool_calls: 0, tool_results: 0, errors: 0, agents: 7, handoffs: 3, thoughts: 0, skipped: 2 },
+    source: /^\[0\]\.trace\.trajectory\[\d+\]$/
+  },
+  {
+    file: "MAD_human_labelled_dataset.16-metagpt-mmlu.json",
+    id: "MetaGPT-16",
+    task: /^The following are multiple choice questions \(with answers\) about high_school_computer_science\./,
+    agents: ["SimpleCoder", "SimpleTester", "SimpleReviewer"],
+    // the log's "=== … ===" banners, at its start (two lines, one block) and its end, belong to no turn
+    counts: { messages: 6, tool_calls: 0, tool_results: 0, errors: 0, agents: 3, handoffs: 0, thoughts: 0, skipped: 2 },
+    source: /^\[0\]\.trace#L\d+$/
+  }
+]
+
+describe("mast importer: MAD records", () => {
+  it.each(FIXTURES)("reads $file with the expected counts, agents, task and trace id", ({ file, id, task, agents, counts, source }) => {
+    const trace = readOne(fixture(file))
+    expect(countsOf(trace)).toEqual(counts)
+    expect(trace.agents).toEqual(agents)
+    expectNoDuplicates(trace)
+    expect(trace.id).toBe(id)
+    expect(trace.task).toMatch(task)
+    expect(trace.success).toBeNull()
+    for (const event of trace.events) expect(event.source).toMatch(source)
+    // the failure annotations are labels: never read
+    const text = JSON.stringify(trace)
+    for (const label of ["annotator_", "failure mode", "Poor task constraint compliance", "Round "]) expect(text).not.toContain(label)
+  })
+
+  it("reads AG2's per-agent messages: the user proxy speaks as the user; the benchmark's answer and seed solution are not read", () => {
+    const trace = readOne(fixture("MAD_human_labelled_dataset.02-ag2-gsm-plus.json"))
+    expect(trace.events.slice(0, 2).map((event) => [event.actor, event.role, event.kind])).toEqual([
+      ["mathproxyagent", "user", "message"],
+      ["assistant", "agent", "message"]
+    ])
+    expect(trace.events[0]?.content).toMatch(/^Let's use Python to solve a math problem\.\n\nQuery requirements:/)
+    const text = JSON.stringify(trace)
+    expect(text).not.toContain("<<6+4+2=12>>")
+    expect(text).not.toContain("perturbation")
+  })
+
+  it("reads HyperAgent's log: each response a turn, replies addressed to the planner, subgoals as handoffs; the gold patch and hints not read", () => {
+    const trace = readOne(fixture("MAD_human_labelled_dataset.06-hyperagent-swe-bench-lite.json"))
+    expect(trace.events.filter((event) => event.kind === "handoff").map((event) => [event.actor, event.to, event.content.slice(0, 40)])).toEqual([
+      ["Planner", "Codebase Navigator", "Subgoal: Please locate the ColumnTransfo"],
+      ["Planner", "Codebase Editor", "Subgoal: Please modify the `_iter` metho"],
+      ["Planner", "Executor", "Subgoal: Please run the following code s"]
+    ])
+    expect(trace.events.filter((event) => event.to === "Planner" && event.kind === "message").map((event) => event.actor)).toEqual(["Navigator", "Editor", "Executor"])
+    expect(JSON.stringify(trace)).not.toContain("hints_text")
+  })
+
+  it("reads MetaGPT's communication log: FROM/TO blocks and NEW MESSAGES, with their times", () => {
+    const trace = readOne(fixture("MAD_human_labelled_dataset.16-metagpt-mmlu.json"))
+    expect(trace.events.map((event) => [event.actor, event.role, event.to ?? "", event.timestamp ?? "", event.source])).toEqual([
+      ["Human", "user", "<all>", "2025-03-27T01:21:03.000Z", "[0].trace#L4"],
+      ["SimpleCoder", "agent", "", "2025-03-27T01:21:11.000Z", "[0].trace#L21"],
+      ["SimpleTester", "agent", "", "2025-03-27T01:21:19.000Z", "[0].trace#L49"],
+      ["SimpleReviewer", "agent", "", "2025-03-27T01:21:27.000Z", "[0].trace#L79"],
+      ["SimpleTester", "agent", "", expect.stringMatching(/^2025-03-27T01:21/), "[0].trace#L84"],
+      ["SimpleReviewer", "agent", "", expect.stringMatching(/^2025-03-27T01:2/), "[0].trace#L118"]
+    ])
+    // the ACTION line is not content
+    expect(trace.events[0]?.content).toMatch(/^The following are multiple choice questions/)
+  })
+
+  it("reads the full dataset's shape, logs of ChatDev, AG2 text and OpenManus, and several records as several traces", () => {
+    const log = [
+      "[2025-17-01 11:36:43 INFO] **[Preprocessing]**",
+      "**task_prompt**: develop a snake game",
+      "[2025-17-01 11:36:44 INFO] flask app.py did not start for online log",
+      "[2025-17-01 11:36:45 INFO] Chief Executive Officer: **[Start Chat]**",
+      "",
+      "Let us decide the product modality.",
+      "[2025-17-01 11:36:46 INFO] Chief Product Officer: **Chief Product Officer<->Chief Executive Officer on : DemandAnalysis, turn 0**",
+      "",
+      "<INFO> Application"
+    ].join("\n")
+    const ag2 = ["user_proxy (to assistant):", "", "What is 2 + 2?", "", "-".repeat(80), "assistant (to user_proxy):", "", "4. TERMINATE", "", "-".repeat(80)].join("\n")
+    const manus = [
+      "2025-03-08 18:08:25.067 | INFO     | app.agent.toolcall:think:53 - ✨ Manus's thoughts: I should search the web.",
+      "2025-03-08 18:08:25.068 | INFO     | app.agent.toolcall:think:54 - 🛠️ Manus selected 1 tools to use",
+      "2025-03-08 18:08:25.069 | INFO     | app.agent.toolcall:think:58 - 🧰 Tools being prepared: ['google_search']",
+      "2025-03-08 18:08:25.070 | INFO     | app.agent.toolcall:execute_tool:180 - 🔧 Tool arguments: {\"query\": \"soybean market 2025\"}",
+      "2025-03-08 18:08:27.000 | INFO     | app.agent.toolcall:act:131 - 🎯 Tool 'google_search' completed its mission! Result: ['https://example.org']",
+      "2025-03-08 18:08:28.000 | ERROR    | app.agent.toolcall:act:140 - Token limit exceeded"
+    ].join("\n")
+    const record = (name: string, id: number, trajectory: string) => ({
+      mas_name: name,
+      llm_name: "GPT-4o",
+      benchmark_name: "ProgramDev",
+      trace_id: id,
+      trace: { key: `k-${id}`, index: id, trajectory },
+      mast_annotation: { "1.1": 1, "3.3": 0 }
+    })
+    const traces = readAll([record("ChatDev", 8, log), record("AG2", 3, ag2), record("OpenManus", 5, manus), { mas_name: "x" }])
+    expect(traces.map((trace) => trace.id)).toEqual(["ChatDev-8", "AG2-3", "OpenManus-5"])
+    const [chatdev, chat, openManus] = traces
+    expect(chatdev?.events.map((event) => [event.actor, event.content, event.source])).toEqual([
+      ["Chief Executive Officer", "**[Start Chat]**\n\nLet us decide the product modality.", "[0].trace.trajectory#L4"],
+      ["Chief Product Officer", "**Chief Product Officer<->Chief Executive Officer on : DemandAnalysis, turn 0**\n\n<INFO> Application", "[0].trace.trajectory#L7"]
+    ])
+    expect(chatdev?.task).toBe("develop a snake game")
+    // two log lines of no turn (the preamble's task_prompt line is part of the first); the malformed record
+    expect(chatdev?.skipped).toBe(2 + 1)
+    expect(chat?.events.map((event) => [event.actor, event.role, event.to, event.content])).toEqual([
+      ["user_proxy", "user", "assistant", "What is 2 + 2?"],
+      ["assistant", "agent", "user_proxy", "4. TERMINATE"]
+    ])
+    expect(openManus?.events.map((event) => [event.actor, event.kind, event.tool ?? "", event.content])).toEqual([
+      ["Manus", "thought", "", "I should search the web."],
+      ["Manus", "tool_call", "google_search", "{\"query\": \"soybean market 2025\"}"],
+      ["google_search", "tool_result", "google_search", "['https://example.org']"],
+      ["agent", "error", "", "Token limit exceeded"]
+    ])
+    expect(openManus?.task).toBe("")
+    expect(JSON.stringify(traces)).not.toContain("mast_annotation")
+  })
+
+  it("answers a Left for bodies with nothing readable, and never throws", () => {
+    expect(failure({ mas_name: "AG2", benchmark_name: "GSM", trace_id: 1, trace: "   " })).toMatch(/^mast: /)
+    expect(failure([])).toMatch(/^mast: /)
+    neverThrowsOnJson(mastImporter, { nonEmptyTraces: true })
+  })
+})
+
+describe("mast importer: detect", () => {
+  const folders = readdirSync(join(import.meta.dirname, "..", "fixtures", "traces")).filter((folder) => folder !== "mast")
+
+  it("recognises its fixtures, which auto detection gives to it", () => {
+    for (const [name, body] of loadFixtures("mast")) {
+      expect([name, mastImporter.detect(body)]).toEqual([name, true])
+      expect([name, detectFormat(body)?.format]).toEqual([name, "mast"])
+    }
+  })
+
+  it("claims no other format's fixture, and no other importer claims a MAD record", () => {
+    for (const folder of folders) {
+      for (const [name, body] of loadFixtures(folder)) expect([folder, name, mastImporter.detect(body)]).toEqual([folder, name, false])
+    }
+    for (const [name, body] of loadFixtures("mast")) {
+      for (const importer of IMPORTERS) {
+        if (importer.format !== "mast") expect([name, importer.format, importer.detect(body)]).toEqual([name, importer.format, false])
+      }
+    }
+    for (const body of [{}, [], null, { trace: { trajectory: "x" }, mode: "quick" }, { mas_name: "AG2", trace: { steps: [] } }]) {
+      expect(mastImporter.detect(body)).toBe(false)
+    }
+  })
+})
+
+describe("POST /v1/traces/normalize with a MAD record of the full dataset", () => {
+  const harness = useProviderDouble()
+  const One = Schema.Struct({ format: Schema.String, events: Schema.Int, trace: NormalizedTrace })
+
+  it("reads the record's `trace` object as its trajectory, not as the envelope's trace", async () => {
+    const service = await harness.start({ ANTHROPIC_API_KEY: "sk-ant-traces-0123456789", ANTHROPIC_BASE_URL: harness.double.url })
+    const record = {
+      mas_name: "AG2",
+      llm_name: "GPT-4o",
+      benchmark_name: "GSM",
+      trace_id: 7,
+      trace: { key: "AG2_7", index: 7, trajectory: ["user_proxy (to assistant):", "", "What is 2 + 2?", "", "-".repeat(80), "assistant (to user_proxy):", "", "4", ""].join("\n") },
+      mast_annotation: { "1.1": 0, "3.1": 1 }
+    }
+    const response = await fetch(`${service.url}/v1/traces/normalize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(record) })
+    const json: unknown = await response.json()
+    expect(response.status, JSON.stringify(json).slice(0, 300)).toBe(200)
+    const read = Schema.decodeUnknownSync(One)(json)
+    expect(read.format).toBe("mast")
+    expect(read.trace.id).toBe("AG2-7")
+    expect(read.trace.events.map((event) => [event.actor, event.content])).toEqual([["user_proxy", "What is 2 + 2?"], ["assistant", "4"]])
+  })
+})

@@ -1,0 +1,226 @@
+/**
+ * The `tau_bench` importer (DECISIONS §12) on its fixtures: tau-bench's published historical
+ * trajectories and a tau2-bench results file (test/fixtures/traces/tau_bench/README.md); a single
+ * simulation, errors and malformed records inline.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Predicate } from "effect"
+import { readdirSync } from "node:fs"
+import { join } from "node:path"
+import { tauBenchImporter } from "../../src/Traces/Formats/TauBench.js"
+import type { NormalizedTrace } from "../../src/Traces/Model.js"
+import { IMPORTERS, detectFormat } from "../../src/Traces/Normalize.js"
+import { brief, fixtureIn, fixtureNames, list, loadFixtures, neverThrowsOnJson, readersOf, sub, text } from "./support.js"
+
+const FAMILY = "tau_bench"
+const fixture = fixtureIn(FAMILY)
+const { readAll, readOne, failure } = readersOf(tauBenchImporter)
+
+const countsOf = (trace: NormalizedTrace) => {
+  const of = (kind: string) => trace.events.filter((event) => event.kind === kind)
+  return {
+    messages: of("message").length,
+    toolCalls: of("tool_call").length,
+    withArgs: of("tool_call").filter((event) => event.content !== "" && event.content !== "{}").length,
+    toolResults: of("tool_result").length,
+    errors: of("error").length,
+    agents: trace.agents.length,
+    thoughts: of("thought").length,
+    skipped: trace.skipped
+  }
+}
+type Counts = ReturnType<typeof countsOf>
+
+const noDuplicates = (trace: NormalizedTrace) => {
+  const keys = trace.events.map((event) => JSON.stringify([event.actor, event.kind, event.content, event.source]))
+  expect(new Set(keys).size).toBe(keys.length)
+}
+
+/** Per fixture, the traces' ids and each trace's counts. */
+const COUNTS: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, Counts]>]> = [
+  [
+    "tau-bench-gpt-4o-airline.json",
+    [
+      ["0", { messages: 16, toolCalls: 8, withArgs: 8, toolResults: 8, errors: 0, agents: 1, thoughts: 0, skipped: 0 }],
+      ["1", { messages: 12, toolCalls: 0, withArgs: 0, toolResults: 0, errors: 0, agents: 1, thoughts: 0, skipped: 0 }]
+    ]
+  ],
+  [
+    "tau2-airline-run1.json",
+    [
+      ["c4726c14-f132-4944-a51a-465518856f47", { messages: 10, toolCalls: 4, withArgs: 4, toolResults: 4, errors: 0, agents: 1, thoughts: 0, skipped: 0 }],
+      ["e6b9ec17-d11e-449a-a79d-707c2d2f8e42", { messages: 12, toolCalls: 7, withArgs: 7, toolResults: 7, errors: 0, agents: 1, thoughts: 0, skipped: 0 }]
+    ]
+  ]
+]
+
+describe("tau_bench importer: tau-bench and tau2-bench results", () => {
+  it("reads each fixture, one trace per record or simulation, with the expected counts and no duplicate events", () => {
+    expect(COUNTS.map(([name]) => name).sort()).toEqual(fixtureNames(FAMILY).sort())
+    for (const [name, expected] of COUNTS) {
+      const traces = readAll(fixture(name))
+      expect([name, traces.map((trace) => [trace.id, countsOf(trace)])]).toEqual([name, expected])
+      traces.forEach(noDuplicates)
+    }
+  })
+
+  it("reads a tau-bench trajectory: policy, user turns, tool calls with their arguments and results", () => {
+    const [first, second] = readAll(fixture("tau-bench-gpt-4o-airline.json"))
+    expect(first?.events.slice(0, 2).map((event) => [event.actor, event.role, event.kind, event.source])).toEqual([
+      ["system", "system", "message", "[0].traj[0]"],
+      ["user", "user", "message", "[0].traj[1]"]
+    ])
+    expect(first?.events.slice(6, 8).map(brief)).toEqual([
+      ["assistant", "agent", "tool_call", "get_user_details", "{\"user_id\":\"mia_li_3668\"}", "[0].traj[6].tool_calls[0]"],
+      ["get_user_details", "tool", "tool_result", "get_user_details", expect.stringMatching(/^\{"name": \{"first_name": "Mia", "last_name": "Li"\}/), "[0].traj[7]"]
+    ])
+    expect(first?.events.find((event) => event.source === "[0].traj[21]")?.content).toBe("Error: payment amount does not add up, total price is 305, but paid 255")
+    expect(first?.task).toBe("Hi! I'm looking to book a flight from New York to Seattle on May 20th.")
+    expect(first?.outcome).toMatch(/^Your flight from New York \(JFK\) to Seattle \(SEA\) has been successfully booked\./)
+    expect(first?.success).toBeNull()
+    expect(second?.events.at(-1)).toEqual({ actor: "user", role: "user", kind: "message", content: "Thank you! ###STOP###", source: "[1].traj[11]" })
+    expect(second?.task).toMatch(/^Hi there! I need to change my return flight from Texas to Newark\./)
+  })
+
+  it("reads tau2 simulations with timestamps, the simulation id, and tool results named through the call id", () => {
+    const [first, second] = readAll(fixture("tau2-airline-run1.json"))
+    expect(first?.events.slice(0, 2)).toEqual([
+      { actor: "assistant", role: "agent", kind: "message", content: "Hi! How can I help you today?", timestamp: "2026-07-31T01:29:51.967653", source: "simulations[0].messages[0]" },
+      {
+        actor: "user",
+        role: "user",
+        kind: "message",
+        content: "Hi, I'd like to cancel my reservation, please. The confirmation code is EHGLP3.",
+        timestamp: "2026-07-31T01:29:53.842000",
+        source: "simulations[0].messages[1]"
+      }
+    ])
+    expect(first?.events.slice(6, 8).map(brief)).toEqual([
+      ["assistant", "agent", "tool_call", "get_flight_status", "{\"flight_number\":\"HAT156\",\"date\":\"2024-05-17\"}", "simulations[0].messages[6].tool_calls[0]"],
+      ["get_flight_status", "tool", "tool_result", "get_flight_status", "available", "simulations[0].messages[7]"]
+    ])
+    // the task is the user's first message, not the agent's greeting
+    expect(first?.task).toBe("Hi, I'd like to cancel my reservation, please. The confirmation code is EHGLP3.")
+    expect(first?.outcome).toBe("You're welcome.")
+    expect(second?.events.slice(-4).map(brief)).toEqual([
+      ["assistant", "agent", "tool_call", "transfer_to_human_agents", expect.stringMatching(/^\{"summary":"User wants to cancel reservation Q69X3R/), "simulations[1].messages[22].tool_calls[0]"],
+      ["transfer_to_human_agents", "tool", "tool_result", "transfer_to_human_agents", "Transfer successful", "simulations[1].messages[23]"],
+      ["assistant", "agent", "message", "", "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON.", "simulations[1].messages[24]"],
+      ["user", "user", "message", "", "###TRANSFER###", "simulations[1].messages[25]"]
+    ])
+  })
+
+  it("never copies the labels: reward, reward_info, the task's ground truth and the user's instructions", () => {
+    const v1 = fixture("tau-bench-gpt-4o-airline.json")
+    const v1Written = JSON.stringify(readAll(v1))
+    for (const record of list(v1)) {
+      const task = sub(sub(record, "info"), "task")
+      expect(v1Written).not.toContain(text(task?.["instruction"]).slice(0, 60))
+      for (const action of list(task?.["actions"])) expect(v1Written).not.toContain(JSON.stringify(action["kwargs"]))
+    }
+    const v2 = fixture("tau2-airline-run1.json")
+    const v2Traces = readAll(v2)
+    const v2Written = JSON.stringify(v2Traces)
+    for (const task of list(Predicate.isRecord(v2) ? v2["tasks"] : undefined)) {
+      const instructions = sub(sub(task, "user_scenario"), "instructions")
+      expect(v2Written).not.toContain(text(instructions?.["reason_for_call"]).slice(0, 40))
+      for (const assertion of list(sub(task, "evaluation_criteria")?.["nl_assertions"])) expect(v2Written).not.toContain(JSON.stringify(assertion))
+    }
+    expect(v2Written).not.toContain("Agent should refuse to proceed with the cancellation.")
+    expect(v2Written).not.toContain("db_match")
+    for (const event of v2Traces.flatMap((trace) => trace.events)) expect(event.source).not.toMatch(/reward|tasks|review|info/)
+  })
+})
+
+describe("tau_bench importer: other shapes, errors, malformed input", () => {
+  it("reads one tau2 simulation, user tool calls, grouped tool results, tool errors, and an abnormal termination", () => {
+    const trace = readOne({
+      id: "sim-1",
+      task_id: "[mobile_data_issue]airplane_mode_on",
+      termination_reason: "too_many_errors",
+      reward_info: { reward: 0.0, nl_assertions: [{ nl_assertion: "Agent should turn airplane mode off" }] },
+      messages: [
+        { role: "assistant", content: "Hi! How can I help you today?", turn_idx: 0 },
+        { role: "user", content: "My mobile data is not working.", tool_calls: [{ id: "u1", name: "check_status_bar", arguments: {}, requestor: "user" }], turn_idx: 1 },
+        { role: "tool", id: "u1", content: "Airplane mode: ON", requestor: "user", error: false, turn_idx: 2 },
+        { role: "assistant", content: null, tool_calls: [{ id: "a1", name: "get_line", arguments: { phone: "555" }, requestor: "assistant" }, { id: "a2" }], turn_idx: 3 },
+        { role: "tool", tool_messages: [{ role: "tool", id: "a1", content: "Error: line not found", requestor: "assistant", error: true, turn_idx: 4 }, { role: "tool", tool_messages: [] }] },
+        { role: "narrator", content: "?" },
+        null
+      ]
+    })
+    expect(trace.events.map(brief)).toEqual([
+      ["assistant", "agent", "message", "", "Hi! How can I help you today?", "messages[0]"],
+      ["user", "user", "message", "", "My mobile data is not working.", "messages[1]"],
+      ["user", "user", "tool_call", "check_status_bar", "{}", "messages[1].tool_calls[0]"],
+      ["check_status_bar", "tool", "tool_result", "check_status_bar", "Airplane mode: ON", "messages[2]"],
+      ["assistant", "agent", "tool_call", "get_line", "{\"phone\":\"555\"}", "messages[3].tool_calls[0]"],
+      ["get_line", "tool", "error", "get_line", "Error: line not found", "messages[4].tool_messages[0]"],
+      ["system", "system", "error", "", "termination_reason: too_many_errors", "termination_reason"]
+    ])
+    expect(trace.id).toBe("sim-1")
+    expect(trace.skipped).toBe(4) // the call without a name, the nested group, the unknown role, null
+    expect(trace.success).toBe(false)
+    expect(trace.outcome).toBe("termination_reason: too_many_errors")
+    expect(JSON.stringify(trace)).not.toContain("airplane mode off")
+  })
+
+  it("reads a tau-bench run that raised (info.error), and later trials with their trial number", () => {
+    const traces = readAll([
+      { task_id: 3, reward: 0.0, info: { error: "litellm.RateLimitError", traceback: "..." }, traj: [], trial: 0 },
+      { task_id: 3, reward: 1.0, info: { task: { instruction: "secret instruction" } }, traj: [{ role: "user", content: "Cancel my order" }, { role: "assistant", content: "Done." }], trial: 1 }
+    ])
+    expect(traces.map((trace) => [trace.id, trace.success, trace.task, trace.outcome])).toEqual([
+      ["3", false, "", "litellm.RateLimitError"],
+      ["3:1", null, "Cancel my order", "Done."]
+    ])
+    expect(traces[0]?.events.map((event) => event.source)).toEqual(["[0].info.error"])
+    expect(JSON.stringify(traces)).not.toContain("secret instruction")
+  })
+
+  it("answers a Left when nothing is readable, and never throws", () => {
+    expect(failure([{ task_id: 1, reward: 0, traj: [] }])).toMatch(/^tau_bench: no record holds readable messages \(1 records\)/)
+    expect(failure({ hello: "world" })).toMatch(/^tau_bench: expected/)
+    neverThrowsOnJson(tauBenchImporter, { nonEmptyTraces: true })
+  })
+})
+
+describe("tau_bench importer: detect", () => {
+  it("claims each of its fixtures, and no other importer does", () => {
+    for (const name of fixtureNames(FAMILY)) {
+      const body = fixture(name)
+      expect([name, detectFormat(body)?.format]).toEqual([name, FAMILY])
+      expect([name, IMPORTERS.filter((importer) => importer.detect(body)).map((importer) => importer.format)]).toEqual([name, [FAMILY]])
+    }
+  })
+
+  it("claims no other format's fixture, and leaves look-alike shapes alone", () => {
+    for (const folder of otherFolders()) {
+      for (const [name, body] of safeLoad(folder)) expect([folder, name, tauBenchImporter.detect(body)]).toEqual([folder, name, false])
+    }
+    for (const body of [
+      {},
+      [],
+      [{ role: "user", content: "hi" }],
+      [{ task_id: 1, traj: [] }],
+      { messages: [{ role: "user", content: "hi" }], info: {} },
+      { simulations: [] },
+      { task_id: 1, messages: [] }
+    ]) {
+      expect([body, tauBenchImporter.detect(body)]).toEqual([body, false])
+    }
+  })
+})
+
+const otherFolders = (): Array<string> =>
+  readdirSync(join(import.meta.dirname, "..", "fixtures", "traces"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name !== FAMILY)
+    .map((entry) => entry.name)
+
+const safeLoad = (folder: string): Array<[string, unknown]> => {
+  try {
+    return loadFixtures(folder)
+  } catch {
+    return []
+  }
+}
