@@ -170,8 +170,10 @@ export const DEFAULT_TRUSTED_PROXY_ADDRESSES: ReadonlyArray<string> = [
 ]
 
 /** SVC_API_MAX_BODY_BYTES: the service's body limit, and what the CLI reads of a trace before sending it. */
+export const DEFAULT_MAX_BODY_BYTES = 5 * MiB
+
 const maxBodyBytes = integer("SVC_API_MAX_BODY_BYTES", "an integer number of bytes >= 1024", { min: 1024, max: 2 ** 40 }).pipe(
-  Config.withDefault(5 * MiB)
+  Config.withDefault(DEFAULT_MAX_BODY_BYTES)
 )
 
 /**

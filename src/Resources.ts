@@ -68,7 +68,7 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   // The one guard of every surface (auth, roles, rate limit), with the keys and limiter it reads.
   const Guards = GuardsLive.pipe(Layer.provideMerge(Layer.mergeAll(Keys, Limiter, ErrorReportingLive.pipe(Layer.provide(ConfigLive)))), Layer.provide(ConfigLive))
   // The JSON shape bounds every body parser reads (Edge/Body.ts), as configured.
-  const Bounds = Layer.succeed(JsonBounds, { maxDepth: config.limits.maxDepth, maxKeys: config.limits.maxKeys })
+  const Bounds = Layer.succeed(JsonBounds, { maxDepth: config.limits.maxDepth, maxKeys: config.limits.maxKeys, maxInflatedBytes: config.limits.maxBodyBytes })
   return Layer.mergeAll(
     ConfigLive,
     Bounds,

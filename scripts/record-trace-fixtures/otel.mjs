@@ -19,7 +19,9 @@
 // JSON objects. Trace and span ids come from a counting id generator so re-runs give the same ids;
 // timestamps are the run's. Nothing leaves the machine; the API key is a dummy.
 //
-//   node scripts/record-trace-fixtures/otel.mjs
+//   node scripts/record-trace-fixtures/otel.mjs              the content-capturing runs (1, 2)
+//   node scripts/record-trace-fixtures/otel.mjs no-content   run 3 alone: the instrumentation's
+//     default (no message content), as most deployments run it (DECISIONS §18)
 import { createServer } from "node:http"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -150,7 +152,8 @@ const otlpLogs = (logs) => JSON.parse(Buffer.from(JsonLogsSerializer.serializeRe
 
 // ---------------------------------------------------------------------------------------------
 // 1. OpenTelemetry GenAI: @opentelemetry/instrumentation-openai.
-{
+const only = process.argv[2]
+if (only === undefined) {
   const otel = telemetry("0e1", "weather-agent")
   const instrumentation = new OtelOpenAIInstrumentation({ captureMessageContent: true })
   instrumentation.setTracerProvider(otel.tracerProvider)
@@ -260,7 +263,7 @@ const otlpLogs = (logs) => JSON.parse(Buffer.from(JsonLogsSerializer.serializeRe
 // ---------------------------------------------------------------------------------------------
 // 2. OpenInference: @arizeai/openinference-instrumentation-openai, agent/tool spans from
 //    @arizeai/openinference-core.
-{
+if (only === undefined) {
   const oi = telemetry("a11", "weather-agent")
   const instrumentation = new OpenInferenceOpenAIInstrumentation({ tracerProvider: oi.tracerProvider })
   const openaiModule = require("openai")
@@ -295,6 +298,43 @@ const otlpLogs = (logs) => JSON.parse(Buffer.from(JsonLogsSerializer.serializeRe
     resource: { attributes: span.resource.attributes },
     instrumentationScope: span.instrumentationScope
   })))
+  instrumentation.disable()
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Content off: @opentelemetry/instrumentation-openai with its default configuration (no message
+// content on spans or log records), and the application's agent and tool spans with names and
+// ids only, as the GenAI conventions record them when content capture is off.
+if (only === "no-content") {
+  const otel = telemetry("0e3", "weather-agent")
+  const instrumentation = new OtelOpenAIInstrumentation()
+  instrumentation.setTracerProvider(otel.tracerProvider)
+  instrumentation.setLoggerProvider(otel.loggerProvider)
+  instrumentation.setMeterProvider(metrics.getMeterProvider())
+  const { OpenAI } = require("openai")
+  const client = new OpenAI({ apiKey: "sk-loopback-dummy", baseURL, maxRetries: 0 })
+  const tracer = otel.tracerProvider.getTracer("weather-agent", "1.0.0")
+  scriptChat()
+  await tracer.startActiveSpan(
+    "invoke_agent weather_agent",
+    { kind: SpanKind.INTERNAL, attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather_agent", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o-mini" } },
+    async (agentSpan) => {
+      await chatAgent(client, QUESTION, (call) =>
+        tracer.startActiveSpan(`execute_tool ${call.function.name}`, {
+          attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.function.name, "gen_ai.tool.type": "function", "gen_ai.tool.call.id": call.id }
+        }, (toolSpan) => {
+          const result = getWeather(JSON.parse(call.function.arguments).city)
+          toolSpan.end()
+          return result
+        }))
+      agentSpan.setStatus({ code: SpanStatusCode.OK })
+      agentSpan.end()
+    }
+  )
+  await otel.loggerProvider.forceFlush()
+  const traces = otlpTraces(otel.spanExporter.getFinishedSpans())
+  const logs = otlpLogs(otel.logExporter.getFinishedLogRecords())
+  write(OTEL_OUT, "openai-chat-agent-no-content.otlp.json", { resourceSpans: traces.resourceSpans, resourceLogs: logs.resourceLogs ?? [] })
   instrumentation.disable()
 }
 

@@ -26,7 +26,8 @@ export const TriageEntry = Schema.Struct({
   chosen: Schema.Boolean.annotations({ description: "True when the pattern ran." }),
   reasons: Schema.Array(Schema.String).annotations({ description: "Why the score is what it is." }),
   skipped: Schema.NullOr(Schema.String).annotations({
-    description: "Why a fitting pattern did not run: the hints it needs, or the bound (max_patterns, budget_tokens)."
+    description:
+      "Why a fitting pattern did not run: the hints it needs, the bound (max_patterns, budget_tokens), or `no_content` for a trace without message content (DECISIONS §18)."
   })
 }).annotations({ identifier: "TriageEntry", description: "One pattern's place in the triage." })
 export type TriageEntry = typeof TriageEntry.Type

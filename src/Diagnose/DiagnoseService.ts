@@ -106,7 +106,13 @@ export const DiagnoseServiceLive = Layer.effect(
         const wanted = named === undefined
           ? candidates.filter((candidate) => candidate.cannot === undefined && candidate.score > 0)
           : named.flatMap((slug) => candidates.filter((candidate) => candidate.entry.pattern.code.slug === slug))
-        for (const candidate of wanted) {
+        // A trace without message content is triaged, but no lens runs on it (DECISIONS §18): every
+        // lens that could read it is skipped as no_content, and no model is called.
+        const contentFree = trace.content === "absent"
+        if (contentFree) {
+          for (const candidate of candidates) if (candidate.cannot === undefined) skipped.set(candidate.entry.pattern.code.slug, "no_content")
+        }
+        for (const candidate of contentFree ? [] : wanted) {
           const slug = candidate.entry.pattern.code.slug
           if (candidate.cannot !== undefined) {
             skipped.set(slug, candidate.cannot)

@@ -4,13 +4,15 @@
  * - chunked or lying bodies: bytes are counted as they arrive; past the limit they are discarded
  *   (never buffered) until the body ends, so the client still reads a JSON 413 instead of a reset;
  * - a body that keeps coming past a hard cap is cut and the connection closed.
- * Then, for the handlers: the JSON media type (415) and strict UTF-8 JSON objects (400).
+ * Then, for the handlers: the JSON media type (415) and strict UTF-8 JSON objects (400), JSON
+ * Lines, and Inspect AI's zipped `.eval` logs (Zip.ts, inflated under the same byte limit).
  */
 import { Context, Effect, Predicate } from "effect"
 import { isUtf8 } from "node:buffer"
 import type { IncomingMessage } from "node:http"
 import { Overloaded, RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
-import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_KEYS } from "../Config.js"
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_KEYS } from "../Config.js"
+import { readZip, type ZipEntry } from "./Zip.js"
 
 /** Past this many bytes beyond the limit, stop draining and close the connection. */
 const DRAIN_CAP_BYTES = 256 * 1024 * 1024
@@ -185,7 +187,11 @@ export const encodingRefusal = (encoding: string | undefined): UnsupportedMediaT
  * defaults; the application provides the configured values.
  */
 export class JsonBounds extends Context.Reference<JsonBounds>()("JsonBounds", {
-  defaultValue: (): { readonly maxDepth: number; readonly maxKeys: number } => ({ maxDepth: DEFAULT_MAX_DEPTH, maxKeys: DEFAULT_MAX_KEYS })
+  defaultValue: (): { readonly maxDepth: number; readonly maxKeys: number; readonly maxInflatedBytes: number } => ({
+    maxDepth: DEFAULT_MAX_DEPTH,
+    maxKeys: DEFAULT_MAX_KEYS,
+    maxInflatedBytes: DEFAULT_MAX_BODY_BYTES
+  })
 }) {}
 
 const QUOTE = 0x22
@@ -249,17 +255,26 @@ export const isJsonLinesContentType = (header: string | undefined): boolean => {
     media === "application/json-lines"
 }
 
-/** 415 unless the body is JSON, or JSON Lines where a trace may be a stream of records. */
+/** True for a zip archive's media type (application/zip, as Inspect AI's `.eval` logs are sent). */
+export const isZipContentType = (header: string | undefined): boolean => {
+  const media = header?.split(";")[0]?.trim().toLowerCase() ?? ""
+  return media === "application/zip" || media === "application/x-zip-compressed"
+}
+
+/**
+ * 415 unless the body is JSON, or, where a trace may be sent as its tool wrote it (`jsonLines`),
+ * JSON Lines (a stream of records) or a zip archive (Inspect AI's `.eval`).
+ */
 export const requireJson = (
   contentType: string | undefined,
   options: { readonly jsonLines: boolean } = { jsonLines: false }
 ): Effect.Effect<void, UnsupportedMediaType> =>
-  isJsonContentType(contentType) || (options.jsonLines && isJsonLinesContentType(contentType))
+  isJsonContentType(contentType) || (options.jsonLines && (isJsonLinesContentType(contentType) || isZipContentType(contentType)))
     ? Effect.void
     : Effect.fail(
       new UnsupportedMediaType({
         message: `send the trace as JSON with Content-Type: application/json${
-          options.jsonLines ? " (or JSON Lines with application/x-ndjson)" : ""
+          options.jsonLines ? " (or JSON Lines with application/x-ndjson, or an Inspect AI .eval log with application/zip)" : ""
         } (got ${contentType === undefined ? "no Content-Type" : JSON.stringify(contentType.slice(0, 80))})`
       })
     )
@@ -342,3 +357,48 @@ export const parseTraceBody = (
     // copy is needed (copying 400,000 keys cost about 0.4 s).
     return Predicate.isRecord(parsed) ? Effect.succeed(parsed) : Effect.fail(new ValidationError({ message: "the request body must be a JSON object" }))
   }))
+
+/** The most entries a zip body may hold (an Inspect log holds a few per sample). */
+export const MAX_ZIP_ENTRIES = 10_000
+
+/**
+ * An Inspect AI `.eval` log (a zip of JSON files) as the JSON log it stands for: `header.json` (or,
+ * for a log still being written, `_journal/start.json`) with its `samples/*.json` as `samples`, in
+ * the archive's order. The archive's entries and inflated bytes are capped (413, counted against
+ * SVC_API_MAX_BODY_BYTES as a body's bytes are); each JSON entry is bounded and parsed as a body is.
+ */
+export const parseZipTrace = (bytes: Uint8Array): Effect.Effect<Record<string, unknown>, ValidationError | RequestTooLarge> =>
+  Effect.flatMap(JsonBounds, (bounds): Effect.Effect<Record<string, unknown>, ValidationError | RequestTooLarge> => {
+    const read = readZip(bytes, { maxEntries: MAX_ZIP_ENTRIES, maxInflatedBytes: bounds.maxInflatedBytes })
+    if (read._tag === "TooLarge") {
+      return Effect.fail(new RequestTooLarge({ message: `${read.message}; raise SVC_API_MAX_BODY_BYTES to accept more` }))
+    }
+    if (read._tag === "Invalid") return Effect.fail(new ValidationError({ message: read.message }))
+    const json = (entry: ZipEntry) =>
+      Effect.flatMap(parseTraceBody(entry.bytes, false), (parsed) =>
+        Predicate.isRecord(parsed)
+          ? Effect.succeed(parsed)
+          : Effect.fail(new ValidationError({ message: `the zip entry ${JSON.stringify(entry.name.slice(0, 80))} is not a JSON object` })))
+    const header = read.entries.find((entry) => entry.name === "header.json") ??
+      read.entries.find((entry) => entry.name === "_journal/start.json")
+    if (header === undefined) {
+      const names = read.entries.slice(0, 8).map((entry) => entry.name).join(", ")
+      return Effect.fail(
+        new ValidationError({
+          message: `the zip archive is not an Inspect AI log (.eval: header.json and samples/*.json); it holds ${names.length > 0 ? names : "no files"}`
+        })
+      )
+    }
+    const samples = read.entries.filter((entry) => /^samples\/[^/]+\.json$/.test(entry.name))
+    return Effect.map(
+      Effect.all({ header: json(header), samples: Effect.forEach(samples, json) }),
+      ({ header: fields, samples: parsed }): Record<string, unknown> => ({ ...fields, samples: parsed })
+    )
+  })
+
+/** A trace body by its Content-Type: a zip archive (`parseZipTrace`), JSON Lines or JSON. */
+export const parseTraceUpload = (
+  bytes: Uint8Array,
+  contentType: string | undefined
+): Effect.Effect<Record<string, unknown> | Array<unknown>, ValidationError | RequestTooLarge> =>
+  isZipContentType(contentType) ? parseZipTrace(bytes) : parseTraceBody(bytes, isJsonLinesContentType(contentType))

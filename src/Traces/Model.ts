@@ -64,6 +64,19 @@ export const NormalizedTrace = Schema.Struct({
   events: Schema.Array(TraceEvent),
   skipped: Schema.Int.annotations({
     description: "Records of the input that were not read (malformed, of unknown types, or not trace content such as dataset labels)."
-  })
+  }),
+  content: Schema.optional(
+    Schema.Literal("absent").annotations({
+      description:
+        "Present, as `absent`, when the trace holds no message content at all (the GenAI instrumentations' default): the events say what ran, not what was said. Such a trace is not analysed (DECISIONS §18)."
+    })
+  )
 }).annotations({ identifier: "NormalizedTrace", description: "A trace in the service's normalized form." })
 export type NormalizedTrace = typeof NormalizedTrace.Type
+
+/**
+ * Why a trace without message content cannot be analysed, and how to turn content on (DECISIONS
+ * §18): the one message of analyze's 400 and of diagnose's skipped lenses.
+ */
+export const NO_CONTENT_MESSAGE =
+  "the trace holds no message content: its instrumentation records what ran but not what was said, as the GenAI instrumentations do by default. Turn content on and send it again: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (OpenTelemetry GenAI instrumentations), TRACELOOP_TRACE_CONTENT=true (OpenLLMetry), experimental_telemetry: { recordInputs: true, recordOutputs: true } (Vercel AI SDK), or unset OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS (OpenInference)"

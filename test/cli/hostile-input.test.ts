@@ -16,7 +16,7 @@ import { type Ran, REPO, svc, type SvcOptions } from "./support.js"
 
 const trace = join(REPO, "test", "fixtures", "traces", "openai", "responses-failed.json")
 const freshDir = () => mkdtempSync(join(tmpdir(), "svc-cli-hostile-"))
-const LIMIT_MESSAGE = /request_too_large: .* holds more than 5242880 bytes \(the limit\); raise SVC_API_MAX_BODY_BYTES to accept more\n$/
+const LIMIT_MESSAGE = /request_too_large: .* holds more than 5242880 bytes \(the limit\); raise it with --max-bytes or SVC_API_MAX_BODY_BYTES\n$/
 
 /** The child's peak resident set in bytes (VmHWM from /proc, sampled while it runs; the mark only grows). */
 const svcWithPeak = async (args: ReadonlyArray<string>, options: SvcOptions = {}): Promise<Ran & { readonly peakBytes: number }> => {
@@ -100,14 +100,27 @@ describe("bounded input", () => {
     expect(read.stderr).toMatch(/unsupported_trace_format/)
     const refused = await svc(["normalize", overLimit], { env })
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toContain("holds more than 1024 bytes (the limit); raise SVC_API_MAX_BODY_BYTES")
+    expect(refused.stderr).toContain("holds more than 1024 bytes (the limit); raise it with --max-bytes or SVC_API_MAX_BODY_BYTES")
+  })
+
+  it("--max-bytes raises the limit for one command: the file refused at 1024 bytes is read with --max-bytes 2048, in-process", async () => {
+    const dir = freshDir()
+    const overLimit = join(dir, "over-limit.json")
+    writeFileSync(overLimit, JSON.stringify({ hello: "world" }).padEnd(1500, " "))
+    const env = { SVC_API_MAX_BODY_BYTES: "1024" }
+    expect((await svc(["normalize", overLimit], { env })).stderr).toContain("holds more than 1024 bytes")
+    const raised = await svc(["normalize", overLimit, "--max-bytes", "2048"], { env })
+    // Read whole, then judged as a trace (this one is in no format): the limit no longer refuses it.
+    expect(raised.stderr).not.toContain("holds more than")
+    expect(raised.stderr).toMatch(/unsupported_trace_format/)
+    expect((await svc(["normalize", overLimit, "--max-bytes", "100"], { env })).code).toBe(2)
   })
 
   it("standard input (-) past the limit: exit 2 with the limit message", async () => {
     const ran = await svc(["normalize", "-"], { env: { SVC_API_MAX_BODY_BYTES: "1024" }, input: " ".repeat(4096) })
     expect(ran.code).toBe(2)
     expect(ran.stdout).toBe("")
-    expect(ran.stderr).toBe("svc normalize: request_too_large: standard input holds more than 1024 bytes (the limit); raise SVC_API_MAX_BODY_BYTES to accept more\n")
+    expect(ran.stderr).toBe("svc normalize: request_too_large: standard input holds more than 1024 bytes (the limit); raise it with --max-bytes or SVC_API_MAX_BODY_BYTES\n")
   })
 
   it("--hints /dev/zero: exit 2 with the limit message", async () => {

@@ -6,6 +6,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Options from "@effect/cli/Options"
+import { Schema } from "effect"
 import { FORMAT_OPTIONS, MODE_NAMES, MODES_DESCRIBED } from "../../Registry/Derived.js"
 
 /** An option that may be left out, with its help line. */
@@ -24,7 +25,11 @@ export const traceFile = Args.text({ name: "FILE" }).pipe(
 export const intake = {
   from: optional(Options.choice("from", FORMAT_OPTIONS), "The trace's format (default: detected)."),
   select: optional(Options.text("select"), "Which trace of a file that holds several: its id, or its index as `svc normalize` lists them."),
-  hints: optional(Options.text("hints"), "Extra input fields a raw trace cannot hold: a JSON object, or a file holding one.")
+  hints: optional(Options.text("hints"), "Extra input fields a raw trace cannot hold: a JSON object, or a file holding one."),
+  maxBytes: optional(
+    Options.integer("max-bytes").pipe(Options.withSchema(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024)))),
+    "Read a trace file of up to this many bytes (default: SVC_API_MAX_BODY_BYTES, 5 MiB); in-process the service takes it too, and as many characters of content. A service at --url keeps its own limit."
+  )
 }
 
 export const run = {

@@ -14,7 +14,8 @@ import { close, constants, createReadStream, fstat, open } from "node:fs"
 import { Socket } from "node:net"
 import { extname } from "node:path"
 import type { Readable } from "node:stream"
-import { parseTraceBody } from "../../Edge/Body.js"
+import { JsonBounds, parseTraceBody, parseZipTrace } from "../../Edge/Body.js"
+import { looksLikeZip } from "../../Edge/Zip.js"
 import { detectFormat } from "../../Traces/Normalize.js"
 import { type Body, CliFailure } from "./Backend.js"
 import { printable } from "./Printable.js"
@@ -127,7 +128,7 @@ const readBytes = (path: string | undefined, limit: number, what: string): Effec
         ? Effect.fail(
           new CliFailure({
             kind: "request_too_large",
-            message: `${what} holds more than ${limit} bytes (the limit); raise SVC_API_MAX_BODY_BYTES to accept more`
+            message: `${what} holds more than ${limit} bytes (the limit); raise it with --max-bytes or SVC_API_MAX_BODY_BYTES`
           })
         )
         : Effect.succeed(bytes)
@@ -141,7 +142,8 @@ const JSON_LINES = new Set([".jsonl", ".ndjson"])
 /**
  * The trace of a command: `file` absent or `-` reads standard input (refused when it is a
  * terminal: nothing would come). JSON Lines by the extension (.jsonl, .ndjson), or when the text
- * is not one JSON value but every line is.
+ * is not one JSON value but every line is; a zip archive (Inspect AI's `.eval`) read as the JSON
+ * log it stands for, as the service reads an application/zip body.
  */
 export const readTrace = (file: Option.Option<string>, limit: number): Effect.Effect<TraceInput, CliFailure> =>
   Effect.gen(function*() {
@@ -151,6 +153,15 @@ export const readTrace = (file: Option.Option<string>, limit: number): Effect.Ef
     }
     const where = path === undefined ? "standard input" : printable(path)
     const bytes = yield* readBytes(path, limit, where)
+    if (looksLikeZip(bytes)) {
+      // What it inflates to counts against the same limit as the bytes read.
+      const bounds = yield* JsonBounds
+      const log = yield* parseZipTrace(bytes).pipe(
+        Effect.provideService(JsonBounds, { ...bounds, maxInflatedBytes: limit }),
+        Effect.mapError((error) => usage(`${where}: ${error.message}`))
+      )
+      return { path, text: JSON.stringify(log), body: log }
+    }
     const lines = path !== undefined && JSON_LINES.has(extname(path).toLowerCase())
     const parsed = yield* (lines
       ? parseTraceBody(bytes, true)

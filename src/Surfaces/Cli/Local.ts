@@ -28,11 +28,28 @@ export interface LocalOptions {
   /** The command, for messages (`svc analyze`). */
   readonly command: string
   readonly progress: AnalysisProgressShape
+  /**
+   * --max-bytes: the body limit of this in-process service, and at least as many characters of
+   * content (a long coding-agent session); the event limits stay as configured.
+   */
+  readonly maxBytes: Option.Option<number>
 }
 
 export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, CliFailure, Scope.Scope> =>
   Effect.gen(function*() {
-    const config = yield* Effect.mapError(loadConfig, (error) => new CliFailure({ kind: "usage", message: error.message }))
+    const configured = yield* Effect.mapError(loadConfig, (error) => new CliFailure({ kind: "usage", message: error.message }))
+    const config = Option.match(options.maxBytes, {
+      onNone: () => configured,
+      onSome: (bytes) => ({
+        ...configured,
+        limits: {
+          ...configured.limits,
+          maxBodyBytes: bytes,
+          maxStringChars: Math.max(configured.limits.maxStringChars, bytes),
+          maxTotalChars: Math.max(configured.limits.maxTotalChars, bytes)
+        }
+      })
+    })
     const levelSet = yield* callerSettings.logLevelSet.pipe(Effect.orElseSucceed(() => false))
     const logging = loggingLayer(levelSet ? config.logLevel : "error", "stderr")
     const context = yield* Layer.build(ResourcesLive(config).pipe(Layer.provide(logging))).pipe(

@@ -17,6 +17,8 @@ import { type Backend, CliFailure } from "./Backend.js"
 export interface RemoteOptions {
   readonly url: string
   readonly apiKey: Option.Option<Redacted.Redacted>
+  /** --max-bytes: what a trace file may hold before it is sent (the service's own limit still counts). */
+  readonly maxBytes: Option.Option<number>
 }
 
 const decoder = new TextDecoder()
@@ -27,10 +29,10 @@ type ClientFailure = { readonly _tag: string; readonly message: string } | HttpC
 
 export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend, CliFailure> =>
   Effect.gen(function*() {
-    // What the CLI reads of a trace before sending it: this environment's SVC_API_MAX_BODY_BYTES (the
-    // service's default unless set). The service's limit still counts; a service that accepts more
-    // needs the variable raised here too (the message says so).
-    const limit = yield* callerSettings.maxBodyBytes.pipe(
+    // What the CLI reads of a trace before sending it: --max-bytes, else this environment's
+    // SVC_API_MAX_BODY_BYTES (the service's default unless set). The service's limit still counts;
+    // a service that accepts more needs the limit raised here too (the message says so).
+    const limit = Option.isSome(options.maxBytes) ? options.maxBytes.value : yield* callerSettings.maxBodyBytes.pipe(
       Effect.mapError((error) => new CliFailure({ kind: "usage", message: invalidConfiguration(error).message }))
     )
     const base = options.url.replace(/\/+$/, "")

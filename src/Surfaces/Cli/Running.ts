@@ -30,7 +30,12 @@ const apiKeyOf = (flag: Option.Option<Redacted.Redacted>) =>
 
 /** In this process, or the service at --url; the backend's code is loaded once chosen. */
 export const backendOf = (
-  remoteOptions: { readonly url: Option.Option<string>; readonly apiKey: Option.Option<Redacted.Redacted> },
+  remoteOptions: {
+    readonly url: Option.Option<string>
+    readonly apiKey: Option.Option<Redacted.Redacted>
+    /** --max-bytes: what a trace file may hold (and, in-process, what the service takes). */
+    readonly maxBytes?: Option.Option<number>
+  },
   command: string,
   progress: ProgressView
 ) =>
@@ -40,10 +45,10 @@ export const backendOf = (
       const url = remoteOptions.url.value
       if (!/^https?:\/\/[^\s/]+/.test(url)) return yield* new CliFailure({ kind: "usage", message: `--url must be an http:// or https:// address (got ${printable(JSON.stringify(url.slice(0, 80)))})` })
       const { makeRemoteBackend } = yield* Effect.promise(() => import("./Remote.js"))
-      return yield* makeRemoteBackend({ url, apiKey })
+      return yield* makeRemoteBackend({ url, apiKey, maxBytes: remoteOptions.maxBytes ?? Option.none() })
     }
     const { makeLocalBackend } = yield* Effect.promise(() => import("./Local.js"))
-    return yield* makeLocalBackend({ apiKey, command, progress: progress.listener })
+    return yield* makeLocalBackend({ apiKey, command, progress: progress.listener, maxBytes: remoteOptions.maxBytes ?? Option.none() })
   })
 
 /** The options every trace-reading command shares (analyze and diagnose add mode, model and hints). */
@@ -51,6 +56,7 @@ export interface TraceOptions {
   readonly file: Option.Option<string>
   readonly from: Option.Option<string>
   readonly select: Option.Option<string>
+  readonly maxBytes: Option.Option<number>
   readonly hints?: Option.Option<string>
   readonly mode?: Option.Option<string>
   readonly model?: Option.Option<string>

@@ -28,7 +28,7 @@ import {
   type UnsupportedTraceFormat,
   type ValidationError
 } from "../../Errors.js"
-import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
+import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
 import { answerToFailure } from "../../Edge/Forward.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
 import { CurrentRequest, type EdgeRequest } from "../../Edge/RequestContext.js"
@@ -86,7 +86,7 @@ export const AnalyzeRestLive = Layer.effect(
       Effect.gen(function*() {
         yield* requireJson(contentType, { jsonLines: true })
         yield* service.pace
-        return yield* service.admit(slug, yield* parseTraceBody(bytes, isJsonLinesContentType(contentType)), queryOptions(target), onMode)
+        return yield* service.admit(slug, yield* parseTraceUpload(bytes, contentType), queryOptions(target), onMode)
       })
 
     const prepare = (slug: string, request: AnalyzeRequest, edge: EdgeRequest, bytes: Uint8Array, target: string) =>

@@ -13,7 +13,7 @@ import type { Mode } from "../../Catalogue/Resources.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { OUTPUT_NAMES, type ReportContext } from "../../Contract/DiagnoseReport.js"
 import { loadRenderer } from "../../Diagnose/Render/Outputs.js"
-import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
+import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
 import { ValidationError } from "../../Errors.js"
@@ -56,7 +56,7 @@ export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers)
           const contentType = request.headers["content-type"]
           yield* requireJson(contentType, { jsonLines: true })
           const bytes = edge.body ?? EMPTY
-          const body = yield* parseTraceBody(bytes, isJsonLinesContentType(contentType))
+          const body = yield* parseTraceUpload(bytes, contentType)
           const { events, report } = yield* service.diagnose(body, edge.keyName, edge.requestId, queryOptions(request.url))
           mode = report.mode
           const context: ReportContext = {

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { queryOptions } from "../../Intake/Intake.js"
 import { Api } from "../../Api.js"
-import { isJsonLinesContentType, parseTraceBody, requireJson } from "../../Edge/Body.js"
+import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
 
@@ -24,7 +24,7 @@ export const TracesHttpLive = HttpApiBuilder.group(Api, "traces", (handlers) =>
         const contentType = request.headers["content-type"]
         yield* requireJson(contentType, { jsonLines: true })
         yield* pace
-        const body = yield* parseTraceBody(edge.body ?? EMPTY, isJsonLinesContentType(contentType))
+        const body = yield* parseTraceUpload(edge.body ?? EMPTY, contentType)
         return HttpServerResponse.unsafeJson(yield* reader.normalize(body, queryOptions(request.url)))
       }))
   }))

@@ -10,7 +10,7 @@ import { intakeOf, runCommand, type Terminal, trackRequest } from "../Running.js
 export const makeNormalize = (terminal: Terminal) =>
   Command.make(
     "normalize",
-    { file: traceFile, from: intake.from, select: intake.select, ...remote },
+    { file: traceFile, from: intake.from, select: intake.select, maxBytes: intake.maxBytes, ...remote },
     (options) =>
       runCommand(terminal, "normalize", (progress) =>
         Effect.gen(function*() {
