@@ -175,3 +175,66 @@ export const ledgerTrace = (steps: number, pad: number, salt: string) => ({
   outcome: "Stopped after repeated ledger errors",
   success: false
 })
+
+/**
+ * An OTLP/JSON ExportTraceServiceRequest of about `bytes`: an agent span over alternating chat
+ * spans (OpenTelemetry GenAI `gen_ai.input.messages` carrying the conversation's last turns, as
+ * instrumentations record them) and execute_tool spans, some failing.
+ */
+export const otlpExport = (bytes: number) => {
+  const traceId = "5b8efff798038103d269b633813fc60c"
+  const hex = (n: number) => n.toString(16).padStart(16, "0")
+  const attr = (key: string, value: string | number) =>
+    ({ key, value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value } })
+  const at = (i: number) => String(1_700_000_000_000_000_000n + BigInt(i) * 1_000_000n)
+  const spans: Array<Record<string, unknown>> = [{
+    traceId,
+    spanId: hex(1),
+    name: "invoke_agent ledger",
+    kind: 1,
+    startTimeUnixNano: at(0),
+    endTimeUnixNano: at(1_000_000),
+    attributes: [attr("gen_ai.operation.name", "invoke_agent"), attr("gen_ai.agent.name", "ledger")],
+    status: { code: 2, message: "stopped after repeated ledger errors" }
+  }]
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const note = `invoice ${i} ledger row ${i * 3} amount ${(i * 17.5).toFixed(2)} ${"note ".repeat(60)}`
+    const span: Record<string, unknown> = i % 2 === 0
+      ? {
+        traceId,
+        spanId: hex(i + 2),
+        parentSpanId: hex(1),
+        name: "chat gpt-4o",
+        kind: 3,
+        startTimeUnixNano: at(i * 10 + 1),
+        endTimeUnixNano: at(i * 10 + 5),
+        attributes: [
+          attr("gen_ai.operation.name", "chat"),
+          attr("gen_ai.request.model", "gpt-4o"),
+          attr("gen_ai.input.messages", JSON.stringify([{ role: "user", parts: [{ type: "text", content: `Reconcile ${note}` }] }])),
+          attr("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "tool_call", id: `call_${i}`, name: "lookup", arguments: { invoice: i } }] }]))
+        ],
+        status: { code: 0 }
+      }
+      : {
+        traceId,
+        spanId: hex(i + 2),
+        parentSpanId: hex(1),
+        name: "execute_tool lookup",
+        kind: 1,
+        startTimeUnixNano: at(i * 10 + 6),
+        endTimeUnixNano: at(i * 10 + 9),
+        attributes: [
+          attr("gen_ai.operation.name", "execute_tool"),
+          attr("gen_ai.tool.name", "lookup"),
+          attr("gen_ai.tool.call.id", `call_${i - 1}`),
+          attr("gen_ai.tool.call.result", i % 7 === 1 ? `Error 503: ledger unavailable for ${note}` : `matched ${note}`)
+        ],
+        status: i % 7 === 1 ? { code: 2, message: "ledger unavailable" } : { code: 0 }
+      }
+    spans.push(span)
+    size += JSON.stringify(span).length
+  }
+  return { resourceSpans: [{ resource: { attributes: [attr("service.name", "ledger-agent")] }, scopeSpans: [{ scope: { name: "bench" }, spans }] }] }
+}

@@ -8,13 +8,13 @@
  *
  *   npm run check:corpus [-- <corpus dir>]
  */
-import { ConfigProvider, Effect, Either } from "effect"
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { Either } from "effect"
+import { readdirSync, statSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
-import { appConfig } from "../src/Config.js"
 import { errorKinds } from "../src/Errors.js"
 import type { NormalizedTrace } from "../src/Traces/Model.js"
 import { normalizeTrace } from "../src/Traces/Normalize.js"
+import { raisedLimits, traceFileBody } from "./trace-files.js"
 
 const corpus = resolve(process.argv[2] ?? join(import.meta.dirname, "..", "..", "shared", "corpus"))
 
@@ -24,35 +24,7 @@ const files = (dir: string): Array<string> =>
     return statSync(path).isDirectory() ? files(path) : [path]
   })
 
-// The service's limits, raised: the table is about reading, not size.
-const config = Effect.runSync(
-  appConfig.pipe(
-    Effect.withConfigProvider(
-      ConfigProvider.fromMap(
-        new Map([
-          ["SVC_API_MAX_TRACE_STEPS", "10000000"],
-          ["SVC_API_MAX_MESSAGES", "10000000"],
-          ["SVC_API_MAX_STRING_CHARS", "1000000000"],
-          ["SVC_API_MAX_TOTAL_CHARS", "1000000000"]
-        ])
-      )
-    )
-  )
-)
-
-/** A file's body as the service would parse it: JSON, else JSON Lines; undefined when neither. */
-const parse = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    const lines = text.split("\n").filter((line) => line.trim().length > 0)
-    try {
-      return lines.map((line): unknown => JSON.parse(line))
-    } catch {
-      return undefined
-    }
-  }
-}
+const config = { limits: raisedLimits }
 
 const count = (traces: ReadonlyArray<NormalizedTrace>, test: (event: NormalizedTrace["events"][number]) => boolean) =>
   traces.reduce((sum, trace) => sum + trace.events.filter(test).length, 0)
@@ -64,7 +36,7 @@ const tally = new Map<string, number>()
 for (const path of files(corpus)) {
   const name = relative(corpus, path)
   if (name === "PROVENANCE.md") continue
-  const body = path.endsWith(".yaml") || path.endsWith(".yml") ? undefined : parse(readFileSync(path, "utf8"))
+  const body = path.endsWith(".yaml") || path.endsWith(".yml") ? undefined : traceFileBody(path)
   if (body === undefined) {
     rows.push(`| ${name} | (not JSON or JSON Lines: a recorded HTTP cassette) | | | | | | | | | | |`)
     tally.set("not a trace body", (tally.get("not a trace body") ?? 0) + 1)

@@ -6,47 +6,17 @@
  * event messages that repeat response items left out, and detection against every other format.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { readdirSync } from "node:fs"
-import { join } from "node:path"
 import { codexImporter } from "../../src/Traces/Formats/Codex.js"
-import type { NormalizedTrace } from "../../src/Traces/Model.js"
-import { detectFormat, IMPORTER_OF } from "../../src/Traces/Normalize.js"
-import { brief, fixtureIn, loadFixtures, neverThrowsOnJson, readersOf } from "./support.js"
+import { brief, type Counts, countsOf, detectionBothWays, expectNoDuplicates, fixtureIn, neverThrowsOnJson, readersOf } from "./support.js"
 
 const fixture = fixtureIn("codex")
 const { readOne, failure } = readersOf(codexImporter)
-
-const countsOf = (trace: NormalizedTrace) => {
-  const of = (kind: string) => trace.events.filter((event) => event.kind === kind)
-  return {
-    messages: of("message").length,
-    toolCalls: of("tool_call").length,
-    withArguments: of("tool_call").filter((event) => event.content.length > 0 && event.content !== "{}").length,
-    toolResults: of("tool_result").length,
-    errors: of("error").length,
-    agents: trace.agents.length,
-    handoffs: of("handoff").length,
-    thoughts: of("thought").length,
-    skipped: trace.skipped
-  }
-}
-
-const duplicates = (trace: NormalizedTrace): Array<string> => {
-  const seen = new Set<string>()
-  const repeated: Array<string> = []
-  for (const event of trace.events) {
-    const key = JSON.stringify([event.actor, event.kind, event.content, event.source])
-    if (seen.has(key)) repeated.push(key)
-    seen.add(key)
-  }
-  return repeated
-}
 
 const LS_OUTPUT =
   "2025-09-11\nAGENTS.md\nCHANGELOG.md\ncliff.toml\ncodex-cli\ncodex-rs\ndocs\nexamples\nflake.lock\nflake.nix\nLICENSE\nnode_modules\nNOTICE\npackage.json\npnpm-lock.yaml\npnpm-workspace.yaml\nPNPM.md\nREADME.md\nscripts\nsdk\ntmp\n"
 
 describe("codex importer: fixtures", () => {
-  const table: ReadonlyArray<readonly [string, ReturnType<typeof countsOf>]> = [
+  const table: ReadonlyArray<readonly [string, Counts]> = [
     ["exec-json-sample.jsonl", { messages: 1, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 1, handoffs: 0, thoughts: 2, skipped: 3 }],
     ["rollout-tools.jsonl", { messages: 2, toolCalls: 3, withArguments: 3, toolResults: 3, errors: 0, agents: 1, handoffs: 0, thoughts: 1, skipped: 5 }],
     ["rollout-spawn-agent.jsonl", { messages: 1, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 2, handoffs: 1, thoughts: 0, skipped: 2 }]
@@ -54,7 +24,7 @@ describe("codex importer: fixtures", () => {
   it.each(table)("%s: exact counts and no duplicate events", (name, counts) => {
     const trace = readOne(fixture(name))
     expect(countsOf(trace)).toEqual(counts)
-    expect(duplicates(trace)).toEqual([])
+    expectNoDuplicates(trace)
   })
 
   it("reads the documented codex exec --json sample: the thread id, no task (the prompt is not in the stream), the answer", () => {
@@ -204,33 +174,13 @@ describe("codex importer: rollouts", () => {
 })
 
 describe("codex importer: detect", () => {
-  const others = Object.entries(IMPORTER_OF).filter(([name]) => name !== "codex")
-
-  it("recognises its fixtures, which no other format claims", () => {
-    for (const [name, body] of loadFixtures("codex")) {
-      expect([name, codexImporter.detect(body), detectFormat(body)?.format]).toEqual([name, true, "codex"])
-      for (const [format, importer] of others) expect([name, format, importer.detect(body)]).toEqual([name, format, false])
-    }
-  })
-
-  it("claims no other format's fixture", () => {
-    const folders = readdirSync(join(import.meta.dirname, "..", "fixtures", "traces")).filter((folder) => folder !== "codex")
-    for (const folder of folders) {
-      for (const [name, body] of loadFixtures(folder)) expect([folder, name, codexImporter.detect(body)]).toEqual([folder, name, false])
-    }
-  })
-
-  it("leaves look-alikes alone", () => {
-    for (const body of [
-      {},
-      [],
-      null,
-      [{ type: "turn.started" }, { type: "turn.completed", usage: {} }],
-      [{ type: "message", role: "user", content: [{ type: "input_text", text: "a Responses item" }] }],
-      [{ type: "response_item", payload: "not an object" }],
-      [{ type: "item.completed", item: "not an object" }]
-    ]) {
-      expect([body, codexImporter.detect(body)]).toEqual([body, false])
-    }
-  })
+  detectionBothWays(codexImporter, [
+    {},
+    [],
+    null,
+    [{ type: "turn.started" }, { type: "turn.completed", usage: {} }],
+    [{ type: "message", role: "user", content: [{ type: "input_text", text: "a Responses item" }] }],
+    [{ type: "response_item", payload: "not an object" }],
+    [{ type: "item.completed", item: "not an object" }]
+  ])
 })

@@ -5,43 +5,20 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either } from "effect"
-import { readdirSync } from "node:fs"
-import { join } from "node:path"
 import { appConfig } from "../../src/Config.js"
 import { geminiCliImporter } from "../../src/Traces/Formats/GeminiCli.js"
-import type { NormalizedTrace } from "../../src/Traces/Model.js"
-import { IMPORTERS, detectFormat, normalizeTrace } from "../../src/Traces/Normalize.js"
-import { brief, fixtureIn, fixtureNames, loadFixtures, neverThrowsOnJson, readersOf } from "./support.js"
+import { normalizeTrace } from "../../src/Traces/Normalize.js"
+import { brief, type Counts, countsOf, detectionBothWays, expectNoDuplicates, fixtureIn, fixtureNames, neverThrowsOnJson, readersOf } from "./support.js"
 
 const FAMILY = "gemini_cli"
 const fixture = fixtureIn(FAMILY)
 const { readOne, failure } = readersOf(geminiCliImporter)
 
-/** What the counts table compares, per trace. */
-const countsOf = (trace: NormalizedTrace) => {
-  const of = (kind: string) => trace.events.filter((event) => event.kind === kind)
-  return {
-    messages: of("message").length,
-    toolCalls: of("tool_call").length,
-    withArgs: of("tool_call").filter((event) => event.content !== "" && event.content !== "{}").length,
-    toolResults: of("tool_result").length,
-    errors: of("error").length,
-    agents: trace.agents.length,
-    thoughts: of("thought").length,
-    skipped: trace.skipped
-  }
-}
-
-const noDuplicates = (trace: NormalizedTrace) => {
-  const keys = trace.events.map((event) => JSON.stringify([event.actor, event.kind, event.content, event.source]))
-  expect(new Set(keys).size).toBe(keys.length)
-}
-
-const COUNTS: ReadonlyArray<readonly [string, ReturnType<typeof countsOf>]> = [
-  ["memory-persistence.session.json", { messages: 6, toolCalls: 0, withArgs: 0, toolResults: 0, errors: 0, agents: 1, thoughts: 0, skipped: 0 }],
-  ["tool-output-masking.session.json", { messages: 2, toolCalls: 1, withArgs: 1, toolResults: 1, errors: 0, agents: 1, thoughts: 0, skipped: 0 }],
-  ["acp-resume.session.json", { messages: 3, toolCalls: 2, withArgs: 0, toolResults: 1, errors: 1, agents: 1, thoughts: 1, skipped: 0 }],
-  ["message-types.session.json", { messages: 4, toolCalls: 0, withArgs: 0, toolResults: 0, errors: 1, agents: 1, thoughts: 1, skipped: 0 }]
+const COUNTS: ReadonlyArray<readonly [string, Counts]> = [
+  ["memory-persistence.session.json", { messages: 6, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }],
+  ["tool-output-masking.session.json", { messages: 2, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }],
+  ["acp-resume.session.json", { messages: 3, toolCalls: 2, withArguments: 0, toolResults: 1, errors: 1, agents: 1, handoffs: 0, thoughts: 1, skipped: 0 }],
+  ["message-types.session.json", { messages: 4, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 1, agents: 1, handoffs: 0, thoughts: 1, skipped: 0 }]
 ]
 
 describe("gemini_cli importer: session recordings", () => {
@@ -50,7 +27,7 @@ describe("gemini_cli importer: session recordings", () => {
     for (const [name, counts] of COUNTS) {
       const trace = readOne(fixture(name))
       expect([name, countsOf(trace)]).toEqual([name, counts])
-      noDuplicates(trace)
+      expectNoDuplicates(trace)
     }
   })
 
@@ -224,51 +201,21 @@ describe("gemini_cli importer: other shapes", () => {
 })
 
 describe("gemini_cli importer: detect", () => {
-  it("claims each of its fixtures, and no other importer does", () => {
-    for (const name of fixtureNames(FAMILY)) {
-      const body = fixture(name)
-      expect([name, detectFormat(body)?.format]).toEqual([name, FAMILY])
-      expect([name, IMPORTERS.filter((importer) => importer.detect(body)).map((importer) => importer.format)]).toEqual([name, [FAMILY]])
-    }
-  })
+  detectionBothWays(geminiCliImporter, [
+    {},
+    [],
+    { messages: [] },
+    { messages: [{ role: "user", content: "hi" }] },
+    { messages: [{ type: "user", content: "hi", role: "user" }] },
+    { messages: [{ source: "user", type: "TextMessage", content: "hi" }] },
+    { agents: ["a"], messages: [{ from: "a", content: "x" }] },
+    [{ role: "user", parts: [{ type: "text", content: "OTel parts have a type" }] }, { role: "assistant", parts: [{ type: "text", content: "x" }] }],
+    [{ role: "user", parts: [{ text: "only user turns" }] }]
+  ])
 
   it("is read as gemini_cli under format auto, not emptied by the native fallback", () => {
     const limits = Effect.runSync(appConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))).limits
     const result = normalizeTrace(fixture("memory-persistence.session.json"), "auto", limits)
     expect(Either.isRight(result) ? [result.right.format, result.right.traces[0]?.events.length] : result.left.message).toEqual([FAMILY, 6])
   })
-
-  it("claims no other format's fixture, and leaves look-alike shapes alone", () => {
-    for (const folder of otherFolders()) {
-      for (const [name, body] of safeLoad(folder)) expect([folder, name, geminiCliImporter.detect(body)]).toEqual([folder, name, false])
-    }
-    for (const body of [
-      {},
-      [],
-      { messages: [] },
-      { messages: [{ role: "user", content: "hi" }] },
-      { messages: [{ type: "user", content: "hi", role: "user" }] },
-      { messages: [{ source: "user", type: "TextMessage", content: "hi" }] },
-      { agents: ["a"], messages: [{ from: "a", content: "x" }] },
-      [{ role: "user", parts: [{ type: "text", content: "OTel parts have a type" }] }, { role: "assistant", parts: [{ type: "text", content: "x" }] }],
-      [{ role: "user", parts: [{ text: "only user turns" }] }]
-    ]) {
-      expect([body, geminiCliImporter.detect(body)]).toEqual([body, false])
-    }
-  })
 })
-
-/** The fixture folders of the other formats. */
-const otherFolders = (): Array<string> =>
-  readdirSync(join(import.meta.dirname, "..", "fixtures", "traces"), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name !== FAMILY)
-    .map((entry) => entry.name)
-
-/** A folder's fixtures, or none when the folder is not there (other formats' folders come and go). */
-const safeLoad = (folder: string): Array<[string, unknown]> => {
-  try {
-    return loadFixtures(folder)
-  } catch {
-    return []
-  }
-}

@@ -5,42 +5,18 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Predicate } from "effect"
-import { readdirSync } from "node:fs"
-import { join } from "node:path"
 import { inspectImporter } from "../../src/Traces/Formats/Inspect.js"
-import type { NormalizedTrace } from "../../src/Traces/Model.js"
-import { IMPORTERS, detectFormat } from "../../src/Traces/Normalize.js"
-import { brief, fixtureIn, fixtureNames, list, loadFixtures, neverThrowsOnJson, readersOf, text } from "./support.js"
+import { brief, type Counts, type CountsTable, detectionBothWays, expectCountsTable, fixtureIn, fixtureNames, list, neverThrowsOnJson, readersOf, text } from "./support.js"
 
 const FAMILY = "inspect"
 const fixture = fixtureIn(FAMILY)
 const { readAll, readOne, failure } = readersOf(inspectImporter)
 
-const countsOf = (trace: NormalizedTrace) => {
-  const of = (kind: string) => trace.events.filter((event) => event.kind === kind)
-  return {
-    messages: of("message").length,
-    toolCalls: of("tool_call").length,
-    withArgs: of("tool_call").filter((event) => event.content !== "" && event.content !== "{}").length,
-    toolResults: of("tool_result").length,
-    errors: of("error").length,
-    agents: trace.agents.length,
-    thoughts: of("thought").length,
-    skipped: trace.skipped
-  }
-}
-type Counts = ReturnType<typeof countsOf>
-
-const noDuplicates = (trace: NormalizedTrace) => {
-  const keys = trace.events.map((event) => JSON.stringify([event.actor, event.kind, event.content, event.source]))
-  expect(new Set(keys).size).toBe(keys.length)
-}
-
-const qa: Counts = { messages: 3, toolCalls: 0, withArgs: 0, toolResults: 0, errors: 0, agents: 1, thoughts: 0, skipped: 0 }
+const qa: Counts = { messages: 3, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }
 /** Per fixture, the traces' ids and each trace's counts. */
-const COUNTS: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, Counts]>]> = [
-  ["browser.json", [["1", { messages: 2, toolCalls: 4, withArgs: 4, toolResults: 4, errors: 0, agents: 1, thoughts: 0, skipped: 0 }]]],
-  ["log_tool_call_error.json", [["1:4", { messages: 0, toolCalls: 0, withArgs: 0, toolResults: 0, errors: 11, agents: 0, thoughts: 0, skipped: 0 }]]],
+const COUNTS: CountsTable = [
+  ["browser.json", [["1", { messages: 2, toolCalls: 4, withArguments: 4, toolResults: 4, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }]]],
+  ["log_tool_call_error.json", [["1:4", { messages: 0, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 11, agents: 0, handoffs: 0, thoughts: 0, skipped: 0 }]]],
   ["security-guide.json", [["1", qa], ["2", qa], ["3", qa]]]
 ]
 
@@ -49,12 +25,7 @@ const samplesOf = (body: unknown) => list(Predicate.isRecord(body) ? body["sampl
 
 describe("inspect importer: eval logs", () => {
   it("reads each fixture, one trace per sample, with the expected counts and no duplicate events", () => {
-    expect(COUNTS.map(([name]) => name).sort()).toEqual(fixtureNames(FAMILY).sort())
-    for (const [name, expected] of COUNTS) {
-      const traces = readAll(fixture(name))
-      expect([name, traces.map((trace) => [trace.id, countsOf(trace)])]).toEqual([name, expected])
-      traces.forEach(noDuplicates)
-    }
+    expectCountsTable(inspectImporter, COUNTS)
   })
 
   it("reads a browsing agent's tool calls with their arguments and results, in order", () => {
@@ -178,41 +149,13 @@ describe("inspect importer: content parts, errors, malformed input", () => {
 })
 
 describe("inspect importer: detect", () => {
-  it("claims each of its fixtures, and no other importer does", () => {
-    for (const name of fixtureNames(FAMILY)) {
-      const body = fixture(name)
-      expect([name, detectFormat(body)?.format]).toEqual([name, FAMILY])
-      expect([name, IMPORTERS.filter((importer) => importer.detect(body)).map((importer) => importer.format)]).toEqual([name, [FAMILY]])
-    }
-  })
-
-  it("claims no other format's fixture, and leaves look-alike shapes alone", () => {
-    for (const folder of otherFolders()) {
-      for (const [name, body] of safeLoad(folder)) expect([folder, name, inspectImporter.detect(body)]).toEqual([folder, name, false])
-    }
-    for (const body of [
-      {},
-      [],
-      { eval: "x", samples: [] },
-      { eval: {}, samples: [] },
-      { messages: [{ role: "user", content: "hi" }] },
-      { id: 1, input: "x", messages: [] },
-      { samples: [{ id: 1, epoch: 1, input: "x", messages: [] }] }
-    ]) {
-      expect([body, inspectImporter.detect(body)]).toEqual([body, false])
-    }
-  })
+  detectionBothWays(inspectImporter, [
+    {},
+    [],
+    { eval: "x", samples: [] },
+    { eval: {}, samples: [] },
+    { messages: [{ role: "user", content: "hi" }] },
+    { id: 1, input: "x", messages: [] },
+    { samples: [{ id: 1, epoch: 1, input: "x", messages: [] }] }
+  ])
 })
-
-const otherFolders = (): Array<string> =>
-  readdirSync(join(import.meta.dirname, "..", "fixtures", "traces"), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name !== FAMILY)
-    .map((entry) => entry.name)
-
-const safeLoad = (folder: string): Array<[string, unknown]> => {
-  try {
-    return loadFixtures(folder)
-  } catch {
-    return []
-  }
-}

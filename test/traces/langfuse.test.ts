@@ -6,44 +6,20 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { readdirSync } from "node:fs"
-import { join } from "node:path"
 import { langfuseImporter } from "../../src/Traces/Formats/Langfuse.js"
-import { NormalizedTrace, type TraceEvent } from "../../src/Traces/Model.js"
-import { detectFormat, IMPORTERS } from "../../src/Traces/Normalize.js"
+import { NormalizedTrace } from "../../src/Traces/Model.js"
 import { useProviderDouble } from "../support/Harness.js"
-import { fixtureIn, fixtureText, loadFixtures, neverThrowsOnJson, readersOf } from "./support.js"
+import { type Counts, countsOf, detectionBothWays, expectNoDuplicates, fixtureIn, fixtureText, neverThrowsOnJson, readersOf } from "./support.js"
 
 const fixture = fixtureIn("langfuse")
 const { readOne, failure } = readersOf(langfuseImporter)
-
-/** The counts the issue asks for, per trace. */
-const countsOf = (trace: NormalizedTrace) => {
-  const kinds = (kind: TraceEvent["kind"]) => trace.events.filter((event) => event.kind === kind).length
-  return {
-    messages: kinds("message"),
-    tool_calls: trace.events.filter((event) => event.kind === "tool_call" && event.content.length > 0 && event.tool !== undefined).length,
-    tool_results: kinds("tool_result"),
-    errors: kinds("error"),
-    agents: trace.agents.length,
-    handoffs: kinds("handoff"),
-    thoughts: kinds("thought"),
-    skipped: trace.skipped
-  }
-}
-
-/** No two events with the same actor, kind, content and source. */
-const expectNoDuplicates = (trace: NormalizedTrace) => {
-  const keys = trace.events.map((event) => JSON.stringify([event.actor, event.kind, event.content, event.source]))
-  expect(new Set(keys).size).toBe(keys.length)
-}
 
 const FIXTURES: ReadonlyArray<{
   readonly file: string
   readonly id: string
   readonly task: string
   readonly outcome: RegExp
-  readonly counts: ReturnType<typeof countsOf>
+  readonly counts: Counts
 }> = [
   {
     file: "langgraph-2025-08-22.json",
@@ -51,7 +27,7 @@ const FIXTURES: ReadonlyArray<{
     task: "Search the web for 'example' and summarize.",
     outcome: /^The search for "example" primarily leads to the website/,
     // the two tool definitions the LangChain handler appends as `tool` messages are skipped
-    counts: { messages: 3, tool_calls: 1, tool_results: 1, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 2 }
+    counts: { messages: 3, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 2 }
   },
   {
     file: "openai-agents-2025-09-30.json",
@@ -59,14 +35,14 @@ const FIXTURES: ReadonlyArray<{
     task: "What's the weather in Tokyo?",
     outcome: /^The weather in Tokyo is currently sunny\./,
     // the system message is the Responses object's `instructions`, in both responses: read once
-    counts: { messages: 3, tool_calls: 1, tool_results: 1, errors: 0, agents: 2, handoffs: 1, thoughts: 0, skipped: 0 }
+    counts: { messages: 3, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 2, handoffs: 1, thoughts: 0, skipped: 0 }
   },
   {
     file: "pydantic-ai-tools-2025-12-04.json",
     id: "7a38edd8123db47ad8dcb8aa4c5e3926",
     task: "Select and call THREE of the available tools to get joke suggestions about 'programming'.",
     outcome: /^Why do programmers hate nature\?/,
-    counts: { messages: 7, tool_calls: 4, tool_results: 3, errors: 0, agents: 2, handoffs: 0, thoughts: 0, skipped: 0 }
+    counts: { messages: 7, toolCalls: 4, withArguments: 4, toolResults: 3, errors: 0, agents: 2, handoffs: 0, thoughts: 0, skipped: 0 }
   }
 ]
 
@@ -209,28 +185,7 @@ describe("langfuse importer: other shapes and failures", () => {
 })
 
 describe("langfuse importer: detect", () => {
-  const folders = readdirSync(join(import.meta.dirname, "..", "fixtures", "traces")).filter((folder) => folder !== "langfuse")
-
-  it("recognises its fixtures, which auto detection gives to it", () => {
-    for (const [name, body] of loadFixtures("langfuse")) {
-      expect([name, langfuseImporter.detect(body)]).toEqual([name, true])
-      expect([name, detectFormat(body)?.format]).toEqual([name, "langfuse"])
-    }
-  })
-
-  it("claims no other format's fixture, and no other importer claims a Langfuse export", () => {
-    for (const folder of folders) {
-      for (const [name, body] of loadFixtures(folder)) expect([folder, name, langfuseImporter.detect(body)]).toEqual([folder, name, false])
-    }
-    for (const [name, body] of loadFixtures("langfuse")) {
-      for (const importer of IMPORTERS) {
-        if (importer.format !== "langfuse") expect([name, importer.format, importer.detect(body)]).toEqual([name, importer.format, false])
-      }
-    }
-    for (const body of [{}, [], null, { trace: { steps: [] }, mode: "quick" }, { trace: { id: "x" } }, { observations: [{ id: "a" }] }]) {
-      expect(langfuseImporter.detect(body)).toBe(false)
-    }
-  })
+  detectionBothWays(langfuseImporter, [{}, [], null, { trace: { steps: [] }, mode: "quick" }, { trace: { id: "x" } }, { observations: [{ id: "a" }] }])
 })
 
 describe("POST /v1/traces/normalize with a Langfuse export", () => {

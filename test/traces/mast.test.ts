@@ -7,41 +7,20 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { readdirSync } from "node:fs"
-import { join } from "node:path"
 import { mastImporter } from "../../src/Traces/Formats/Mast.js"
-import { NormalizedTrace, type TraceEvent } from "../../src/Traces/Model.js"
-import { detectFormat, IMPORTERS } from "../../src/Traces/Normalize.js"
+import { NormalizedTrace } from "../../src/Traces/Model.js"
 import { useProviderDouble } from "../support/Harness.js"
-import { fixtureIn, loadFixtures, neverThrowsOnJson, readersOf } from "./support.js"
+import { type Counts, countsOf, detectionBothWays, expectNoDuplicates, fixtureIn, neverThrowsOnJson, readersOf } from "./support.js"
 
 const fixture = fixtureIn("mast")
 const { readAll, readOne, failure } = readersOf(mastImporter)
-
-const countsOf = (trace: NormalizedTrace) => {
-  const kinds = (kind: TraceEvent["kind"]) => trace.events.filter((event) => event.kind === kind).length
-  return {
-    messages: kinds("message"),
-    tool_calls: trace.events.filter((event) => event.kind === "tool_call" && event.content.length > 0 && event.tool !== undefined).length,
-    tool_results: kinds("tool_result"),
-    errors: kinds("error"),
-    agents: trace.agents.length,
-    handoffs: kinds("handoff"),
-    thoughts: kinds("thought"),
-    skipped: trace.skipped
-  }
-}
-const expectNoDuplicates = (trace: NormalizedTrace) => {
-  const keys = trace.events.map((event) => JSON.stringify([event.actor, event.kind, event.content, event.source]))
-  expect(new Set(keys).size).toBe(keys.length)
-}
 
 const FIXTURES: ReadonlyArray<{
   readonly file: string
   readonly id: string
   readonly task: RegExp
   readonly agents: ReadonlyArray<string>
-  readonly counts: ReturnType<typeof countsOf>
+  readonly counts: Counts
   readonly source: RegExp
 }> = [
   {
@@ -49,7 +28,7 @@ const FIXTURES: ReadonlyArray<{
     id: "AG2-2",
     task: /^Monica is wrapping Christmas gifts\./,
     agents: ["assistant"],
-    counts: { messages: 10, tool_calls: 0, tool_results: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 },
+    counts: { messages: 10, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 },
     source: /^\[0\]\.trace\.trajectory\[\d+\]$/
   },
   {
@@ -57,7 +36,7 @@ const FIXTURES: ReadonlyArray<{
     id: "MetaGPT-4",
     task: /^develop a program that detects palindromes in a text file$/,
     agents: ["Alice(SimpleCoder)", "Bob(SimpleTester)", "Charlie(SimpleReviewer)"],
-    counts: { messages: 5, tool_calls: 0, tool_results: 0, errors: 0, agents: 3, handoffs: 0, thoughts: 0, skipped: 0 },
+    counts: { messages: 5, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 3, handoffs: 0, thoughts: 0, skipped: 0 },
     source: /^\[0\]\.trace\.content#L\d+$/
   },
   {
@@ -66,7 +45,7 @@ const FIXTURES: ReadonlyArray<{
     task: /^ColumnTransformer with pandas output can't handle transformers with no features/,
     agents: ["Planner", "Inner-Navigator-Assistant", "Navigator", "Inner-Editor-Assistant", "Editor", "Inner-Executor-Assistant", "Executor"],
     // the two "Initialized …" log lines belong to no turn
-    counts: { messages: 18, tool_calls: 0, tool_results: 0, errors: 0, agents: 7, handoffs: 3, thoughts: 0, skipped: 2 },
+    counts: { messages: 18, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 7, handoffs: 3, thoughts: 0, skipped: 2 },
     source: /^\[0\]\.trace\.trajectory\[\d+\]$/
   },
   {
@@ -75,7 +54,7 @@ const FIXTURES: ReadonlyArray<{
     task: /^The following are multiple choice questions \(with answers\) about high_school_computer_science\./,
     agents: ["SimpleCoder", "SimpleTester", "SimpleReviewer"],
     // the log's "=== … ===" banners, at its start (two lines, one block) and its end, belong to no turn
-    counts: { messages: 6, tool_calls: 0, tool_results: 0, errors: 0, agents: 3, handoffs: 0, thoughts: 0, skipped: 2 },
+    counts: { messages: 6, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 3, handoffs: 0, thoughts: 0, skipped: 2 },
     source: /^\[0\]\.trace#L\d+$/
   }
 ]
@@ -193,28 +172,7 @@ describe("mast importer: MAD records", () => {
 })
 
 describe("mast importer: detect", () => {
-  const folders = readdirSync(join(import.meta.dirname, "..", "fixtures", "traces")).filter((folder) => folder !== "mast")
-
-  it("recognises its fixtures, which auto detection gives to it", () => {
-    for (const [name, body] of loadFixtures("mast")) {
-      expect([name, mastImporter.detect(body)]).toEqual([name, true])
-      expect([name, detectFormat(body)?.format]).toEqual([name, "mast"])
-    }
-  })
-
-  it("claims no other format's fixture, and no other importer claims a MAD record", () => {
-    for (const folder of folders) {
-      for (const [name, body] of loadFixtures(folder)) expect([folder, name, mastImporter.detect(body)]).toEqual([folder, name, false])
-    }
-    for (const [name, body] of loadFixtures("mast")) {
-      for (const importer of IMPORTERS) {
-        if (importer.format !== "mast") expect([name, importer.format, importer.detect(body)]).toEqual([name, importer.format, false])
-      }
-    }
-    for (const body of [{}, [], null, { trace: { trajectory: "x" }, mode: "quick" }, { mas_name: "AG2", trace: { steps: [] } }]) {
-      expect(mastImporter.detect(body)).toBe(false)
-    }
-  })
+  detectionBothWays(mastImporter, [{}, [], null, { trace: { trajectory: "x" }, mode: "quick" }, { mas_name: "AG2", trace: { steps: [] } }])
 })
 
 describe("POST /v1/traces/normalize with a MAD record of the full dataset", () => {

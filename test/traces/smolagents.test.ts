@@ -5,39 +5,18 @@
  * shape `memory.py` writes, and detection both ways against every other format's fixtures.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { readdirSync } from "node:fs"
-import { join } from "node:path"
 import { parsePythonLiteral, smolagentsImporter } from "../../src/Traces/Formats/Smolagents.js"
-import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
-import { detectFormat, IMPORTERS } from "../../src/Traces/Normalize.js"
-import { fixtureIn, loadFixtures, neverThrowsOnJson, readersOf } from "./support.js"
+import { type Counts, countsOf, detectionBothWays, expectNoDuplicates, fixtureIn, neverThrowsOnJson, readersOf } from "./support.js"
 
 const fixture = fixtureIn("smolagents")
 const { readAll, readOne, failure } = readersOf(smolagentsImporter)
 
-const countsOf = (trace: NormalizedTrace) => {
-  const kinds = (kind: TraceEvent["kind"]) => trace.events.filter((event) => event.kind === kind).length
-  return {
-    messages: kinds("message"),
-    tool_calls: trace.events.filter((event) => event.kind === "tool_call" && event.content.length > 0 && event.tool !== undefined).length,
-    tool_results: kinds("tool_result"),
-    errors: kinds("error"),
-    agents: trace.agents.length,
-    handoffs: kinds("handoff"),
-    thoughts: kinds("thought"),
-    skipped: trace.skipped
-  }
-}
-const expectNoDuplicates = (trace: NormalizedTrace) => {
-  const keys = trace.events.map((event) => JSON.stringify([event.actor, event.kind, event.content, event.source]))
-  expect(new Set(keys).size).toBe(keys.length)
-}
-
-type Counts = ReturnType<typeof countsOf>
-const counts = (messages: number, tool_calls: number, tool_results: number, errors: number, thoughts: number): Counts => ({
+/** A record's counts: one agent, no handoffs, nothing skipped. */
+const counts = (messages: number, toolCalls: number, withArguments: number, toolResults: number, errors: number, thoughts: number): Counts => ({
   messages,
-  tool_calls,
-  tool_results,
+  toolCalls,
+  withArguments,
+  toolResults,
   errors,
   agents: 1,
   handoffs: 0,
@@ -49,22 +28,22 @@ const FIXTURES: ReadonlyArray<{ readonly file: string; readonly records: Readonl
   {
     file: "gpt-4o__code__math__2025-07-24.head2.jsonl",
     records: [
-      { counts: counts(2, 1, 1, 0, 1), outcome: "2", success: null },
-      { counts: counts(2, 2, 2, 0, 2), outcome: "4", success: null }
+      { counts: counts(2, 1, 1, 1, 0, 1), outcome: "2", success: null },
+      { counts: counts(2, 2, 2, 2, 0, 2), outcome: "4", success: null }
     ]
   },
   {
     file: "gpt-4o__tool-calling__math__2025-07-24.head2.jsonl",
     records: [
-      { counts: counts(2, 2, 2, 0, 0), outcome: "Each side of the octagon is 12 cm long.", success: null },
-      { counts: counts(2, 2, 2, 1, 0), outcome: "2", success: null }
+      { counts: counts(2, 2, 2, 2, 0, 0), outcome: "Each side of the octagon is 12 cm long.", success: null },
+      { counts: counts(2, 2, 2, 2, 1, 0), outcome: "2", success: null }
     ]
   },
   {
     file: "gpt-4o__code__math__2025-09-08.head2.jsonl",
     records: [
-      { counts: counts(1, 0, 0, 1, 0), outcome: "Error in generating model output:\nlitellm.AuthenticationError", success: false },
-      { counts: counts(1, 0, 0, 1, 0), outcome: "Error in generating model output:\nlitellm.AuthenticationError", success: false }
+      { counts: counts(1, 0, 0, 0, 1, 0), outcome: "Error in generating model output:\nlitellm.AuthenticationError", success: false },
+      { counts: counts(1, 0, 0, 0, 1, 0), outcome: "Error in generating model output:\nlitellm.AuthenticationError", success: false }
     ]
   }
 ]
@@ -234,26 +213,5 @@ describe("smolagents importer: agent memory steps", () => {
 })
 
 describe("smolagents importer: detect", () => {
-  const folders = readdirSync(join(import.meta.dirname, "..", "fixtures", "traces")).filter((folder) => folder !== "smolagents")
-
-  it("recognises its fixtures, which auto detection gives to it", () => {
-    for (const [name, body] of loadFixtures("smolagents")) {
-      expect([name, smolagentsImporter.detect(body)]).toEqual([name, true])
-      expect([name, detectFormat(body)?.format]).toEqual([name, "smolagents"])
-    }
-  })
-
-  it("claims no other format's fixture, and no other importer claims a smolagents record", () => {
-    for (const folder of folders) {
-      for (const [name, body] of loadFixtures(folder)) expect([folder, name, smolagentsImporter.detect(body)]).toEqual([folder, name, false])
-    }
-    for (const [name, body] of loadFixtures("smolagents")) {
-      for (const importer of IMPORTERS) {
-        if (importer.format !== "smolagents") expect([name, importer.format, importer.detect(body)]).toEqual([name, importer.format, false])
-      }
-    }
-    for (const body of [{}, [], null, { question: "q" }, { question: "q", history: [] }, [{ role: "user", content: "hi" }], { steps: [{ agent: "a" }] }]) {
-      expect(smolagentsImporter.detect(body)).toBe(false)
-    }
-  })
+  detectionBothWays(smolagentsImporter, [{}, [], null, { question: "q" }, { question: "q", history: [] }, [{ role: "user", content: "hi" }], { steps: [{ agent: "a" }] }])
 })

@@ -1,17 +1,19 @@
 /**
  * Helpers shared by the trace importer tests: fixture paths and loading (JSON Lines read as the
  * array of their records, as the importers receive them), the fixtures of a format folder, an
- * importer's read-and-expect helpers and its "never throws" property, the event summaries the
+ * importer's read-and-expect helpers and its "never throws" property, the counts tables and the
+ * duplicate-event check, detection of a format's fixtures both ways, the event summaries the
  * assertions compare, small readers for records inside the fixtures, and the conversation the
  * otel / openinference fixtures were recorded from.
  */
-import { expect } from "@effect/vitest"
+import { expect, it } from "@effect/vitest"
 import { Either, Predicate } from "effect"
 import fc from "fast-check"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Importer } from "../../src/Traces/Importer.js"
 import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
+import { detectFormat, IMPORTERS } from "../../src/Traces/Normalize.js"
 
 export type Rec = Readonly<Record<string, unknown>>
 
@@ -42,6 +44,12 @@ export const fixtureIn =
   (folder: string) =>
   (name: string): unknown =>
     fixture(join(folder, name))
+
+/** The fixture folders, one per format. */
+export const fixtureFolders = (): Array<string> =>
+  readdirSync(FIXTURES, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
 
 /** The files of a format folder with one of these endings (its README left out). */
 export const fixtureNames = (folder: string, endings: ReadonlyArray<string> = [".json"]): Array<string> =>
@@ -88,6 +96,106 @@ export const neverThrowsOnJson = (importer: Importer, options: { readonly nonEmp
     }),
     { numRuns: 300 }
   )
+
+// ---------------------------------------------------------------------------------------------
+// Counts, duplicates, detection
+
+/** What a counts table states exactly, per trace. */
+export const countsOf = (trace: NormalizedTrace) => {
+  const of = (kind: TraceEvent["kind"]) => trace.events.filter((event) => event.kind === kind)
+  return {
+    messages: of("message").length,
+    toolCalls: of("tool_call").length,
+    /** Tool calls whose arguments are neither empty nor `{}`. */
+    withArguments: of("tool_call").filter((event) => event.content.length > 0 && event.content !== "{}").length,
+    toolResults: of("tool_result").length,
+    errors: of("error").length,
+    agents: trace.agents.length,
+    handoffs: of("handoff").length,
+    thoughts: of("thought").length,
+    skipped: trace.skipped
+  }
+}
+export type Counts = ReturnType<typeof countsOf>
+
+/** Per fixture of a format's folder, the ids of the traces it reads as and each one's counts. */
+export type CountsTable = ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, Counts]>]>
+
+/** The events that repeat an earlier one's actor, kind, content and source (as JSON keys): none expected. */
+const duplicateEvents = (trace: NormalizedTrace): Array<string> => {
+  const seen = new Set<string>()
+  const repeated: Array<string> = []
+  for (const event of trace.events) {
+    const key = JSON.stringify([event.actor, event.kind, event.content, event.source])
+    if (seen.has(key)) repeated.push(key)
+    seen.add(key)
+  }
+  return repeated
+}
+
+/** No two events of the trace share actor, kind, content and source. */
+export const expectNoDuplicates = (trace: NormalizedTrace): void => {
+  expect(duplicateEvents(trace)).toEqual([])
+}
+
+/**
+ * A counts table of an importer whose fixture folder bears its format's name: it names every JSON
+ * fixture of the folder, and each reads as traces with exactly these ids and counts, none with
+ * duplicate events.
+ */
+export const expectCountsTable = (importer: Importer, table: CountsTable): void => {
+  const { readAll } = readersOf(importer)
+  expect(table.map(([name]) => name).sort()).toEqual(fixtureNames(importer.format).sort())
+  for (const [name, expected] of table) {
+    const traces = readAll(fixture(join(importer.format, name)))
+    expect([name, traces.map((trace) => [trace.id, countsOf(trace)])]).toEqual([name, expected])
+    traces.forEach(expectNoDuplicates)
+  }
+}
+
+/** The formats whose importers claim a body. */
+const claimants = (body: unknown): Array<string> => IMPORTERS.filter((importer) => importer.detect(body)).map((importer) => importer.format)
+
+/**
+ * Detection of a format's own fixtures (its folder bears the format's name): each is claimed by its
+ * importer, given to it by auto detection, and claimed by no other importer.
+ */
+const expectClaimsOwnFixtures = (importer: Importer): void => {
+  const family = importer.format
+  const own = loadFixtures(family)
+  expect(own.length).toBeGreaterThan(0)
+  for (const [name, body] of own) {
+    expect([name, importer.detect(body), detectFormat(body)?.format, claimants(body)]).toEqual([name, true, family, [family]])
+  }
+}
+
+/** The importer claims no fixture of another format's folder. */
+const expectClaimsNoOtherFixture = (importer: Importer): void => {
+  for (const folder of fixtureFolders().filter((folder) => folder !== importer.format)) {
+    for (const [name, body] of loadFixtures(folder)) expect([folder, name, importer.detect(body)]).toEqual([folder, name, false])
+  }
+}
+
+/** The importer claims none of these look-alike bodies. */
+const expectLeavesAlone = (importer: Importer, bodies: ReadonlyArray<unknown>): void => {
+  for (const body of bodies) expect([body, importer.detect(body)]).toEqual([body, false])
+}
+
+/**
+ * The detection tests of an importer whose fixture folder bears its format's name, inside the
+ * caller's `describe`: its fixtures are claimed by it, given to it by auto detection and claimed by
+ * no other importer; it claims no other folder's fixture and none of the look-alike bodies.
+ */
+export const detectionBothWays = (importer: Importer, lookAlikes: ReadonlyArray<unknown>): void => {
+  it("recognises its fixtures, which auto detection gives to it and no other importer claims", () => {
+    expectClaimsOwnFixtures(importer)
+  })
+
+  it("claims no other format's fixture, and leaves look-alikes alone", () => {
+    expectClaimsNoOtherFixture(importer)
+    expectLeavesAlone(importer, lookAlikes)
+  })
+}
 
 /** actor, role, kind, tool, content, source: what most event assertions compare. */
 export const brief = (event: TraceEvent) => [event.actor, event.role, event.kind, event.tool ?? "", event.content, event.source]

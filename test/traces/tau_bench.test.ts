@@ -5,63 +5,34 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Predicate } from "effect"
-import { readdirSync } from "node:fs"
-import { join } from "node:path"
 import { tauBenchImporter } from "../../src/Traces/Formats/TauBench.js"
-import type { NormalizedTrace } from "../../src/Traces/Model.js"
-import { IMPORTERS, detectFormat } from "../../src/Traces/Normalize.js"
-import { brief, fixtureIn, fixtureNames, list, loadFixtures, neverThrowsOnJson, readersOf, sub, text } from "./support.js"
+import { brief, type CountsTable, detectionBothWays, expectCountsTable, fixtureIn, list, neverThrowsOnJson, readersOf, sub, text } from "./support.js"
 
 const FAMILY = "tau_bench"
 const fixture = fixtureIn(FAMILY)
 const { readAll, readOne, failure } = readersOf(tauBenchImporter)
 
-const countsOf = (trace: NormalizedTrace) => {
-  const of = (kind: string) => trace.events.filter((event) => event.kind === kind)
-  return {
-    messages: of("message").length,
-    toolCalls: of("tool_call").length,
-    withArgs: of("tool_call").filter((event) => event.content !== "" && event.content !== "{}").length,
-    toolResults: of("tool_result").length,
-    errors: of("error").length,
-    agents: trace.agents.length,
-    thoughts: of("thought").length,
-    skipped: trace.skipped
-  }
-}
-type Counts = ReturnType<typeof countsOf>
-
-const noDuplicates = (trace: NormalizedTrace) => {
-  const keys = trace.events.map((event) => JSON.stringify([event.actor, event.kind, event.content, event.source]))
-  expect(new Set(keys).size).toBe(keys.length)
-}
-
 /** Per fixture, the traces' ids and each trace's counts. */
-const COUNTS: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, Counts]>]> = [
+const COUNTS: CountsTable = [
   [
     "tau-bench-gpt-4o-airline.json",
     [
-      ["0", { messages: 16, toolCalls: 8, withArgs: 8, toolResults: 8, errors: 0, agents: 1, thoughts: 0, skipped: 0 }],
-      ["1", { messages: 12, toolCalls: 0, withArgs: 0, toolResults: 0, errors: 0, agents: 1, thoughts: 0, skipped: 0 }]
+      ["0", { messages: 16, toolCalls: 8, withArguments: 8, toolResults: 8, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }],
+      ["1", { messages: 12, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }]
     ]
   ],
   [
     "tau2-airline-run1.json",
     [
-      ["c4726c14-f132-4944-a51a-465518856f47", { messages: 10, toolCalls: 4, withArgs: 4, toolResults: 4, errors: 0, agents: 1, thoughts: 0, skipped: 0 }],
-      ["e6b9ec17-d11e-449a-a79d-707c2d2f8e42", { messages: 12, toolCalls: 7, withArgs: 7, toolResults: 7, errors: 0, agents: 1, thoughts: 0, skipped: 0 }]
+      ["c4726c14-f132-4944-a51a-465518856f47", { messages: 10, toolCalls: 4, withArguments: 4, toolResults: 4, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }],
+      ["e6b9ec17-d11e-449a-a79d-707c2d2f8e42", { messages: 12, toolCalls: 7, withArguments: 7, toolResults: 7, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }]
     ]
   ]
 ]
 
 describe("tau_bench importer: tau-bench and tau2-bench results", () => {
   it("reads each fixture, one trace per record or simulation, with the expected counts and no duplicate events", () => {
-    expect(COUNTS.map(([name]) => name).sort()).toEqual(fixtureNames(FAMILY).sort())
-    for (const [name, expected] of COUNTS) {
-      const traces = readAll(fixture(name))
-      expect([name, traces.map((trace) => [trace.id, countsOf(trace)])]).toEqual([name, expected])
-      traces.forEach(noDuplicates)
-    }
+    expectCountsTable(tauBenchImporter, COUNTS)
   })
 
   it("reads a tau-bench trajectory: policy, user turns, tool calls with their arguments and results", () => {
@@ -186,41 +157,13 @@ describe("tau_bench importer: other shapes, errors, malformed input", () => {
 })
 
 describe("tau_bench importer: detect", () => {
-  it("claims each of its fixtures, and no other importer does", () => {
-    for (const name of fixtureNames(FAMILY)) {
-      const body = fixture(name)
-      expect([name, detectFormat(body)?.format]).toEqual([name, FAMILY])
-      expect([name, IMPORTERS.filter((importer) => importer.detect(body)).map((importer) => importer.format)]).toEqual([name, [FAMILY]])
-    }
-  })
-
-  it("claims no other format's fixture, and leaves look-alike shapes alone", () => {
-    for (const folder of otherFolders()) {
-      for (const [name, body] of safeLoad(folder)) expect([folder, name, tauBenchImporter.detect(body)]).toEqual([folder, name, false])
-    }
-    for (const body of [
-      {},
-      [],
-      [{ role: "user", content: "hi" }],
-      [{ task_id: 1, traj: [] }],
-      { messages: [{ role: "user", content: "hi" }], info: {} },
-      { simulations: [] },
-      { task_id: 1, messages: [] }
-    ]) {
-      expect([body, tauBenchImporter.detect(body)]).toEqual([body, false])
-    }
-  })
+  detectionBothWays(tauBenchImporter, [
+    {},
+    [],
+    [{ role: "user", content: "hi" }],
+    [{ task_id: 1, traj: [] }],
+    { messages: [{ role: "user", content: "hi" }], info: {} },
+    { simulations: [] },
+    { task_id: 1, messages: [] }
+  ])
 })
-
-const otherFolders = (): Array<string> =>
-  readdirSync(join(import.meta.dirname, "..", "fixtures", "traces"), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name !== FAMILY)
-    .map((entry) => entry.name)
-
-const safeLoad = (folder: string): Array<[string, unknown]> => {
-  try {
-    return loadFixtures(folder)
-  } catch {
-    return []
-  }
-}

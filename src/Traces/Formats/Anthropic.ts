@@ -19,6 +19,7 @@ import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { stringField } from "../Importer.js"
+import { toolResultOf, toolUseOf } from "./AnthropicBlocks.js"
 import { at, detectSafely, jsonText, sample, type Rec, type Who } from "./Common.js"
 
 /** Block types only the Anthropic Messages API uses (OpenAI parts never carry these). */
@@ -139,20 +140,6 @@ interface Reader {
   responses: Array<string>
 }
 
-/** The text of a tool_result's content: a string, or its text blocks (others skipped, counted). */
-const toolResultText = (reader: Reader, content: unknown): string => {
-  if (typeof content === "string") return content
-  if (content === undefined || content === null) return ""
-  if (!Array.isArray(content)) return jsonText(content)
-  const texts: Array<string> = []
-  for (const block of content) {
-    if (typeof block === "string") texts.push(block)
-    else if (Predicate.isRecord(block) && typeof block["text"] === "string") texts.push(block["text"])
-    else reader.builder.skip()
-  }
-  return texts.join("\n")
-}
-
 const speaker = (role: string | undefined): Who | undefined => {
   if (role === "user") return { actor: "user", role: "user" }
   if (role === "assistant") return { actor: "assistant", role: "agent" }
@@ -181,19 +168,11 @@ const blockEvents = (reader: Reader, block: unknown, who: Who, source: string): 
     }
     case "tool_use":
     case "server_tool_use":
-    case "mcp_tool_use": {
-      const name = stringField(block, "name") ?? "tool"
-      const id = stringField(block, "id")
-      if (id !== undefined) reader.tools.set(id, name)
-      return [{ ...who, kind: "tool_call", content: jsonText(block["input"] ?? {}), tool: name, source }]
-    }
+    case "mcp_tool_use":
+      return [{ ...who, ...toolUseOf(reader.tools, block).call, source }]
     case "tool_result":
-    case "mcp_tool_result": {
-      const id = stringField(block, "tool_use_id")
-      const tool = id === undefined ? undefined : reader.tools.get(id)
-      const kind = block["is_error"] === true ? "error" : "tool_result"
-      return [{ actor: tool ?? "tool", role: "tool", kind, content: toolResultText(reader, block["content"]), tool, source }]
-    }
+    case "mcp_tool_result":
+      return [{ ...toolResultOf(reader.builder, reader.tools, block), source }]
     default: {
       if (type !== undefined && type.endsWith("_tool_result")) {
         const id = stringField(block, "tool_use_id")

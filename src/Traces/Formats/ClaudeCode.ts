@@ -30,7 +30,8 @@ import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
-import { detectSafely, DETECT_LIMIT, jsonText, nonEmpty, type Rec, type Who } from "./Common.js"
+import { toolResultOf, toolUseOf } from "./AnthropicBlocks.js"
+import { carrySkipped, detectSafely, DETECT_LIMIT, nonEmpty, type Rec, type Who } from "./Common.js"
 
 /** The main agent's actor name. */
 export const CLAUDE_CODE_AGENT = "claude"
@@ -112,20 +113,6 @@ const timeOf = (record: Rec): number | undefined => {
   if (stamp === undefined) return undefined
   const ms = Date.parse(stamp)
   return Number.isNaN(ms) ? undefined : ms
-}
-
-/** The text of a tool_result's content: a string, or its text blocks (others skipped, counted). */
-const resultText = (builder: TraceBuilder, content: unknown): string => {
-  if (typeof content === "string") return content
-  if (content === undefined || content === null) return ""
-  if (!Array.isArray(content)) return jsonText(content)
-  const texts: Array<string> = []
-  for (const block of content) {
-    if (typeof block === "string") texts.push(block)
-    else if (Predicate.isRecord(block) && typeof block["text"] === "string") texts.push(block["text"])
-    else builder.skip()
-  }
-  return texts.join("\n")
 }
 
 const MAIN: Who = { actor: CLAUDE_CODE_AGENT, role: "agent" }
@@ -253,21 +240,15 @@ const readBlock = (session: Session, block: unknown, context: BlockContext, sour
       return
     }
     case "tool_use": {
-      const name = stringField(block, "name") ?? "tool"
-      const id = stringField(block, "id")
-      if (id !== undefined) session.tools.set(id, name)
-      add(session, { ...who, ...base, kind: "tool_call", content: jsonText(block["input"] ?? {}), tool: name }, main)
+      const { id, call: toolCall } = toolUseOf(session.tools, block)
+      add(session, { ...who, ...base, ...toolCall }, main)
       const call = id === undefined ? undefined : session.calls.get(id)
       if (call !== undefined) add(session, { ...who, ...base, kind: "handoff", content: call.prompt ?? "", to: call.actor }, main)
       return
     }
-    case "tool_result": {
-      const id = stringField(block, "tool_use_id")
-      const tool = id === undefined ? undefined : session.tools.get(id)
-      const kind = block["is_error"] === true ? "error" : "tool_result"
-      add(session, { actor: tool ?? "tool", role: "tool", ...base, kind, content: resultText(builder, block["content"]), tool }, main)
+    case "tool_result":
+      add(session, { ...toolResultOf(builder, session.tools, block), ...base }, main)
       return
-    }
   }
   // image, document, redacted_thinking, unknown or malformed blocks
   builder.skip()
@@ -384,9 +365,8 @@ const read = (body: unknown): Either.Either<ReadonlyArray<NormalizedTrace>, stri
     if (trace === undefined) unread += entries.length
     else traces.push(trace)
   }
-  const [first, ...rest] = traces
-  if (first === undefined) return Either.left(`claude_code: no user or assistant messages to read (${unread} records skipped)`)
-  return Either.right([{ ...first, skipped: first.skipped + unread }, ...rest])
+  if (traces.length === 0) return Either.left(`claude_code: no user or assistant messages to read (${unread} records skipped)`)
+  return Either.right(carrySkipped(traces, unread))
 }
 
 export const claudeCodeImporter: Importer = {

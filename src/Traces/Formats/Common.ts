@@ -2,11 +2,13 @@
  * Small readers shared by the importers (DECISIONS §12): how much of a body detection looks at and
  * a `detect` that never throws; non-blank strings and ids; compact JSON that never throws; the text
  * of a message content; tool calls in the OpenAI and flat shapes; epoch times as ISO-8601; source
- * pointers. Pure and total on any JSON value. Span-specific helpers live in `Spans.ts`.
+ * pointers; lists of records read one trace each. Pure and total on every JSON value. Span-specific
+ * helpers live in `Spans.ts`.
  */
 import { Predicate } from "effect"
 import type { EventInput } from "../Builder.js"
 import { stringField } from "../Importer.js"
+import type { NormalizedTrace } from "../Model.js"
 
 export type Rec = Readonly<Record<string, unknown>>
 
@@ -166,3 +168,28 @@ export const isoOfEpoch = (value: number, scale: EpochScale): string | undefined
 
 /** A source pointer: `field` under `prefix` (`prefix.field`, or `field` at the top). */
 export const at = (prefix: string, field: string): string => (prefix.length > 0 ? `${prefix}.${field}` : field)
+
+// ---------------------------------------------------------------------------------------------
+// Traces
+
+/** The traces with `count` more skipped on the first: what was read as no trace is counted there. */
+export const carrySkipped = (traces: ReadonlyArray<NormalizedTrace>, count: number): Array<NormalizedTrace> =>
+  traces.map((trace, index) => (index === 0 ? { ...trace, skipped: trace.skipped + count } : trace))
+
+/** A list's records read one trace each: the traces (the unread counted as skipped on the first) and how many gave none. */
+export interface EachRead {
+  readonly traces: ReadonlyArray<NormalizedTrace>
+  readonly unread: number
+}
+
+/** Each record of a list read as one trace, or as none (`read` answers undefined). */
+export const readEach = (records: ReadonlyArray<unknown>, read: (record: unknown, index: number) => NormalizedTrace | undefined): EachRead => {
+  const traces: Array<NormalizedTrace> = []
+  let unread = 0
+  records.forEach((record, index) => {
+    const trace = read(record, index)
+    if (trace === undefined) unread++
+    else traces.push(trace)
+  })
+  return { traces: carrySkipped(traces, unread), unread }
+}

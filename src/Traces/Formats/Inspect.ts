@@ -25,7 +25,7 @@ import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
-import { at, detectSafely, idOf, jsonText, nonEmpty, type Rec, type Who } from "./Common.js"
+import { at, detectSafely, idOf, jsonText, nonEmpty, readEach, type Rec, type Who } from "./Common.js"
 
 // ---------------------------------------------------------------------------------------------
 // Detection
@@ -209,16 +209,8 @@ export const inspectImporter: Importer = {
     }
     const samples = body["samples"]
     if (!Array.isArray(samples) || samples.length === 0) return fail("the log holds no samples (a header only); write the log with its samples")
-    const traces: Array<NormalizedTrace> = []
-    let unreadable = 0
-    samples.forEach((record, index) => {
-      const trace = Predicate.isRecord(record) ? readSample(record, `samples[${index}]`) : undefined
-      if (trace === undefined) unreadable++
-      else traces.push(trace)
-    })
-    if (traces.length === 0) return fail(`no sample holds readable messages (${unreadable} samples)`)
-    const [first, ...rest] = traces
     // samples that hold nothing are counted on the first trace
-    return Either.right(first === undefined ? traces : [{ ...first, skipped: first.skipped + unreadable }, ...rest])
+    const { traces, unread } = readEach(samples, (record, index) => (Predicate.isRecord(record) ? readSample(record, `samples[${index}]`) : undefined))
+    return traces.length === 0 ? fail(`no sample holds readable messages (${unread} samples)`) : Either.right(traces)
   }
 }

@@ -35,7 +35,7 @@
 import { Either, Predicate } from "effect"
 import type { Importer } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
-import { detectSafely, sample, str, type Rec } from "./Common.js"
+import { carrySkipped, detectSafely, sample, str, type Rec } from "./Common.js"
 import {
   isoOf,
   parseJsonish,
@@ -570,9 +570,7 @@ export const langfuseImporter: Importer = {
         carried += group.observations.length
       }
     }
-    const head = traces[0]
-    if (head === undefined) return fail(problems[0] ?? "no observations")
-    traces[0] = { ...head, skipped: head.skipped + carried }
-    return Either.right(traces)
+    if (traces.length === 0) return fail(problems[0] ?? "no observations")
+    return Either.right(carrySkipped(traces, carried))
   }
 }

@@ -29,7 +29,7 @@ import { Either, Predicate } from "effect"
 import { makeTraceBuilder, type TraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import type { ActorRole, EventKind, NormalizedTrace } from "../Model.js"
-import { at, detectSafely, idOf, sample, str, type Rec } from "./Common.js"
+import { at, detectSafely, idOf, readEach, sample, str, type Rec } from "./Common.js"
 
 // ---------------------------------------------------------------------------------------------
 // Detection
@@ -322,17 +322,8 @@ export const mastImporter: Importer = {
       return trace === undefined ? fail("the record's trajectory holds nothing readable") : Either.right([trace])
     }
     if (!Array.isArray(body)) return fail("expected a MAD record ({mas_name, trace, …}) or a list of them")
-    const traces: Array<NormalizedTrace> = []
-    let skipped = 0
-    body.forEach((record, index) => {
-      const trace = isMastRecord(record) ? readRecord(record, `[${index}]`) : undefined
-      if (trace === undefined) skipped++
-      else traces.push(trace)
-    })
-    const head = traces[0]
-    if (head === undefined) return fail("no readable records")
-    traces[0] = { ...head, skipped: head.skipped + skipped }
-    return Either.right(traces)
+    const { traces } = readEach(body, (record, index) => (isMastRecord(record) ? readRecord(record, `[${index}]`) : undefined))
+    return traces.length === 0 ? fail("no readable records") : Either.right(traces)
   }
 }
 

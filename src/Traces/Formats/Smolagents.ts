@@ -32,7 +32,7 @@ import { Either, Predicate } from "effect"
 import { makeTraceBuilder, type EventInput, type TraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
-import { at, compactJson, detectSafely, isoOfEpoch, sample, str, type Rec } from "./Common.js"
+import { at, compactJson, detectSafely, isoOfEpoch, readEach, sample, str, type Rec } from "./Common.js"
 
 // ---------------------------------------------------------------------------------------------
 // Detection
@@ -461,16 +461,7 @@ export const smolagentsImporter: Importer = {
       return trace === undefined ? fail("the record holds no question, steps or answer") : Either.right([trace])
     }
     if (!Array.isArray(body)) return fail("expected a benchmark record, a list of them (JSON Lines), or agent memory steps")
-    const traces: Array<NormalizedTrace> = []
-    let skipped = 0
-    body.forEach((record, index) => {
-      const trace = isBenchmarkRecord(record) ? readRecord(record, `[${index}]`, idOfRecord(record, index)) : undefined
-      if (trace === undefined) skipped++
-      else traces.push(trace)
-    })
-    const head = traces[0]
-    if (head === undefined) return fail("no readable records")
-    traces[0] = { ...head, skipped: head.skipped + skipped }
-    return Either.right(traces)
+    const { traces } = readEach(body, (record, index) => (isBenchmarkRecord(record) ? readRecord(record, `[${index}]`, idOfRecord(record, index)) : undefined))
+    return traces.length === 0 ? fail("no readable records") : Either.right(traces)
   }
 }

@@ -27,7 +27,7 @@ import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
-import { at, contentTextOf, detectSafely, idOf, jsonText, nonEmpty, sample, toolCallOf, type Rec, type Who } from "./Common.js"
+import { at, contentTextOf, detectSafely, idOf, jsonText, nonEmpty, readEach, sample, toolCallOf, type Rec, type Who } from "./Common.js"
 
 // ---------------------------------------------------------------------------------------------
 // Detection
@@ -174,16 +174,8 @@ const fail = (message: string) => Either.left(`tau_bench: ${message}`)
 
 /** The traces of a list of records read one by one; records that hold nothing are counted on the first. */
 const collect = (records: ReadonlyArray<unknown>, read: (record: Rec, index: number) => NormalizedTrace | undefined) => {
-  const traces: Array<NormalizedTrace> = []
-  let unreadable = 0
-  records.forEach((record, index) => {
-    const trace = Predicate.isRecord(record) ? read(record, index) : undefined
-    if (trace === undefined) unreadable++
-    else traces.push(trace)
-  })
-  const [first, ...rest] = traces
-  if (first === undefined) return fail(`no record holds readable messages (${unreadable} records)`)
-  return Either.right([{ ...first, skipped: first.skipped + unreadable }, ...rest])
+  const { traces, unread } = readEach(records, (record, index) => (Predicate.isRecord(record) ? read(record, index) : undefined))
+  return traces.length === 0 ? fail(`no record holds readable messages (${unread} records)`) : Either.right(traces)
 }
 
 export const tauBenchImporter: Importer = {
