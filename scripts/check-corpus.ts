@@ -55,8 +55,10 @@ for (const path of files(corpus)) {
   const agents = new Set(traces.flatMap((trace) => trace.agents)).size
   const skipped = traces.reduce((sum, trace) => sum + trace.skipped, 0)
   const events = traces.reduce((sum, trace) => sum + trace.events.length, 0)
+  // A trace without message content (DECISIONS §18) is shown so: it is read, but not analysed.
+  const absent = traces.every((trace) => trace.content === "absent") ? " (content absent)" : ""
   rows.push(
-    `| ${name} | ${format} | ${traces.length} | ${events} | ${of("message")} | ${of("tool_call")} (${withArguments}) | ${of("tool_result")} | ${of("error")} | ${of("thought")} | ${of("handoff")} | ${agents} | ${skipped} |`
+    `| ${name} | ${format}${absent} | ${traces.length} | ${events} | ${of("message")} | ${of("tool_call")} (${withArguments}) | ${of("tool_result")} | ${of("error")} | ${of("thought")} | ${of("handoff")} | ${agents} | ${skipped} |`
   )
 }
 
