@@ -139,6 +139,21 @@ export const looksLikeSpan = (record: Json): boolean =>
   "span_id" in record || "spanId" in record || Predicate.isRecord(record["spanContext"]) || Predicate.isRecord(record["context"])
 
 /**
+ * One span's attribute map sent on its own (as instrumentations' and converters' tests write a
+ * span): no span fields, and at least two GenAI (`gen_ai.*`) or OpenInference
+ * (`openinference.span.kind`, `llm.*`) attribute keys. Read as the attributes of one span.
+ */
+export const isAttributeMap = (record: Json): boolean => {
+  if ("attributes" in record || "spans" in record || "name" in record || looksLikeSpan(record)) return false
+  let attributes = 0
+  for (const key in record) {
+    if (key.startsWith("gen_ai.") || key === "openinference.span.kind" || key.startsWith("llm.")) attributes += 1
+    if (attributes >= 2) return true
+  }
+  return false
+}
+
+/**
  * Reads every span and log record of a body in one of the supported container shapes. Never
  * throws; records that are not objects, and containers of the wrong type, are counted in
  * `skipped`.
@@ -221,6 +236,7 @@ export const readSpanBody = (body: unknown): SpanBody => {
     if (hasOtlpKeys(value)) readOtlp(value)
     else if (Array.isArray(value["spans"])) readSpanList(value["spans"], PLAIN)
     else if (looksLikeSpan(value)) spans.push(readSpan(value, spans.length, PLAIN, counter))
+    else if (isAttributeMap(value)) spans.push(readSpan({ attributes: value }, spans.length, PLAIN, counter))
   }
 
   readTop(body, false)

@@ -5,7 +5,7 @@
 import { Predicate } from "effect"
 import { str } from "../Common.js"
 import { first, type Json } from "./Attributes.js"
-import { hasOtlpKeys, looksLikeSpan, scopeNameOf } from "./Records.js"
+import { hasOtlpKeys, isAttributeMap, looksLikeSpan, scopeNameOf } from "./Records.js"
 
 export interface SpanSample {
   /** The body has OTLP top-level keys (`resourceSpans` / `resourceLogs`). */
@@ -94,6 +94,7 @@ export const sampleSpans = (body: unknown, limit = 20): SpanSample => {
     }
     if (Array.isArray(body["spans"])) take(body["spans"], undefined)
     else if (looksLikeSpan(body) && "attributes" in body) records.push(sampleRecord(body, undefined))
+    else if (isAttributeMap(body)) records.push(sampleRecord({ attributes: body }, undefined))
     return { otlp: false, records }
   } catch {
     return { otlp: false, records: [] }
