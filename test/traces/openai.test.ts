@@ -511,3 +511,48 @@ describe("openai importer: detect", () => {
     expect(anthropicImporter.detect(list)).toBe(false)
   })
 })
+
+describe("openai importer: an Agents SDK RunState (a paused run)", () => {
+  it("reads the input, then the generated items by agent; the pending approval repeats a call and is skipped; the trace id from the state", () => {
+    const trace = readOne(fixture("run-state-v1_13_pending_tool_approval.json"))
+    expect(trace.id).toBe("trace_179a5e809d614cf89ac5a1f24b415704")
+    expect(trace.task).toBe("historical input")
+    expect(trace.events.map((event) => [event.actor, event.kind, event.tool ?? "", event.content, event.source])).toEqual([
+      ["user", "message", "", "historical input", "original_input"],
+      ["compat-agent", "tool_call", "historical_approval", "{\"account_id\":\"account-1\"}", "generated_items[0].raw_item"]
+    ])
+    expect(trace.skipped).toBe(1)
+  })
+
+  it("a custom tool call and its output; history the run owns, carried in its input, read once", () => {
+    const custom = readOne(fixture("run-state-v1_9_custom_tool_call_and_tool_origin.json"))
+    expect(custom.events.map((event) => [event.actor, event.kind, event.tool ?? "", event.content])).toEqual([
+      ["user", "message", "", "historical input"],
+      ["compat-agent", "tool_call", "custom_lookup", "account-1"],
+      ["custom_lookup", "tool_result", "custom_lookup", "custom result"]
+    ])
+    const owned = readOne(fixture("run-state-v1_13_nested_history_ownership.json"))
+    expect(owned.events.map((event) => [event.actor, event.content, event.source])).toEqual([["compat-agent", "owned history", "generated_items[0].raw_item"]])
+    expect(owned.skipped).toBe(1)
+    expect(owned.task).toBe("")
+  })
+
+  it("is detected as openai, and a handoff item is a handoff", () => {
+    const state: Rec = {
+      $schemaVersion: "1.13",
+      original_input: "Refund my last invoice.",
+      generated_items: [
+        { type: "handoff_call_item", agent: { name: "triage" }, raw_item: { type: "function_call", call_id: "c1", name: "transfer_to_billing", arguments: "{}" } },
+        { type: "handoff_output_item", agent: { name: "triage" }, source_agent: { name: "triage" }, target_agent: { name: "billing" }, raw_item: { type: "function_call_output", call_id: "c1", output: "{\"assistant\": \"billing\"}" } },
+        { type: "message_output_item", agent: { name: "billing" }, raw_item: { type: "message", role: "assistant", content: [{ type: "output_text", text: "Refunded." }] } }
+      ]
+    }
+    expect(openAiImporter.detect(state)).toBe(true)
+    expect(readOne(state).events.map((event) => [event.actor, event.kind, event.to ?? ""])).toEqual([
+      ["user", "message", ""],
+      ["triage", "tool_call", ""],
+      ["triage", "handoff", "billing"],
+      ["billing", "message", ""]
+    ])
+  })
+})

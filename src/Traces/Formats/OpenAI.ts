@@ -18,7 +18,8 @@
  *   span_data, error}`), as a list or as the batch `{data: [...]}`; one trace per trace id. Agent
  *   spans name the actors, function spans are tool calls and results, handoff spans handoffs,
  *   generation spans (and response spans that carry their input / response) go through
- *   `addHistory`; span errors are error events.
+ *   `addHistory`; span errors are error events. And a paused run's `RunState` JSON
+ *   (`OpenAI/RunState`): its input, then its generated items by agent.
  *
  * A body holding several model calls (each carrying the conversation so far) is read through
  * `addHistory`: N messages become about N events. Sources: `messages[3]`,
@@ -36,6 +37,7 @@ import { readAgents, spanList } from "./OpenAI/Agents.js"
 import { readConversation } from "./OpenAI/Calls.js"
 import { detectBody } from "./OpenAI/Detect.js"
 import { fail } from "./OpenAI/Reader.js"
+import { isRunState, readRunState } from "./OpenAI/RunState.js"
 
 export const openAiImporter: Importer = {
   format: "openai",
@@ -45,6 +47,7 @@ export const openAiImporter: Importer = {
     if (Array.isArray(body) && body.length === 0) return fail("the body is an empty list: no messages, items or spans to read")
     const spans = spanList(body)
     if (spans !== undefined) return readAgents(spans)
+    if (Predicate.isRecord(body) && isRunState(body)) return readRunState(body)
     return readConversation(body)
   }
 }

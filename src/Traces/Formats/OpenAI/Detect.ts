@@ -7,6 +7,7 @@ import { Predicate } from "effect"
 import { stringField } from "../../Importer.js"
 import { hasAnthropicMarker } from "../Anthropic.js"
 import { sample, type Rec } from "../Common.js"
+import { isRunState } from "./RunState.js"
 
 const CHAT_ROLES: ReadonlySet<string> = new Set(["system", "developer", "user", "assistant", "tool", "function"])
 
@@ -89,7 +90,7 @@ const isChatRequest = (value: Rec): boolean => {
 }
 
 const detectRecord = (value: Rec, depth: number): boolean => {
-  if (isSpanObject(value) || isCompletion(value) || isResponsesBody(value) || isChatRequest(value)) return true
+  if (isSpanObject(value) || isCompletion(value) || isResponsesBody(value) || isChatRequest(value) || isRunState(value)) return true
   const data = value["data"]
   if (Array.isArray(data) && data.length > 0 && sample(data).some(isSpanObject)) return true
   if (depth > 1) return false
