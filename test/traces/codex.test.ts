@@ -19,7 +19,9 @@ describe("codex importer: fixtures", () => {
   const table: ReadonlyArray<readonly [string, Counts]> = [
     ["exec-json-sample.jsonl", { messages: 1, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 1, handoffs: 0, thoughts: 2, skipped: 3 }],
     ["rollout-tools.jsonl", { messages: 2, toolCalls: 3, withArguments: 3, toolResults: 3, errors: 0, agents: 1, handoffs: 0, thoughts: 1, skipped: 5 }],
-    ["rollout-spawn-agent.jsonl", { messages: 1, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 2, handoffs: 1, thoughts: 0, skipped: 2 }]
+    ["rollout-spawn-agent.jsonl", { messages: 1, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 2, handoffs: 1, thoughts: 0, skipped: 2 }],
+    ["codex-0.169-exec-json.jsonl", { messages: 1, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 1, agents: 1, handoffs: 0, thoughts: 0, skipped: 3 }],
+    ["codex-0.169-rollout-exec-command.jsonl", { messages: 4, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 13 }]
   ]
   it.each(table)("%s: exact counts and no duplicate events", (name, counts) => {
     const trace = readOne(fixture(name))
@@ -183,4 +185,32 @@ describe("codex importer: detect", () => {
     [{ type: "response_item", payload: "not an object" }],
     [{ type: "item.completed", item: "not an object" }]
   ])
+})
+
+describe("codex importer: a real run of Codex CLI 0.169.0 (scripts/record-trace-fixtures/codex.mjs)", () => {
+  it("the exec stream and the rollout of the same run read as the same thread: the task only in the rollout, one exec_command call and its output, the answer", () => {
+    const stream = readOne(fixture("codex-0.169-exec-json.jsonl"))
+    const rollout = readOne(fixture("codex-0.169-rollout-exec-command.jsonl"))
+    expect(stream.id).toBe(rollout.id)
+    expect(stream.task).toBe("")
+    expect(rollout.task).toBe("List the files in this directory.")
+    for (const trace of [stream, rollout]) expect(trace.outcome).toBe("The directory holds notes.txt and report.md.")
+    expect(stream.events.map((event) => [event.actor, event.kind, event.tool ?? "", event.source])).toEqual([
+      ["codex", "error", "", "lines[1]"],
+      ["codex", "tool_call", "shell", "lines[3]"],
+      ["shell", "tool_result", "shell", "lines[4]"],
+      ["codex", "message", "", "lines[5]"]
+    ])
+    expect(stream.events[2]?.content).toBe("notes.txt\nreport.md\n")
+    expect(rollout.events.map((event) => [event.actor, event.kind, event.tool ?? "", event.source])).toEqual([
+      ["system", "message", "", "lines[2]"],
+      ["system", "message", "", "lines[3]"],
+      ["user", "message", "", "lines[7]"],
+      ["codex", "tool_call", "exec_command", "lines[9]"],
+      ["exec_command", "tool_result", "exec_command", "lines[12]"],
+      ["codex", "message", "", "lines[15]"]
+    ])
+    expect(rollout.events[3]?.content).toBe("{\"cmd\":\"ls\"}")
+    expect(rollout.events[4]?.content).toContain("notes.txt")
+  })
 })
