@@ -18,12 +18,13 @@ const COUNTS: ReadonlyArray<readonly [string, Counts]> = [
   ["memory-persistence.session.json", { messages: 6, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }],
   ["tool-output-masking.session.json", { messages: 2, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }],
   ["acp-resume.session.json", { messages: 3, toolCalls: 2, withArguments: 0, toolResults: 1, errors: 1, agents: 1, handoffs: 0, thoughts: 1, skipped: 0 }],
-  ["message-types.session.json", { messages: 4, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 1, agents: 1, handoffs: 0, thoughts: 1, skipped: 0 }]
+  ["message-types.session.json", { messages: 4, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 1, agents: 1, handoffs: 0, thoughts: 1, skipped: 0 }],
+  ["gemini-cli-0.61-session.jsonl", { messages: 3, toolCalls: 1, withArguments: 1, toolResults: 1, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 1 }]
 ]
 
 describe("gemini_cli importer: session recordings", () => {
   it("reads each fixture with the expected counts and no duplicate events", () => {
-    expect(COUNTS.map(([name]) => name).sort()).toEqual(fixtureNames(FAMILY).sort())
+    expect(COUNTS.map(([name]) => name).sort()).toEqual(fixtureNames(FAMILY, [".json", ".jsonl"]).sort())
     for (const [name, counts] of COUNTS) {
       const trace = readOne(fixture(name))
       expect([name, countsOf(trace)]).toEqual([name, counts])
@@ -217,5 +218,24 @@ describe("gemini_cli importer: detect", () => {
     const limits = Effect.runSync(appConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))).limits
     const result = normalizeTrace(fixture("memory-persistence.session.json"), "auto", limits)
     expect(Either.isRight(result) ? [result.right.format, result.right.traces[0]?.events.length] : result.left.message).toEqual([FAMILY, 6])
+  })
+})
+
+describe("gemini_cli importer: a real session of Gemini CLI 0.61.0 (scripts/record-trace-fixtures/gemini-cli.mjs)", () => {
+  it("the CLI's injected <session_context> is the system's, the task the user's prompt; the tool result read once, not again from the next user turn", () => {
+    const trace = readOne(fixture("gemini-cli-0.61-session.jsonl"))
+    expect(trace.task).toBe("List the files in this directory.")
+    expect(trace.outcome).toBe("The directory holds notes.txt and report.md.")
+    expect(trace.events.map((event) => [event.actor, event.role, event.kind, event.tool ?? "", event.source])).toEqual([
+      ["system", "system", "message", "", "[1].$set.messages[0]"],
+      ["user", "user", "message", "", "[2]"],
+      ["gemini", "agent", "tool_call", "list_directory", "[6].toolCalls[0]"],
+      ["list_directory", "tool", "tool_result", "list_directory", "[6].toolCalls[0].result"],
+      ["gemini", "agent", "message", "", "[9]"]
+    ])
+    expect(trace.events[0]?.content.startsWith("<session_context>")).toBe(true)
+    expect(trace.events[3]?.content).toContain("notes.txt")
+    // The next user turn's functionResponse repeats that result: skipped and counted.
+    expect(trace.skipped).toBe(1)
   })
 })

@@ -112,6 +112,12 @@ interface Reader {
   readonly builder: TraceBuilder
   /** The type of the last message record read (an `error` there: the session failed). */
   lastType: string | undefined
+  /**
+   * Ids of the tool calls whose results were read from a gemini record's `toolCalls`: the CLI
+   * also records each result as the next user turn's `functionResponse`, which is then the same
+   * result again and is skipped.
+   */
+  readonly resultsRead: Set<string>
 }
 
 /** The text of a `functionResponse.response`: its `output`, else its `error` (an error), else JSON. */
@@ -148,6 +154,11 @@ const partEvents = (reader: Reader, part: unknown, who: Who, source: string, tim
   }
   const response = part["functionResponse"]
   if (Predicate.isRecord(response)) {
+    const callId = stringField(response, "id")
+    if (callId !== undefined && reader.resultsRead.has(callId)) {
+      reader.builder.skip()
+      return []
+    }
     const name = stringField(response, "name")
     const { text: content, error } = responseOf(response["response"])
     return [{ actor: name ?? "tool", role: "tool", kind: error ? "error" : "tool_result", content, tool: name, source, timestamp }]
@@ -224,6 +235,8 @@ const toolCallEvents = (reader: Reader, call: unknown, source: string, fallbackT
   const status = stringField(call, "status")
   const failed = status === "error" || status === "cancelled"
   const result = toolResultOf(call)
+  const callId = stringField(call, "id")
+  if (callId !== undefined && result !== undefined) reader.resultsRead.add(callId)
   if (result !== undefined || failed) {
     events.push({
       actor: name,
@@ -254,7 +267,11 @@ const recordEvents = (reader: Reader, record: unknown, source: string): Array<Ev
   switch (type) {
     case "user":
       reader.lastType = type
-      return contentEvents(reader, content, USER, source, timestamp)
+      // The context the CLI sends as the user's first turn (`<session_context>`: date, OS, the
+      // workspace's files) is the system's, never the task.
+      return contentEvents(reader, content, USER, source, timestamp).map((event) =>
+        event.kind === "message" && event.content.trimStart().startsWith("<session_context>") ? { ...event, ...SYSTEM } : event
+      )
     case "info":
     case "warning":
       reader.lastType = type
@@ -378,7 +395,7 @@ export const geminiCliImporter: Importer = {
   detect: detectSafely(detect),
   read: (body) => {
     if (!detect(body)) return fail("expected a Gemini CLI session (`{sessionId, messages}`), its JSON Lines, or a saved chat (`{history}` of `{role, parts}`)")
-    const reader: Reader = { builder: makeTraceBuilder(null), lastType: undefined }
+    const reader: Reader = { builder: makeTraceBuilder(null), lastType: undefined, resultsRead: new Set() }
     const { builder } = reader
     let id: string | undefined
     if (Array.isArray(body) && isRecordingLines(body)) {
