@@ -88,7 +88,7 @@ export const readSpanTraces = (
     }
     traces.push(trace)
   }
-  // No content in any trace: what ran may still be read, marked content-free (DECISIONS §18).
+  // No trace with content: what ran may still be read, marked content-free (DECISIONS §18).
   if (traces.length === 0) {
     carried = read.skipped
     for (const group of groupByTrace(read)) {
