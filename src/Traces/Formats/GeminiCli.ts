@@ -427,8 +427,6 @@ export const geminiCliImporter: Importer = {
     if (reader.lastType === "error") builder.setSuccess(false)
     const trace = builder.build()
     if (trace.events.length === 0) return fail(`no readable messages, thoughts or tool calls (${trace.skipped} records skipped)`)
-    // the task is the user's first message, never another event's text
-    const firstUser = trace.events.find((event) => event.role === "user" && event.kind === "message" && event.content.trim().length > 0)
-    return Either.right([{ ...trace, id: nonEmpty(id) ?? null, task: firstUser?.content ?? "" }])
+    return Either.right([{ ...trace, id: nonEmpty(id) ?? null }])
   }
 }

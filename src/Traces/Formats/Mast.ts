@@ -305,10 +305,8 @@ const readRecord = (record: Rec, prefix: string): NormalizedTrace | undefined =>
   }
   if (builder.eventCount() === 0) return undefined
   if (task !== undefined) builder.setTask(task)
-  const built = builder.build()
-  const spoke = built.events.some((event) => event.role === "user" && event.kind === "message")
-  // The task is what the system was asked: never an agent's words.
-  return task === undefined && !spoke ? { ...built, task: "" } : built
+  // Without one, the builder's task is the user's first message, never an agent's words.
+  return builder.build()
 }
 
 const fail = (message: string) => Either.left(`mast: ${message}`)

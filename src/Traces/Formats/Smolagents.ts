@@ -453,8 +453,7 @@ export const smolagentsImporter: Importer = {
       if (found.task !== undefined) builder.setTask(found.task)
       if (found.outcome !== undefined) builder.setOutcome(found.outcome)
       if (builder.eventCount() === 0) return fail("no readable steps")
-      const trace = builder.build()
-      return Either.right([found.task === undefined && !trace.events.some((event) => event.role === "user") ? { ...trace, task: "" } : trace])
+      return Either.right([builder.build()])
     }
     if (isBenchmarkRecord(body)) {
       const trace = readRecord(body, "", idOfRecord(body, undefined))

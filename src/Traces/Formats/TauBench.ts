@@ -136,9 +136,7 @@ const readMessages = (
   })
   end(reader.builder)
   const trace = reader.builder.build()
-  if (trace.events.length === 0) return undefined
-  const firstUser = trace.events.find((event) => event.role === "user" && event.kind === "message" && event.content.trim().length > 0)
-  return { ...trace, task: firstUser?.content ?? "" }
+  return trace.events.length === 0 ? undefined : trace
 }
 
 /** A trial number above 0 as an id suffix. */
