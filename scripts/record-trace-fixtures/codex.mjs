@@ -6,12 +6,11 @@
 // stdout and its rollout under CODEX_HOME; both are copied as they are.
 //
 //   node scripts/record-trace-fixtures/codex.mjs     (downloads @openai/codex@0.169.0 with npx)
-import { spawn } from "node:child_process"
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
-import { clearTimeout, setTimeout } from "node:timers"
 import { join } from "node:path"
+import { filesUnder, runTool } from "./tool-run.mjs"
 
 const VERSION = "0.169.0"
 const OUT = new URL("../../test/fixtures/traces/codex/", import.meta.url)
@@ -50,36 +49,11 @@ const server = createServer((request, response) => {
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
 const port = server.address().port
 const provider = `model_providers.loopback={name="loopback", base_url="http://127.0.0.1:${port}/v1", env_key="OPENAI_API_KEY", wire_api="responses"}`
-// Asynchronously: the double answers from this process's event loop while codex runs.
-const run = await new Promise((resolve, reject) => {
-  const child = spawn(
-    "npx",
-    ["--yes", `@openai/codex@${VERSION}`, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-m", "gpt-5", "-c", "model_provider=loopback", "-c", provider, "List the files in this directory."],
-    { cwd: work, env: { ...process.env, CODEX_HOME: home, OPENAI_API_KEY: "sk-loopback-dummy" }, stdio: ["ignore", "pipe", "pipe"] }
-  )
-  let stdout = ""
-  let stderr = ""
-  child.stdout.on("data", (chunk) => (stdout += chunk))
-  child.stderr.on("data", (chunk) => (stderr += chunk))
-  const timer = setTimeout(() => child.kill("SIGTERM"), 120_000)
-  child.on("error", reject)
-  child.on("close", (status) => {
-    clearTimeout(timer)
-    resolve({ status, stdout, stderr })
-  })
-})
+const run = await runTool([`@openai/codex@${VERSION}`, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-m", "gpt-5", "-c", "model_provider=loopback", "-c", provider, "List the files in this directory."], { cwd: work, env: { CODEX_HOME: home, OPENAI_API_KEY: "sk-loopback-dummy" }, timeoutMs: 120_000 })
 server.close()
 if (run.status !== 0) throw new Error(`codex exec exited ${run.status}: ${run.stderr}`)
 writeFileSync(new URL(`codex-${VERSION.split(".").slice(0, 2).join(".")}-exec-json.jsonl`, OUT), run.stdout)
-const rollouts = []
-const walk = (dir) => {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) walk(path)
-    else if (name.startsWith("rollout-") && name.endsWith(".jsonl")) rollouts.push(path)
-  }
-}
-walk(join(home, "sessions"))
+const rollouts = filesUnder(join(home, "sessions"), (path) => /rollout-[^/]*\.jsonl$/.test(path))
 if (rollouts.length !== 1) throw new Error(`expected one rollout, found ${rollouts.length}`)
 copyFileSync(rollouts[0], new URL(`codex-${VERSION.split(".").slice(0, 2).join(".")}-rollout-exec-command.jsonl`, OUT))
 process.stdout.write(`recorded with @openai/codex@${VERSION}\n`)

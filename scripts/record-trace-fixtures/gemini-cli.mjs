@@ -7,12 +7,11 @@
 // it is (the temporary paths included).
 //
 //   node scripts/record-trace-fixtures/gemini-cli.mjs     (downloads @google/gemini-cli@0.61.0 with npx)
-import { spawn } from "node:child_process"
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { clearTimeout, setTimeout } from "node:timers"
+import { filesUnder, runTool } from "./tool-run.mjs"
 
 const VERSION = "0.61.0"
 const OUT = new URL("../../test/fixtures/traces/gemini_cli/", import.meta.url)
@@ -64,35 +63,10 @@ const server = createServer((request, response) => {
 })
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
 const port = server.address().port
-// Asynchronously: the double answers from this process's event loop while the CLI runs.
-const run = await new Promise((resolve, reject) => {
-  const child = spawn("npx", ["--yes", `@google/gemini-cli@${VERSION}`, "-p", "List the files in this directory.", "--yolo", "-m", "gemini-2.5-flash"], {
-    cwd: work,
-    env: { ...process.env, HOME: home, GEMINI_API_KEY: "dummy-loopback-key", GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}` },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let stdout = ""
-  let stderr = ""
-  child.stdout.on("data", (chunk) => (stdout += chunk))
-  child.stderr.on("data", (chunk) => (stderr += chunk))
-  const timer = setTimeout(() => child.kill("SIGTERM"), 180_000)
-  child.on("error", reject)
-  child.on("close", (status) => {
-    clearTimeout(timer)
-    resolve({ status, stdout, stderr })
-  })
-})
+const run = await runTool([`@google/gemini-cli@${VERSION}`, "-p", "List the files in this directory.", "--yolo", "-m", "gemini-2.5-flash"], { cwd: work, env: { HOME: home, GEMINI_API_KEY: "dummy-loopback-key", GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}` }, timeoutMs: 180_000 })
 server.close()
 if (run.status !== 0) throw new Error(`gemini exited ${run.status}: ${run.stderr}`)
-const sessions = []
-const walk = (dir) => {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) walk(path)
-    else if (path.includes(`${join("chats", "session-")}`)) sessions.push(path)
-  }
-}
-walk(join(home, ".gemini"))
+const sessions = filesUnder(join(home, ".gemini"), (path) => path.includes(join("chats", "session-")))
 if (sessions.length !== 1) throw new Error(`expected one session file, found ${sessions.length}`)
 copyFileSync(sessions[0], new URL(`gemini-cli-${VERSION.split(".").slice(0, 2).join(".")}-session.jsonl`, OUT))
 process.stdout.write(`recorded with @google/gemini-cli@${VERSION}\n`)
