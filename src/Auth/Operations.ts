@@ -39,9 +39,11 @@ export const requiredRole = (method: string, path: string): Role => {
   return "read"
 }
 
-/** The operation of an HTTP request. */
+/** The operation of an HTTP request (its label built only when a refusal names it: not per request). */
 export const httpOperation = (method: string, path: string): Operation => ({
-  label: `${method} ${path.slice(0, 100)}`,
+  get label() {
+    return `${method} ${path.slice(0, 100)}`
+  },
   role: requiredRole(method, path),
   authenticated: !isAuthExempt(path),
   counted: !OPEN.has(path)
