@@ -23,11 +23,10 @@
  */
 import type { Importer } from "../Importer.js"
 import { firstPresent, str } from "./Common.js"
-import { addSpanErrors, firstText, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanSource, textOf, type LogRecord, type ModelCall, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
+import { addSpanErrors, firstText, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanSource, textOf, type LogRecord, type ModelCall, operationOf, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
 import { ADK_REQUEST, adkToolArgs, adkToolResponse } from "./Otel/Adk.js"
 import { callOf, callOfLogs } from "./Otel/Messages.js"
 
-const operationOf = (span: Span): string => (str(span.attributes["gen_ai.operation.name"]) ?? "").toLowerCase()
 const AGENT_OPERATIONS = new Set(["invoke_agent", "create_agent"])
 const isAgentSpan = (span: Span): boolean => AGENT_OPERATIONS.has(operationOf(span)) || /^(invoke_agent|create_agent)\s/.test(span.name)
 const isToolSpan = (span: Span): boolean =>

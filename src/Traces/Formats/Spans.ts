@@ -26,7 +26,7 @@
 export { attributesOf, fromAnyValue, parseJsonish, textOf, unflatten, type Attributes } from "./Spans/Attributes.js"
 export { firstText, parseMessage, parseMessages, roleOf, stampMessages, type Message, type MessageItem, type MessageParts, type ModelCall } from "./Spans/Messages.js"
 export { readSpanTraces } from "./Spans/Read.js"
-export { readSpanBody, statusOf } from "./Spans/Records.js"
+export { operationOf, readSpanBody, statusOf } from "./Spans/Records.js"
 export { isOpenInferenceSample, sampleSpans, type SpanSample } from "./Spans/Sample.js"
 export {
   addSpanErrors,

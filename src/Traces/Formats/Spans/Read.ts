@@ -9,7 +9,7 @@ import { makeTraceBuilder, type EventInput } from "../../Builder.js"
 import type { NormalizedTrace } from "../../Model.js"
 import { str } from "../Common.js"
 import { canonicalArgs, roleOf, ROLE_WORDS, type Message } from "./Messages.js"
-import { readSpanBody } from "./Records.js"
+import { operationOf, readSpanBody } from "./Records.js"
 import { spanSource, type SpanInterpreter, type TraceSession } from "./Session.js"
 import type { LogRecord, Span, StatusCode } from "./Shapes.js"
 import { compareTimes, isoOf } from "./Times.js"
@@ -106,7 +106,7 @@ export const readSpanTraces = (
 /** A span's model call or tool execution by the GenAI or OpenInference attributes alone, content aside. */
 const operationEvent = (span: Span): EventInput | undefined => {
   const attributes = span.attributes
-  const operation = (str(attributes["gen_ai.operation.name"]) ?? "").toLowerCase()
+  const operation = operationOf(span)
   const spanKind = (str(attributes["openinference.span.kind"]) ?? "").toUpperCase()
   const timestamp = isoOf(span.startNanos)
   const stamped = timestamp === undefined ? {} : { timestamp }

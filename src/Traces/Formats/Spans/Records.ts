@@ -138,6 +138,12 @@ export const hasOtlpKeys = (record: Json): boolean => "resourceSpans" in record 
 export const looksLikeSpan = (record: Json): boolean =>
   "span_id" in record || "spanId" in record || Predicate.isRecord(record["spanContext"]) || Predicate.isRecord(record["context"])
 
+/** A span's GenAI operation (`gen_ai.operation.name`), lower-cased; "" when it names none. */
+export const operationOf = (span: Span): string => {
+  const operation = span.attributes["gen_ai.operation.name"]
+  return typeof operation === "string" ? operation.toLowerCase() : ""
+}
+
 /**
  * One span's attribute map sent on its own (as instrumentations' and converters' tests write a
  * span): no span fields, and at least two GenAI (`gen_ai.*`) or OpenInference
