@@ -53,45 +53,36 @@ export interface TraceBuilder {
  * Counts of messages by content, then by role, kind and tool. Keyed by the content string itself
  * (hashed once, never copied into a longer key), with a short chain per content for the rare
  * message whose text is shared by different roles or kinds: long messages repeated across calls
- * cost neither concatenation nor a map each.
+ * cost neither concatenation nor a map each. A slot compares the three fields themselves, so no
+ * key string is built per event.
  */
 interface Slot {
-  readonly key: string
+  readonly role: ActorRole
+  readonly kind: EventKind
+  readonly tool: string | undefined
   count: number
   next: Slot | undefined
 }
 class Counts {
   private readonly byContent = new Map<string, Slot>()
-  get(event: EventInput): number {
-    const key = kindKey(event)
-    for (let slot = this.byContent.get(event.content); slot !== undefined; slot = slot.next) if (slot.key === key) return slot.count
+  get(event: TraceEvent): number {
+    for (let slot = this.byContent.get(event.content); slot !== undefined; slot = slot.next) if (sameKind(slot, event)) return slot.count
     return 0
   }
   /** Adds one and returns the new count. */
-  bump(event: EventInput): number {
-    const key = kindKey(event)
+  bump(event: TraceEvent): number {
     const head = this.byContent.get(event.content)
-    for (let slot = head; slot !== undefined; slot = slot.next) {
-      if (slot.key === key) return ++slot.count
-    }
-    this.byContent.set(event.content, { key, count: 1, next: head })
+    for (let slot = head; slot !== undefined; slot = slot.next) if (sameKind(slot, event)) return ++slot.count
+    this.byContent.set(event.content, { role: event.role, kind: event.kind, tool: event.tool, count: 1, next: head })
     return 1
   }
 }
-const KIND_KEYS = new Map<string, string>()
-const kindKey = (event: EventInput): string => {
-  if (event.tool !== undefined) return `${event.role}:${event.kind}:${event.tool}`
-  const short = event.role === "agent" ? event.kind : `${event.role}:${event.kind}`
-  let key = KIND_KEYS.get(short)
-  if (key === undefined) {
-    key = short
-    KIND_KEYS.set(short, key)
-  }
-  return key
-}
+/** Same role, kind and tool: the same message when the content is the same too. */
+const sameKind = (a: Pick<TraceEvent, "role" | "kind" | "tool">, b: Pick<TraceEvent, "role" | "kind" | "tool">): boolean =>
+  a.role === b.role && a.kind === b.kind && a.tool === b.tool
 
 /** How many times each message of one call occurs in it (by position), without a map for short calls. */
-const occurrencesOf = (messages: ReadonlyArray<EventInput>): ReadonlyArray<number> => {
+const occurrencesOf = (messages: ReadonlyArray<TraceEvent>): ReadonlyArray<number> => {
   if (messages.length > 16) {
     const counts = new Counts()
     return messages.map((message) => counts.bump(message))
@@ -100,7 +91,7 @@ const occurrencesOf = (messages: ReadonlyArray<EventInput>): ReadonlyArray<numbe
     let count = 1
     for (let j = 0; j < i; j++) {
       const other = messages[j]
-      if (other !== undefined && other.content === message.content && kindKey(other) === kindKey(message)) count++
+      if (other !== undefined && other.content === message.content && sameKind(other, message)) count++
     }
     return count
   })
@@ -129,21 +120,24 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
   let outcome: string | undefined
   let success: boolean | undefined
 
-  const add = (event: EventInput) => {
-    events.push(eventOf(event))
+  // Every input becomes its event first: what follows reads one shape of object, not each
+  // importer's own (their many shapes made these reads megamorphic, the costliest part per event).
+  const push = (event: TraceEvent) => {
+    events.push(event)
     seen.bump(event)
   }
 
-  const addHistory = (messages: ReadonlyArray<EventInput>, history: HistoryOptions = {}) => {
+  const addHistory = (inputs: ReadonlyArray<EventInput>, history: HistoryOptions = {}) => {
+    const messages = inputs.map(eventOf)
     const outputFrom = Math.max(0, Math.min(history.outputFrom ?? messages.length, messages.length))
     const input = outputFrom < messages.length ? messages.slice(0, outputFrom) : messages
     const occurrences = occurrencesOf(input)
     input.forEach((message, i) => {
-      if ((occurrences[i] ?? 1) > seen.get(message)) add(message)
+      if ((occurrences[i] ?? 1) > seen.get(message)) push(message)
     })
     for (let i = outputFrom; i < messages.length; i++) {
       const message = messages[i]
-      if (message !== undefined) add(message)
+      if (message !== undefined) push(message)
     }
   }
 
@@ -165,8 +159,7 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
     const last = events.at(-1)
     // What ran, without what was said (DECISIONS §18): marked, so no surface analyses it.
     const contentFree = events.length > 0 && events.every((event) => event.content.trim().length === 0)
-    return {
-      ...(contentFree ? { content: "absent" as const } : {}),
+    const trace: NormalizedTrace = {
       id,
       // The task is the user's input, never the model's answer, a tool's arguments or the system
       // instructions: empty when the user said nothing (DECISIONS §12; issue 30).
@@ -177,10 +170,12 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
       events,
       skipped
     }
+    // (not `{...marker, id, ...}`: a spread followed by properties is V8's slow path)
+    return contentFree ? { content: "absent", ...trace } : trace
   }
 
   return {
-    add,
+    add: (input) => push(eventOf(input)),
     addHistory,
     skip: (count = 1) => {
       skipped += count

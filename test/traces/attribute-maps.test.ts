@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { detectFormat, normalizeTrace } from "../../src/Traces/Normalize.js"
+import { unflatten } from "../../src/Traces/Formats/Spans.js"
 import { fixtureIn } from "./support.js"
 import { raisedLimits } from "../../scripts/trace-files.js"
 
@@ -40,5 +41,27 @@ describe("a span's attribute map on its own", () => {
 
   it("an object of two loose keys that happen to look like attributes is still not a span: it needs no name, spans or attributes field", () => {
     expect(detectFormat({ name: "x", "gen_ai.system": "openai", "gen_ai.request.model": "m" })).toBeUndefined()
+  })
+})
+
+describe("unflatten (flattened attributes as nested values)", () => {
+  it("orders list items by index, keeps `__proto__` as an own key, and lets a parent win over a value", () => {
+    const list = unflatten(
+      {
+        "llm.input_messages.10.message.role": "tool",
+        "llm.input_messages.2.message.role": "user",
+        "llm.input_messages.2.message.__proto__.polluted": "yes",
+        "llm.input_messages.0.message": "a value and a parent",
+        "llm.input_messages.0.message.role": "system",
+        "other.0.role": "ignored"
+      },
+      "llm.input_messages."
+    )
+    expect(list.map((item) => JSON.stringify(item))).toEqual([
+      "{\"message\":{\"role\":\"system\"}}",
+      "{\"message\":{\"role\":\"user\",\"__proto__\":{\"polluted\":\"yes\"}}}",
+      "{\"message\":{\"role\":\"tool\"}}"
+    ])
+    expect(Object.prototype).not.toHaveProperty("polluted")
   })
 })

@@ -186,6 +186,22 @@ describe("claude_code importer: records", () => {
     expect(trace.outcome).toBe("One advisory in a; b is clean.")
   })
 
+  it("numbers many sub-agents of one type in order: general-purpose, #2, #3, ... (a name is never reused)", () => {
+    const tasks = Array.from({ length: 5 }, (_, i) => ({ type: "tool_use", id: `task-${i}`, name: "Task", input: { prompt: `Audit package ${i}.`, subagent_type: "general-purpose" } }))
+    const trace = readOne([
+      user("u1", "2025-07-01T10:00:00Z", "Audit five packages."),
+      assistant("a1", "2025-07-01T10:00:01Z", tasks),
+      user("u2", "2025-07-01T10:00:05Z", tasks.map((task) => ({ type: "tool_result", tool_use_id: task.id, content: "clean" })))
+    ])
+    expect(trace.events.filter((event) => event.kind === "handoff").map((event) => event.to)).toEqual([
+      "general-purpose",
+      "general-purpose#2",
+      "general-purpose#3",
+      "general-purpose#4",
+      "general-purpose#5"
+    ])
+  })
+
   it("keeps sessions apart: one trace per sessionId, records without one counted against the first", () => {
     const traces = readAll([
       user("u1", "2025-07-01T10:00:00Z", "First session."),

@@ -149,7 +149,7 @@ const speaker = (role: string | undefined): Who | undefined => {
 
 /** One content block's events (none when skipped). */
 const blockEvents = (reader: Reader, block: unknown, who: Who, source: string): Array<EventInput> => {
-  if (typeof block === "string") return block.length > 0 ? [{ ...who, kind: "message", content: block, source }] : []
+  if (typeof block === "string") return block.length > 0 ? [{ actor: who.actor, role: who.role, kind: "message", content: block, source }] : []
   if (!Predicate.isRecord(block)) {
     reader.builder.skip()
     return []
@@ -159,17 +159,17 @@ const blockEvents = (reader: Reader, block: unknown, who: Who, source: string): 
     case "text": {
       const text = stringField(block, "text")
       if (text === undefined) break
-      return text.length > 0 ? [{ ...who, kind: "message", content: text, source }] : []
+      return text.length > 0 ? [{ actor: who.actor, role: who.role, kind: "message", content: text, source }] : []
     }
     case "thinking": {
       const thinking = stringField(block, "thinking")
       if (thinking === undefined) break
-      return thinking.length > 0 ? [{ ...who, kind: "thought", content: thinking, source }] : []
+      return thinking.length > 0 ? [{ actor: who.actor, role: who.role, kind: "thought", content: thinking, source }] : []
     }
     case "tool_use":
     case "server_tool_use":
     case "mcp_tool_use":
-      return [{ ...who, ...toolUseOf(reader.tools, block).call, source }]
+      return [{ actor: who.actor, role: who.role, ...toolUseOf(reader.tools, block).call, source }]
     case "tool_result":
     case "mcp_tool_result":
       return [{ ...toolResultOf(reader.builder, reader.tools, block), source }]
@@ -202,7 +202,7 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
     reader.builder.skip()
     return []
   }
-  if (typeof content === "string") return content.length > 0 ? [{ ...who, kind: "message", content, source }] : []
+  if (typeof content === "string") return content.length > 0 ? [{ actor: who.actor, role: who.role, kind: "message", content, source }] : []
   if (Array.isArray(content)) return content.flatMap((block, index) => blockEvents(reader, block, who, `${source}.content[${index}]`))
   reader.builder.skip()
   return []
@@ -220,7 +220,7 @@ const responseEvents = (reader: Reader, response: Rec, prefix: string): Array<Ev
   if (id !== undefined) reader.responses.push(id)
   const content = response["content"]
   const who: Who = { actor: "assistant", role: "agent" }
-  if (typeof content === "string") return content.length > 0 ? [{ ...who, kind: "message", content, source: at(prefix, "content") }] : []
+  if (typeof content === "string") return content.length > 0 ? [{ actor: who.actor, role: who.role, kind: "message", content, source: at(prefix, "content") }] : []
   if (!Array.isArray(content)) {
     reader.builder.skip()
     return []

@@ -105,7 +105,7 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
       if (!Predicate.isRecord(result)) continue
       const callId = idOf(result["call_id"] ?? result["tool_call_id"])
       const tool = nonEmpty(stringField(result, "name")) ?? (callId === undefined ? undefined : state.toolNames.get(callId))
-      events.push({ ...base, actor: tool ?? "tool", role: "tool", kind: result["is_error"] === true ? "error" : "tool_result", content: textOf(result["content"]) ?? "", tool })
+      events.push({ source: base.source, timestamp: base.timestamp, actor: tool ?? "tool", role: "tool", kind: result["is_error"] === true ? "error" : "tool_result", content: textOf(result["content"]) ?? "", tool })
     }
     return events
   }
@@ -116,7 +116,7 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
       const call = callOf(raw)
       if (call === undefined) continue
       if (call.id !== undefined) state.toolNames.set(call.id, call.name)
-      events.push({ ...base, actor, role: "agent", kind: "tool_call", content: call.args, tool: call.name })
+      events.push({ source: base.source, timestamp: base.timestamp, actor, role: "agent", kind: "tool_call", content: call.args, tool: call.name })
     }
     return events
   }
@@ -133,31 +133,31 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
         return toolResults(content)
       case "ThoughtEvent": {
         const text = textOf(content)
-        return text === undefined ? undefined : [{ ...base, actor, role: "agent", kind: "thought", content: text }]
+        return text === undefined ? undefined : [{ source: base.source, timestamp: base.timestamp, actor, role: "agent", kind: "thought", content: text }]
       }
       case "HandoffMessage": {
         const text = textOf(content) ?? ""
-        return [{ ...base, actor, role, kind: "handoff", content: text, to: nonEmpty(stringField(message, "target")) }]
+        return [{ source: base.source, timestamp: base.timestamp, actor, role, kind: "handoff", content: text, to: nonEmpty(stringField(message, "target")) }]
       }
       case "MemoryQueryEvent": {
         const texts = Array.isArray(content) ? content.map((item) => (Predicate.isRecord(item) ? textOf(item["content"]) : textOf(item))).filter((t): t is string => t !== undefined) : []
-        return [{ ...base, actor: "memory", role: "tool", kind: "tool_result", content: texts.length > 0 ? texts.join("\n") : (textOf(content) ?? ""), tool: "memory" }]
+        return [{ source: base.source, timestamp: base.timestamp, actor: "memory", role: "tool", kind: "tool_result", content: texts.length > 0 ? texts.join("\n") : (textOf(content) ?? ""), tool: "memory" }]
       }
       case "CodeGenerationEvent": {
         const text = textOf(content)
-        return text === undefined ? undefined : [{ ...base, actor, role: "agent", kind: "tool_call", content: text, tool: "code_execution" }]
+        return text === undefined ? undefined : [{ source: base.source, timestamp: base.timestamp, actor, role: "agent", kind: "tool_call", content: text, tool: "code_execution" }]
       }
       case "CodeExecutionEvent": {
         const result = Predicate.isRecord(message["result"]) ? message["result"] : {}
         const exit = result["exit_code"]
         const output = textOf(result["output"]) ?? textOf(content) ?? ""
-        return [{ ...base, actor: "code_execution", role: "tool", kind: typeof exit === "number" && exit !== 0 ? "error" : "tool_result", content: output, tool: "code_execution" }]
+        return [{ source: base.source, timestamp: base.timestamp, actor: "code_execution", role: "tool", kind: typeof exit === "number" && exit !== 0 ? "error" : "tool_result", content: output, tool: "code_execution" }]
       }
       default: {
         if (type === "StopMessage") state.stopReason = textOf(content) ?? state.stopReason
         const text = textOf(content)
         if (text === undefined) return undefined
-        return [{ ...base, actor, role, kind: "message", content: text }]
+        return [{ source: base.source, timestamp: base.timestamp, actor, role, kind: "message", content: text }]
       }
     }
   }
@@ -168,11 +168,11 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
     switch (type) {
       case "SystemMessage": {
         const text = textOf(content)
-        return text === undefined ? undefined : [{ ...base, actor: "system", role: "system", kind: "message", content: text }]
+        return text === undefined ? undefined : [{ source: base.source, timestamp: base.timestamp, actor: "system", role: "system", kind: "message", content: text }]
       }
       case "UserMessage": {
         const text = textOf(content)
-        return text === undefined ? undefined : [{ ...base, ...speaker(sourceName, true), kind: "message", content: text }]
+        return text === undefined ? undefined : [{ source: base.source, timestamp: base.timestamp, ...speaker(sourceName, true), kind: "message", content: text }]
       }
       case "FunctionExecutionResultMessage":
         return toolResults(content)
@@ -180,11 +180,11 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
         const actor = sourceName ?? "assistant"
         const events: Array<EventInput> = []
         const thought = nonEmpty(stringField(message, "thought"))
-        if (thought !== undefined) events.push({ ...base, actor, role: "agent", kind: "thought", content: thought })
+        if (thought !== undefined) events.push({ source: base.source, timestamp: base.timestamp, actor, role: "agent", kind: "thought", content: thought })
         if (Array.isArray(content) && content.some((item) => callOf(item) !== undefined)) events.push(...toolCalls(content, actor))
         else {
           const text = textOf(content)
-          if (text !== undefined) events.push({ ...base, actor, role: "agent", kind: "message", content: text })
+          if (text !== undefined) events.push({ source: base.source, timestamp: base.timestamp, actor, role: "agent", kind: "message", content: text })
         }
         return events.length > 0 ? events : undefined
       }
@@ -203,15 +203,15 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
       const callId = idOf(message["tool_call_id"])
       const tool = callId === undefined ? undefined : state.toolNames.get(callId)
       const text = textOf(content)
-      return text === undefined ? undefined : [{ ...base, actor: tool ?? "tool", role: "tool", kind: "tool_result", content: text, tool }]
+      return text === undefined ? undefined : [{ source: base.source, timestamp: base.timestamp, actor: tool ?? "tool", role: "tool", kind: "tool_result", content: text, tool }]
     }
     case "function": {
       const text = textOf(content)
-      return text === undefined ? undefined : [{ ...base, actor: name ?? "tool", role: "tool", kind: "tool_result", content: text, tool: name }]
+      return text === undefined ? undefined : [{ source: base.source, timestamp: base.timestamp, actor: name ?? "tool", role: "tool", kind: "tool_result", content: text, tool: name }]
     }
     case "system": {
       const text = textOf(content)
-      return text === undefined ? undefined : [{ ...base, actor: "system", role: "system", kind: "message", content: text }]
+      return text === undefined ? undefined : [{ source: base.source, timestamp: base.timestamp, actor: "system", role: "system", kind: "message", content: text }]
     }
     case "user":
     case "assistant": {
@@ -220,8 +220,8 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
       const text = textOf(content)
       const exit = text === undefined ? null : EXITCODE.exec(text)
       if (text !== undefined && exit !== null) {
-        events.push({ ...base, actor: "code_execution", role: "tool", kind: exit[1] === "0" ? "tool_result" : "error", content: text, tool: "code_execution" })
-      } else if (text !== undefined && text.trim().length > 0) events.push({ ...base, ...who, kind: "message", content: text })
+        events.push({ source: base.source, timestamp: base.timestamp, actor: "code_execution", role: "tool", kind: exit[1] === "0" ? "tool_result" : "error", content: text, tool: "code_execution" })
+      } else if (text !== undefined && text.trim().length > 0) events.push({ source: base.source, timestamp: base.timestamp, actor: who.actor, role: who.role, kind: "message", content: text })
       events.push(...toolCalls(message["tool_calls"], who.actor))
       if (Predicate.isRecord(message["function_call"])) events.push(...toolCalls([{ function: message["function_call"] }], who.actor))
       return events.length > 0 ? events : undefined
@@ -236,11 +236,11 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
       const spoken = speakerRoleOf(role)
       const text = textOf(content)
       if (spoken === undefined || text === undefined) return undefined
-      if (spoken.note === undefined && isUserName(spoken.name)) return [{ ...base, actor: "user", role: "user", kind: "message", content: text }]
+      if (spoken.note === undefined && isUserName(spoken.name)) return [{ source: base.source, timestamp: base.timestamp, actor: "user", role: "user", kind: "message", content: text }]
       const target = spoken.note === undefined ? undefined : HANDOFF_NOTE.exec(spoken.note)?.[1]?.trim()
-      if (target !== undefined && target.length > 0) return [{ ...base, actor: spoken.name, role: "agent", kind: "handoff", content: text, to: target }]
+      if (target !== undefined && target.length > 0) return [{ source: base.source, timestamp: base.timestamp, actor: spoken.name, role: "agent", kind: "handoff", content: text, to: target }]
       const thought = spoken.note !== undefined && /^(thought|thinking|reasoning|plan)$/i.test(spoken.note.trim())
-      return [{ ...base, actor: spoken.name, role: "agent", kind: thought ? "thought" : "message", content: text }]
+      return [{ source: base.source, timestamp: base.timestamp, actor: spoken.name, role: "agent", kind: thought ? "thought" : "message", content: text }]
     }
   }
 }

@@ -119,16 +119,26 @@ const MAIN: Who = { actor: CLAUDE_CODE_AGENT, role: "agent" }
 const USER: Who = { actor: "user", role: "user" }
 const SYSTEM: Who = { actor: "system", role: "system" }
 
-/** The distinct actor name of a new sub-agent (`general-purpose`, then `general-purpose#2`, ...). */
-const subAgentName = (taken: ReadonlySet<string>, base: string): string => {
-  let name = base === CLAUDE_CODE_AGENT || base === "user" || base === "system" ? `${base}-agent` : base
-  for (let k = 2; taken.has(name); k++) name = `${base}#${k}`
-  return name
+/**
+ * Distinct actor names of new sub-agents (`general-purpose`, then `general-purpose#2`, ...). The
+ * next number per type is kept, so a session of many sub-agents of one type stays linear.
+ */
+class SubAgentNames {
+  private readonly taken = new Set<string>()
+  private readonly next = new Map<string, number>()
+  name(base: string): string {
+    let name = base === CLAUDE_CODE_AGENT || base === "user" || base === "system" ? `${base}-agent` : base
+    let k = this.next.get(base) ?? 2
+    while (this.taken.has(name)) name = `${base}#${k++}`
+    this.next.set(base, k)
+    this.taken.add(name)
+    return name
+  }
 }
 
 /** Registers the Task calls and which agentId each result names, before reading (the calls' sub-agents are named by then). */
 const collectSubAgents = (session: Session, entries: ReadonlyArray<Entry>) => {
-  const taken = new Set<string>()
+  const names = new SubAgentNames()
   for (const { record, time } of entries) {
     const message = record["message"]
     const content = Predicate.isRecord(message) ? message["content"] : undefined
@@ -140,8 +150,7 @@ const collectSubAgents = (session: Session, entries: ReadonlyArray<Entry>) => {
         const name = stringField(block, "name")
         if (id === undefined || name === undefined || !SUBAGENT_TOOLS.has(name)) continue
         const input = Predicate.isRecord(block["input"]) ? block["input"] : {}
-        const actor = subAgentName(taken, nonEmpty(stringField(input, "subagent_type")) ?? "sub-agent")
-        taken.add(actor)
+        const actor = names.name(nonEmpty(stringField(input, "subagent_type")) ?? "sub-agent")
         const call: SubAgentCall = { id, actor, prompt: nonEmpty(stringField(input, "prompt")) ?? nonEmpty(stringField(input, "description")), time, resultTime: Number.POSITIVE_INFINITY }
         session.calls.set(id, call)
         session.ordered.push(call)
@@ -222,7 +231,7 @@ const readBlock = (session: Session, block: unknown, context: BlockContext, sour
   const { who, main, failed, timestamp } = context
   const base = { timestamp, source }
   if (typeof block === "string") {
-    if (block.length > 0) add(session, { ...who, ...base, kind: failed ? "error" : "message", content: block, to: context.to }, main)
+    if (block.length > 0) add(session, { actor: who.actor, role: who.role, ...base, kind: failed ? "error" : "message", content: block, to: context.to }, main)
     return
   }
   if (!Predicate.isRecord(block)) return builder.skip()
@@ -230,20 +239,20 @@ const readBlock = (session: Session, block: unknown, context: BlockContext, sour
     case "text": {
       const text = stringField(block, "text")
       if (text === undefined) return builder.skip()
-      if (text.length > 0) add(session, { ...who, ...base, kind: failed ? "error" : "message", content: text, to: context.to }, main)
+      if (text.length > 0) add(session, { actor: who.actor, role: who.role, ...base, kind: failed ? "error" : "message", content: text, to: context.to }, main)
       return
     }
     case "thinking": {
       const thinking = stringField(block, "thinking")
       if (thinking === undefined) return builder.skip()
-      if (thinking.length > 0) add(session, { ...who, ...base, kind: "thought", content: thinking }, main)
+      if (thinking.length > 0) add(session, { actor: who.actor, role: who.role, ...base, kind: "thought", content: thinking }, main)
       return
     }
     case "tool_use": {
       const { id, call: toolCall } = toolUseOf(session.tools, block)
-      add(session, { ...who, ...base, ...toolCall }, main)
+      add(session, { actor: who.actor, role: who.role, ...base, ...toolCall }, main)
       const call = id === undefined ? undefined : session.calls.get(id)
-      if (call !== undefined) add(session, { ...who, ...base, kind: "handoff", content: call.prompt ?? "", to: call.actor }, main)
+      if (call !== undefined) add(session, { actor: who.actor, role: who.role, ...base, kind: "handoff", content: call.prompt ?? "", to: call.actor }, main)
       return
     }
     case "tool_result":
@@ -271,7 +280,7 @@ const readEntry = (session: Session, entry: Entry) => {
   if (type === "system") {
     const content = nonEmpty(stringField(record, "content"))
     if (content === undefined) return builder.skip()
-    add(session, { ...SYSTEM, kind: record["level"] === "error" ? "error" : "message", content, timestamp, source }, true)
+    add(session, { actor: SYSTEM.actor, role: SYSTEM.role, kind: record["level"] === "error" ? "error" : "message", content, timestamp, source }, true)
     return
   }
   if (type !== "user" && type !== "assistant") return builder.skip()

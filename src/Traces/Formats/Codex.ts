@@ -173,7 +173,7 @@ const readResponseItem = (reader: Rollout, item: Rec, base: { readonly source: s
       if (text === undefined || text.length === 0) return false
       const who = role === "assistant" ? AGENT : role === "user" && !INJECTED.test(text) ? USER : role === "user" || role === "developer" || role === "system" ? SYSTEM : undefined
       if (who === undefined) return false
-      add(reader, { ...who, ...base, kind: "message", content: text })
+      add(reader, { actor: who.actor, role: who.role, ...base, kind: "message", content: text })
       return true
     }
     case "reasoning": {
@@ -181,7 +181,7 @@ const readResponseItem = (reader: Rollout, item: Rec, base: { readonly source: s
       const content = item["content"]
       const text = (Array.isArray(summary) ? partsText(builder, summary) : undefined) ?? (Array.isArray(content) ? partsText(builder, content) : undefined)
       if (text === undefined || text.length === 0) return false
-      add(reader, { ...AGENT, ...base, kind: "thought", content: text })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "thought", content: text })
       return true
     }
     case "function_call":
@@ -191,12 +191,12 @@ const readResponseItem = (reader: Rollout, item: Rec, base: { readonly source: s
       if (callId !== undefined) reader.tools.set(callId, name)
       const args = item["type"] === "function_call" ? item["arguments"] : item["input"]
       const content = jsonText(args ?? "")
-      add(reader, { ...AGENT, ...base, kind: "tool_call", content, tool: name })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content, tool: name })
       if (name === "spawn_agent") {
         const parsed = parseJson(content)
         const spec: Rec = Predicate.isRecord(parsed) ? parsed : {}
         const to = nonEmpty(stringField(spec, "task_name")) ?? nonEmpty(stringField(spec, "agent_name")) ?? "sub-agent"
-        add(reader, { ...AGENT, ...base, kind: "handoff", content: nonEmpty(stringField(spec, "message")) ?? content, to })
+        add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "handoff", content: nonEmpty(stringField(spec, "message")) ?? content, to })
       }
       return true
     }
@@ -207,7 +207,7 @@ const readResponseItem = (reader: Rollout, item: Rec, base: { readonly source: s
       if (callId !== undefined) reader.tools.set(callId, name)
       const action = item["action"]
       const query = Predicate.isRecord(action) ? stringField(action, "query") : undefined
-      add(reader, { ...AGENT, ...base, kind: "tool_call", content: query ?? jsonText(action ?? {}), tool: name })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content: query ?? jsonText(action ?? {}), tool: name })
       return true
     }
     case "function_call_output":
@@ -234,23 +234,23 @@ const readEventMsg = (reader: Rollout, event: Rec, base: { readonly source: stri
     case "agent_message": {
       const message = nonEmpty(stringField(event, "message"))
       if (reader.items.assistant || message === undefined) return false
-      add(reader, { ...AGENT, ...base, kind: "message", content: message })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "message", content: message })
       return true
     }
     case "agent_reasoning": {
       const text = nonEmpty(stringField(event, "text"))
       if (reader.items.reasoning || text === undefined) return false
-      add(reader, { ...AGENT, ...base, kind: "thought", content: text })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "thought", content: text })
       return true
     }
     case "error": {
       const message = nonEmpty(stringField(event, "message"))
       if (message === undefined) return false
-      fail(reader, { ...AGENT, ...base, kind: "error", content: message })
+      fail(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "error", content: message })
       return true
     }
     case "turn_aborted": {
-      add(reader, { ...AGENT, ...base, kind: "error", content: `turn aborted: ${stringField(event, "reason") ?? "unknown reason"}` })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "error", content: `turn aborted: ${stringField(event, "reason") ?? "unknown reason"}` })
       return true
     }
   }
@@ -342,17 +342,17 @@ const readItem = (reader: Stream, phase: "started" | "updated" | "completed", it
     const key = id ?? ""
     if (text === undefined || reader.todos.get(key) === text) return false
     reader.todos.set(key, text)
-    add(reader, { ...AGENT, ...base, kind: "thought", content: text })
+    add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "thought", content: text })
     return true
   }
   const call = callOf(item)
   if (phase !== "completed") {
     if (call === undefined || (id !== undefined && reader.started.has(id))) return false
     if (id !== undefined) reader.started.add(id)
-    add(reader, { ...AGENT, ...base, kind: "tool_call", content: call.content, tool: call.tool })
+    add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content: call.content, tool: call.tool })
     return true
   }
-  if (call !== undefined && (id === undefined || !reader.started.has(id))) add(reader, { ...AGENT, ...base, kind: "tool_call", content: call.content, tool: call.tool })
+  if (call !== undefined && (id === undefined || !reader.started.has(id))) add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content: call.content, tool: call.tool })
   const status = stringField(item, "status")
   switch (type) {
     case "agent_message":
@@ -360,13 +360,13 @@ const readItem = (reader: Stream, phase: "started" | "updated" | "completed", it
     case "reasoning": {
       const text = nonEmpty(stringField(item, "text"))
       if (text === undefined) return false
-      add(reader, { ...AGENT, ...base, kind: type === "reasoning" ? "thought" : "message", content: text })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: type === "reasoning" ? "thought" : "message", content: text })
       return true
     }
     case "error": {
       const message = nonEmpty(stringField(item, "message"))
       if (message === undefined) return false
-      add(reader, { ...AGENT, ...base, kind: "error", content: message })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "error", content: message })
       return true
     }
     case "command_execution": {
@@ -424,20 +424,20 @@ const readExec = (records: ReadonlyArray<unknown>): NormalizedTrace | string => 
         case "turn.failed": {
           const error = record["error"]
           const message = Predicate.isRecord(error) ? nonEmpty(stringField(error, "message")) : undefined
-          fail(reader, { ...AGENT, ...base, kind: "error", content: message ?? jsonText(error ?? "turn failed") })
+          fail(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "error", content: message ?? jsonText(error ?? "turn failed") })
           return true
         }
         case "error": {
           const message = nonEmpty(stringField(record, "message"))
           if (message === undefined) return false
-          fail(reader, { ...AGENT, ...base, kind: "error", content: message })
+          fail(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "error", content: message })
           return true
         }
         case "request_user_input": {
           const questions = Array.isArray(record["questions"]) ? record["questions"] : []
           const text = questions.flatMap((question) => (Predicate.isRecord(question) && typeof question["question"] === "string" ? [question["question"]] : [])).join("\n")
           if (text.length === 0) return false
-          add(reader, { ...AGENT, ...base, kind: "message", content: text, to: "user" })
+          add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "message", content: text, to: "user" })
           return true
         }
       }

@@ -137,7 +137,7 @@ const responseOf = (response: unknown): { readonly text: string; readonly error:
  * call, a function response. Images, files and unknown parts are skipped and counted.
  */
 const partEvents = (reader: Reader, part: unknown, who: Who, source: string, timestamp: string | undefined): Array<EventInput> => {
-  if (typeof part === "string") return part.length > 0 ? [{ ...who, kind: "message", content: part, source, timestamp }] : []
+  if (typeof part === "string") return part.length > 0 ? [{ actor: who.actor, role: who.role, kind: "message", content: part, source, timestamp }] : []
   if (!Predicate.isRecord(part)) {
     reader.builder.skip()
     return []
@@ -145,12 +145,12 @@ const partEvents = (reader: Reader, part: unknown, who: Who, source: string, tim
   const text = stringField(part, "text")
   if (text !== undefined) {
     if (text.length === 0) return []
-    return [{ ...who, kind: part["thought"] === true ? "thought" : "message", content: text, source, timestamp }]
+    return [{ actor: who.actor, role: who.role, kind: part["thought"] === true ? "thought" : "message", content: text, source, timestamp }]
   }
   const call = part["functionCall"]
   if (Predicate.isRecord(call)) {
     const name = stringField(call, "name") ?? "tool"
-    return [{ ...who, kind: "tool_call", content: jsonText(call["args"] ?? {}), tool: name, source, timestamp }]
+    return [{ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(call["args"] ?? {}), tool: name, source, timestamp }]
   }
   const response = part["functionResponse"]
   if (Predicate.isRecord(response)) {
@@ -172,7 +172,7 @@ const partEvents = (reader: Reader, part: unknown, who: Who, source: string, tim
  * joins them) into one message at the record, thoughts and function parts each their own event.
  */
 const contentEvents = (reader: Reader, content: unknown, who: Who, source: string, timestamp: string | undefined): Array<EventInput> => {
-  if (typeof content === "string") return content.length > 0 ? [{ ...who, kind: "message", content, source, timestamp }] : []
+  if (typeof content === "string") return content.length > 0 ? [{ actor: who.actor, role: who.role, kind: "message", content, source, timestamp }] : []
   if (content === undefined || content === null) return []
   const parts: ReadonlyArray<unknown> = Array.isArray(content) ? content : [content]
   const events: Array<EventInput> = []
@@ -191,7 +191,7 @@ const contentEvents = (reader: Reader, content: unknown, who: Who, source: strin
     }
     events.push(...partEvents(reader, part, who, Array.isArray(content) ? `${source}.content[${index}]` : `${source}.content`, timestamp))
   })
-  if (text.length > 0) events.splice(textAt, 0, { ...who, kind: "message", content: text, source, timestamp })
+  if (text.length > 0) events.splice(textAt, 0, { actor: who.actor, role: who.role, kind: "message", content: text, source, timestamp })
   return events
 }
 
@@ -231,7 +231,7 @@ const toolCallEvents = (reader: Reader, call: unknown, source: string, fallbackT
     return []
   }
   const timestamp = stringField(call, "timestamp") ?? fallbackTime
-  const events: Array<EventInput> = [{ ...GEMINI, kind: "tool_call", content: jsonText(call["args"] ?? {}), tool: name, source, timestamp }]
+  const events: Array<EventInput> = [{ actor: GEMINI.actor, role: GEMINI.role, kind: "tool_call", content: jsonText(call["args"] ?? {}), tool: name, source, timestamp }]
   const status = stringField(call, "status")
   const failed = status === "error" || status === "cancelled"
   const result = toolResultOf(call)
@@ -288,7 +288,7 @@ const recordEvents = (reader: Reader, record: unknown, source: string): Array<Ev
         thoughts.forEach((thought, index) => {
           const text = Predicate.isRecord(thought) ? thoughtText(thought) : ""
           if (!Predicate.isRecord(thought) || text.length === 0) reader.builder.skip()
-          else events.push({ ...GEMINI, kind: "thought", content: text, source: `${source}.thoughts[${index}]`, timestamp: stringField(thought, "timestamp") ?? timestamp })
+          else events.push({ actor: GEMINI.actor, role: GEMINI.role, kind: "thought", content: text, source: `${source}.thoughts[${index}]`, timestamp: stringField(thought, "timestamp") ?? timestamp })
         })
       }
       events.push(...contentEvents(reader, content, GEMINI, source, timestamp))
@@ -421,7 +421,7 @@ export const geminiCliImporter: Importer = {
       }
       const pending = body["toolCall"]
       if (Predicate.isRecord(pending) && typeof pending["name"] === "string") {
-        builder.add({ ...GEMINI, kind: "tool_call", content: jsonText(pending["args"] ?? {}), tool: pending["name"], source: "toolCall" })
+        builder.add({ actor: GEMINI.actor, role: GEMINI.role, kind: "tool_call", content: jsonText(pending["args"] ?? {}), tool: pending["name"], source: "toolCall" })
       }
     }
     if (reader.lastType === "error") builder.setSuccess(false)

@@ -71,7 +71,7 @@ const resolved = (reader: Reader, text: string): string => {
 const contentEvents = (reader: Reader, content: unknown, who: Who, source: string): Array<EventInput> => {
   if (typeof content === "string") {
     const text = resolved(reader, content)
-    return text.length > 0 ? [{ ...who, kind: "message", content: text, source }] : []
+    return text.length > 0 ? [{ actor: who.actor, role: who.role, kind: "message", content: text, source }] : []
   }
   if (content === undefined || content === null) return []
   if (!Array.isArray(content)) {
@@ -88,14 +88,14 @@ const contentEvents = (reader: Reader, content: unknown, who: Who, source: strin
       texts.push(resolved(reader, part["text"]))
     } else if (Predicate.isRecord(part) && type === "reasoning" && typeof part["reasoning"] === "string" && part["redacted"] !== true) {
       const reasoning = resolved(reader, part["reasoning"])
-      if (reasoning.length > 0) events.push({ ...who, kind: "thought", content: reasoning, source: `${source}.content[${index}]` })
+      if (reasoning.length > 0) events.push({ actor: who.actor, role: who.role, kind: "thought", content: reasoning, source: `${source}.content[${index}]` })
     } else {
       // images, audio, video, documents, data, redacted reasoning, unknown parts
       reader.builder.skip()
     }
   })
   const text = texts.join("\n")
-  if (text.length > 0) events.splice(textAt, 0, { ...who, kind: "message", content: text, source })
+  if (text.length > 0) events.splice(textAt, 0, { actor: who.actor, role: who.role, kind: "message", content: text, source })
   return events
 }
 
@@ -136,7 +136,7 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
       }
       const id = stringField(call, "id")
       if (id !== undefined) reader.tools.set(id, name)
-      events.push({ ...who, kind: "tool_call", content: jsonText(call["arguments"] ?? {}), tool: name, source: `${source}.tool_calls[${index}]` })
+      events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(call["arguments"] ?? {}), tool: name, source: `${source}.tool_calls[${index}]` })
     })
   }
   return events

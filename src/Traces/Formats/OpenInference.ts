@@ -20,7 +20,7 @@
 import { Predicate } from "effect"
 import type { Importer } from "../Importer.js"
 import { firstPresent, str } from "./Common.js"
-import { addSpanErrors, firstText, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanSource, textOf, unflatten, type ModelCall, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
+import { addSpanErrors, firstText, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanSource, stampMessage, textOf, unflatten, type ModelCall, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
 import { makeMemoryCopies } from "./OpenInference/MemoryCopies.js"
 import { adotBody, adotMessages, inputValueMessages, oiMessages, outputValueMessages, rootText, stamp } from "./OpenInference/Messages.js"
 
@@ -97,7 +97,7 @@ const makeInterpreter = (): SpanInterpreter => {
     const call = open === undefined ? undefined : calls.get(open.span)
     if (open === undefined || call === undefined) return
     const timestamp = isoOf(tool.startNanos)
-    session.addCall(call.input, call.output.slice(0, open.index + 1).map((message) => ({ ...message, timestamp })), open.actor)
+    session.addCall(call.input, call.output.slice(0, open.index + 1).map((message) => stampMessage(message, message.source, timestamp)), open.actor)
   }
 
   const enterCall = (span: Span, kind: Kind, session: TraceSession, actor: string) => {

@@ -107,7 +107,7 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
   }
   const events: Array<EventInput> = []
   const content = textOf(message["content"])
-  if (content.length > 0) events.push({ ...who, kind: "message", content, source, timestamp })
+  if (content.length > 0) events.push({ actor: who.actor, role: who.role, kind: "message", content, source, timestamp })
   const calls = message["tool_calls"]
   if (Array.isArray(calls)) {
     calls.forEach((call, index) => {
@@ -117,7 +117,7 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
         return
       }
       if (read.id !== undefined) reader.tools.set(read.id, read.name)
-      events.push({ ...who, kind: "tool_call", content: read.args, tool: read.name, source: `${source}.tool_calls[${index}]`, timestamp })
+      events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: read.args, tool: read.name, source: `${source}.tool_calls[${index}]`, timestamp })
     })
   }
   return events

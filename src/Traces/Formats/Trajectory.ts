@@ -418,21 +418,21 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
           }
           const fromUser = origin === undefined ? !messageSeen : origin === "user"
           messageSeen = true
-          if (fromUser) builder.add({ ...base, actor: "user", role: "user", kind: "message", content })
+          if (fromUser) builder.add({ source: base.source, timestamp: base.timestamp, actor: "user", role: "user", kind: "message", content })
           else if (origin === "environment") builder.skip()
-          else builder.add({ ...base, actor: agent, role: "agent", kind: "message", content })
+          else builder.add({ source: base.source, timestamp: base.timestamp, actor: agent, role: "agent", kind: "message", content })
           break
         }
         case "system": {
           const content = nonEmpty(stringField(args, "content")) ?? message
           if (content === undefined) builder.skip()
-          else builder.add({ ...base, actor: "system", role: "system", kind: "message", content })
+          else builder.add({ source: base.source, timestamp: base.timestamp, actor: "system", role: "system", kind: "message", content })
           break
         }
         case "think": {
           const content = thought ?? message
           if (content === undefined) builder.skip()
-          else builder.add({ ...base, actor: agent, role: "agent", kind: "thought", content })
+          else builder.add({ source: base.source, timestamp: base.timestamp, actor: agent, role: "agent", kind: "thought", content })
           break
         }
         case "finish":
@@ -442,20 +442,20 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
             builder.skip()
             break
           }
-          builder.add({ ...base, actor: agent, role: "agent", kind: "message", content })
+          builder.add({ source: base.source, timestamp: base.timestamp, actor: agent, role: "agent", kind: "message", content })
           builder.setOutcome(content)
           break
         }
         case "delegate": {
           const inputs = args["inputs"]
           const content = (Predicate.isRecord(inputs) ? nonEmpty(stringField(inputs, "task")) : undefined) ?? thought ?? message ?? compactJson(inputs ?? {})
-          builder.add({ ...base, actor: agent, role: "agent", kind: "handoff", content, to: nonEmpty(stringField(args, "agent")) })
+          builder.add({ source: base.source, timestamp: base.timestamp, actor: agent, role: "agent", kind: "handoff", content, to: nonEmpty(stringField(args, "agent")) })
           break
         }
         default: {
-          if (thought !== undefined) builder.add({ ...base, actor: agent, role: "agent", kind: "thought", content: thought })
+          if (thought !== undefined) builder.add({ source: base.source, timestamp: base.timestamp, actor: agent, role: "agent", kind: "thought", content: thought })
           const fromUser = origin === "user"
-          builder.add({ ...base, actor: fromUser ? "user" : agent, role: fromUser ? "user" : "agent", kind: "tool_call", content: callArguments(action, args, event), tool: action })
+          builder.add({ source: base.source, timestamp: base.timestamp, actor: fromUser ? "user" : agent, role: fromUser ? "user" : "agent", kind: "tool_call", content: callArguments(action, args, event), tool: action })
           if (id !== undefined) toolByEvent.set(id, action)
         }
       }
@@ -471,7 +471,7 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
         if (stringField(extras, "agent_state") === "error") {
           errored = true
           const reason = nonEmpty(stringField(extras, "reason")) ?? message ?? "agent_state_changed: error"
-          builder.add({ ...base, actor: agent, role: "agent", kind: "error", content: reason })
+          builder.add({ source: base.source, timestamp: base.timestamp, actor: agent, role: "agent", kind: "error", content: reason })
         } else builder.skip()
         continue
       }
@@ -481,11 +481,11 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
       }
       if (observation === "error") {
         const caused = cause === undefined ? undefined : toolByEvent.get(cause)
-        builder.add({ ...base, actor: caused ?? "environment", role: "tool", kind: "error", content, tool: caused })
+        builder.add({ source: base.source, timestamp: base.timestamp, actor: caused ?? "environment", role: "tool", kind: "error", content, tool: caused })
         continue
       }
       const exit = exitCodeOf(event)
-      builder.add({ ...base, actor: tool, role: "tool", kind: exit !== undefined && exit !== 0 ? "error" : "tool_result", content, tool })
+      builder.add({ source: base.source, timestamp: base.timestamp, actor: tool, role: "tool", kind: exit !== undefined && exit !== 0 ? "error" : "tool_result", content, tool })
       continue
     }
     builder.skip()

@@ -136,7 +136,7 @@ const readAgentTrace = (id: string | null, workflow: string | undefined, records
     const agent = agentName(span)
     const actor = agent ?? "assistant"
     const hasError = span.error !== undefined && span.error !== null
-    const errorEvent = (who: Who, tool?: string): EventInput => ({ ...who, kind: "error", content: spanErrorText(span.error), tool, source, timestamp: span.end ?? span.start })
+    const errorEvent = (who: Who, tool?: string): EventInput => ({ actor: who.actor, role: who.role, kind: "error", content: spanErrorText(span.error), tool, source, timestamp: span.end ?? span.start })
     switch (type) {
       case "agent": {
         if (hasError) {

@@ -84,15 +84,15 @@ export const callEvents = (reader: Reader, call: Rec, prefix: string, options: O
   const error = call["error"]
   if (error !== undefined && error !== null) {
     reader.failed = true
-    events.push({ ...agent, kind: "error", content: errorText(error), source: at(prefix, "error") })
+    events.push({ actor: agent.actor, role: agent.role, kind: "error", content: errorText(error), source: at(prefix, "error") })
   } else if (status === "failed" || status === "cancelled") {
     reader.failed = true
-    events.push({ ...agent, kind: "error", content: status, source: at(prefix, "status") })
+    events.push({ actor: agent.actor, role: agent.role, kind: "error", content: status, source: at(prefix, "status") })
   } else if (status === "incomplete") {
     reader.failed = true
     const details = call["incomplete_details"]
     const reason = Predicate.isRecord(details) ? stringField(details, "reason") : undefined
-    events.push({ ...agent, kind: "error", content: reason ?? status, source: reason === undefined ? at(prefix, "status") : at(prefix, "incomplete_details.reason") })
+    events.push({ actor: agent.actor, role: agent.role, kind: "error", content: reason ?? status, source: reason === undefined ? at(prefix, "status") : at(prefix, "incomplete_details.reason") })
   } else if (status === "completed" && call["object"] === "response") {
     reader.completed = true
   }

@@ -24,9 +24,9 @@ export const chatMessageEvents = (reader: Reader, message: Rec, source: string, 
   }
   const events: Array<EventInput> = []
   const text = contentOf(reader, message["content"])
-  if (text !== undefined && text.length > 0) events.push({ ...who, kind: "message", content: text, source, timestamp })
+  if (text !== undefined && text.length > 0) events.push({ actor: who.actor, role: who.role, kind: "message", content: text, source, timestamp })
   const refusal = stringField(message, "refusal")
-  if (refusal !== undefined && refusal.length > 0 && refusal !== text) events.push({ ...who, kind: "message", content: refusal, source, timestamp })
+  if (refusal !== undefined && refusal.length > 0 && refusal !== text) events.push({ actor: who.actor, role: who.role, kind: "message", content: refusal, source, timestamp })
   const calls = message["tool_calls"]
   if (Array.isArray(calls)) {
     calls.forEach((call, index) => {
@@ -38,13 +38,13 @@ export const chatMessageEvents = (reader: Reader, message: Rec, source: string, 
       const tool = stringField(fn, "name") ?? stringField(call, "type") ?? "tool"
       const id = stringField(call, "id")
       if (id !== undefined) reader.tools.set(id, tool)
-      events.push({ ...who, kind: "tool_call", content: jsonText(fn["arguments"]), tool, source: `${source}.tool_calls[${index}]`, timestamp })
+      events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(fn["arguments"]), tool, source: `${source}.tool_calls[${index}]`, timestamp })
     })
   }
   const legacy = message["function_call"]
   if (Predicate.isRecord(legacy)) {
     const tool = stringField(legacy, "name") ?? "function"
-    events.push({ ...who, kind: "tool_call", content: jsonText(legacy["arguments"]), tool, source: `${source}.function_call`, timestamp })
+    events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(legacy["arguments"]), tool, source: `${source}.function_call`, timestamp })
   }
   // a message with nothing at all (its content, if there was one, was counted by contentOf)
   if (events.length === 0 && (message["content"] === null || message["content"] === undefined)) reader.builder.skip()

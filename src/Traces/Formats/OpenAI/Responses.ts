@@ -43,7 +43,7 @@ export const itemEvents = (reader: Reader, item: unknown, source: string, option
       const tool = stringField(item, "name") ?? "function"
       const id = stringField(item, "call_id")
       if (id !== undefined) reader.tools.set(id, tool)
-      return [{ ...agent, kind: "tool_call", content: jsonText(item[type === "function_call" ? "arguments" : "input"]), tool, source, timestamp }]
+      return [{ actor: agent.actor, role: agent.role, kind: "tool_call", content: jsonText(item[type === "function_call" ? "arguments" : "input"]), tool, source, timestamp }]
     }
     case "reasoning": {
       const parts: Array<string> = []
@@ -58,11 +58,11 @@ export const itemEvents = (reader: Reader, item: unknown, source: string, option
         reader.builder.skip()
         return []
       }
-      return [{ ...agent, kind: "thought", content: parts.join("\n\n"), source, timestamp }]
+      return [{ actor: agent.actor, role: agent.role, kind: "thought", content: parts.join("\n\n"), source, timestamp }]
     }
     case "mcp_call": {
       const tool = stringField(item, "name") ?? "mcp"
-      const events: Array<EventInput> = [{ ...agent, kind: "tool_call", content: jsonText(item["arguments"]), tool, source, timestamp }]
+      const events: Array<EventInput> = [{ actor: agent.actor, role: agent.role, kind: "tool_call", content: jsonText(item["arguments"]), tool, source, timestamp }]
       const error = item["error"]
       if (error !== undefined && error !== null) events.push({ actor: tool, role: "tool", kind: "error", content: jsonText(error), tool, source, timestamp })
       else if (item["output"] !== undefined && item["output"] !== null) events.push({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(item["output"]), tool, source, timestamp })
@@ -89,7 +89,7 @@ export const itemEvents = (reader: Reader, item: unknown, source: string, option
     const tool = type.slice(0, -"_call".length)
     const id = stringField(item, "call_id")
     if (id !== undefined) reader.tools.set(id, tool)
-    const events: Array<EventInput> = [{ ...agent, kind: "tool_call", content: callInput(item), tool, source, timestamp }]
+    const events: Array<EventInput> = [{ actor: agent.actor, role: agent.role, kind: "tool_call", content: callInput(item), tool, source, timestamp }]
     // code interpreter logs and file search results come back on the same item
     const results = item["results"] ?? item["outputs"]
     if (Array.isArray(results) && results.length > 0) events.push({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(results), tool, source, timestamp })

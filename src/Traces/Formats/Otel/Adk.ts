@@ -10,7 +10,7 @@
  */
 import { Predicate } from "effect"
 import { firstPresent, type Rec } from "../Common.js"
-import { isoOf, parseJsonish, parseMessage, spanSource, textOf, type Message, type MessageParts, type ModelCall, type Span } from "../Spans.js"
+import { isoOf, parseJsonish, parseMessage, spanSource, stampMessage, textOf, type Message, type MessageParts, type ModelCall, type Span } from "../Spans.js"
 
 export const ADK_REQUEST = "gcp.vertex.agent.llm_request"
 export const ADK_RESPONSE = "gcp.vertex.agent.llm_response"
@@ -62,19 +62,19 @@ export const adkCall = (span: Span, skip: () => void): ModelCall | undefined => 
   const input: Array<Message> = []
   const config = request === undefined || !Predicate.isRecord(request["config"]) ? undefined : request["config"]
   const system = systemInstruction(config, skip)
-  if (system !== undefined && system.items.length > 0) input.push({ ...system, source: spanSource(span, "system_instructions"), timestamp: start })
+  if (system !== undefined && system.items.length > 0) input.push(stampMessage(system, spanSource(span, "system_instructions"), start))
   const contents = request?.["contents"]
   if (Array.isArray(contents)) {
     contents.forEach((content, i) => {
       const message = geminiMessage(content, "user", skip)
-      if (message !== undefined && message.items.length > 0) input.push({ ...message, source: spanSource(span, `input[${i}]`), timestamp: start })
+      if (message !== undefined && message.items.length > 0) input.push(stampMessage(message, spanSource(span, `input[${i}]`), start))
     })
   }
   const output: Array<Message> = []
   const answer = response?.["content"]
   if (answer !== undefined && answer !== null) {
     const message = geminiMessage(answer, "model", skip)
-    if (message !== undefined && message.items.length > 0) output.push({ ...message, source: spanSource(span, "output[0]"), timestamp: isoOf(span.endNanos) })
+    if (message !== undefined && message.items.length > 0) output.push(stampMessage(message, spanSource(span, "output[0]"), isoOf(span.endNanos)))
   }
   return { input, output }
 }

@@ -7,7 +7,7 @@
  */
 import { Predicate } from "effect"
 import { firstPresent } from "../Common.js"
-import { isoOf, parseJsonish, parseMessage, parseMessages, spanSource, stampMessages, unflatten, type Attributes, type LogRecord, type Message, type ModelCall, type Span, type TraceSession } from "../Spans.js"
+import { isoOf, parseJsonish, parseMessage, parseMessages, spanSource, stampMessage, stampMessages, unflatten, type Attributes, type LogRecord, type Message, type ModelCall, type Span, type TraceSession } from "../Spans.js"
 import { adkCall } from "./Adk.js"
 
 const MESSAGE_EVENTS: Readonly<Record<string, string>> = {
@@ -39,22 +39,22 @@ const callOfEvents = (events: ReadonlyArray<EventLike>, skip: () => void): Model
     if (role !== undefined) {
       found = true
       const message = parseMessage(eventPayload(event), role, skip)
-      if (message !== undefined) input.push({ ...message, source: event.source("input", input.length), timestamp: event.timestamp })
+      if (message !== undefined) input.push(stampMessage(message, event.source("input", input.length), event.timestamp))
     } else if (event.name === "gen_ai.choice") {
       found = true
       const message = parseMessage(eventPayload(event), "assistant", skip)
-      if (message !== undefined) output.push({ ...message, source: event.source("output", output.length), timestamp: event.timestamp })
+      if (message !== undefined) output.push(stampMessage(message, event.source("output", output.length), event.timestamp))
     } else if (event.name === "gen_ai.client.inference.operation.details" || event.name === "gen_ai.content.prompt" || event.name === "gen_ai.content.completion") {
       found = true
       const payload = Predicate.isRecord(event.body) ? { ...event.attributes, ...event.body } : event.attributes
       const system = systemMessage(payload["gen_ai.system_instructions"], (i) => event.source("input", i), event.timestamp, skip)
       const inputs = parseMessages(firstPresent(payload["gen_ai.input.messages"], payload["gen_ai.prompt"]), "user", skip)
       if (system !== undefined && !inputs.some((message) => message.role === "system") && !input.some((message) => message.role === "system")) {
-        input.push({ ...system, source: event.source("input", input.length) })
+        input.push(stampMessage(system, event.source("input", input.length), system.timestamp))
       }
-      for (const message of inputs) input.push({ ...message, source: event.source("input", input.length), timestamp: event.timestamp })
+      for (const message of inputs) input.push(stampMessage(message, event.source("input", input.length), event.timestamp))
       for (const message of parseMessages(firstPresent(payload["gen_ai.output.messages"], payload["gen_ai.completion"]), "assistant", skip)) {
-        output.push({ ...message, source: event.source("output", output.length), timestamp: event.timestamp })
+        output.push(stampMessage(message, event.source("output", output.length), event.timestamp))
       }
     }
   }
@@ -72,7 +72,7 @@ const systemMessage = (
   const parsed = parseJsonish(value)
   const message = parseMessage(Array.isArray(parsed) ? { role: "system", parts: parsed } : { role: "system", content: parsed }, "system", skip)
   if (message === undefined || message.items.length === 0) return undefined
-  return { ...message, source: source(0), timestamp }
+  return stampMessage(message, source(0), timestamp)
 }
 
 /** The Vercel AI SDK's call attributes (`ai.prompt.messages`, `ai.response.text` / `.toolCalls`). */
@@ -94,7 +94,7 @@ const vercelCall = (span: Span, skip: () => void): ModelCall | undefined => {
     "assistant",
     skip
   )
-  const output = response === undefined || response.items.length === 0 ? [] : [{ ...response, source: spanSource(span, "output[0]"), timestamp: end }]
+  const output = response === undefined || response.items.length === 0 ? [] : [stampMessage(response, spanSource(span, "output[0]"), end)]
   return { input, output }
 }
 

@@ -119,6 +119,18 @@ type Tree = Map<string, Tree | unknown>
  * `gen_ai.prompt.1.content`) as nested values: numeric segments make arrays (in index order),
  * others objects. A key both a value and a parent keeps the parent.
  */
+/** Every key of the node is a list index (decimal digits). */
+const allIndexes = (node: Map<string, unknown>): boolean => {
+  for (const key of node.keys()) {
+    if (key.length === 0) return false
+    for (let i = 0; i < key.length; i++) {
+      const code = key.charCodeAt(i)
+      if (code < 48 || code > 57) return false
+    }
+  }
+  return true
+}
+
 export const unflatten = (attributes: Attributes, prefix: string): ReadonlyArray<unknown> => {
   const root: Tree = new Map()
   let found = false
@@ -144,14 +156,20 @@ export const unflatten = (attributes: Attributes, prefix: string): ReadonlyArray
   if (!found) return []
   const toValue = (node: unknown): unknown => {
     if (!(node instanceof Map)) return node
-    const keys = Array.from(node.keys())
-    if (keys.length > 0 && keys.every((key) => /^\d+$/.test(key))) {
-      return keys
-        .map(Number)
-        .sort((a, b) => a - b)
-        .map((index) => toValue(node.get(String(index))))
+    if (node.size > 0 && allIndexes(node)) {
+      const indexes: Array<number> = []
+      for (const key of node.keys()) indexes.push(Number(key))
+      // Exporters write them in order; sorted only when they are not.
+      if (!indexes.every((index, i) => i === 0 || (indexes[i - 1] ?? 0) < index)) indexes.sort((a, b) => a - b)
+      return indexes.map((index) => toValue(node.get(String(index))))
     }
-    return Object.fromEntries(keys.map((key) => [key, toValue(node.get(key))]))
+    const value: Record<string, unknown> = {}
+    for (const [key, child] of node) {
+      // an own property even for `__proto__`, as `Object.fromEntries` would make it
+      if (key === "__proto__") Object.defineProperty(value, key, { value: toValue(child), enumerable: true, writable: true, configurable: true })
+      else value[key] = toValue(child)
+    }
+    return value
   }
   const value = toValue(root)
   return Array.isArray(value) ? value : []

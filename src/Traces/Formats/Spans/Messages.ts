@@ -165,8 +165,20 @@ export interface ModelCall {
 }
 
 /** Parsed messages with their pointers (`source(i)` for the i-th) and one timestamp. */
+/**
+ * A message with its source and time. Written out field by field: an object spread followed by
+ * more properties (`{...message, source}`) costs V8 about twenty times as much, per message.
+ */
+export const stampMessage = (message: MessageParts, source: string, timestamp: string | undefined): Message => ({
+  role: message.role,
+  name: message.name,
+  items: message.items,
+  source,
+  timestamp
+})
+
 export const stampMessages = (parts: ReadonlyArray<MessageParts>, source: (index: number) => string, timestamp: string | undefined): Array<Message> =>
-  parts.map((message, i) => ({ role: message.role, name: message.name, items: message.items, source: source(i), timestamp }))
+  parts.map((message, i) => stampMessage(message, source(i), timestamp))
 
 /** The first non-blank text of the messages (of those with the given role, when one is given). */
 export const firstText = (messages: ReadonlyArray<Message>, role?: string): string | undefined => {

@@ -179,7 +179,10 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
   const withoutSpanItems = (messages: ReadonlyArray<Message>): ReadonlyArray<Message> => {
     if (spanCallIds.size === 0 && spanResultIds.size === 0) return messages
     return messages.map((message) => ({
-      ...message,
+      role: message.role,
+      name: message.name,
+      source: message.source,
+      timestamp: message.timestamp,
       items: message.items.filter(
         (item) =>
           !(item.type === "tool_call" && item.id !== undefined && spanCallIds.has(item.id)) &&

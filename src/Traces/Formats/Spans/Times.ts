@@ -60,19 +60,23 @@ export const isoOf = (nanos: bigint | undefined): string | undefined => {
   lastIso = isoOfNanos(nanos)
   return lastIso
 }
-// Spans of one trace fall in few seconds: the ISO text up to the second is reused.
-let lastSecond = Number.NaN
-let secondPrefix = ""
+// Spans of one trace fall in few seconds, and a batch's traces in few minutes: the ISO text up to
+// the minute is reused (a minute's prefix is cut where `toISOString` puts the seconds).
+const minutePrefixes = new Map<number, string>()
 const isoOfNanos = (nanos: bigint): string | undefined => {
   const ms = Number(nanos / NANOS_PER_MS)
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return undefined
   if (ms < 0) return new Date(ms).toISOString()
-  const second = Math.floor(ms / 1000)
-  if (second !== lastSecond) {
-    lastSecond = second
-    secondPrefix = new Date(second * 1000).toISOString().slice(0, -4)
+  const minute = Math.floor(ms / 60000)
+  let prefix = minutePrefixes.get(minute)
+  if (prefix === undefined) {
+    if (minutePrefixes.size >= 1024) minutePrefixes.clear()
+    prefix = new Date(minute * 60000).toISOString().slice(0, -7)
+    minutePrefixes.set(minute, prefix)
   }
-  return `${secondPrefix}${String(ms - second * 1000).padStart(3, "0")}Z`
+  const withinMinute = ms - minute * 60000
+  const seconds = Math.floor(withinMinute / 1000)
+  return `${prefix}${seconds < 10 ? "0" : ""}${seconds}.${String(withinMinute - seconds * 1000).padStart(3, "0")}Z`
 }
 
 /** Orders times, unknown ones last. */
