@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks"
 import { validateAdmitted } from "../src/Analysis/RawTraces.js"
 import { patternCodes } from "../src/Catalogue/Catalogue.js"
 import { appConfig } from "../src/Config.js"
-import { normalizeTrace } from "../src/Traces/Normalize.js"
+import { keepAsRead, normalizeTrace } from "../src/Traces/Normalize.js"
 import { autogenGroupChat, mixedRun, otelAgentChain } from "./agents-traces.js"
 
 const limits = Effect.runSync(Effect.withConfigProvider(appConfig, ConfigProvider.fromMap(new Map()))).limits
@@ -26,7 +26,7 @@ for (const agents of counts.length > 0 ? counts : [250, 5000]) {
     let events = 0
     for (let run = 0; run < repeat; run++) {
       const started = performance.now()
-      const normalized = normalizeTrace(body, "auto", limits)
+      const normalized = normalizeTrace(body, "auto", limits, keepAsRead)
       if (Either.isLeft(normalized)) throw new Error(normalized.left.message)
       const trace = normalized.right.traces[0]
       if (trace === undefined) throw new Error("no trace")

@@ -21,7 +21,7 @@ import { createHash } from "node:crypto"
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { IMPORTER_OF, normalizeTrace } from "../src/Traces/Normalize.js"
+import { IMPORTER_OF, keepAsRead, normalizeTrace } from "../src/Traces/Normalize.js"
 import type { ImportedFormat } from "../src/Traces/Importer.js"
 import { raisedLimits, traceFileBody } from "../scripts/trace-files.js"
 import { median, otlpExport, round2, type Row } from "./support.js"
@@ -103,14 +103,14 @@ interface Cost {
 /** The costs of `body` read as `format`; undefined when it is not read. */
 const costOf = (body: unknown, format: ImportedFormat, lines: boolean): Cost | undefined => {
   const bytes = bytesOf(body, lines)
-  if (Either.isLeft(normalizeTrace(parsed(bytes, lines), format, limits))) return undefined
+  if (Either.isLeft(normalizeTrace(parsed(bytes, lines), format, limits, keepAsRead))) return undefined
   const mib = bytes.length / MIB
   const baseline = timed(() => {
     createHash("sha256").update(bytes).digest("hex")
     parsed(bytes, lines)
   })
   const service = timed(() => {
-    normalizeTrace(parsed(bytes, lines), format, limits)
+    normalizeTrace(parsed(bytes, lines), format, limits, keepAsRead)
   })
   return { mib, service: service / mib, baseline: baseline / mib }
 }

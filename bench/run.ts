@@ -351,6 +351,41 @@ const main = async () => {
   })
   await stop(big)
 
+  // 5a. Redaction's cost on the same 4 MiB trace (DECISIONS §20): the path with SVC_REDACT=off
+  // against the default (secrets) and secrets,pii, interleaved request by request.
+  if (wants("redact")) {
+    const provider = { SVC_API_MAX_TOTAL_CHARS: "8000000", ANTHROPIC_API_KEY: "sk-bench-0123456789", ANTHROPIC_BASE_URL: instant.url }
+    const off = await startService({ ...provider, SVC_REDACT: "off" })
+    const secrets = await startService({ ...provider, SVC_REDACT: "secrets" })
+    const pii = await startService({ ...provider, SVC_REDACT: "secrets,pii" })
+    const times: Record<"off" | "secrets" | "pii", Array<number>> = { off: [], secrets: [], pii: [] }
+    const one = async (which: keyof typeof times, url: string, record: boolean) => {
+      const s = await post(`${url}/v1/analyze/lewin`, bigBody, agent)
+      if (s.status !== 200) throw new Error(`4 MiB analysis (SVC_REDACT ${which}) answered ${s.status}`)
+      if (record) times[which].push(s.ms)
+    }
+    for (let r = 0; r < 18; r++) {
+      await one("off", off.url, r >= 3)
+      await one("secrets", secrets.url, r >= 3)
+      await one("pii", pii.url, r >= 3)
+    }
+    for (const which of ["secrets", "pii"] as const) {
+      const ratio = median(times[which]) / median(times.off)
+      rows.push({
+        scenario: `POST analyze, 5,000 steps, SVC_REDACT=${which === "pii" ? "secrets,pii" : "secrets"} against off`,
+        metric: "ms per request",
+        service: round2(median(times[which])),
+        baseline: round2(median(times.off)),
+        ratio: round2(ratio),
+        goal: "<= 1.3x",
+        met: ratio <= 1.3
+      })
+    }
+    await stop(off)
+    await stop(secrets)
+    await stop(pii)
+  }
+
   // 5b. The same for a 4 MiB OTLP/JSON export (OpenTelemetry GenAI spans): detection,
   // normalization with history de-duplication, projection, validation and hashing.
   const otlp = await startService({

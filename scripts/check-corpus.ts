@@ -13,7 +13,7 @@ import { readdirSync, statSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { errorKinds } from "../src/Errors.js"
 import type { NormalizedTrace } from "../src/Traces/Model.js"
-import { normalizeTrace } from "../src/Traces/Normalize.js"
+import { keepAsRead, normalizeTrace } from "../src/Traces/Normalize.js"
 import { raisedLimits, traceFileBody } from "./trace-files.js"
 
 const corpus = resolve(process.argv[2] ?? join(import.meta.dirname, "..", "..", "shared", "corpus"))
@@ -42,7 +42,7 @@ for (const path of files(corpus)) {
     tally.set("not a trace body", (tally.get("not a trace body") ?? 0) + 1)
     continue
   }
-  const result = normalizeTrace(body, "auto", config.limits)
+  const result = normalizeTrace(body, "auto", config.limits, keepAsRead)
   if (Either.isLeft(result)) {
     rows.push(`| ${name} | ${errorKinds[result.left._tag].kind}: ${cell(result.left.message)} | | | | | | | | | | |`)
     tally.set("refused", (tally.get("refused") ?? 0) + 1)

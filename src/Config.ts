@@ -120,6 +120,15 @@ export interface AppConfigShape {
     readonly dsn: Option.Option<Redacted.Redacted<string>>
     readonly environment: Option.Option<string>
   }
+  /** Redaction of trace content before anything keeps or sends it (DECISIONS §20). */
+  readonly redact: {
+    /** SVC_REDACT: `secrets` (default), `secrets,pii`, or `off` (none). */
+    readonly classes: ReadonlyArray<"secrets" | "pii">
+    /** SVC_REDACT_KEY: the root of the placeholders' keyed hashes; unset: generated once and kept (Redis, else SVC_HOME). */
+    readonly key: Option.Option<Redacted.Redacted<string>>
+    /** SVC_REDACT_RULES: a file of the operator's own named patterns. */
+    readonly rulesFile: Option.Option<string>
+  }
   /** Shared state for several replicas (DECISIONS §15); none: everything stays in the process. */
   readonly redis: {
     /** `redis://` or `rediss://` (TLS); its password is a secret. */
@@ -132,6 +141,15 @@ export interface AppConfigShape {
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
+
+/** SVC_REDACT: `off` (or `none`), `secrets`, `pii`, or both comma-separated (`secrets,pii`); `pii` alone keeps secrets redacted too. */
+export const parseRedact = (raw: string): Option.Option<ReadonlyArray<"secrets" | "pii">> => {
+  const words = raw.toLowerCase().split(",").map((word) => word.trim()).filter((word) => word.length > 0)
+  if (words.length === 0) return Option.some(["secrets"])
+  if (words.length === 1 && (words[0] === "off" || words[0] === "none")) return Option.some([])
+  if (words.length === 0 || !words.every((word) => word === "secrets" || word === "pii")) return Option.none()
+  return Option.some(words.includes("pii") ? ["secrets", "pii"] : ["secrets"])
+}
 
 /** `N/S` (N requests per S seconds), `N` (per 60 s), `off`. */
 export const parseRateLimit = (raw: string): Option.Option<RateLimitSetting> | undefined => {
@@ -290,6 +308,11 @@ const settings: Config.Config<AppConfigShape> = Config.all({
   errorReporting: Config.all({
     dsn: optionalSecret("ERROR_REPORTING_DSN"),
     environment: optionalText("ERROR_REPORTING_ENVIRONMENT")
+  }),
+  redact: Config.all({
+    classes: setting("SVC_REDACT", "secrets, secrets,pii or off", parseRedact).pipe(Config.withDefault<ReadonlyArray<"secrets" | "pii">>(["secrets"])),
+    key: optionalSecret("SVC_REDACT_KEY"),
+    rulesFile: optionalText("SVC_REDACT_RULES")
   }),
   redis: Config.all({
     url: optionalCheckedSecret("SVC_REDIS_URL", "a redis:// or rediss:// URL", isRedisUrl),

@@ -28,6 +28,7 @@ import { MetricsLive } from "./Observability/Metrics.js"
 import { ModelClientsLive } from "./Providers/ModelClients.js"
 import { RateLimiterMemoryLive, RateLimiterRedisLive } from "./RateLimit/RateLimiter.js"
 import { RedisStoreLive } from "./Store/Redis.js"
+import { RedactionLive } from "./Redaction/Redaction.js"
 import { TraceReaderLive } from "./Intake/TraceReader.js"
 
 /** Where each kind of state lives, as the configuration says. */
@@ -61,9 +62,11 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   const Limiter = (state.limiter === "redis" ? RateLimiterRedisLive.pipe(Layer.provide(Shared)) : RateLimiterMemoryLive).pipe(Layer.provide(ConfigLive))
   const Replies = CachedRepliesLive.pipe(Layer.provide([ConfigLive, Cache]))
   const Scopes = ScopesLive.pipe(Layer.provide(ConfigLive))
-  const Traces = TraceReaderLive.pipe(Layer.provide(ConfigLive))
-  const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes]))
-  const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses]))
+  // The one redaction of every surface's intake (DECISIONS §20), keyed per scope.
+  const Redact = RedactionLive.pipe(Layer.provide([ConfigLive, Scopes, Shared]))
+  const Traces = TraceReaderLive.pipe(Layer.provide([ConfigLive, Redact]))
+  const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes, Redact]))
+  const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses, Redact]))
   const Keys = (options.serving ? ApiKeysLive : ApiKeysOnceLive).pipe(Layer.provide(ConfigLive))
   // The one guard of every surface (auth, roles, rate limit), with the keys and limiter it reads.
   const Guards = GuardsLive.pipe(Layer.provideMerge(Layer.mergeAll(Keys, Limiter, ErrorReportingLive.pipe(Layer.provide(ConfigLive)))), Layer.provide(ConfigLive))
@@ -77,6 +80,7 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
     Cache,
     Replies,
     Scopes,
+    Redact,
     Traces,
     Diagnoses,
     Guards,

@@ -34,6 +34,8 @@ import { type TraceOrigin, validateAdmitted } from "./RawTraces.js"
 import { AnalysisProgress, usageCounts } from "./Progress.js"
 import { withDeadline } from "./Deadline.js"
 import { makeTurns } from "./Turns.js"
+import { Redaction } from "../Redaction/Redaction.js"
+import type { RedactionCounts } from "../Redaction/Redactor.js"
 
 export type IntakeFailure = RequestTooLarge | ValidationError | UnsupportedTraceFormat | InvalidMode | InternalError
 export type RunFailure = LlmResolutionError | AnalyzerError | Timeout
@@ -52,6 +54,8 @@ export interface PreparedAnalysis {
   readonly origin: TraceOrigin | undefined
   readonly scopes: RequestScopes
   readonly key: string
+  /** What redaction replaced in the trace and hints, by kind (DECISIONS §20). */
+  readonly redactions: RedactionCounts
 }
 
 export interface AnalysisOutcome {
@@ -74,7 +78,8 @@ export const analysisBody = (prepared: PreparedAnalysis, outcome: AnalysisOutcom
   mode: prepared.mode,
   model: outcome.result.model,
   detection: outcome.detection,
-  cached: outcome.cached
+  cached: outcome.cached,
+  ...(Object.keys(prepared.redactions).length > 0 ? { redactions: prepared.redactions } : {})
 })
 
 export interface AnalyzeServiceShape {
@@ -90,6 +95,8 @@ export interface AnalyzeServiceShape {
   readonly admit: (
     slug: string,
     body: Record<string, unknown> | Array<unknown>,
+    /** The caller's verified key name: its scope's redaction key (DECISIONS §20). */
+    keyName: string | null,
     query?: QueryOptions,
     onMode?: (mode: Mode) => void
   ) => Effect.Effect<AnalyzeRequest, IntakeFailure>
@@ -153,6 +160,7 @@ export const AnalyzeServiceLive = Layer.effect(
     const cache = yield* AnalysisCache
     const home = yield* Home
     const scopesOf = (yield* Scopes).of
+    const redaction = yield* Redaction
     const turns = makeTurns(ANALYSES_PER_TURN, ANSWER_PATIENCE_MS)
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
     const deadlineMillis = Duration.toMillis(limits.requestTimeout)
@@ -162,18 +170,21 @@ export const AnalyzeServiceLive = Layer.effect(
           message: `the analysis exceeded the server-side deadline of ${deadlineSeconds} s; use quick mode or raise SVC_API_REQUEST_TIMEOUT`
         }))
 
-    const admit: AnalyzeServiceShape["admit"] = (slug, body, query = NO_QUERY, onMode) => {
+    const admit: AnalyzeServiceShape["admit"] = (slug, body, keyName, query = NO_QUERY, onMode) => {
       const entry = catalogue.get(slug)
-      return entry === undefined
-        ? Effect.fail(new InternalError({ message: `pattern ${slug} is registered but not loaded` }))
-        : readAnalyzeRequest(entry, body, limits, query, onMode)
+      const redactor = redaction.forKey(keyName)
+      if (entry === undefined) return Effect.fail(new InternalError({ message: `pattern ${slug} is registered but not loaded` }))
+      // The guards refuse such a request (401) before it gets here: fail closed if one does.
+      if (redactor === undefined) return Effect.fail(new InternalError({ message: "no API key was verified for a request that requires one" }))
+      return readAnalyzeRequest(entry, body, limits, redactor, query, onMode)
     }
 
-    const prepare = ({ entry, options, trace: admitted }: AnalyzeRequest, keyName: string | null) =>
+    const prepare = (request: AnalyzeRequest, keyName: string | null) =>
       Effect.gen(function*() {
         const scopes = scopesOf(keyName)
         // The guards refuse such a request (401) before it gets here: fail closed if one does.
         if (scopes === undefined) return yield* new InternalError({ message: "no API key was verified for a request that requires one" })
+        const { entry, options, trace: admitted } = request
         const { baseline, mode, model } = options
         const { trace, origin } = yield* validateAdmitted(entry.pattern.code, admitted, options.hints)
         const pattern = entry.pattern.code.slug
@@ -186,7 +197,7 @@ export const AnalyzeServiceLive = Layer.effect(
                 : { pattern, mode, model, trace: trace.canonical, intake: origin.keyParts }
             )
           }`
-        return { entry, mode, model, baseline, trace, origin, scopes, key }
+        return { entry, mode, model, baseline, trace, origin, scopes, key, redactions: request.redactions }
       })
 
     const run = (prepared: PreparedAnalysis, requestId: string) =>
@@ -234,7 +245,7 @@ export const AnalyzeServiceLive = Layer.effect(
     const analyze: AnalyzeServiceShape["analyze"] = (slug, body, caller, onMode) =>
       Effect.gen(function*() {
         yield* turns.turn
-        const request = yield* admit(slug, body, NO_QUERY, onMode)
+        const request = yield* admit(slug, body, caller.keyName, NO_QUERY, onMode)
         const prepared = yield* prepare(request, caller.keyName)
         const outcome = yield* run(prepared, caller.requestId)
         return { prepared, outcome }

@@ -3,9 +3,12 @@
  * scope + pattern + body bytes: Auth/Scopes.ts) is remembered with the cache key it validated to; an identical body later is
  * answered from the stored detection's prepared response bytes, synchronously, without parsing or
  * validating again. The edge answers cache hits with it; bounded (LRU) like the cache itself.
+ * The fingerprint is an HMAC-SHA256 under a key made for this process and never shared (DECISIONS
+ * §20): raw bytes hold unredacted content, and a plain hash of them would let a guess at a secret
+ * be checked against it.
  */
 import { Context, Effect, Layer } from "effect"
-import { createHash } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import type { AnalysisResult } from "../Catalogue/Detection.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
@@ -49,11 +52,12 @@ export const CachedRepliesLive = Layer.effect(
     const known = new Lru<string, KnownBody>(config.cache.capacity * 2)
     // A body is fingerprinted once: the edge's lookup and the handler's remember share it.
     const fingerprints = new WeakMap<Uint8Array, { readonly of: string; readonly print: string }>()
+    const processKey = randomBytes(32)
     const fingerprint = (scope: string, slug: string, body: Uint8Array) => {
       const of = `${scope}\u0000${slug}`
       const memo = fingerprints.get(body)
       if (memo !== undefined && memo.of === of) return memo.print
-      const print = createHash("sha256").update(of).update("\u0000").update(body).digest("hex")
+      const print = createHmac("sha256", processKey).update(of).update("\u0000").update(body).digest("hex")
       fingerprints.set(body, { of, print })
       return print
     }

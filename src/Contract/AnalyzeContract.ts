@@ -76,6 +76,13 @@ export const analyzeRequest = <Slug extends string, P extends string, I, IE, H, 
       `A trace for ${spec.friendly}: flat or in an envelope in the pattern's own shape, or any supported trace format, as it is or in the envelope.`
   })
 
+/** What redaction replaced before the analysis (DECISIONS §20), by kind. */
+export const Redactions = Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
+  identifier: "Redactions",
+  description:
+    "Secrets (and, with SVC_REDACT=secrets,pii, personal data) replaced by placeholders such as `[email:3f9a1c]` in the trace and the hints before anything kept or sent them, by kind; absent when none."
+})
+
 /** Response body: the envelope around the pattern's detection. */
 export const analyzeResponse = <Slug extends string, D, DE>(slug: Slug, name: string, detection: Schema.Schema<D, DE>) =>
   Schema.Struct({
@@ -83,7 +90,8 @@ export const analyzeResponse = <Slug extends string, D, DE>(slug: Slug, name: st
     mode: Mode,
     model: Schema.String.annotations({ description: "The model actually called." }),
     cached: Schema.Boolean.annotations({ description: "True when the detection came from the cache." }),
-    detection
+    detection,
+    redactions: Schema.optional(Redactions)
   }).annotations({ identifier: `${name}AnalyzeResponse`, description: "AnalyzeResponseEnvelope" })
 
 /**

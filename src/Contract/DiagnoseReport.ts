@@ -122,7 +122,11 @@ export const DiagnoseReport = Schema.Struct({
     success: Schema.NullOr(Schema.Boolean),
     events: Schema.Int,
     agents: Schema.Array(Schema.String),
-    skipped: Schema.Int
+    skipped: Schema.Int,
+    redactions: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
+      description:
+        "Secrets and personal data replaced by placeholders (`[email:3f9a1c]`) in the trace and the hints before anything kept or sent them, by kind (DECISIONS §20); {} when none."
+    })
   }),
   mode: Mode,
   model: Schema.NullOr(Schema.String),

@@ -10,13 +10,15 @@ import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"
 import { AnalysisProgress } from "../Analysis/Progress.js"
 import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
-import { decodeDiagnoseOptions, type DiagnoseRequest, readTraceIntake } from "../Intake/Requests.js"
+import { decodeDiagnoseOptions, type DiagnoseRequest, readTraceIntake, redactionsOf } from "../Intake/Requests.js"
+import { Redaction } from "../Redaction/Redaction.js"
+import { redactRecord, redactTrace } from "../Redaction/Trace.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import {
   errorKinds,
-  type InternalError,
+  InternalError,
   type InvalidMode,
   type RequestTooLarge,
   Timeout,
@@ -76,6 +78,7 @@ export const DiagnoseServiceLive = Layer.effect(
   Effect.gen(function*() {
     const { limits } = yield* AppConfig
     const catalogue = yield* Catalogue
+    const redaction = yield* Redaction
     const analyses = yield* AnalyzeService
     const entries = catalogue.entries
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
@@ -87,9 +90,15 @@ export const DiagnoseServiceLive = Layer.effect(
         // The typed request in its two phases (src/Intake/Requests.ts): the trace's shape, then,
         // after it is normalized under the limits, the options by the contract's schemas.
         const intake = yield* readTraceIntake(body, query)
-        const normalized = yield* normalizeTrace(intake.parts.trace, intake.format, limits)
+        const redactor = redaction.forKey(keyName)
+        // The guards refuse such a request (401) before it gets here: fail closed if one does.
+        if (redactor === undefined) return yield* new InternalError({ message: "no API key was verified for a request that requires one" })
+        const normalized = yield* normalizeTrace(intake.parts.trace, intake.format, limits, redactTrace(redactor))
         const trace = yield* selectTrace(normalized, intake.select)
-        const request: DiagnoseRequest = { ...intake, options: yield* decodeDiagnoseOptions(body, intake, (slug) => catalogue.get(slug) !== undefined, query) }
+        const decoded = yield* decodeDiagnoseOptions(body, intake, (slug) => catalogue.get(slug) !== undefined, query)
+        const redactedHints = redactRecord(redactor, decoded.hints)
+        const request: DiagnoseRequest = { ...intake, options: { ...decoded, hints: redactedHints.value } }
+        const redactions = redactionsOf(trace.redactions, redactedHints.counts)
         const { budgetTokens: budget, hints, maxPatterns, mode, model, patterns: named } = request.options
 
         // Triage: every pattern against the trace, by code; the event loop gets a turn between
@@ -152,7 +161,7 @@ export const DiagnoseServiceLive = Layer.effect(
             playbookKeys: entry.pattern.playbooks.map((playbook) => playbook.key)
           }
           return analyses.prepare(
-            { entry, options: { mode, model, baseline: null, hints }, trace: { _tag: "Raw", format: normalized.format, trace } },
+            { entry, options: { mode, model, baseline: null, hints }, trace: { _tag: "Raw", format: normalized.format, trace }, redactions },
             keyName
           ).pipe(
             Effect.flatMap((prepared) =>
@@ -193,7 +202,8 @@ export const DiagnoseServiceLive = Layer.effect(
           estimatedTokens: perRun * chosen.length,
           budgetTokens: budget,
           elapsedMs: finishedAt - startedAt,
-          now: new Date(finishedAt)
+          now: new Date(finishedAt),
+          redactions
         }
         return { report: mergeReport(input), events: trace.events }
       }).pipe(Effect.withSpan("DiagnoseService.diagnose"))

@@ -44,6 +44,8 @@ export interface MergeInput {
   readonly budgetTokens: number | null
   readonly elapsedMs: number
   readonly now: Date
+  /** What redaction replaced in the trace and the hints, by kind (DECISIONS §20). */
+  readonly redactions: Readonly<Record<string, number>>
 }
 
 const shorten = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)} […]`)
@@ -231,7 +233,8 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
       success: trace.success,
       events: trace.events.length,
       agents: trace.agents,
-      skipped: trace.skipped
+      skipped: trace.skipped,
+      redactions: input.redactions
     },
     mode: input.mode,
     model: input.model,

@@ -7,7 +7,10 @@
  * 3. strict (`decodeAnalyzeOptions`, `decodeDiagnoseOptions`): every other option decoded by its
  *    schema in the contract (src/Contract/Options.ts), 400 naming it (`invalid_mode` for the mode).
  * Every surface's effect (AnalyzeService, DiagnoseService, TraceReader) starts here; what is left
- * of intake is the pattern's own schema (Analysis/RawTraces.ts `validateAdmitted`).
+ * of intake is the pattern's own schema (Analysis/RawTraces.ts `validateAdmitted`). Redaction
+ * (DECISIONS §20) happens here too, once: each trace as it is read (before its limits), a native
+ * trace and the hints as they are admitted; everything after (limits, cache key, logs, renderers,
+ * the provider) sees only redacted text.
  */
 import { Either, Predicate } from "effect"
 import type { CatalogueEntry } from "../Catalogue/Catalogue.js"
@@ -17,6 +20,8 @@ import { type InvalidMode, type RequestTooLarge, type UnsupportedTraceFormat, Va
 import { type FormatOption, NO_CONTENT_MESSAGE, type NormalizedTrace, type TraceFormat } from "../Traces/Model.js"
 import { fitsSequence } from "../Traces/Native.js"
 import { detectFormat, type Limits, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
+import { addCounts, type RedactionCounts, type ScopedRedactor } from "../Redaction/Redactor.js"
+import { redactRecord, redactTrace } from "../Redaction/Trace.js"
 import {
   type BodyParts,
   checkTraceLimits,
@@ -62,7 +67,7 @@ export const readTraceIntake = (
  *   counted on the normalized trace, one trace chosen with `select`.
  */
 export type AdmittedTrace =
-  | { readonly _tag: "Native"; readonly trace: Record<string, unknown> }
+  | { readonly _tag: "Native"; readonly trace: Readonly<Record<string, unknown>>; readonly redactions: RedactionCounts }
   | { readonly _tag: "Raw"; readonly format: TraceFormat; readonly trace: NormalizedTrace }
 
 const COMMON_FIELDS = new Set(["agent_id", "framework", "metadata"])
@@ -83,11 +88,15 @@ export const admitTrace = (
   raw: boolean,
   format: FormatOption,
   select: string | number | undefined,
-  limits: Limits
+  limits: Limits,
+  redactor: ScopedRedactor
 ): Either.Either<AdmittedTrace, RequestTooLarge | ValidationError | UnsupportedTraceFormat> => {
   const native = Predicate.isRecord(trace) &&
     (format === "native" || (format === "auto" && !raw && detectFormat(trace) === undefined && nativeShaped(code, trace)))
-  if (native) return Either.map(checkTraceLimits(trace, code, limits), (): AdmittedTrace => ({ _tag: "Native", trace }))
+  if (native) {
+    const redacted = redactRecord(redactor, trace)
+    return Either.map(checkTraceLimits(redacted.value, code, limits), (): AdmittedTrace => ({ _tag: "Native", trace: redacted.value, redactions: redacted.counts }))
+  }
   if (!code.reading.accepts) {
     return Either.left(
       new ValidationError({
@@ -96,7 +105,7 @@ export const admitTrace = (
     )
   }
   return Either.flatMap(
-    normalizeTrace(trace, format, limits),
+    normalizeTrace(trace, format, limits, redactTrace(redactor)),
     (normalized) => Either.map(selectTrace(normalized, select), (chosen): AdmittedTrace => ({ _tag: "Raw", format: normalized.format, trace: chosen }))
   )
 }
@@ -115,6 +124,15 @@ export interface AnalyzeRequest {
   readonly entry: CatalogueEntry
   readonly trace: AdmittedTrace
   readonly options: AnalyzeOptions
+  /** What redaction replaced in the trace and the hints, by kind (DECISIONS §20). */
+  readonly redactions: RedactionCounts
+}
+
+/** A trace's redactions and the hints', together. */
+export const redactionsOf = (...counts: ReadonlyArray<RedactionCounts | undefined>): RedactionCounts => {
+  const total: Record<string, number> = {}
+  for (const each of counts) if (each !== undefined) addCounts(total, each)
+  return total
 }
 
 export type AnalyzeIntakeFailure = RequestTooLarge | ValidationError | UnsupportedTraceFormat | InvalidMode
@@ -128,12 +146,13 @@ export const readAnalyzeRequest = (
   entry: CatalogueEntry,
   body: Record<string, unknown> | Array<unknown>,
   limits: Limits,
+  redactor: ScopedRedactor,
   query: QueryOptions = NO_QUERY,
   onMode?: (mode: Mode) => void
 ): Either.Either<AnalyzeRequest, AnalyzeIntakeFailure> =>
   Either.gen(function*() {
     const { format, parts, select } = yield* readTraceIntake(body, query)
-    const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits)
+    const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits, redactor)
     if (trace._tag === "Raw" && trace.trace.content === "absent") return yield* Either.left(new ValidationError({ message: NO_CONTENT_MESSAGE }))
     const mode = yield* resolveMode(parts.mode)
     onMode?.(mode)
@@ -141,9 +160,10 @@ export const readAnalyzeRequest = (
       mode: Either.right(mode),
       model: resolveModel(parts.model),
       baseline: resolveBaseline(parts.baseline),
-      hints: resolveHints(parts.hints)
+      hints: Either.map(resolveHints(parts.hints), (hints) => redactRecord(redactor, hints))
     })
-    return { entry, trace, options }
+    const redactions = redactionsOf(trace._tag === "Native" ? trace.redactions : trace.trace.redactions, options.hints.counts)
+    return { entry, trace, options: { ...options, hints: options.hints.value }, redactions }
   })
 
 /** Phase 2 of `POST /v1/diagnose`: its options, each decoded by the contract's schema. */

@@ -6,7 +6,9 @@ import { Context, Effect, Layer } from "effect"
 import { NO_QUERY, type QueryOptions } from "./Intake.js"
 import { type NormalizeRequest, readTraceIntake } from "./Requests.js"
 import { AppConfig } from "../Config.js"
-import type { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
+import { InternalError, type RequestTooLarge, type UnsupportedTraceFormat, type ValidationError } from "../Errors.js"
+import { Redaction } from "../Redaction/Redaction.js"
+import { redactTrace } from "../Redaction/Trace.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import { normalizeTrace, selectTrace } from "../Traces/Normalize.js"
 
@@ -17,26 +19,35 @@ export type NormalizeResult =
 export interface TraceReaderShape {
   readonly normalize: (
     body: Record<string, unknown> | Array<unknown>,
+    /** The caller's verified key name: its scope's redaction key (DECISIONS §20). */
+    keyName: string | null,
     /** `format` and `select` given as query parameters (REST), used where the body gives none. */
     query?: QueryOptions
-  ) => Effect.Effect<NormalizeResult, ValidationError | UnsupportedTraceFormat | RequestTooLarge>
+  ) => Effect.Effect<NormalizeResult, ValidationError | UnsupportedTraceFormat | RequestTooLarge | InternalError>
 }
 
 export class TraceReader extends Context.Tag("TraceReader")<TraceReader, TraceReaderShape>() {}
 
 export const TraceReaderLive = Layer.effect(
   TraceReader,
-  Effect.map(AppConfig, ({ limits }): TraceReaderShape => ({
-    normalize: (body, query = NO_QUERY) =>
+  Effect.gen(function*() {
+    const { limits } = yield* AppConfig
+    const redaction = yield* Redaction
+    return {
+    normalize: (body, keyName, query = NO_QUERY) =>
       Effect.gen(function*() {
         // Normalize's request is the first phase of every request's intake (src/Intake/Requests.ts).
         const { format, parts, select }: NormalizeRequest = yield* readTraceIntake(body, query)
-        const normalized = yield* normalizeTrace(parts.trace, format, limits)
+        const redactor = redaction.forKey(keyName)
+        // The guards refuse such a request (401) before it gets here: fail closed if one does.
+        if (redactor === undefined) return yield* new InternalError({ message: "no API key was verified for a request that requires one" })
+        const normalized = yield* normalizeTrace(parts.trace, format, limits, redactTrace(redactor))
         const only = normalized.traces[0]
         if (select === undefined && normalized.traces.length > 1) return { format: normalized.format, traces: normalized.traces }
         const trace = select === undefined && only !== undefined ? only : yield* selectTrace(normalized, select)
         return { format: normalized.format, events: trace.events.length, trace }
       }).pipe(Effect.withSpan("TraceReader.normalize"))
-  }))
+    }
+  })
 )
 

@@ -43,7 +43,7 @@ export const TraceEvent = Schema.Struct({
   actor: Schema.String.annotations({ description: "Who produced the event: `user`, `system`, an agent's name (or `assistant`), or a tool's name." }),
   role: ActorRole,
   kind: EventKind,
-  content: Schema.String.annotations({ description: "The event's text, verbatim from the source (tool calls: the arguments)." }),
+  content: Schema.String.annotations({ description: "The event's text, verbatim from the source after redaction (DECISIONS §20: secrets, and with SVC_REDACT=secrets,pii personal data, become placeholders such as `[aws_key:3f9a1c]`); tool calls: the arguments." }),
   tool: Schema.optional(Schema.String.annotations({ description: "The tool's name, for tool calls and results." })),
   to: Schema.optional(Schema.String.annotations({ description: "The receiving agent of a handoff or an addressed message." })),
   timestamp: Schema.optional(Schema.String.annotations({ description: "When it happened (ISO-8601), when the source says." })),
@@ -65,6 +65,12 @@ export const NormalizedTrace = Schema.Struct({
   skipped: Schema.Int.annotations({
     description: "Records of the input that were not read (malformed, of unknown types, or not trace content such as dataset labels)."
   }),
+  redactions: Schema.optional(
+    Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
+      description:
+        "Secrets and personal data replaced by placeholders (`[email:3f9a1c]`) before anything kept or sent the trace, by kind (DECISIONS §20); absent when none."
+    })
+  ),
   content: Schema.optional(
     Schema.Literal("absent").annotations({
       description:

@@ -153,13 +153,23 @@ export const checkNormalizedLimits = (trace: NormalizedTrace, limits: Limits): E
 }
 
 /**
+ * What a surface's intake does to each trace read, before its limits are checked: redaction
+ * (DECISIONS §20, src/Redaction). `keepAsRead` for tools that read files for themselves (the
+ * benches, `npm run check:corpus`), never for a request.
+ */
+export type RedactTrace = (trace: NormalizedTrace) => NormalizedTrace
+export const keepAsRead: RedactTrace = (trace) => trace
+
+/**
  * Reads a raw trace in a named format or detected one. `native` here is the service's own
- * sequence shapes (steps, messages, turns) read generically, for normalize.
+ * sequence shapes (steps, messages, turns) read generically, for normalize. Each trace is redacted
+ * (`redact`) once read, before the limits.
  */
 export const normalizeTrace = (
   body: unknown,
   format: FormatOption,
-  limits: Limits
+  limits: Limits,
+  redact: RedactTrace
 ): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError | RequestTooLarge> => {
   const read = (importer: Importer): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError> => {
     let result: Either.Either<ReadonlyArray<NormalizedTrace>, string>
@@ -198,11 +208,12 @@ export const normalizeTrace = (
     return Either.left(unsupported(body, undefined, problem))
   })()
   return Either.flatMap(normalized, (result) => {
-    for (const trace of result.traces) {
+    const traces = result.traces.map(redact)
+    for (const trace of traces) {
       const checked = checkNormalizedLimits(trace, limits)
       if (Either.isLeft(checked)) return Either.left(checked.left)
     }
-    return Either.right(result)
+    return Either.right({ format: result.format, traces })
   })
 }
 

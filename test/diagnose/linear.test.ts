@@ -12,7 +12,7 @@ import { patternCodes } from "../../src/Catalogue/Catalogue.js"
 import { appConfig } from "../../src/Config.js"
 import { DiagnoseService, type DiagnoseServiceShape } from "../../src/Diagnose/DiagnoseService.js"
 import type { NormalizedTrace, TraceEvent } from "../../src/Traces/Model.js"
-import { normalizeTrace } from "../../src/Traces/Normalize.js"
+import { keepAsRead, normalizeTrace } from "../../src/Traces/Normalize.js"
 import { projectTrace } from "../../src/Catalogue/Project.js"
 
 /** The patterns triage projects a trace for (those that read runs). */
@@ -78,7 +78,7 @@ const counted = (trace: NormalizedTrace) => {
 
 const normalized = (body: unknown): NormalizedTrace => {
   const limits = Effect.runSync(appConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))).limits
-  const result = normalizeTrace(body, "auto", limits)
+  const result = normalizeTrace(body, "auto", limits, keepAsRead)
   if (Either.isLeft(result)) throw new Error(result.left.message)
   const trace = result.right.traces[0]
   if (trace === undefined) throw new Error("no trace")

@@ -155,7 +155,8 @@ export const otelSample: Sample = {
       success: null,
       events: otelEvents.length,
       agents: ["orchestrator", "migrator", "reviewer"],
-      skipped: 0
+      skipped: 0,
+      redactions: {}
     },
     mode: "standard",
     model: "gpt-4o-mini",
@@ -348,7 +349,8 @@ export const chatSample: Sample = {
       success: null,
       events: chatEvents.length,
       agents: ["assistant"],
-      skipped: 0
+      skipped: 0,
+      redactions: {}
     },
     mode: "quick",
     model: "gpt-4o-mini",

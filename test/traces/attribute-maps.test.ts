@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { detectFormat, normalizeTrace } from "../../src/Traces/Normalize.js"
+import { detectFormat, keepAsRead, normalizeTrace } from "../../src/Traces/Normalize.js"
 import { unflatten } from "../../src/Traces/Formats/Spans.js"
 import { fixtureIn } from "./support.js"
 import { raisedLimits } from "../../scripts/trace-files.js"
@@ -30,7 +30,7 @@ describe("a span's attribute map on its own", () => {
   it.each(cases)("%s: %s is read as one span of its format", (format, name, events) => {
     const body = fixtureIn(format)(name)
     expect(detectFormat(body)?.format).toBe(format)
-    const read = normalizeTrace(body, "auto", raisedLimits)
+    const read = normalizeTrace(body, "auto", raisedLimits, keepAsRead)
     expect(Either.isRight(read)).toBe(true)
     if (Either.isLeft(read)) return
     const trace = read.right.traces[0]

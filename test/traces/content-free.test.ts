@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { DiagnoseResponse } from "../../src/Contract/DiagnoseReport.js"
 import { NormalizedTrace } from "../../src/Traces/Model.js"
-import { normalizeTrace } from "../../src/Traces/Normalize.js"
+import { keepAsRead, normalizeTrace } from "../../src/Traces/Normalize.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
@@ -38,7 +38,7 @@ const post = (service: RunningService, path: string, payload: unknown) =>
 
 describe("a trace without message content", () => {
   it("is read as what ran, marked content: absent (spans and their empty log records; model-call spans alone)", () => {
-    const read = normalizeTrace(body, "auto", LIMITS)
+    const read = normalizeTrace(body, "auto", LIMITS, keepAsRead)
     expect(Either.isRight(read) && read.right.traces[0]?.content).toBe("absent")
     // The model-call spans alone (no tool spans, no log records): one empty event per call.
     const chatOnly = {
@@ -47,7 +47,7 @@ describe("a trace without message content", () => {
         scopeSpans: spansOf(body).filter((span) => String(span["name"]).startsWith("chat ")).map((span) => ({ spans: [span] }))
       }]
     }
-    const alone = normalizeTrace(chatOnly, "auto", LIMITS)
+    const alone = normalizeTrace(chatOnly, "auto", LIMITS, keepAsRead)
     expect(Either.isRight(alone)).toBe(true)
     if (Either.isLeft(alone)) return
     const trace = alone.right.traces[0]

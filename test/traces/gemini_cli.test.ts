@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either } from "effect"
 import { appConfig } from "../../src/Config.js"
 import { geminiCliImporter } from "../../src/Traces/Formats/GeminiCli.js"
-import { normalizeTrace } from "../../src/Traces/Normalize.js"
+import { keepAsRead, normalizeTrace } from "../../src/Traces/Normalize.js"
 import { brief, type Counts, countsOf, detectionBothWays, expectNoDuplicates, fixtureIn, fixtureNames, neverThrowsOnJson, readersOf } from "./support.js"
 
 const FAMILY = "gemini_cli"
@@ -216,7 +216,7 @@ describe("gemini_cli importer: detect", () => {
 
   it("is read as gemini_cli under format auto, not emptied by the native fallback", () => {
     const limits = Effect.runSync(appConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))).limits
-    const result = normalizeTrace(fixture("memory-persistence.session.json"), "auto", limits)
+    const result = normalizeTrace(fixture("memory-persistence.session.json"), "auto", limits, keepAsRead)
     expect(Either.isRight(result) ? [result.right.format, result.right.traces[0]?.events.length] : result.left.message).toEqual([FAMILY, 6])
   })
 })

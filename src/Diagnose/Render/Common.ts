@@ -29,6 +29,13 @@ export const shorten = (text: string, max: number): string => {
   return `${points.slice(0, Math.max(1, max - 1)).join("").trimEnd()}…`
 }
 
+/** What redaction replaced, by kind (`2 email, 1 aws_key`); empty when nothing was. */
+export const redactionsText = (redactions: Readonly<Record<string, number>>): string =>
+  Object.entries(redactions)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([kind, count]) => `${integer(count)} ${kind}`)
+    .join(", ")
+
 export const successText = (success: boolean | null): string => (success === null ? "not stated" : success ? "yes" : "no")
 
 export const percent = (value: number): string => `${Math.round(value * 100)}%`

@@ -33,6 +33,7 @@ import {
   severityRank,
   shorten,
   statusText,
+  redactionsText,
   successText
 } from "./Common.js"
 
@@ -175,6 +176,7 @@ const header = (report: DiagnoseReport, shown: ReadonlySet<number>): string => {
     ["Task", line(trace.task, 600) || "—"],
     ["Outcome", line(trace.outcome, 600) || "—"],
     ["Success", successText(trace.success)],
+    ...(redactionsText(trace.redactions) === "" ? [] : [["Redacted before analysis", esc(redactionsText(trace.redactions))] satisfies [string, string]]),
     ["Agents", trace.agents.length === 0 ? "—" : trace.agents.map((agent) => line(agent, 80)).join(", ")],
     ["Mode", `${esc(report.mode)}${report.model === null ? "" : ` · <code>${line(report.model, 80)}</code>`}`],
     ["Confidence", percent(report.confidence)],

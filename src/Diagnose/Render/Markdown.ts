@@ -22,6 +22,7 @@ import {
   SERVICE_NAME,
   shorten,
   statusText,
+  redactionsText,
   successText
 } from "./Common.js"
 
@@ -123,6 +124,7 @@ const header = (report: DiagnoseReport): Array<string> => {
     `- **Task:** ${text(trace.task, CONTENT_MAX) || "—"}`,
     `- **Outcome:** ${text(trace.outcome, CONTENT_MAX) || "—"}`,
     `- **Success:** ${successText(trace.success)}`,
+    ...(redactionsText(trace.redactions) === "" ? [] : [`- **Redacted before analysis:** ${redactionsText(trace.redactions)}`]),
     `- **Generated:** ${text(report.generated_at, 40)} by ${SERVICE_NAME}${report.cached ? " (every run from the cache)" : ""}`
   ]
 }

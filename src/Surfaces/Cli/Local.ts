@@ -104,9 +104,9 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
         })),
       normalize: (envelope) =>
         inProcess(Effect.gen(function*() {
-          yield* yield* callerFor(LOCAL_OPERATIONS.normalize)
+          const caller = yield* yield* callerFor(LOCAL_OPERATIONS.normalize)
           yield* analyses.pace
-          return yield* reader.normalize(envelope)
+          return yield* reader.normalize(envelope, caller.keyName)
         })),
       patterns: Effect.sync(() => json(catalogue.listJson)),
       pattern: (name, part) =>

@@ -82,11 +82,11 @@ export const AnalyzeRestLive = Layer.effect(
       settleRest(edge, slug, mode, exit, (outcome) => outcome.cached)
 
     /** 415, 400, the CPU turn, then the body to its typed request; `onMode` learns the mode. */
-    const admit = (slug: string, contentType: string | undefined, bytes: Uint8Array, target: string, onMode: (mode: Mode) => void) =>
+    const admit = (slug: string, contentType: string | undefined, bytes: Uint8Array, target: string, keyName: string | null, onMode: (mode: Mode) => void) =>
       Effect.gen(function*() {
         yield* requireJson(contentType, { jsonLines: true })
         yield* service.pace
-        return yield* service.admit(slug, yield* parseTraceUpload(bytes, contentType), queryOptions(target), onMode)
+        return yield* service.admit(slug, yield* parseTraceUpload(bytes, contentType), keyName, queryOptions(target), onMode)
       })
 
     const prepare = (slug: string, request: AnalyzeRequest, edge: EdgeRequest, bytes: Uint8Array, target: string) =>
@@ -100,7 +100,7 @@ export const AnalyzeRestLive = Layer.effect(
             key: prepared.key,
             mode,
             render: (result: AnalysisResult) =>
-              encoder.encode(JSON.stringify({ pattern: slug, mode, model: result.model, detection: result.detection, cached: true }))
+              encoder.encode(JSON.stringify(analysisBody(prepared, { result, detection: result.detection, cached: true })))
           })
         }
         return prepared
@@ -120,7 +120,7 @@ export const AnalyzeRestLive = Layer.effect(
     const answer = (slug: string, contentType: string | undefined, target: string, edge: EdgeRequest) => {
       const bytes = edge.body ?? EMPTY
       let mode: Mode | "unknown" = "unknown"
-      return admit(slug, contentType, bytes, target, (known) => {
+      return admit(slug, contentType, bytes, target, edge.keyName, (known) => {
         mode = known
       }).pipe(
         Effect.flatMap((request) => prepare(slug, request, edge, bytes, target)),

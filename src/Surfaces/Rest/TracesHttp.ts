@@ -25,6 +25,6 @@ export const TracesHttpLive = HttpApiBuilder.group(Api, "traces", (handlers) =>
         yield* requireJson(contentType, { jsonLines: true })
         yield* pace
         const body = yield* parseTraceUpload(edge.body ?? EMPTY, contentType)
-        return HttpServerResponse.unsafeJson(yield* reader.normalize(body, queryOptions(request.url)))
+        return HttpServerResponse.unsafeJson(yield* reader.normalize(body, edge.keyName, queryOptions(request.url)))
       }))
   }))

@@ -1,0 +1,109 @@
+/**
+ * The redaction every surface's intake applies (DECISIONS §20), configured once: the classes
+ * (SVC_REDACT), the operator's rules (SVC_REDACT_RULES) and the root key of the placeholders' hashes.
+ *
+ * The root key: SVC_REDACT_KEY when set (every replica given the same key writes the same
+ * placeholders); else one generated once and kept where the replicas share state: in Redis when
+ * SVC_REDIS_URL is set (the first replica to start writes it, SET NX), else in SVC_HOME/redact.key
+ * (mode 0600). If neither can be read or written the process generates its own and says so:
+ * placeholders are then stable for that process only. The key is never logged.
+ * Each data scope (Auth/Scopes.ts) hashes with its own key, derived from the root key: the same
+ * value reads as the same placeholder within a scope, and as unrelated ones across scopes.
+ */
+import { Context, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import type { DataScope } from "../Auth/Scopes.js"
+import { Scopes } from "../Auth/Scopes.js"
+import { AppConfig, InvalidConfiguration } from "../Config.js"
+import { RedisStore } from "../Store/Redis.js"
+import { encodeScopeName } from "../Text.js"
+import { parseRules } from "./CustomRules.js"
+import { makeRedactor, type Redactor, type ScopedRedactor } from "./Redactor.js"
+import { RULES } from "./Rules.js"
+
+export interface RedactionShape {
+  readonly redactor: Redactor
+  /**
+   * The redactor of the caller's data scope, by its verified key name (null: none verified);
+   * undefined when auth is required and no key was verified (the guards refuse such a request first).
+   */
+  readonly forKey: (keyName: string | null) => ScopedRedactor | undefined
+}
+
+export class Redaction extends Context.Tag("Redaction")<Redaction, RedactionShape>() {}
+
+/** The scope's name in the key derivation: `shared`, or `key:` and the encoded name. */
+export const scopeToken = (scope: DataScope): string => (scope._tag === "Shared" ? "shared" : `key:${encodeScopeName(scope.name)}`)
+
+const KEY_FILE = "redact.key"
+const HEX_KEY = /^[0-9a-f]{64}$/
+
+/** The key kept in SVC_HOME, written once (0600) when there is none. */
+const homeKey = (home: string) =>
+  Effect.tryPromise(async () => {
+    const path = join(home, KEY_FILE)
+    const existing = await readFile(path, "utf8").then((text) => text.trim(), () => undefined)
+    if (existing !== undefined && HEX_KEY.test(existing)) return existing
+    await mkdir(home, { recursive: true })
+    const fresh = randomBytes(32).toString("hex")
+    // `wx`: a second process starting at the same moment keeps the first one's key
+    await writeFile(path, `${fresh}\n`, { flag: "wx", mode: 0o600 }).catch(async () => undefined)
+    const written = (await readFile(path, "utf8")).trim()
+    if (!HEX_KEY.test(written)) throw new Error(`${path} does not hold a key`)
+    return written
+  })
+
+/** The root key's bytes. */
+const rootKey = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const store = yield* RedisStore
+  if (Option.isSome(config.redact.key)) return createHash("sha256").update(Redacted.value(config.redact.key.value)).digest()
+  if (config.redact.classes.length === 0) return randomBytes(32)
+  if (store.configured) {
+    const key = store.key("redact-key")
+    const shared = yield* store.setIfAbsent(key, randomBytes(32).toString("hex"), "redact_key").pipe(
+      Effect.zipRight(store.get(key, "redact_key")),
+      // Redis may still be connecting as the service starts
+      Effect.retry(Schedule.spaced("250 millis").pipe(Schedule.compose(Schedule.recurs(12)))),
+      Effect.option
+    )
+    if (Option.isSome(shared) && shared.value !== null && HEX_KEY.test(shared.value)) return Buffer.from(shared.value, "hex")
+    yield* Effect.logWarning("the redaction key could not be read from Redis; SVC_HOME's is used, and placeholders may differ from other replicas' (set SVC_REDACT_KEY)")
+  }
+  const kept = yield* Effect.either(homeKey(config.home))
+  if (Either.isRight(kept)) return Buffer.from(kept.right, "hex")
+  yield* Effect.logWarning("SVC_HOME could not keep the redaction key; this process uses its own, so placeholders are stable within it only (set SVC_REDACT_KEY)")
+  return randomBytes(32)
+})
+
+export const RedactionLive = Layer.effect(
+  Redaction,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const scopes = yield* Scopes
+    const classes = new Set(config.redact.classes)
+    const extra = Option.isNone(config.redact.rulesFile)
+      ? []
+      : yield* Effect.tryPromise({
+        try: () => readFile(config.redact.rulesFile.pipe(Option.getOrElse(() => "")), "utf8"),
+        catch: () => new InvalidConfiguration({ message: `invalid configuration:\nSVC_REDACT_RULES: ${Option.getOrElse(config.redact.rulesFile, () => "")} cannot be read` })
+      }).pipe(
+        Effect.flatMap((text) =>
+          Either.mapLeft(
+            parseRules(text, Option.getOrElse(config.redact.rulesFile, () => ""), new Set(RULES.map((rule) => rule.kind))),
+            (reason) => new InvalidConfiguration({ message: `invalid configuration:\nSVC_REDACT_RULES: ${reason}` })
+          )
+        )
+      )
+    const redactor = makeRedactor(yield* rootKey, { classes, extra })
+    return {
+      redactor,
+      forKey: (keyName) => {
+        const scope = scopes.of(keyName)
+        return scope === undefined ? undefined : redactor.forScope(scopeToken(scope.data))
+      }
+    }
+  })
+)
