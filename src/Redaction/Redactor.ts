@@ -294,12 +294,36 @@ const embeddedJson = (value: string): unknown => {
   const last = value.charCodeAt(value.length - 1)
   // `{...}` or `[...]` without surrounding space (a tool's arguments, a recorded body)
   if (!((first === 123 && last === 125) || (first === 91 && last === 93))) return undefined
+  if (nestedDeeperThan(value, MAX_EMBEDDED_DEPTH)) return undefined
   try {
     const parsed: unknown = JSON.parse(value)
     return parsed !== null && typeof parsed === "object" ? parsed : undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * JSON nested deeper than this inside a string is scanned as text, not walked: the walk recurses,
+ * and a string is not held to the body's SVC_API_MAX_DEPTH.
+ */
+const MAX_EMBEDDED_DEPTH = 256
+
+/** Whether a JSON text opens more than `max` objects or lists inside each other (strings skipped). */
+const nestedDeeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (inString) {
+      if (code === 92) i++
+      else if (code === 34) inString = false
+    } else if (code === 34) inString = true
+    else if (code === 123 || code === 91) {
+      if (++depth > max) return true
+    } else if (code === 125 || code === 93) depth--
+  }
+  return false
 }
 
 /** Adds counts into a total. */

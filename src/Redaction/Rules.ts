@@ -97,6 +97,9 @@ const isCard = (value: string): boolean => {
   return CARD_BRANDS.some(([prefix, lengths]) => prefix.test(digits) && lengths.includes(digits.length)) && luhn(digits)
 }
 
+/** What stands before a value given as an id: `…id=`, `"…Id": "`, `span: `. */
+const ID_BEFORE = /(?:id|trace|span)["']?\s*[:=]\s*["']?$/i
+
 /** IBAN lengths by country (ISO 13616 registry). */
 const IBAN_LENGTHS: Readonly<Record<string, number>> = {
   AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BI: 27, BR: 29, BY: 28, CH: 21, CR: 22, CY: 28, CZ: 24,
@@ -122,16 +125,21 @@ export const isIban = (value: string): boolean => {
 }
 
 /** Values a secret-like name holds that are not secrets: empty markers, references, masks. */
-const NOT_SECRET = /^(?:null|none|nil|true|false|undefined|n\/a|redacted|hidden|masked|changeme|example|string|required|optional|\*+|x+|\.+|-+|\$\{?[A-Za-z_].*|\{\{.*|<.*|%\(?[A-Za-z_].*|process\.env\..*|os\.environ.*|env\(.*)$/i
+const NOT_SECRET =
+  /^(?:null|none|nil|true|false|undefined|n\/a|redacted|hidden|masked|changeme|example|string|required|optional|\*+|x+|\.+|-+|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^>]*>|%\(?[A-Za-z_][A-Za-z0-9_]*\)?s?|%[A-Za-z_][A-Za-z0-9_]*%|process\.env\.[A-Za-z0-9_]+|os\.environ.*|env\(.*)$/i
 
 /** Names whose value is a secret whatever it looks like, once it is long enough. */
 const PASSWORD_NAMES = /(?:password|passwd|pwd|passphrase|secret)$/i
+
+/** How many of lower case, upper case, digits and other characters a value mixes. */
+const characterClasses = (value: string): number =>
+  [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((kind) => kind.test(value)).length
 
 /** A value under a secret-like name: a password of 6 characters or more, else 12 or more with entropy. */
 const secretUnder = (name: string, value: string): boolean => {
   if (NOT_SECRET.test(value) || new Set(value).size < 4) return false
   if (PASSWORD_NAMES.test(name)) return value.length >= 6
-  return value.length >= 12 && entropy(value) >= 3 && /\d/.test(value) && /[A-Za-z]/.test(value)
+  return value.length >= 12 && entropy(value) >= 3 && characterClasses(value) >= 2
 }
 
 /** The secret-like names (the last word of an identifier: `OPENAI_API_KEY` ends in `API_KEY`). */
@@ -160,11 +168,19 @@ const SECRET_NAME_WORDS = [
   "secret",
   "token",
   "credentials",
-  "credential"
+  "credential",
+  "secret_value",
+  "auth",
+  "key"
 ]
 
-/** A secret-like name: one of the words, alone or as an identifier's last word (`OPENAI_API_KEY`). */
-const SECRET_NAME_RE = new RegExp(`(?:^|[_.-])(?:${SECRET_NAME_WORDS.map((word) => word.replace(/[_-]/g, "[_-]")).join("|")})$`, "i")
+/**
+ * A secret-like name: one of the words alone, or as an identifier's last word after `_`, `.`, `-`
+ * or a change of case (`OPENAI_API_KEY`, `accessToken`); the longer words also glued on
+ * (`PGPASSWORD`, `AUTH_CLIENTSECRET`).
+ */
+const SECRET_NAME_RE = new RegExp(`(?:^|[_.-])(?:${SECRET_NAME_WORDS.map((word) => word.replace(/[_-]/g, "[_-]?")).join("|")})$`)
+const GLUED_NAME_RE = /(?:secret|token|password|passwd|passphrase|apikey|accesskey|secretkey|privatekey|credentials?)$/
 /** Names seen before: a trace's keys repeat (`type`, `content`), each is judged once. */
 const secretNames = new Map<string, boolean>()
 
@@ -172,7 +188,9 @@ const secretNames = new Map<string, boolean>()
 export const isSecretName = (name: string): boolean => {
   let known = secretNames.get(name)
   if (known === undefined) {
-    known = name.length <= 64 && SECRET_NAME_RE.test(name)
+    // `accessToken` read as `access_token`
+    const words = name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase()
+    known = name.length <= 64 && (SECRET_NAME_RE.test(words) || GLUED_NAME_RE.test(words))
     if (secretNames.size >= 4096) secretNames.clear()
     secretNames.set(name, known)
   }
@@ -183,9 +201,26 @@ export const isSecretName = (name: string): boolean => {
 export const isSecretValue = (name: string, value: string): boolean => secretUnder(name, value)
 
 /** How a secret-like name ends (its last word), checked before the whole name is read. */
-const SECRET_NAME_TAIL = /(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$/i
-/** `name = value`, `name: value`, `"name": "value"`: the name (group 1) and the value (group 2). */
-const ASSIGNMENT = /^([A-Za-z0-9_.-]+)["']?\s*(?::|=>?)\s*["']?([^\s"'`,;{}()<>[\]]{6,512})/
+const SECRET_NAME_TAIL = /(?:key|token|secret|password|passwd|passphrase|pwd|credentials?|auth|secret_value)$/i
+/**
+ * The value after a name's `:`, `=` or `=>` (at its index in `text`): quoted, up to its closing
+ * quote; else up to a space, quote, bracket, `,` or `;`. Where it starts and ends in `text`.
+ */
+const assignedValue = (text: string, at: number): { readonly start: number; readonly end: number } | undefined => {
+  let start = at + 1
+  if (text[start] === ">" || text[start] === ",") start++
+  while (text[start] === " " || text[start] === "\t") start++
+  const quote = text[start]
+  if (quote === "\"" || quote === "'" || quote === "`") {
+    const close = text.indexOf(quote, start + 1)
+    const newline = text.indexOf("\n", start + 1)
+    if (close < 0 || (newline >= 0 && newline < close) || close - start - 1 > 4096) return undefined
+    return { start: start + 1, end: close }
+  }
+  let end = start
+  while (end < text.length && end - start < 4096 && !/[\s"'`,;{}()<>[\]]/.test(text[end] ?? "")) end++
+  return { start, end }
+}
 
 /** The start of the run of `chars` that ends at `at` (at most `max` long). */
 const runStart = (text: string, at: number, chars: RegExp, max: number): number => {
@@ -216,7 +251,7 @@ export const RULES: ReadonlyArray<Rule> = [
   { kind: "gitlab_token", class: "secrets", joinable: true, notAfter: /[A-Za-z0-9_-]/, source: "gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,}" },
   { kind: "slack_token", class: "secrets", joinable: true, notAfter: /[A-Za-z0-9_-]/, source: "(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\\d-[A-Za-z0-9-]{10,})" },
   { kind: "slack_webhook", class: "secrets", joinable: true, source: "hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}" },
-  { kind: "stripe_key", class: "secrets", joinable: true, notAfter: /[A-Za-z0-9_]/, source: "(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,247}|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9])" },
+  { kind: "stripe_key", class: "secrets", joinable: true, notAfter: /[A-Za-z0-9_]/, source: "(?:(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,247}|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9])" },
   { kind: "google_api_key", class: "secrets", joinable: true, notAfter: /[A-Za-z0-9_-]/, source: "AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])" },
   {
     kind: "bearer",
@@ -229,7 +264,7 @@ export const RULES: ReadonlyArray<Rule> = [
       const start = match.search(/\s\S/) + 1
       return start > 0 ? { start, end: match.length } : undefined
     },
-    valid: (value) => /\d/.test(value) && new Set(value).size >= 6
+    valid: (value) => characterClasses(value) >= 2 && new Set(value).size >= 6
   },
   {
     // a URL's password (`postgres://app:s3cret@db`): the user stays, so who connected still reads
@@ -237,7 +272,7 @@ export const RULES: ReadonlyArray<Rule> = [
     class: "secrets",
     byPlace: true,
     joinable: true,
-    source: "://[^\\s:/?#@\\[\\]\"'`<>]{1,128}:[^\\s/?#@\\[\\]\"'`<>]{1,256}@",
+    source: "://[^\\s:/?#@\\[\\]\"'`<>]{0,128}:[^\\s/?#@\\[\\]\"'`<>]{1,256}@",
     value: (match, text, at) => {
       const colon = match.indexOf(":", 3)
       return colon < 0 || !/[A-Za-z0-9]/.test(text[at - 1] ?? "") ? undefined : { start: colon + 1, end: match.length - 1 }
@@ -252,22 +287,26 @@ export const RULES: ReadonlyArray<Rule> = [
     byPlace: true,
     // after `password` (its `://` also starts with `:`): a URL's scheme is no secret-like name
     joinable: true,
-    // from the `:` or `=` (measured 1.5x faster than from the name's last word); the name is read
-    // backwards from there
-    source: `[:=]>?\\s*["']?[^\\s"'\`,;{}()<>\\[\\]]{6,512}`,
-    value: (match, text, at) => {
+    // from the `:` or `=` (measured 1.5x faster than from the name's last word), or a quoted
+    // name's `",` in a call (`setenv("API_TOKEN", "…")`); the name is read backwards from there
+    source: `(?:[:=]>?|["'],)[ \t]*["'\`]?[^\\s"'\`,;{}()<>\\[\\]]`,
+    value: (_match, text, separator) => {
+      // a call's `"name", "value"`: the separator is the `,` after the name's closing quote
+      const at = text[separator] === "\"" || text[separator] === "'" ? separator + 1 : separator
+      // the name: back over spaces, a closing quote and a `]` (`os.environ['API_TOKEN'] = …`)
       let end = at
-      while (end > 0 && at - end < 8 && /\s/.test(text[end - 1] ?? "")) end--
+      while (end > 0 && at - end < 8 && (text[end - 1] === " " || text[end - 1] === "\t")) end--
+      if (text[end - 1] === "\"" || text[end - 1] === "'") end--
+      if (text[end - 1] === "]") end--
       if (text[end - 1] === "\"" || text[end - 1] === "'") end--
       if (!SECRET_NAME_TAIL.test(text.slice(Math.max(0, end - 12), end))) return undefined
       const start = runStart(text, end, /[A-Za-z0-9_.-]/, 64)
       // a placeholder's kind (`[secret:3f9a1c]`) is not a name
       if (start === end || text[start - 1] === "[") return undefined
-      const parts = ASSIGNMENT.exec(text.slice(start, at + match.length))
-      const name = parts?.[1]
-      const value = parts?.[2]
-      if (value === undefined || name === undefined || !isSecretName(name) || !secretUnder(name, value)) return undefined
-      return { start: match.length - value.length, end: match.length }
+      const name = text.slice(start, end)
+      const span = assignedValue(text, at)
+      if (span === undefined || !isSecretName(name) || !secretUnder(name, text.slice(span.start, span.end))) return undefined
+      return { start: span.start - separator, end: span.end - separator }
     }
   },
   // --- personal data ---------------------------------------------------------------------------
@@ -279,11 +318,19 @@ export const RULES: ReadonlyArray<Rule> = [
     source: "@(?:[A-Za-z0-9-]{1,63}\\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])",
     value: (match, text, at) => {
       const start = runStart(text, at, /[A-Za-z0-9._%+-]/, 64)
-      return start === at ? undefined : { start: start - at, end: match.length }
+      // `git@github.com:org/repo` is an SSH remote, no one's address
+      return start === at || text.slice(start, at) === "git" ? undefined : { start: start - at, end: match.length }
     }
   },
   { kind: "iban", class: "pii", source: "(?<![A-Za-z0-9])[A-Z]{2}\\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])", valid: isIban },
-  { kind: "card", class: "pii", source: "(?<![\\d.-])\\d(?:[ -]?\\d){11,18}(?![\\d-]|\\.\\d)", valid: isCard },
+  {
+    kind: "card",
+    class: "pii",
+    source: "(?<![\\w.-])\\d(?:[ -]?\\d){11,18}(?![\\w-]|\\.\\d)",
+    // a number given as an id (`span_id=3996513805973098`, `"traceId": "…"`) is that id, whatever its checksum
+    value: (match, text, at) => (ID_BEFORE.test(text.slice(Math.max(0, at - 32), at)) ? undefined : { start: 0, end: match.length }),
+    valid: isCard
+  },
   {
     kind: "phone",
     class: "pii",
@@ -293,7 +340,13 @@ export const RULES: ReadonlyArray<Rule> = [
       return value.startsWith("+") ? digits >= 8 && digits <= 15 : digits === 10
     }
   },
-  { kind: "ipv4", class: "pii", source: "(?<![\\w.])(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(?![\\w]|\\.\\d)" },
+  {
+    kind: "ipv4",
+    class: "pii",
+    source: "(?<![\\w.])(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(?![\\w]|\\.\\d)",
+    // loopback and the unspecified address point at no one
+    valid: (value) => !value.startsWith("127.") && value !== "0.0.0.0"
+  },
   {
     // from two colons close together (a hex digit first was tried at most letters); the hex
     // digits before the first colon are read backwards

@@ -8,19 +8,50 @@ import { Predicate } from "effect"
 import type { RedactTrace } from "../Traces/Normalize.js"
 import type { RedactionCounts, ScopedRedactor } from "./Redactor.js"
 
-/** The trace with its content redacted, and `redactions` counting what was replaced. */
+/**
+ * The trace with its content redacted, and `redactions` counting what was replaced. Names are read
+ * too (actors, tools, handoff targets, the agents list): a name is mostly structure, but a native
+ * shape's `tool` or a chat's participant name is free text the sender wrote, and analyze's
+ * native path reads every string of it (`redactRecord`); the same value gets the same placeholder
+ * in all of them, so who did what still reads.
+ */
 export const redactTrace = (redactor: ScopedRedactor): RedactTrace => (trace) => {
   if (!redactor.enabled) return trace
   const pass = redactor.pass()
-  // every content string of the trace in one batch: task, outcome, then the events in order
-  const redacted = pass.texts([trace.task, trace.outcome, ...trace.events.map((event) => event.content)])
+  const { events } = trace
+  // every string of the trace in one batch: task, outcome, each event's content, actor, tool and
+  // target (absent ones as ""), then the agents
+  const strings: Array<string> = [trace.task, trace.outcome]
+  for (const event of events) strings.push(event.content, event.actor, event.tool ?? "", event.to ?? "")
+  for (const agent of trace.agents) strings.push(agent)
+  const redacted = pass.texts(strings)
   const counts = pass.counts()
   if (Object.keys(counts).length === 0) return trace
-  const events = trace.events.map((event, i) => {
-    const content = redacted[i + 2] ?? event.content
-    return content === event.content ? event : { ...event, content }
+  const at = (index: number, original: string): string => redacted[index] ?? original
+  const redactedEvents = events.map((event, i) => {
+    const base = 2 + i * 4
+    const content = at(base, event.content)
+    const actor = at(base + 1, event.actor)
+    const tool = event.tool === undefined ? undefined : at(base + 2, event.tool)
+    const to = event.to === undefined ? undefined : at(base + 3, event.to)
+    if (content === event.content && actor === event.actor && tool === event.tool && to === event.to) return event
+    return {
+      ...event,
+      content,
+      actor,
+      ...(tool === undefined ? {} : { tool }),
+      ...(to === undefined ? {} : { to })
+    }
   })
-  return { ...trace, task: redacted[0] ?? trace.task, outcome: redacted[1] ?? trace.outcome, events, redactions: counts }
+  const agentsAt = 2 + events.length * 4
+  return {
+    ...trace,
+    task: at(0, trace.task),
+    outcome: at(1, trace.outcome),
+    agents: trace.agents.map((agent, i) => at(agentsAt + i, agent)),
+    events: redactedEvents,
+    redactions: counts
+  }
 }
 
 /** A JSON object (a native trace, hints) redacted, with its counts. */

@@ -359,6 +359,18 @@ describe("JSON line locator", () => {
     expect(parseSource("derived:turns")).toBeUndefined()
   })
 
+  it("finds the records of a JSON Lines body: `lines[i]` and `[i]` by record (blank lines are none), ids record by record", () => {
+    const jsonl = [
+      JSON.stringify({ type: "session_meta", payload: { id: "s-1" } }),
+      "",
+      JSON.stringify({ type: "response_item", payload: { role: "user" } }),
+      JSON.stringify({ span_id: "cccccccccccccccc", name: "tool" }),
+      JSON.stringify({ instance_id: "django-1", history: [{ role: "assistant" }] })
+    ].join("\n")
+    const lines = locateLines(jsonl, ["lines[0]", "lines[1].payload", "[3].history[0]", "span:cccccccccccccccc", "lines[9]"])
+    expect(Object.fromEntries(lines)).toEqual({ "lines[0]": 1, "lines[1].payload": 3, "[3].history[0]": 5, "span:cccccccccccccccc": 4 })
+  })
+
   it("survives deep nesting and truncated text", () => {
     expect(locateLines(`${"[".repeat(100_000)}`, ["messages[0]"]).size).toBe(0)
     expect(locateLines(text.slice(0, 200), ["messages[1]", "span:bbbbbbbbbbbbbbbb"]).get("messages[1]")).toBe(6)

@@ -47,7 +47,20 @@ describe("a trace redacted (SVC_REDACT=secrets,pii)", () => {
     expect(Object.keys(args ?? {})).toEqual(["access_key_id", "api_key", "notify"])
   })
 
-  it("never touches ids, timestamps, sources, actors or tool names", () => {
+  it("reads names too (a native shape's tool, a participant's name), each value the same placeholder everywhere", () => {
+    const named: NormalizedTrace = {
+      ...trace,
+      agents: [EMAIL],
+      events: [{ actor: EMAIL, role: "agent", kind: "tool_call", tool: `query ${AWS}`, to: EMAIL, content: `ask ${EMAIL}`, source: "steps[0]" }]
+    }
+    const out = redactTrace(both.forScope("shared"))(named)
+    const event = out.events[0]
+    expect(JSON.stringify(out)).not.toContain(EMAIL)
+    expect(event?.tool).toMatch(/^query \[aws_key:[0-9a-f]{6}\]$/)
+    expect(new Set([out.agents[0], event?.actor, event?.to, event?.content.slice(4)]).size).toBe(1)
+  })
+
+  it("never touches ids, timestamps, sources, or names that hold nothing to redact", () => {
     expect(redacted.id).toBe(trace.id)
     expect(redacted.events.map(({ actor, kind, role, source, timestamp, tool }) => ({ actor, role, kind, tool, source, timestamp }))).toEqual(
       trace.events.map(({ actor, kind, role, source, timestamp, tool }) => ({ actor, role, kind, tool, source, timestamp }))
@@ -151,5 +164,14 @@ describe("SVC_REDACT", () => {
 
   it.each(["on", "secrets,off", "pii;secrets", "all"])("%j is refused", (raw) => {
     expect(parseRedact(raw)).toEqual(Option.none())
+  })
+})
+
+describe("JSON inside a string", () => {
+  it("nested deeper than a walk may go is scanned as text, not walked (no stack overflow)", () => {
+    const deep = `${"[".repeat(200_000)}"${AWS}"${"]".repeat(200_000)}`
+    const redacted = secrets.forScope("shared").pass().text(deep)
+    expect(redacted).not.toContain(AWS)
+    expect(redacted).toMatch(/\[aws_key:[0-9a-f]{6}\]/)
   })
 })

@@ -186,6 +186,46 @@ const endsWith = (path: ReadonlyArray<Segment>, suffix: ReadonlyArray<Segment>):
  * then any other `…id` key but a parent's, then any key.
  */
 export const locateLines = (text: string, sources: ReadonlyArray<string>): ReadonlyMap<string, number> => {
+  const records = jsonLinesRecords(text)
+  return records === undefined ? locateInJson(text, sources) : locateInJsonLines(records, sources)
+}
+
+/** A JSON Lines text's records with their line numbers; undefined for a JSON text (one value, pretty-printed or not). */
+const jsonLinesRecords = (text: string): ReadonlyArray<{ readonly line: number; readonly text: string }> | undefined => {
+  const records: Array<{ readonly line: number; readonly text: string }> = []
+  text.split("\n").forEach((raw, index) => {
+    const record = raw.trim()
+    if (record.length > 0) records.push({ line: index + 1, text: record })
+  })
+  const whole = (record: string) => (record.startsWith("{") && record.endsWith("}")) || (record.startsWith("[") && record.endsWith("]"))
+  return records.length >= 2 && records.every((record) => whole(record.text)) ? records : undefined
+}
+
+/**
+ * Sources in a JSON Lines body: `lines[i]…` and `[i]…` name the i-th record (the body parser's
+ * numbering: blank lines are not records), its line; an id is looked for record by record.
+ */
+const locateInJsonLines = (
+  records: ReadonlyArray<{ readonly line: number; readonly text: string }>,
+  sources: ReadonlyArray<string>
+): ReadonlyMap<string, number> => {
+  const lines = new Map<string, number>()
+  const rest: Array<string> = []
+  for (const source of sources) {
+    const indexed = /^(?:lines)?\[(\d+)\]/.exec(source)
+    const line = indexed === null ? undefined : records[Number(indexed[1])]?.line
+    if (line !== undefined) lines.set(source, line)
+    else if (indexed === null) rest.push(source)
+  }
+  if (rest.length > 0) {
+    for (const record of records) {
+      for (const [source, line] of locateInJson(record.text, rest.filter((source) => !lines.has(source)))) lines.set(source, record.line + line - 1)
+    }
+  }
+  return lines
+}
+
+const locateInJson = (text: string, sources: ReadonlyArray<string>): ReadonlyMap<string, number> => {
   const targets = new Map<string, SourceTarget>()
   const pathWants = new Map<string, PathWant>()
   const byLast = new Map<string, Array<PathWant>>()
