@@ -49,6 +49,12 @@ const SERVICE_FLAGS = [
   ...(/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" "),
   ...(process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ")
 ].filter((flag) => flag.length > 0)
+/** A row of milliseconds per request against a baseline measured in the same run, held to `limit`x. */
+const ratioRow = (scenario: string, service: ReadonlyArray<number>, baseline: ReadonlyArray<number>, limit: number): Row => {
+  const ratio = median(service) / median(baseline)
+  return { scenario, metric: "ms per request", service: round2(median(service)), baseline: round2(median(baseline)), ratio: round2(ratio), goal: `<= ${limit}x`, met: ratio <= limit }
+}
+
 const wants = (...names: Array<string>) => ONLY.size === 0 || names.some((name) => ONLY.has(name))
 
 interface Started {
@@ -339,16 +345,7 @@ const main = async () => {
     if (s.status !== 200) throw new Error(`4 MiB analysis answered ${s.status}`)
     bigTimes.push(s.ms)
   }
-  const bigRatio = median(bigTimes) / median(baseTimes)
-  if (wants("big")) rows.push({
-    scenario: `POST analyze, 5,000 steps (${(Buffer.byteLength(bigBody) / 1048576).toFixed(2)} MiB), cache miss`,
-    metric: "ms per request",
-    service: round2(median(bigTimes)),
-    baseline: round2(median(baseTimes)),
-    ratio: round2(bigRatio),
-    goal: "<= 2.5x",
-    met: bigRatio <= 2.5
-  })
+  if (wants("big")) rows.push(ratioRow(`POST analyze, 5,000 steps (${(Buffer.byteLength(bigBody) / 1048576).toFixed(2)} MiB), cache miss`, bigTimes, baseTimes, 2.5))
   await stop(big)
 
   // 5a. Redaction's cost on the same 4 MiB trace (DECISIONS §20): the path with SVC_REDACT=off
@@ -370,16 +367,7 @@ const main = async () => {
       await one("pii", pii.url, r >= 3)
     }
     for (const which of ["secrets", "pii"] as const) {
-      const ratio = median(times[which]) / median(times.off)
-      rows.push({
-        scenario: `POST analyze, 5,000 steps, SVC_REDACT=${which === "pii" ? "secrets,pii" : "secrets"} against off`,
-        metric: "ms per request",
-        service: round2(median(times[which])),
-        baseline: round2(median(times.off)),
-        ratio: round2(ratio),
-        goal: "<= 1.3x",
-        met: ratio <= 1.3
-      })
+      rows.push(ratioRow(`POST analyze, 5,000 steps, SVC_REDACT=${which === "pii" ? "secrets,pii" : "secrets"} against off`, times[which], times.off, 1.3))
     }
     await stop(off)
     await stop(secrets)
@@ -408,16 +396,7 @@ const main = async () => {
       if (s.status !== 200) throw new Error(`OTLP analysis answered ${s.status}`)
       otlpTimes.push(s.ms)
     }
-    const otlpRatio = median(otlpTimes) / median(otlpBase)
-    rows.push({
-      scenario: `POST analyze, OTLP/JSON export (${(Buffer.byteLength(otlpBody) / 1048576).toFixed(2)} MiB), cache miss`,
-      metric: "ms per request",
-      service: round2(median(otlpTimes)),
-      baseline: round2(median(otlpBase)),
-      ratio: round2(otlpRatio),
-      goal: "<= 3x",
-      met: otlpRatio <= 3
-    })
+    rows.push(ratioRow(`POST analyze, OTLP/JSON export (${(Buffer.byteLength(otlpBody) / 1048576).toFixed(2)} MiB), cache miss`, otlpTimes, otlpBase, 3))
   }
   await stop(otlp)
   await stop(service)

@@ -41,6 +41,23 @@ export interface CachedRepliesShape {
 
 export class CachedReplies extends Context.Tag("CachedReplies")<CachedReplies, CachedRepliesShape>() {}
 
+/**
+ * Fingerprints of request bodies under a process's own key (HMAC-SHA256 of scope, pattern and
+ * bytes): never a plain hash of raw, unredacted bytes. A body is fingerprinted once: the edge's
+ * lookup and the handler's remember share it.
+ */
+export const bodyFingerprints = (processKey: Uint8Array) => {
+  const fingerprints = new WeakMap<Uint8Array, { readonly of: string; readonly print: string }>()
+  return (scope: string, slug: string, body: Uint8Array): string => {
+    const of = `${scope}\u0000${slug}`
+    const memo = fingerprints.get(body)
+    if (memo !== undefined && memo.of === of) return memo.print
+    const print = createHmac("sha256", processKey).update(of).update("\u0000").update(body).digest("hex")
+    fingerprints.set(body, { of, print })
+    return print
+  }
+}
+
 const disabled: CachedRepliesShape = { enabled: false, lookup: () => undefined, remember: () => undefined }
 
 export const CachedRepliesLive = Layer.effect(
@@ -50,17 +67,7 @@ export const CachedRepliesLive = Layer.effect(
     const config = yield* AppConfig
     if (!cache.enabled) return disabled
     const known = new Lru<string, KnownBody>(config.cache.capacity * 2)
-    // A body is fingerprinted once: the edge's lookup and the handler's remember share it.
-    const fingerprints = new WeakMap<Uint8Array, { readonly of: string; readonly print: string }>()
-    const processKey = randomBytes(32)
-    const fingerprint = (scope: string, slug: string, body: Uint8Array) => {
-      const of = `${scope}\u0000${slug}`
-      const memo = fingerprints.get(body)
-      if (memo !== undefined && memo.of === of) return memo.print
-      const print = createHmac("sha256", processKey).update(of).update("\u0000").update(body).digest("hex")
-      fingerprints.set(body, { of, print })
-      return print
-    }
+    const fingerprint = bodyFingerprints(randomBytes(32))
     return {
       enabled: true,
       lookup: (scope, slug, body) => {

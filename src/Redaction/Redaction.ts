@@ -66,7 +66,7 @@ const rootKey = Effect.gen(function*() {
     const shared = yield* store.setIfAbsent(key, randomBytes(32).toString("hex"), "redact_key").pipe(
       Effect.zipRight(store.get(key, "redact_key")),
       // Redis may still be connecting as the service starts
-      Effect.retry(Schedule.spaced("250 millis").pipe(Schedule.compose(Schedule.recurs(12)))),
+      Effect.retry(Schedule.spaced("250 millis").pipe(Schedule.compose(Schedule.recurs(6)))),
       Effect.option
     )
     if (Option.isSome(shared) && shared.value !== null && HEX_KEY.test(shared.value)) return Buffer.from(shared.value, "hex")

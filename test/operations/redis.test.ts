@@ -128,7 +128,20 @@ describe("baselines on Redis", () => {
     answerWith(LATER)
     expect(await driftVia(b)).toMatchObject({ recorded: false, findings_new: LATER, findings_resolved: FIRST })
     const keys = await redis.client.keys("*")
-    expect(keys).toEqual(["test:svc:baseline:shared:lewin:prod"])
+    // and the root key of redaction's placeholders, written once by the first replica (DECISIONS §20)
+    expect(keys.sort()).toEqual(["test:svc:baseline:shared:lewin:prod", "test:svc:redact-key"])
+    // so both replicas write a secret as the same placeholder
+    const placeholderVia = async (service: RunningService) => {
+      const response = await fetch(`${service.url}/v1/traces/normalize`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ trace: [{ role: "user", content: "rotate AKIAZ7QH2LKD3MNXW4PB" }, { role: "assistant", content: "done" }] })
+      })
+      return /\[aws_key:[0-9a-f]{6}\]/.exec(await response.text())?.[0]
+    }
+    const placeholder = await placeholderVia(a)
+    expect(placeholder).toBeDefined()
+    expect(await placeholderVia(b)).toBe(placeholder)
     await redis.stop()
   })
 
@@ -141,7 +154,7 @@ describe("baselines on Redis", () => {
     expect(await driftVia(a, ALICE)).toMatchObject({ recorded: true })
     expect(await driftVia(b, BOB)).toMatchObject({ recorded: true })
     expect(await driftVia(b, ALICE)).toMatchObject({ recorded: false })
-    expect((await redis.client.keys("*")).sort()).toEqual(["test:svc:baseline:key=alice:lewin:prod", "test:svc:baseline:key=bob:lewin:prod"])
+    expect((await redis.client.keys("*")).sort()).toEqual(["test:svc:baseline:key=alice:lewin:prod", "test:svc:baseline:key=bob:lewin:prod", "test:svc:redact-key"])
     await redis.stop()
   })
 
@@ -193,7 +206,7 @@ describe("baselines on Redis", () => {
     const refused = responses.find((response) => response.status === 429)
     expect(refused?.headers.get("x-ratelimit-limit")).toBe("10")
     expect(Number(refused?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
-    expect(await redis.client.keys("*")).toEqual(["test:svc:ratelimit:ip%3A127%2E0%2E0%2E1"])
+    expect((await redis.client.keys("*")).sort()).toEqual(["test:svc:ratelimit:ip%3A127%2E0%2E0%2E1", "test:svc:redact-key"])
     await Promise.all([a.stop(), b.stop()])
     await redis.stop()
   })
@@ -228,7 +241,7 @@ describe("baselines on Redis", () => {
     // The replica that did not run it answers from Redis as a hit; afterwards both answer from memory.
     const later = await fetch(`${b.url}/v1/analyze/lewin`, { method: "POST", headers: { "content-type": "application/json" }, body })
     expect(later.headers.get("x-cache")).toBe("hit")
-    const keys = await redis.client.keys("*")
+    const keys = (await redis.client.keys("*")).filter((key) => key !== "test:svc:redact-key")
     expect(keys.length).toBeGreaterThan(0)
     expect(keys.every((key) => key.startsWith("test:svc:cache:"))).toBe(true)
     await Promise.all([a.stop(), b.stop()])
@@ -420,7 +433,7 @@ describe("baselines on Redis", () => {
       body: JSON.stringify({ trace: exampleTrace("lewin"), mode: "quick", baseline: "prod" })
     })
     expect(response.status).toBe(200)
-    expect(await client.keys("*")).toEqual(["tls:baseline:shared:lewin:prod"])
+    expect((await client.keys("*")).sort()).toEqual(["tls:baseline:shared:lewin:prod", "tls:redact-key"])
     client.disconnect()
     await replicaProcess.stop()
   })

@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { bodyFingerprints } from "../../src/Cache/CachedReplies.js"
 import { parseRedact } from "../../src/Config.js"
 import { parseRules } from "../../src/Redaction/CustomRules.js"
 import { makeRedactor, PLACEHOLDER } from "../../src/Redaction/Redactor.js"
@@ -173,5 +175,20 @@ describe("JSON inside a string", () => {
     const redacted = secrets.forScope("shared").pass().text(deep)
     expect(redacted).not.toContain(AWS)
     expect(redacted).toMatch(/\[aws_key:[0-9a-f]{6}\]/)
+  })
+})
+
+describe("the edge's fingerprint of raw bodies (src/Cache/CachedReplies.ts)", () => {
+  it("is an HMAC under each process's own key: another process, or a plain hash, never gives the same", () => {
+    const body = new TextEncoder().encode(JSON.stringify({ trace: { steps: [{ type: "tool_call", content: `export AWS_ACCESS_KEY_ID=${AWS}` }] } }))
+    const one = bodyFingerprints(randomBytes(32))
+    const other = bodyFingerprints(randomBytes(32))
+    const print = one("shared", "lewin", body)
+    expect(print).toMatch(/^[0-9a-f]{64}$/)
+    expect(one("shared", "lewin", body)).toBe(print)
+    expect(other("shared", "lewin", body)).not.toBe(print)
+    const plain = createHash("sha256").update("shared\u0000lewin").update("\u0000").update(body).digest("hex")
+    expect(print).not.toBe(plain)
+    expect(print).not.toBe(createHash("sha256").update(body).digest("hex"))
   })
 })
