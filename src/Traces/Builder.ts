@@ -122,12 +122,19 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
 
   // Every input becomes its event first: what follows reads one shape of object, not each
   // importer's own (their many shapes made these reads megamorphic, the costliest part per event).
+  // Counted only once a model call's history is to be de-duplicated: importers of formats without
+  // history (a chat list, a session log) never pay for hashing every content (then caught up).
+  let counting = false
   const push = (event: TraceEvent) => {
     events.push(event)
-    seen.bump(event)
+    if (counting) seen.bump(event)
   }
 
   const addHistory = (inputs: ReadonlyArray<EventInput>, history: HistoryOptions = {}) => {
+    if (!counting) {
+      counting = true
+      for (const event of events) seen.bump(event)
+    }
     const messages = inputs.map(eventOf)
     const outputFrom = Math.max(0, Math.min(history.outputFrom ?? messages.length, messages.length))
     const input = outputFrom < messages.length ? messages.slice(0, outputFrom) : messages

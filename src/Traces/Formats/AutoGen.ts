@@ -63,9 +63,18 @@ const timestampOf = (record: Rec): string | undefined => nonEmpty(stringField(re
 
 /** `user`, `User`, `user_proxy`, `UserProxy`, `human`, `admin` (AG2's human-in-the-loop proxy) ... */
 const isUserName = (name: string): boolean => {
-  const key = name.toLowerCase().replace(/[^a-z]/g, "")
-  return ["user", "human", "admin", "customer", "client", "humanuser"].includes(key) || key.startsWith("userproxy") || key.startsWith("humanproxy")
+  let known = userNames.get(name)
+  if (known === undefined) {
+    const key = name.toLowerCase().replace(/[^a-z]/g, "")
+    known = USER_NAMES.has(key) || key.startsWith("userproxy") || key.startsWith("humanproxy")
+    // a conversation has few speakers: each name is judged once
+    if (userNames.size >= 1024) userNames.clear()
+    userNames.set(name, known)
+  }
+  return known
 }
+const USER_NAMES: ReadonlySet<string> = new Set(["user", "human", "admin", "customer", "client", "humanuser"])
+const userNames = new Map<string, boolean>()
 
 /** A stop reason that says the run was cut off rather than finished. */
 const FAILED_STOP = /max(imum|imal)?[ _]?(number|turns?|messages?|rounds?|iterations?)|exceed|limit|timeout|timed out|cancel|abort|interrupt|error|exception|fail/i
