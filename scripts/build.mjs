@@ -26,8 +26,9 @@ const built = await build({
   sourcemap: "linked",
   legalComments: "none",
   logLevel: "warning",
-  // Optional, loaded at run time only when ERROR_REPORTING_DSN is set.
-  external: ["@sentry/node"],
+  // Optional, loaded at run time only when ERROR_REPORTING_DSN is set; and the SQLite driver, whose
+  // native binding installs prebuilt per platform (a runtime dependency, loaded when the store opens).
+  external: ["@sentry/node", "@libsql/client"],
   // CommonJS dependencies inside an ESM bundle need a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })

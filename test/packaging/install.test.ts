@@ -192,6 +192,28 @@ const installed = (dir: string): Array<string> =>
     .filter((name) => !name.startsWith("."))
     .flatMap((name) => name.startsWith("@") ? readdirSync(join(dir, "node_modules", name)).map((inner) => `${name}/${inner}`) : [name])
 
+const Manifest = Schema.Struct({
+  dependencies: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  optionalDependencies: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+})
+/** A package and every installed package it depends on (optional ones included when installed), from `dir`'s node_modules. */
+const dependencyClosure = (dir: string, root: string): Array<string> => {
+  const seen = new Set<string>()
+  const visit = (name: string) => {
+    if (seen.has(name)) return
+    let manifest: typeof Manifest.Type
+    try {
+      manifest = Schema.decodeUnknownSync(Manifest)(JSON.parse(readFileSync(join(dir, "node_modules", name, "package.json"), "utf8")))
+    } catch {
+      return
+    }
+    seen.add(name)
+    for (const dependency of [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {})]) visit(dependency)
+  }
+  visit(root)
+  return [...seen]
+}
+
 describe("the packed tarballs", () => {
   it("hold the built service, the compiled client with its declarations and the catalogue, and nothing of sources, tests or bench", () => {
     expect(fullFiles).toContain("bin/svc")
@@ -230,9 +252,14 @@ describe("the packed tarballs", () => {
       /^(redoc|swagger-ui-dist|ioredis|@effect\/(platform-node|ai|cli|cluster|sql|rpc|opentelemetry)|@opentelemetry\/.*|pattern-analysis-service)$/.test(name)
     )
     expect(server).toEqual([])
-    // The full package installs the same runtime dependencies: the service itself is bundled.
+    // The full package installs the same runtime dependencies, the service itself being bundled,
+    // and the SQLite driver of the runs store (external: its native binding comes prebuilt per
+    // platform) with what it depends on.
     const full = installed(fullProject).filter((name) => name !== "pattern-analysis-service").sort()
-    expect(full).toEqual(packages.filter((name) => name !== "@pattern-analysis-service/client"))
+    const driver = dependencyClosure(fullProject, "@libsql/client")
+    expect(driver).toContain("libsql")
+    expect(driver.some((name) => /^@libsql\/(linux|darwin|win32)-/.test(name))).toBe(true)
+    expect(full).toEqual([...new Set([...packages.filter((name) => name !== "@pattern-analysis-service/client"), ...driver])].sort())
     const megabytes = (dir: string) => (sizeOf(join(dir, "node_modules")) / 1024 / 1024).toFixed(1)
     process.stdout.write(
       `client install: ${packages.length} packages, ${megabytes(clientProject)} MiB (${packages.join(", ")}); ` +

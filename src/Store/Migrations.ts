@@ -1,0 +1,49 @@
+/**
+ * The store's schema (DECISIONS §17), as migrations applied at start in order, each once (the
+ * Migrator keeps what ran in `svc_migrations`). A migration is never edited after it ships: a
+ * change is a new one, and a test applies the later ones to a database the earlier ones made.
+ * Times are integer milliseconds since the epoch (UTC); JSON columns are text.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/** 1: the runs, which are also the queue. */
+const runs = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    scope TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    error_kind TEXT,
+    error_message TEXT,
+    trace_id TEXT,
+    external_id TEXT,
+    labels TEXT NOT NULL,
+    source TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    submitted_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER,
+    severity TEXT,
+    dedupe_key TEXT NOT NULL,
+    request TEXT NOT NULL,
+    report TEXT,
+    lines TEXT,
+    lease_owner TEXT,
+    lease_until INTEGER,
+    not_before INTEGER NOT NULL DEFAULT 0
+  )`
+  // listing, newest first, per scope
+  yield* sql`CREATE INDEX runs_by_scope ON runs (scope, submitted_at DESC, id DESC)`
+  // claiming: queued runs whose backoff is over, oldest first
+  yield* sql`CREATE INDEX runs_queue ON runs (status, not_before, submitted_at)`
+  // the same trace with the same options in one scope is one run
+  yield* sql`CREATE UNIQUE INDEX runs_dedupe ON runs (scope, dedupe_key)`
+  yield* sql`CREATE UNIQUE INDEX runs_external_id ON runs (scope, external_id) WHERE external_id IS NOT NULL`
+})
+
+/** The migrations by `<id>_<name>`, for `Migrator.fromRecord`. */
+export const MIGRATIONS: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
+  "0001_runs": runs
+}

@@ -1,0 +1,312 @@
+/**
+ * The runs table as a service (DECISIONS §17): what the runs API, the workers and the OTLP intake
+ * ask the store. The table is the queue: a worker claims the oldest queued run whose backoff is
+ * over by taking its lease (owner, until) in one statement, renews it while it works, and finishes
+ * in one statement that also checks it still holds the lease (a finish from a worker whose lease
+ * lapsed is discarded: the run was given to another). Nothing here knows HTTP or diagnose.
+ *
+ * Times are milliseconds since the epoch, given by the caller (its `Clock`), so tests drive them.
+ * Scopes are the data scope tokens of Auth/Scopes.ts; every read and write of one run names its
+ * scope, so a run of another scope is simply not found.
+ */
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Context, Data, Effect, Option, Predicate } from "effect"
+
+export type RunStatus = "queued" | "running" | "done" | "failed" | "skipped"
+
+/** A run as the store keeps it (the API's Run is made from it). */
+export interface RunRecord {
+  readonly id: string
+  readonly scope: string
+  readonly status: RunStatus
+  readonly reason: string | null
+  readonly error: { readonly error: string; readonly message: string } | null
+  readonly traceId: string | null
+  readonly externalId: string | null
+  readonly labels: Readonly<Record<string, string>>
+  readonly source: "api" | "otlp"
+  readonly attempts: number
+  readonly submittedAt: number
+  readonly startedAt: number | null
+  readonly finishedAt: number | null
+  readonly severity: string | null
+}
+
+export interface NewRun {
+  readonly id: string
+  readonly scope: string
+  readonly traceId: string | null
+  readonly externalId: string | null
+  readonly labels: Readonly<Record<string, string>>
+  readonly source: "api" | "otlp"
+  /** The same trace with the same options in one scope: one run. */
+  readonly dedupeKey: string
+  /** The typed request to run, as JSON (redacted trace and options). */
+  readonly request: string
+  readonly submittedAt: number
+}
+
+/** A run a worker holds: what it needs to run it. */
+export interface ClaimedRun {
+  readonly id: string
+  readonly scope: string
+  readonly request: string
+  /** Attempts so far, this one included. */
+  readonly attempts: number
+}
+
+/** How a run ends. */
+export type RunEnd =
+  | { readonly status: "done"; readonly report: string; readonly severity: string; readonly lines: string | null }
+  | { readonly status: "failed"; readonly error: { readonly error: string; readonly message: string } }
+  | { readonly status: "skipped"; readonly reason: string }
+
+export interface RunFilter {
+  readonly status?: RunStatus | undefined
+  readonly externalId?: string | undefined
+  readonly since?: number | undefined
+  readonly until?: number | undefined
+}
+
+/** An `external_id` already names another trace's run in this scope. */
+export class ExternalIdConflict extends Data.TaggedError("ExternalIdConflict")<{ readonly externalId: string; readonly runId: string }> {}
+
+export interface RunStoreShape {
+  /** A new run, or the existing one for the same trace and options (`created: false`). */
+  readonly submit: (run: NewRun) => Effect.Effect<{ readonly run: RunRecord; readonly created: boolean }, ExternalIdConflict | SqlError.SqlError>
+  readonly get: (scope: string, id: string) => Effect.Effect<Option.Option<RunRecord & { readonly report: string | null; readonly lines: string | null }>, SqlError.SqlError>
+  /** Newest first; `cursor` from a previous page (opaque, never carrying the scope). */
+  readonly list: (
+    scope: string,
+    filter: RunFilter,
+    limit: number,
+    cursor: string | null
+  ) => Effect.Effect<{ readonly runs: ReadonlyArray<RunRecord>; readonly nextCursor: string | null }, SqlError.SqlError>
+  /** Takes the oldest queued run whose backoff is over, with a lease until `now + leaseMs`. */
+  readonly claim: (owner: string, now: number, leaseMs: number) => Effect.Effect<Option.Option<ClaimedRun>, SqlError.SqlError>
+  /** Extends a lease this owner still holds: false when it lapsed and was taken. */
+  readonly renew: (id: string, owner: string, now: number, leaseMs: number) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Ends a run this owner still holds: false (and nothing written) when it lost the lease. */
+  readonly finish: (id: string, owner: string, now: number, end: RunEnd) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Gives a run back to the queue (after a transient failure, or on shutdown), not before `notBefore`. */
+  readonly release: (id: string, owner: string, notBefore: number) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Runs whose lease lapsed (their worker died) back to the queue; how many. */
+  readonly releaseExpired: (now: number) => Effect.Effect<number, SqlError.SqlError>
+  /** Every running run back to the queue (SQLite at start: one process, so any lease is a dead one's); how many. */
+  readonly releaseAll: Effect.Effect<number, SqlError.SqlError>
+  /** Re-queues a failed or skipped run; false when there is none such in the scope. */
+  readonly retry: (scope: string, id: string, now: number) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Removes a run and all it holds; false when there is none in the scope. */
+  readonly remove: (scope: string, id: string) => Effect.Effect<boolean, SqlError.SqlError>
+}
+
+export class RunStore extends Context.Tag("RunStore")<RunStore, RunStoreShape>() {}
+
+/** The columns of a Run. */
+const RUN_COLUMNS =
+  "id, scope, status, reason, error_kind, error_message, trace_id, external_id, labels, source, attempts, submitted_at, started_at, finished_at, severity"
+
+const STATUSES: ReadonlySet<string> = new Set(["queued", "running", "done", "failed", "skipped"])
+const isStatus = (value: unknown): value is RunStatus => typeof value === "string" && STATUSES.has(value)
+
+const text = (row: Record<string, unknown>, key: string): string | null => {
+  const value = row[key]
+  return typeof value === "string" ? value : null
+}
+const integer = (row: Record<string, unknown>, key: string): number | null => {
+  const value = row[key]
+  return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : null
+}
+
+/** A stored `labels` column: a JSON object of strings. */
+const labelsOf = (raw: string | null): Readonly<Record<string, string>> => {
+  if (raw === null) return {}
+  try {
+    const parsed: unknown = JSON.parse(raw)
+    if (!Predicate.isRecord(parsed)) return {}
+    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === "string"))
+  } catch {
+    return {}
+  }
+}
+
+/** A row as a RunRecord; undefined for a row that is not one (never written by this module). */
+const recordOf = (row: unknown): RunRecord | undefined => {
+  if (!Predicate.isRecord(row)) return undefined
+  const id = text(row, "id")
+  const scope = text(row, "scope")
+  const status = row["status"]
+  const source = row["source"]
+  const submittedAt = integer(row, "submitted_at")
+  if (id === null || scope === null || !isStatus(status) || (source !== "api" && source !== "otlp") || submittedAt === null) return undefined
+  const errorKind = text(row, "error_kind")
+  return {
+    id,
+    scope,
+    status,
+    reason: text(row, "reason"),
+    error: errorKind === null ? null : { error: errorKind, message: text(row, "error_message") ?? "" },
+    traceId: text(row, "trace_id"),
+    externalId: text(row, "external_id"),
+    labels: labelsOf(text(row, "labels")),
+    source,
+    attempts: integer(row, "attempts") ?? 0,
+    submittedAt,
+    startedAt: integer(row, "started_at"),
+    finishedAt: integer(row, "finished_at"),
+    severity: text(row, "severity")
+  }
+}
+
+const records = (rows: ReadonlyArray<unknown>): Array<RunRecord> => rows.flatMap((row) => recordOf(row) ?? [])
+
+/** The cursor of a page: the last run's submission time and id, base64url (no scope in it). */
+const cursorOf = (run: RunRecord): string => Buffer.from(JSON.stringify([run.submittedAt, run.id])).toString("base64url")
+const readCursor = (cursor: string | null): readonly [number, string] | undefined => {
+  if (cursor === null) return undefined
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
+    return Array.isArray(parsed) && typeof parsed[0] === "number" && typeof parsed[1] === "string" ? [parsed[0], parsed[1]] : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export const makeRunStore = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const byId = (scope: string, id: string) =>
+    Effect.map(sql`SELECT ${sql.unsafe(RUN_COLUMNS)}, report, lines FROM runs WHERE scope = ${scope} AND id = ${id}`, (rows) => {
+      const row = rows[0]
+      const record = recordOf(row)
+      return record === undefined || !Predicate.isRecord(row) ? Option.none() : Option.some({ ...record, report: text(row, "report"), lines: text(row, "lines") })
+    })
+
+  const submit: RunStoreShape["submit"] = (run) =>
+    sql.withTransaction(
+      Effect.gen(function*() {
+        const same = records(yield* sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND dedupe_key = ${run.dedupeKey}`)[0]
+        if (same !== undefined) return { run: same, created: false }
+        if (run.externalId !== null) {
+          const named = records(yield* sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND external_id = ${run.externalId}`)[0]
+          if (named !== undefined) return yield* new ExternalIdConflict({ externalId: run.externalId, runId: named.id })
+        }
+        yield* sql`INSERT INTO runs (id, scope, status, trace_id, external_id, labels, source, submitted_at, dedupe_key, request)
+          VALUES (${run.id}, ${run.scope}, 'queued', ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.submittedAt}, ${run.dedupeKey}, ${run.request})`
+        const created: RunRecord = {
+          id: run.id,
+          scope: run.scope,
+          status: "queued",
+          reason: null,
+          error: null,
+          traceId: run.traceId,
+          externalId: run.externalId,
+          labels: run.labels,
+          source: run.source,
+          attempts: 0,
+          submittedAt: run.submittedAt,
+          startedAt: null,
+          finishedAt: null,
+          severity: null
+        }
+        return { run: created, created: true }
+      })
+    )
+
+  const list: RunStoreShape["list"] = (scope, filter, limit, cursor) => {
+    const after = readCursor(cursor)
+    const conditions = [
+      sql`scope = ${scope}`,
+      ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
+      ...(filter.externalId === undefined ? [] : [sql`external_id = ${filter.externalId}`]),
+      ...(filter.since === undefined ? [] : [sql`submitted_at >= ${filter.since}`]),
+      ...(filter.until === undefined ? [] : [sql`submitted_at < ${filter.until}`]),
+      ...(after === undefined ? [] : [sql`(submitted_at < ${after[0]} OR (submitted_at = ${after[0]} AND id < ${after[1]}))`])
+    ]
+    return Effect.map(
+      sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE ${sql.and(conditions)} ORDER BY submitted_at DESC, id DESC LIMIT ${limit + 1}`,
+      (rows) => {
+        const runs = records(rows)
+        const page = runs.slice(0, limit)
+        const last = page.at(-1)
+        return { runs: page, nextCursor: runs.length > limit && last !== undefined ? cursorOf(last) : null }
+      }
+    )
+  }
+
+  const claim: RunStoreShape["claim"] = (owner, now, leaseMs) =>
+    Effect.map(
+      sql`UPDATE runs SET status = 'running', lease_owner = ${owner}, lease_until = ${now + leaseMs}, attempts = attempts + 1,
+            started_at = COALESCE(started_at, ${now})
+          WHERE id = (SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now} ORDER BY submitted_at, id LIMIT 1)
+            AND status = 'queued'
+          RETURNING id, scope, request, attempts`,
+      (rows) => {
+        const row = rows[0]
+        if (!Predicate.isRecord(row)) return Option.none()
+        const id = text(row, "id")
+        const scope = text(row, "scope")
+        const request = text(row, "request")
+        return id === null || scope === null || request === null ? Option.none() : Option.some({ id, scope, request, attempts: integer(row, "attempts") ?? 1 })
+      }
+    )
+
+  const changed = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.map(statement, (rows) => rows.length)
+
+  const renew: RunStoreShape["renew"] = (id, owner, now, leaseMs) =>
+    Effect.map(
+      changed(sql`UPDATE runs SET lease_until = ${now + leaseMs} WHERE id = ${id} AND status = 'running' AND lease_owner = ${owner} RETURNING id`),
+      (count) => count > 0
+    )
+
+  const finish: RunStoreShape["finish"] = (id, owner, now, end) => {
+    const held = sql`id = ${id} AND status = 'running' AND lease_owner = ${owner}`
+    const statement = end.status === "done"
+      ? sql`UPDATE runs SET status = 'done', report = ${end.report}, severity = ${end.severity}, lines = ${end.lines}, finished_at = ${now},
+              lease_owner = NULL, lease_until = NULL, reason = NULL, error_kind = NULL, error_message = NULL WHERE ${held} RETURNING id`
+      : end.status === "failed"
+      ? sql`UPDATE runs SET status = 'failed', error_kind = ${end.error.error}, error_message = ${end.error.message}, finished_at = ${now},
+              lease_owner = NULL, lease_until = NULL WHERE ${held} RETURNING id`
+      : sql`UPDATE runs SET status = 'skipped', reason = ${end.reason}, finished_at = ${now},
+              lease_owner = NULL, lease_until = NULL WHERE ${held} RETURNING id`
+    return Effect.map(changed(statement), (count) => count > 0)
+  }
+
+  const release: RunStoreShape["release"] = (id, owner, notBefore) =>
+    Effect.map(
+      changed(sql`UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, not_before = ${notBefore}
+                  WHERE id = ${id} AND status = 'running' AND lease_owner = ${owner} RETURNING id`),
+      (count) => count > 0
+    )
+
+  const releaseExpired: RunStoreShape["releaseExpired"] = (now) =>
+    changed(sql`UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' AND lease_until < ${now} RETURNING id`)
+
+  const releaseAll: RunStoreShape["releaseAll"] = changed(
+    sql`UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' RETURNING id`
+  )
+
+  const retry: RunStoreShape["retry"] = (scope, id, now) =>
+    Effect.map(
+      changed(sql`UPDATE runs SET status = 'queued', reason = NULL, error_kind = NULL, error_message = NULL, finished_at = NULL, not_before = ${now}
+                  WHERE scope = ${scope} AND id = ${id} AND status IN ('failed', 'skipped') RETURNING id`),
+      (count) => count > 0
+    )
+
+  const remove: RunStoreShape["remove"] = (scope, id) =>
+    Effect.map(changed(sql`DELETE FROM runs WHERE scope = ${scope} AND id = ${id} RETURNING id`), (count) => count > 0)
+
+  return {
+    submit,
+    get: byId,
+    list,
+    claim,
+    renew,
+    finish,
+    release,
+    releaseExpired,
+    releaseAll,
+    retry,
+    remove
+  } satisfies RunStoreShape
+})

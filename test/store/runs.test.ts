@@ -1,0 +1,141 @@
+/**
+ * The runs table (src/Store/Runs.ts) on the embedded store (src/Store/Sql.ts): SQLite in a temp
+ * SVC_HOME through @effect/sql-libsql, migrated from an empty database. Submission and its
+ * de-duplication, `external_id` conflicts, scopes, listing with a cursor, and the queue: claims,
+ * leases that lapse, finishes that a lost lease discards, releases with backoff, retry and delete.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Either, Layer, Option } from "effect"
+import { mkdtempSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { MIGRATIONS } from "../../src/Store/Migrations.js"
+import { type NewRun, makeRunStore, RunStore } from "../../src/Store/Runs.js"
+import { databaseFile, sqliteLayer } from "../../src/Store/Sql.js"
+
+const freshFile = () => databaseFile(mkdtempSync(join(tmpdir(), "svc-store-")))
+const storeLayer = (file: string) => Layer.effect(RunStore, makeRunStore).pipe(Layer.provideMerge(sqliteLayer(file)))
+/** The store, open for the rest of the test's scope. */
+const openStore = (file: string) => Effect.map(Layer.build(storeLayer(file)), (context) => Context.get(context, RunStore))
+const openSql = (file: string, migrations = MIGRATIONS) => Effect.map(Layer.build(sqliteLayer(file, migrations)), (context) => Context.get(context, SqlClient.SqlClient))
+
+const run = (id: string, over: Partial<NewRun> = {}): NewRun => ({
+  id,
+  scope: "shared",
+  traceId: null,
+  externalId: null,
+  labels: {},
+  source: "api",
+  dedupeKey: `trace-of-${id}`,
+  request: JSON.stringify({ trace: id }),
+  submittedAt: 1_000,
+  ...over
+})
+
+const LEASE = 60_000
+
+describe("the runs store (SQLite)", () => {
+  it.scoped("migrates an empty database, in WAL mode, into SVC_HOME/svc.db", () =>
+    Effect.gen(function*() {
+      const file = freshFile()
+      const sql = yield* openSql(file)
+      const mode = yield* sql`PRAGMA journal_mode`
+      expect(mode).toEqual([{ journal_mode: "wal" }])
+      const applied = yield* sql`SELECT migration_id, name FROM svc_migrations ORDER BY migration_id`
+      expect(applied).toEqual([{ migration_id: 1, name: "runs" }])
+      expect(statSync(file).isFile()).toBe(true)
+    }))
+
+  it.scoped("applies a migration added later to a database the first one made, once", () =>
+    Effect.gen(function*() {
+      const file = freshFile()
+      yield* Effect.scoped(Layer.build(sqliteLayer(file)))
+      const later = {
+        ...MIGRATIONS,
+        "0002_note": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE runs ADD COLUMN note TEXT`)
+      }
+      const sql = yield* openSql(file, later)
+      const applied = yield* sql`SELECT migration_id, name FROM svc_migrations ORDER BY migration_id`
+      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "note" }])
+      const columns = yield* sql`SELECT name FROM pragma_table_info('runs') WHERE name = 'note'`
+      expect(columns).toHaveLength(1)
+      // opened again: nothing runs twice
+      yield* Effect.scoped(Layer.build(sqliteLayer(file, later)))
+    }))
+
+  it.scoped("submits once per trace and options: the same again is the same run; a reused external_id is a conflict", () =>
+    Effect.gen(function*() {
+      const store = yield* openStore(freshFile())
+      const first = yield* store.submit(run("r1", { externalId: "ci-42", labels: { team: "payments" } }))
+      expect(first.created).toBe(true)
+      expect(first.run).toMatchObject({ id: "r1", status: "queued", externalId: "ci-42", labels: { team: "payments" }, attempts: 0 })
+      const again = yield* store.submit(run("r2", { dedupeKey: "trace-of-r1", externalId: "ci-42" }))
+      expect(again).toMatchObject({ created: false, run: { id: "r1" } })
+      const conflict = yield* Effect.either(store.submit(run("r3", { externalId: "ci-42" })))
+      expect(Either.isLeft(conflict) && conflict.left._tag).toBe("ExternalIdConflict")
+      // another scope has its own runs and its own external ids
+      expect((yield* store.submit(run("r4", { scope: "key:bob", dedupeKey: "trace-of-r1", externalId: "ci-42" }))).created).toBe(true)
+      expect(Option.isNone(yield* store.get("key:bob", "r1"))).toBe(true)
+      expect(Option.isSome(yield* store.get("shared", "r1"))).toBe(true)
+    }))
+
+  it.scoped("lists newest first, filtered, a page at a time with an opaque cursor", () =>
+    Effect.gen(function*() {
+      const store = yield* openStore(freshFile())
+      for (let i = 0; i < 7; i++) yield* store.submit(run(`r${i}`, { submittedAt: 1_000 + Math.floor(i / 2) }))
+      yield* store.submit(run("other", { scope: "key:bob", submittedAt: 5_000 }))
+      const first = yield* store.list("shared", {}, 3, null)
+      expect(first.runs.map((r) => r.id)).toEqual(["r6", "r5", "r4"])
+      expect(first.nextCursor).not.toBeNull()
+      expect(Buffer.from(first.nextCursor ?? "", "base64url").toString()).not.toContain("shared")
+      const second = yield* store.list("shared", {}, 3, first.nextCursor)
+      expect(second.runs.map((r) => r.id)).toEqual(["r3", "r2", "r1"])
+      const last = yield* store.list("shared", {}, 3, second.nextCursor)
+      expect(last).toEqual({ runs: [expect.objectContaining({ id: "r0" })], nextCursor: null })
+      expect((yield* store.list("shared", { since: 1_002, until: 1_003 }, 10, null)).runs.map((r) => r.id)).toEqual(["r5", "r4"])
+      expect((yield* store.list("shared", { status: "done" }, 10, null)).runs).toEqual([])
+    }))
+
+  it.scoped("claims the oldest queued run with a lease; a finish from a lapsed lease is discarded; nothing ends twice", () =>
+    Effect.gen(function*() {
+      const store = yield* openStore(freshFile())
+      yield* store.submit(run("old", { submittedAt: 1_000 }))
+      yield* store.submit(run("new", { submittedAt: 2_000 }))
+      const claimed = yield* store.claim("worker-a", 10_000, LEASE)
+      expect(claimed).toEqual(Option.some({ id: "old", scope: "shared", request: JSON.stringify({ trace: "old" }), attempts: 1 }))
+      // the lease is renewed while held
+      expect(yield* store.renew("old", "worker-a", 20_000, LEASE)).toBe(true)
+      // worker-a dies: its lease lapses, the run goes back to the queue and worker-b takes it
+      expect(yield* store.releaseExpired(20_000 + LEASE + 1)).toBe(1)
+      const again = yield* store.claim("worker-b", 90_000, LEASE)
+      expect(Option.map(again, (r) => [r.id, r.attempts])).toEqual(Option.some(["old", 2]))
+      // worker-a comes back: its renew and finish are refused, nothing is written
+      expect(yield* store.renew("old", "worker-a", 91_000, LEASE)).toBe(false)
+      expect(yield* store.finish("old", "worker-a", 91_000, { status: "done", report: "{\"a\":1}", severity: "high", lines: null })).toBe(false)
+      expect(yield* store.finish("old", "worker-b", 95_000, { status: "done", report: "{\"b\":1}", severity: "medium", lines: "{}" })).toBe(true)
+      expect(yield* store.finish("old", "worker-b", 96_000, { status: "failed", error: { error: "timeout", message: "late" } })).toBe(false)
+      const done = Option.getOrThrow(yield* store.get("shared", "old"))
+      expect(done).toMatchObject({ status: "done", report: "{\"b\":1}", severity: "medium", attempts: 2, startedAt: 10_000, finishedAt: 95_000, error: null })
+    }))
+
+  it.scoped("releases with backoff (not claimed before it), requeues every running run at start, retries and deletes within a scope", () =>
+    Effect.gen(function*() {
+      const store = yield* openStore(freshFile())
+      yield* store.submit(run("r1"))
+      yield* store.claim("w", 1_000, LEASE)
+      expect(yield* store.release("r1", "w", 31_000)).toBe(true)
+      expect(Option.isNone(yield* store.claim("w", 30_999, LEASE))).toBe(true)
+      expect(Option.isSome(yield* store.claim("w", 31_000, LEASE))).toBe(true)
+      // a previous process's leases, at start (SQLite: one process)
+      expect(yield* store.releaseAll).toBe(1)
+      yield* store.claim("w", 40_000, LEASE)
+      expect(yield* store.finish("r1", "w", 41_000, { status: "skipped", reason: "no_content" })).toBe(true)
+      expect(yield* store.retry("key:bob", "r1", 50_000)).toBe(false)
+      expect(yield* store.retry("shared", "r1", 50_000)).toBe(true)
+      expect(Option.getOrThrow(yield* store.get("shared", "r1"))).toMatchObject({ status: "queued", reason: null, finishedAt: null })
+      expect(yield* store.remove("key:bob", "r1")).toBe(false)
+      expect(yield* store.remove("shared", "r1")).toBe(true)
+      expect(Option.isNone(yield* store.get("shared", "r1"))).toBe(true)
+    }))
+})
