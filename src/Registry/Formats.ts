@@ -39,7 +39,7 @@ export const TRACE_FORMATS = [
   { name: "tau_bench", kind: "imported", reads: "tau-bench and tau2-bench trajectories and simulations" },
   { name: "gemini_cli", kind: "imported", reads: "Gemini CLI session recordings and saved chats" },
   { name: "autogen", kind: "imported", reads: "AutoGen / AG2 / Magentic-One histories" },
-  { name: "anthropic", kind: "imported", reads: "Anthropic Messages" },
+  { name: "anthropic", kind: "imported", reads: "Anthropic Messages and Managed Agents sessions" },
   { name: "openai", kind: "imported", reads: "OpenAI Chat Completions messages, Responses items, Agents SDK exports and RunStates" },
   { name: "native", kind: "native", reads: "the pattern's own input shape" }
 ] as const satisfies NonEmpty<FormatEntry>

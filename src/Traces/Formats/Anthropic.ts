@@ -13,12 +13,16 @@
  * through `addHistory`, so N messages become about N events. Sources point into the original:
  * `messages[3]`, `messages[3].content[1]`, `system[0]`, `[2].messages[4].content[0]`,
  * `response.content[1]`.
+ *
+ * It also reads Anthropic Managed Agents session recordings (JSON Lines of `[method, payload]`, as
+ * the LangSmith JS SDK records them): `Anthropic/ManagedAgents`.
  */
 import { Either, Predicate } from "effect"
 import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { stringField } from "../Importer.js"
+import { isManagedAgentsRecording, readManagedAgents } from "./Anthropic/ManagedAgents.js"
 import { toolResultOf, toolUseOf } from "./AnthropicBlocks.js"
 import { at, detectSafely, jsonText, sample, type Rec, type Who } from "./Common.js"
 
@@ -282,8 +286,9 @@ const fail = (message: string) => Either.left(`anthropic: ${message}`)
 
 export const anthropicImporter: Importer = {
   format: "anthropic",
-  detect: detectSafely(hasAnthropicMarker),
+  detect: detectSafely((body) => hasAnthropicMarker(body) || isManagedAgentsRecording(body)),
   read: (body) => {
+    if (isManagedAgentsRecording(body) && Array.isArray(body)) return readManagedAgents(body)
     if (!Array.isArray(body) && !Predicate.isRecord(body)) return fail("expected a Messages API request, response, message list or list of calls")
     if (Array.isArray(body) && body.length === 0) return fail("the body is an empty list: no messages to read")
     // The task is the user's input only: a single response message holds none (DECISIONS §12).
