@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-/** 1: the runs, which are also the queue. */
+/** 1: the runs, which are also the queue, and the daily budgets. */
 const runs = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE TABLE runs (
@@ -41,6 +41,16 @@ const runs = Effect.gen(function*() {
   // the same trace with the same options in one scope is one run
   yield* sql`CREATE UNIQUE INDEX runs_dedupe ON runs (scope, dedupe_key)`
   yield* sql`CREATE UNIQUE INDEX runs_external_id ON runs (scope, external_id) WHERE external_id IS NOT NULL`
+  // retention: finished runs by age
+  yield* sql`CREATE INDEX runs_finished ON runs (finished_at)`
+  // the daily token budget per scope (SVC_DAILY_TOKEN_BUDGET): reserved by runs in flight, spent by finished ones
+  yield* sql`CREATE TABLE budgets (
+    scope TEXT NOT NULL,
+    day TEXT NOT NULL,
+    reserved INTEGER NOT NULL DEFAULT 0,
+    spent INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (scope, day)
+  )`
 })
 
 /** The migrations by `<id>_<name>`, for `Migrator.fromRecord`. */

@@ -98,7 +98,21 @@ export interface RunStoreShape {
   readonly retry: (scope: string, id: string, now: number) => Effect.Effect<boolean, SqlError.SqlError>
   /** Removes a run and all it holds; false when there is none in the scope. */
   readonly remove: (scope: string, id: string) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Removes the runs that finished before `before` (SVC_RETENTION_DAYS); their ids and scopes (for the cache). */
+  readonly purge: (before: number) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly scope: string }>, SqlError.SqlError>
+  /**
+   * Reserves `tokens` of a scope's budget for the UTC day of `now`, atomically: false (nothing
+   * reserved) when what is reserved and spent that day plus `tokens` would pass `limit`.
+   */
+  readonly reserve: (scope: string, now: number, tokens: number, limit: number) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Settles a reservation made on the UTC day of `reservedAt`: the estimate released, the actual spent. */
+  readonly settle: (scope: string, reservedAt: number, reserved: number, actual: number) => Effect.Effect<void, SqlError.SqlError>
+  /** What a scope reserved and spent on the UTC day of `now`. */
+  readonly budgetOf: (scope: string, now: number) => Effect.Effect<{ readonly reserved: number; readonly spent: number }, SqlError.SqlError>
 }
+
+/** The UTC day (`YYYY-MM-DD`) of a time in milliseconds: the budget's day. */
+export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
 
 export class RunStore extends Context.Tag("RunStore")<RunStore, RunStoreShape>() {}
 
@@ -296,7 +310,42 @@ export const makeRunStore = Effect.gen(function*() {
   const remove: RunStoreShape["remove"] = (scope, id) =>
     Effect.map(changed(sql`DELETE FROM runs WHERE scope = ${scope} AND id = ${id} RETURNING id`), (count) => count > 0)
 
+  const purge: RunStoreShape["purge"] = (before) =>
+    Effect.map(sql`DELETE FROM runs WHERE finished_at IS NOT NULL AND finished_at < ${before} RETURNING id, scope`, (rows) =>
+      rows.flatMap((row) => {
+        if (!Predicate.isRecord(row)) return []
+        const id = text(row, "id")
+        const scope = text(row, "scope")
+        return id === null || scope === null ? [] : [{ id, scope }]
+      }))
+
+  const reserve: RunStoreShape["reserve"] = (scope, now, tokens, limit) => {
+    const day = utcDay(now)
+    // one statement: the row made if absent, and added to only while it stays within the limit
+    return Effect.map(
+      sql`INSERT INTO budgets (scope, day, reserved, spent) SELECT ${scope}, ${day}, ${tokens}, 0 WHERE ${tokens} <= ${limit}
+          ON CONFLICT (scope, day) DO UPDATE SET reserved = reserved + ${tokens} WHERE reserved + spent + ${tokens} <= ${limit}
+          RETURNING reserved`,
+      (rows) => rows.length > 0
+    )
+  }
+
+  const settle: RunStoreShape["settle"] = (scope, reservedAt, reserved, actual) =>
+    Effect.asVoid(
+      sql`UPDATE budgets SET reserved = MAX(0, reserved - ${reserved}), spent = spent + ${actual} WHERE scope = ${scope} AND day = ${utcDay(reservedAt)}`
+    )
+
+  const budgetOf: RunStoreShape["budgetOf"] = (scope, now) =>
+    Effect.map(sql`SELECT reserved, spent FROM budgets WHERE scope = ${scope} AND day = ${utcDay(now)}`, (rows) => {
+      const row = rows[0]
+      return Predicate.isRecord(row) ? { reserved: integer(row, "reserved") ?? 0, spent: integer(row, "spent") ?? 0 } : { reserved: 0, spent: 0 }
+    })
+
   return {
+    purge,
+    reserve,
+    settle,
+    budgetOf,
     submit,
     get: byId,
     list,

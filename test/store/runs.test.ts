@@ -11,7 +11,7 @@ import { mkdtempSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { MIGRATIONS } from "../../src/Store/Migrations.js"
-import { type NewRun, makeRunStore, RunStore } from "../../src/Store/Runs.js"
+import { type NewRun, makeRunStore, RunStore, utcDay } from "../../src/Store/Runs.js"
 import { databaseFile, sqliteLayer } from "../../src/Store/Sql.js"
 
 const freshFile = () => databaseFile(mkdtempSync(join(tmpdir(), "svc-store-")))
@@ -137,5 +137,39 @@ describe("the runs store (SQLite)", () => {
       expect(yield* store.remove("key:bob", "r1")).toBe(false)
       expect(yield* store.remove("shared", "r1")).toBe(true)
       expect(Option.isNone(yield* store.get("shared", "r1"))).toBe(true)
+    }))
+
+  it.scoped("keeps a scope's daily token budget: reservations within the limit, atomically; a new UTC day starts at zero; settling spends the actual", () =>
+    Effect.gen(function*() {
+      const store = yield* openStore(freshFile())
+      const lastMinute = Date.UTC(2026, 10, 24, 23, 59, 0)
+      const nextDay = Date.UTC(2026, 10, 25, 0, 0, 1)
+      expect([utcDay(lastMinute), utcDay(nextDay)]).toEqual(["2026-11-24", "2026-11-25"])
+      expect(yield* store.reserve("shared", lastMinute, 600, 1_000)).toBe(true)
+      expect(yield* store.reserve("shared", lastMinute, 600, 1_000)).toBe(false)
+      expect(yield* store.reserve("shared", lastMinute, 400, 1_000)).toBe(true)
+      expect(yield* store.reserve("key:bob", lastMinute, 1_000, 1_000)).toBe(true)
+      expect(yield* store.reserve("shared", lastMinute, 2_000, 1_000)).toBe(false)
+      // a run estimated at 600 used 150: 850 of the day's 1,000 are free again
+      yield* store.settle("shared", lastMinute, 600, 150)
+      expect(yield* store.budgetOf("shared", lastMinute)).toEqual({ reserved: 400, spent: 150 })
+      expect(yield* store.reserve("shared", lastMinute, 450, 1_000)).toBe(true)
+      expect(yield* store.reserve("shared", lastMinute, 1, 1_000)).toBe(false)
+      // the next UTC day
+      expect(yield* store.budgetOf("shared", nextDay)).toEqual({ reserved: 0, spent: 0 })
+      expect(yield* store.reserve("shared", nextDay, 1_000, 1_000)).toBe(true)
+    }))
+
+  it.scoped("purges the runs that finished before the cutoff, and only those, naming them", () =>
+    Effect.gen(function*() {
+      const store = yield* openStore(freshFile())
+      for (const [id, at] of [["old", 1_000], ["recent", 2_000], ["queued", 3_000]] as const) yield* store.submit(run(id, { submittedAt: at }))
+      for (const [id, at] of [["old", 10_000], ["recent", 50_000]] as const) {
+        const claimed = yield* store.claim(`w-${id}`, at - 1, LEASE)
+        expect(Option.map(claimed, (r) => r.id)).toEqual(Option.some(id))
+        yield* store.finish(id, `w-${id}`, at, { status: "failed", error: { error: "timeout", message: "slow" } })
+      }
+      expect(yield* store.purge(30_000)).toEqual([{ id: "old", scope: "shared" }])
+      expect((yield* store.list("shared", {}, 10, null)).runs.map((r) => r.id).sort()).toEqual(["queued", "recent"])
     }))
 })
