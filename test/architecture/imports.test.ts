@@ -125,6 +125,7 @@ const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
   ["Surfaces"],
   ["Resources"],
   ["Edge"],
+  ["Runs"],
   ["Diagnose"],
   ["Analysis"],
   ["Intake"],

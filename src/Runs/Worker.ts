@@ -1,0 +1,81 @@
+/**
+ * One worker of the run queue (DECISIONS §17), on any RunStore: it claims the oldest due run with
+ * a lease, renews the lease while the run works, and ends the run in one statement under the
+ * lease. What a run does is the `runner`'s (the diagnose effect, for `svc serve`); the loop owns
+ * the queue's rules:
+ * - a transient failure (provider 429/5xx, timeout) goes back to the queue after a backoff that
+ *   doubles per attempt, up to `maxAttempts` attempts, then the run fails with that kind;
+ * - a lease that could not be renewed (the store gave the run to another worker after this one
+ *   stalled) interrupts the work: its result is never written;
+ * - interrupted (SIGTERM's grace), the worker gives its run back to the queue at once.
+ * Times come from `Clock`, so tests drive the loop with `TestClock`.
+ */
+import type { SqlError } from "@effect/sql"
+import { Clock, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
+import type { ClaimedRun, RunEnd, RunStoreShape } from "../Store/Runs.js"
+
+/** What running a claimed run came to. */
+export type RunResult =
+  | { readonly _tag: "End"; readonly end: RunEnd }
+  | { readonly _tag: "Transient"; readonly error: { readonly error: string; readonly message: string } }
+
+export type RunRunner = (run: ClaimedRun) => Effect.Effect<RunResult>
+
+export interface WorkerOptions {
+  /** This worker's name in leases: unique per process and worker. */
+  readonly owner: string
+  readonly leaseMs: number
+  /** How long an idle worker waits before it looks at the queue again. */
+  readonly idleMs: number
+  readonly maxAttempts: number
+  /** The first backoff; each later attempt waits twice the one before. */
+  readonly backoffMs: number
+}
+
+export const DEFAULT_WORKER: Omit<WorkerOptions, "owner"> = { leaseMs: 60_000, idleMs: 1_000, maxAttempts: 3, backoffMs: 5_000 }
+
+/** The backoff before attempt `attempts + 1`: `backoffMs`, doubled per attempt made. */
+export const backoffAfter = (attempts: number, backoffMs: number): number => backoffMs * 2 ** Math.max(0, attempts - 1)
+
+/** Runs one claimed run to its end under its lease; false when the lease was lost (nothing written). */
+const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, claimed: ClaimedRun): Effect.Effect<boolean, SqlError.SqlError> =>
+  Effect.gen(function*() {
+    const lost = yield* Deferred.make<void>()
+    const renewOnce = Effect.zipRight(
+      // renewed at a third of the lease, so one late renewal still lands in time
+      Effect.sleep(Duration.millis(Math.max(1, Math.floor(options.leaseMs / 3)))),
+      Effect.flatMap(Clock.currentTimeMillis, (now) => store.renew(claimed.id, options.owner, now, options.leaseMs))
+    )
+    const renewing = yield* Effect.forkScoped(
+      renewOnce.pipe(
+        Effect.repeat({ while: (held) => held }),
+        Effect.catchAll(() => Effect.succeed(false)),
+        Effect.zipRight(Deferred.succeed(lost, undefined))
+      )
+    )
+    const outcome = yield* Effect.raceFirst(Effect.map(runner(claimed), Option.some), Effect.as(Deferred.await(lost), Option.none<RunResult>()))
+    yield* Fiber.interrupt(renewing)
+    if (Option.isNone(outcome)) return false
+    const now = yield* Clock.currentTimeMillis
+    const result = outcome.value
+    if (result._tag === "End") return yield* store.finish(claimed.id, options.owner, now, result.end)
+    if (claimed.attempts >= options.maxAttempts) return yield* store.finish(claimed.id, options.owner, now, { status: "failed", error: result.error })
+    return yield* store.release(claimed.id, options.owner, now + backoffAfter(claimed.attempts, options.backoffMs))
+  }).pipe(Effect.scoped)
+
+/**
+ * The worker's loop: claim, work, repeat; idle when the queue is empty. Interrupted while it holds
+ * a run, it gives the run back to the queue before it ends.
+ */
+export const workerLoop = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions): Effect.Effect<never, SqlError.SqlError> =>
+  Effect.forever(
+    Effect.gen(function*() {
+      const claimed = yield* store.claim(options.owner, yield* Clock.currentTimeMillis, options.leaseMs)
+      if (Option.isNone(claimed)) return yield* Effect.sleep(Duration.millis(options.idleMs))
+      const run = claimed.value
+      yield* Effect.onExit(work(store, runner, options, run), (exit) =>
+        Exit.isInterrupted(exit)
+          ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.ignore(store.release(run.id, options.owner, now)))
+          : Effect.void)
+    })
+  )
