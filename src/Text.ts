@@ -1,7 +1,8 @@
 /**
  * Whitespace collapsing, the one definition for every module that shows or compares text (the
  * prompt's rendering, the evidence check, signals, the diagnose report, baselines); and the one
- * encoding of a scope's name into a path segment or store key (Auth/Scopes.ts, Home, the limiter).
+ * encoding of a scope's name into a path segment or store key (Auth/Scopes.ts, Home, the limiter);
+ * and the one safe way to set a key read from input on an object (`setOwn`).
  */
 
 /**
@@ -35,4 +36,13 @@ export const encodeScopeName = (name: string): string => {
     out += literal(byte) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`
   }
   return out
+}
+
+/**
+ * Sets an own, enumerable data property, `__proto__` included (as `JSON.parse` and
+ * `Object.fromEntries` make it), never the prototype: for objects built from untrusted keys.
+ */
+export const setOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
 }

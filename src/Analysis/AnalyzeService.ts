@@ -7,7 +7,7 @@
  * labels what fails after the mode with the mode `admit` reports (`onMode`).
  */
 import { Clock, Context, Duration, Effect, Layer } from "effect"
-import { type RequestScopes, Scopes } from "../Auth/Scopes.js"
+import { type RequestScopes, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
@@ -172,18 +172,15 @@ export const AnalyzeServiceLive = Layer.effect(
 
     const admit: AnalyzeServiceShape["admit"] = (slug, body, keyName, query = NO_QUERY, onMode) => {
       const entry = catalogue.get(slug)
-      const redactor = redaction.forKey(keyName)
       if (entry === undefined) return Effect.fail(new InternalError({ message: `pattern ${slug} is registered but not loaded` }))
-      // The guards refuse such a request (401) before it gets here: fail closed if one does.
-      if (redactor === undefined) return Effect.fail(new InternalError({ message: "no API key was verified for a request that requires one" }))
-      return readAnalyzeRequest(entry, body, limits, redactor, query, onMode)
+      return Effect.flatMap(redaction.forKey(keyName), (redactor) => readAnalyzeRequest(entry, body, limits, redactor, query, onMode))
     }
 
     const prepare = (request: AnalyzeRequest, keyName: string | null) =>
       Effect.gen(function*() {
         const scopes = scopesOf(keyName)
         // The guards refuse such a request (401) before it gets here: fail closed if one does.
-        if (scopes === undefined) return yield* new InternalError({ message: "no API key was verified for a request that requires one" })
+        if (scopes === undefined) return yield* unverifiedCaller()
         const { entry, options, trace: admitted } = request
         const { baseline, mode, model } = options
         const { trace, origin } = yield* validateAdmitted(entry.pattern.code, admitted, options.hints)

@@ -11,6 +11,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { AppConfig } from "../Config.js"
+import { InternalError } from "../Errors.js"
 import { encodeScopeName } from "../Text.js"
 import type { KeyRole } from "../Config/KeyRoles.js"
 import { scopeOf } from "./Roles.js"
@@ -28,8 +29,14 @@ export interface RequestScopes {
   readonly cache: string
 }
 
-/** The cache prefix of a data scope. */
-const cacheTokenOf = (scope: DataScope) => (scope._tag === "Shared" ? "shared" : `key:${encodeScopeName(scope.name)}`)
+/** A data scope's token: the cache prefix, and the scope's name in derived keys (redaction's). */
+export const scopeTokenOf = (scope: DataScope) => (scope._tag === "Shared" ? "shared" : `key:${encodeScopeName(scope.name)}`)
+
+/**
+ * A request that requires a key got past the guards without one: they refuse it (401) first, so
+ * a service that meets one fails closed with this.
+ */
+export const unverifiedCaller = () => new InternalError({ message: "no API key was verified for a request that requires one" })
 
 export interface ScopesShape {
   /**
@@ -47,13 +54,13 @@ export const makeScopes = (options: {
   /** SVC_API_KEY_ROLES: keys listed with `@scope` share that scope; others have their own name's. */
   readonly roles?: ReadonlyMap<string, KeyRole>
 }): ScopesShape => {
-  const shared: RequestScopes = { data: SHARED, cache: cacheTokenOf(SHARED) }
+  const shared: RequestScopes = { data: SHARED, cache: scopeTokenOf(SHARED) }
   return {
     of: (keyName) => {
       if (!options.authRequired) return shared
       if (keyName === null) return undefined
       const data: DataScope = { _tag: "Key", name: options.roles === undefined ? keyName : scopeOf(options.roles, keyName) }
-      return { data, cache: options.cacheScope === "global" ? shared.cache : cacheTokenOf(data) }
+      return { data, cache: options.cacheScope === "global" ? shared.cache : scopeTokenOf(data) }
     }
   }
 }

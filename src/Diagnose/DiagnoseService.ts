@@ -18,7 +18,7 @@ import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import {
   errorKinds,
-  InternalError,
+  type InternalError,
   type InvalidMode,
   type RequestTooLarge,
   Timeout,
@@ -90,9 +90,7 @@ export const DiagnoseServiceLive = Layer.effect(
         // The typed request in its two phases (src/Intake/Requests.ts): the trace's shape, then,
         // after it is normalized under the limits, the options by the contract's schemas.
         const intake = yield* readTraceIntake(body, query)
-        const redactor = redaction.forKey(keyName)
-        // The guards refuse such a request (401) before it gets here: fail closed if one does.
-        if (redactor === undefined) return yield* new InternalError({ message: "no API key was verified for a request that requires one" })
+        const redactor = yield* redaction.forKey(keyName)
         const normalized = yield* normalizeTrace(intake.parts.trace, intake.format, limits, redactTrace(redactor))
         const trace = yield* selectTrace(normalized, intake.select)
         const decoded = yield* decodeDiagnoseOptions(body, intake, (slug) => catalogue.get(slug) !== undefined, query)

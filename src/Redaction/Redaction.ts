@@ -14,11 +14,10 @@ import { Context, Effect, Either, Layer, Option, Redacted, Schedule } from "effe
 import { createHash, randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import type { DataScope } from "../Auth/Scopes.js"
-import { Scopes } from "../Auth/Scopes.js"
+import { Scopes, scopeTokenOf, unverifiedCaller } from "../Auth/Scopes.js"
 import { AppConfig, InvalidConfiguration } from "../Config.js"
+import type { InternalError } from "../Errors.js"
 import { RedisStore } from "../Store/Redis.js"
-import { encodeScopeName } from "../Text.js"
 import { parseRules } from "./CustomRules.js"
 import { makeRedactor, type Redactor, type ScopedRedactor } from "./Redactor.js"
 import { RULES } from "./Rules.js"
@@ -26,16 +25,13 @@ import { RULES } from "./Rules.js"
 export interface RedactionShape {
   readonly redactor: Redactor
   /**
-   * The redactor of the caller's data scope, by its verified key name (null: none verified);
-   * undefined when auth is required and no key was verified (the guards refuse such a request first).
+   * The redactor of the caller's data scope, by its verified key name (null: none verified); fails
+   * closed when auth is required and no key was verified (the guards refuse such a request first).
    */
-  readonly forKey: (keyName: string | null) => ScopedRedactor | undefined
+  readonly forKey: (keyName: string | null) => Effect.Effect<ScopedRedactor, InternalError>
 }
 
 export class Redaction extends Context.Tag("Redaction")<Redaction, RedactionShape>() {}
-
-/** The scope's name in the key derivation: `shared`, or `key:` and the encoded name. */
-export const scopeToken = (scope: DataScope): string => (scope._tag === "Shared" ? "shared" : `key:${encodeScopeName(scope.name)}`)
 
 const KEY_FILE = "redact.key"
 const HEX_KEY = /^[0-9a-f]{64}$/
@@ -84,25 +80,20 @@ export const RedactionLive = Layer.effect(
     const config = yield* AppConfig
     const scopes = yield* Scopes
     const classes = new Set(config.redact.classes)
-    const extra = Option.isNone(config.redact.rulesFile)
-      ? []
-      : yield* Effect.tryPromise({
-        try: () => readFile(config.redact.rulesFile.pipe(Option.getOrElse(() => "")), "utf8"),
-        catch: () => new InvalidConfiguration({ message: `invalid configuration:\nSVC_REDACT_RULES: ${Option.getOrElse(config.redact.rulesFile, () => "")} cannot be read` })
-      }).pipe(
-        Effect.flatMap((text) =>
-          Either.mapLeft(
-            parseRules(text, Option.getOrElse(config.redact.rulesFile, () => ""), new Set(RULES.map((rule) => rule.kind))),
-            (reason) => new InvalidConfiguration({ message: `invalid configuration:\nSVC_REDACT_RULES: ${reason}` })
-          )
+    const refused = (reason: string) => new InvalidConfiguration({ message: `invalid configuration:\nSVC_REDACT_RULES: ${reason}` })
+    const extra = yield* Option.match(config.redact.rulesFile, {
+      onNone: () => Effect.succeed([]),
+      onSome: (file) =>
+        Effect.tryPromise({ try: () => readFile(file, "utf8"), catch: () => refused(`${file} cannot be read`) }).pipe(
+          Effect.flatMap((text) => Either.mapLeft(parseRules(text, file, new Set(RULES.map((rule) => rule.kind))), refused))
         )
-      )
+    })
     const redactor = makeRedactor(yield* rootKey, { classes, extra })
     return {
       redactor,
       forKey: (keyName) => {
         const scope = scopes.of(keyName)
-        return scope === undefined ? undefined : redactor.forScope(scopeToken(scope.data))
+        return scope === undefined ? Effect.fail(unverifiedCaller()) : Effect.succeed(redactor.forScope(scopeTokenOf(scope.data)))
       }
     }
   })

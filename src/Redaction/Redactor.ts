@@ -18,6 +18,7 @@
 import { Predicate } from "effect"
 import { createHmac } from "node:crypto"
 import { isSecretName, isSecretValue, type RedactionClass, RULES, type Rule } from "./Rules.js"
+import { setOwn } from "../Text.js"
 
 /** Redactions by kind (`{"email": 2, "aws_key": 1}`). */
 export type RedactionCounts = Readonly<Record<string, number>>
@@ -280,13 +281,10 @@ export const makeRedactor = (rootKey: Uint8Array, options: RedactorOptions): Red
   return { enabled, classes: options.classes, forScope }
 }
 
-const isPlaceholder = (value: string): boolean => /^\[[a-z][a-z0-9_]{0,31}:[0-9a-f]{6,16}\]$/.test(value)
+/** A whole value that is a placeholder (`PLACEHOLDER`, anchored). */
+const WHOLE_PLACEHOLDER = new RegExp(`^${PLACEHOLDER.source}$`)
+const isPlaceholder = (value: string): boolean => WHOLE_PLACEHOLDER.test(value)
 
-/** Sets an own property, `__proto__` included (as JSON.parse makes it). */
-const setOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  else target[key] = value
-}
 
 /** The JSON value a string holds, when it is a JSON object or list; undefined otherwise. */
 const embeddedJson = (value: string): unknown => {

@@ -135,8 +135,8 @@ const PASSWORD_NAMES = /(?:password|passwd|pwd|passphrase|secret)$/i
 const characterClasses = (value: string): number =>
   [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((kind) => kind.test(value)).length
 
-/** A value under a secret-like name: a password of 6 characters or more, else 12 or more with entropy. */
-const secretUnder = (name: string, value: string): boolean => {
+/** Whether a value under a secret-like name is one: a password of 6 characters or more, else 12 or more with entropy. */
+export const isSecretValue = (name: string, value: string): boolean => {
   if (NOT_SECRET.test(value) || new Set(value).size < 4) return false
   if (PASSWORD_NAMES.test(name)) return value.length >= 6
   return value.length >= 12 && entropy(value) >= 3 && characterClasses(value) >= 2
@@ -196,9 +196,6 @@ export const isSecretName = (name: string): boolean => {
   }
   return known
 }
-
-/** Whether a value held under a secret-like name (a JSON key) is one. */
-export const isSecretValue = (name: string, value: string): boolean => secretUnder(name, value)
 
 /** How a secret-like name ends (its last word), checked before the whole name is read. */
 const SECRET_NAME_TAIL = /(?:key|token|secret|password|passwd|passphrase|pwd|credentials?|auth|secret_value)$/i
@@ -305,7 +302,7 @@ export const RULES: ReadonlyArray<Rule> = [
       if (start === end || text[start - 1] === "[") return undefined
       const name = text.slice(start, end)
       const span = assignedValue(text, at)
-      if (span === undefined || !isSecretName(name) || !secretUnder(name, text.slice(span.start, span.end))) return undefined
+      if (span === undefined || !isSecretName(name) || !isSecretValue(name, text.slice(span.start, span.end))) return undefined
       return { start: span.start - separator, end: span.end - separator }
     }
   },

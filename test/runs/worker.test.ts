@@ -7,35 +7,15 @@
  * end to end with the runs routes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer, Option, Ref, TestClock } from "effect"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { Deferred, Effect, Fiber, Option, Ref, TestClock } from "effect"
 import { backoffAfter, type RunResult, type RunRunner, workerLoop, type WorkerOptions } from "../../src/Runs/Worker.js"
-import { makeRunStore, type NewRun, RunStore, type RunStoreShape } from "../../src/Store/Runs.js"
-import { databaseFile, sqliteLayer } from "../../src/Store/Sql.js"
+import type { RunStoreShape } from "../../src/Store/Runs.js"
+import { newRun, openRunStore } from "../support/RunStore.js"
 import { eventually, sleepInstants } from "../support/TestTime.js"
 
-/** A store on a new database, open for the rest of the test's scope. */
-const openStore = Effect.suspend(() =>
-  Effect.map(
-    Layer.build(Layer.effect(RunStore, makeRunStore).pipe(Layer.provideMerge(sqliteLayer(databaseFile(mkdtempSync(join(tmpdir(), "svc-worker-"))))))),
-    (context) => Context.get(context, RunStore)
-  )
-)
+const openStore = openRunStore()
 
 const OPTIONS: WorkerOptions = { owner: "w1", leaseMs: 60_000, idleMs: 1_000, maxAttempts: 3, backoffMs: 5_000 }
-const newRun = (id: string): NewRun => ({
-  id,
-  scope: "shared",
-  traceId: null,
-  externalId: null,
-  labels: {},
-  source: "api",
-  dedupeKey: id,
-  request: "{}",
-  submittedAt: 0
-})
 const statusOf = (store: RunStoreShape, id: string) => Effect.map(store.get("shared", id), Option.map((run) => run.status))
 const until = (store: RunStoreShape, id: string, status: string) =>
   eventually(Effect.map(Effect.orDie(store.get("shared", id)), Option.filter((run) => run.status === status)), `run ${id} ${status}`)

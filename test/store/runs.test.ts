@@ -7,38 +7,20 @@
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Layer, Option } from "effect"
-import { mkdtempSync, statSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { statSync } from "node:fs"
 import { MIGRATIONS } from "../../src/Store/Migrations.js"
-import { type NewRun, makeRunStore, RunStore, utcDay } from "../../src/Store/Runs.js"
-import { databaseFile, sqliteLayer } from "../../src/Store/Sql.js"
+import { utcDay } from "../../src/Store/Runs.js"
+import { sqliteLayer } from "../../src/Store/Sql.js"
+import { freshDatabase, newRun, openRunStore } from "../support/RunStore.js"
 
-const freshFile = () => databaseFile(mkdtempSync(join(tmpdir(), "svc-store-")))
-const storeLayer = (file: string) => Layer.effect(RunStore, makeRunStore).pipe(Layer.provideMerge(sqliteLayer(file)))
-/** The store, open for the rest of the test's scope. */
-const openStore = (file: string) => Effect.map(Layer.build(storeLayer(file)), (context) => Context.get(context, RunStore))
 const openSql = (file: string, migrations = MIGRATIONS) => Effect.map(Layer.build(sqliteLayer(file, migrations)), (context) => Context.get(context, SqlClient.SqlClient))
-
-const run = (id: string, over: Partial<NewRun> = {}): NewRun => ({
-  id,
-  scope: "shared",
-  traceId: null,
-  externalId: null,
-  labels: {},
-  source: "api",
-  dedupeKey: `trace-of-${id}`,
-  request: JSON.stringify({ trace: id }),
-  submittedAt: 1_000,
-  ...over
-})
 
 const LEASE = 60_000
 
 describe("the runs store (SQLite)", () => {
   it.scoped("migrates an empty database, in WAL mode, into SVC_HOME/svc.db", () =>
     Effect.gen(function*() {
-      const file = freshFile()
+      const file = freshDatabase()
       const sql = yield* openSql(file)
       const mode = yield* sql`PRAGMA journal_mode`
       expect(mode).toEqual([{ journal_mode: "wal" }])
@@ -49,7 +31,7 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("applies a migration added later to a database the first one made, once", () =>
     Effect.gen(function*() {
-      const file = freshFile()
+      const file = freshDatabase()
       yield* Effect.scoped(Layer.build(sqliteLayer(file)))
       const later = {
         ...MIGRATIONS,
@@ -66,25 +48,25 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("submits once per trace and options: the same again is the same run; a reused external_id is a conflict", () =>
     Effect.gen(function*() {
-      const store = yield* openStore(freshFile())
-      const first = yield* store.submit(run("r1", { externalId: "ci-42", labels: { team: "payments" } }))
+      const store = yield* openRunStore(freshDatabase())
+      const first = yield* store.submit(newRun("r1", { externalId: "ci-42", labels: { team: "payments" } }))
       expect(first.created).toBe(true)
       expect(first.run).toMatchObject({ id: "r1", status: "queued", externalId: "ci-42", labels: { team: "payments" }, attempts: 0 })
-      const again = yield* store.submit(run("r2", { dedupeKey: "trace-of-r1", externalId: "ci-42" }))
+      const again = yield* store.submit(newRun("r2", { dedupeKey: "trace-of-r1", externalId: "ci-42" }))
       expect(again).toMatchObject({ created: false, run: { id: "r1" } })
-      const conflict = yield* Effect.either(store.submit(run("r3", { externalId: "ci-42" })))
+      const conflict = yield* Effect.either(store.submit(newRun("r3", { externalId: "ci-42" })))
       expect(Either.isLeft(conflict) && conflict.left._tag).toBe("ExternalIdConflict")
       // another scope has its own runs and its own external ids
-      expect((yield* store.submit(run("r4", { scope: "key:bob", dedupeKey: "trace-of-r1", externalId: "ci-42" }))).created).toBe(true)
+      expect((yield* store.submit(newRun("r4", { scope: "key:bob", dedupeKey: "trace-of-r1", externalId: "ci-42" }))).created).toBe(true)
       expect(Option.isNone(yield* store.get("key:bob", "r1"))).toBe(true)
       expect(Option.isSome(yield* store.get("shared", "r1"))).toBe(true)
     }))
 
   it.scoped("lists newest first, filtered, a page at a time with an opaque cursor", () =>
     Effect.gen(function*() {
-      const store = yield* openStore(freshFile())
-      for (let i = 0; i < 7; i++) yield* store.submit(run(`r${i}`, { submittedAt: 1_000 + Math.floor(i / 2) }))
-      yield* store.submit(run("other", { scope: "key:bob", submittedAt: 5_000 }))
+      const store = yield* openRunStore(freshDatabase())
+      for (let i = 0; i < 7; i++) yield* store.submit(newRun(`r${i}`, { submittedAt: 1_000 + Math.floor(i / 2) }))
+      yield* store.submit(newRun("other", { scope: "key:bob", submittedAt: 5_000 }))
       const first = yield* store.list("shared", {}, 3, null)
       expect(first.runs.map((r) => r.id)).toEqual(["r6", "r5", "r4"])
       expect(first.nextCursor).not.toBeNull()
@@ -99,9 +81,9 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("claims the oldest queued run with a lease; a finish from a lapsed lease is discarded; nothing ends twice", () =>
     Effect.gen(function*() {
-      const store = yield* openStore(freshFile())
-      yield* store.submit(run("old", { submittedAt: 1_000 }))
-      yield* store.submit(run("new", { submittedAt: 2_000 }))
+      const store = yield* openRunStore(freshDatabase())
+      yield* store.submit(newRun("old", { submittedAt: 1_000 }))
+      yield* store.submit(newRun("new", { submittedAt: 2_000 }))
       const claimed = yield* store.claim("worker-a", 10_000, LEASE)
       expect(claimed).toEqual(Option.some({ id: "old", scope: "shared", request: JSON.stringify({ trace: "old" }), attempts: 1 }))
       // the lease is renewed while held
@@ -121,8 +103,8 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("releases with backoff (not claimed before it), requeues every running run at start, retries and deletes within a scope", () =>
     Effect.gen(function*() {
-      const store = yield* openStore(freshFile())
-      yield* store.submit(run("r1"))
+      const store = yield* openRunStore(freshDatabase())
+      yield* store.submit(newRun("r1"))
       yield* store.claim("w", 1_000, LEASE)
       expect(yield* store.release("r1", "w", 31_000)).toBe(true)
       expect(Option.isNone(yield* store.claim("w", 30_999, LEASE))).toBe(true)
@@ -141,7 +123,7 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("keeps a scope's daily token budget: reservations within the limit, atomically; a new UTC day starts at zero; settling spends the actual", () =>
     Effect.gen(function*() {
-      const store = yield* openStore(freshFile())
+      const store = yield* openRunStore(freshDatabase())
       const lastMinute = Date.UTC(2026, 10, 24, 23, 59, 0)
       const nextDay = Date.UTC(2026, 10, 25, 0, 0, 1)
       expect([utcDay(lastMinute), utcDay(nextDay)]).toEqual(["2026-11-24", "2026-11-25"])
@@ -162,8 +144,8 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("purges the runs that finished before the cutoff, and only those, naming them", () =>
     Effect.gen(function*() {
-      const store = yield* openStore(freshFile())
-      for (const [id, at] of [["old", 1_000], ["recent", 2_000], ["queued", 3_000]] as const) yield* store.submit(run(id, { submittedAt: at }))
+      const store = yield* openRunStore(freshDatabase())
+      for (const [id, at] of [["old", 1_000], ["recent", 2_000], ["queued", 3_000]] as const) yield* store.submit(newRun(id, { submittedAt: at }))
       for (const [id, at] of [["old", 10_000], ["recent", 50_000]] as const) {
         const claimed = yield* store.claim(`w-${id}`, at - 1, LEASE)
         expect(Option.map(claimed, (r) => r.id)).toEqual(Option.some(id))

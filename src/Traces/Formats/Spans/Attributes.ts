@@ -4,6 +4,7 @@
  * `gen_ai.prompt.1.*`) as nested values. Pure and total on every JSON value.
  */
 import { Predicate } from "effect"
+import { setOwn } from "../../../Text.js"
 
 export type Json = Readonly<Record<string, unknown>>
 export type Attributes = Readonly<Record<string, unknown>>
@@ -164,11 +165,7 @@ export const unflatten = (attributes: Attributes, prefix: string): ReadonlyArray
       return indexes.map((index) => toValue(node.get(String(index))))
     }
     const value: Record<string, unknown> = {}
-    for (const [key, child] of node) {
-      // an own property even for `__proto__`, as `Object.fromEntries` would make it
-      if (key === "__proto__") Object.defineProperty(value, key, { value: toValue(child), enumerable: true, writable: true, configurable: true })
-      else value[key] = toValue(child)
-    }
+    for (const [key, child] of node) setOwn(value, key, toValue(child))
     return value
   }
   const value = toValue(root)
