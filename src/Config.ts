@@ -129,6 +129,17 @@ export interface AppConfigShape {
     /** SVC_REDACT_RULES: a file of the operator's own named patterns. */
     readonly rulesFile: Option.Option<string>
   }
+  /** Runs diagnosed in the background (DECISIONS §17), kept in SQLite at SVC_HOME/svc.db. */
+  readonly runs: {
+    /** SVC_WORKERS: workers `svc serve` runs (0: the runs API only, nothing diagnosed). */
+    readonly workers: number
+    /** SVC_RUN_LEASE_SECONDS: how long a worker's claim on a run holds without renewal. */
+    readonly leaseSeconds: number
+    /** SVC_RETENTION_DAYS: finished runs are removed this many days after they finished. */
+    readonly retentionDays: number
+    /** SVC_DAILY_TOKEN_BUDGET: the tokens a scope's runs may spend per UTC day; none: unlimited. */
+    readonly dailyTokenBudget: Option.Option<number>
+  }
   /** Shared state for several replicas (DECISIONS §15); none: everything stays in the process. */
   readonly redis: {
     /** `redis://` or `rediss://` (TLS); its password is a secret. */
@@ -313,6 +324,12 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     classes: setting("SVC_REDACT", "secrets, secrets,pii or off", parseRedact).pipe(Config.withDefault<ReadonlyArray<"secrets" | "pii">>(["secrets"])),
     key: optionalSecret("SVC_REDACT_KEY"),
     rulesFile: optionalText("SVC_REDACT_RULES")
+  }),
+  runs: Config.all({
+    workers: integer("SVC_WORKERS", "an integer 0-64", { min: 0, max: 64 }).pipe(Config.withDefault(2)),
+    leaseSeconds: integer("SVC_RUN_LEASE_SECONDS", "an integer number of seconds 5-3600", { min: 5, max: 3600 }).pipe(Config.withDefault(60)),
+    retentionDays: integer("SVC_RETENTION_DAYS", "an integer number of days 1-36500", { min: 1, max: 36_500 }).pipe(Config.withDefault(30)),
+    dailyTokenBudget: Config.option(positiveInteger("SVC_DAILY_TOKEN_BUDGET", 2 ** 50))
   }),
   redis: Config.all({
     url: optionalCheckedSecret("SVC_REDIS_URL", "a redis:// or rediss:// URL", isRedisUrl),

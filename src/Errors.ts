@@ -21,6 +21,13 @@ export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
   message: Schema.String,
   retryAfterSeconds: Schema.Int
 }) {}
+/** An `external_id` already names another trace's run in this scope (DECISIONS §17). */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { message: Schema.String }) {}
+/** The runs store cannot be read or written (DECISIONS §17): retry after a moment; analyze and diagnose are unaffected. */
+export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
+  message: Schema.String,
+  retryAfterSeconds: Schema.Int
+}) {}
 export class UnknownPattern extends Schema.TaggedError<UnknownPattern>()("UnknownPattern", { message: Schema.String }) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
@@ -56,6 +63,8 @@ export type ApiError =
   | Overloaded
   | UnknownPattern
   | NotFound
+  | Conflict
+  | StoreUnavailable
   | MethodNotAllowed
   | RequestTooLarge
   | UnsupportedMediaType
@@ -76,6 +85,8 @@ export const errorKinds = {
   Overloaded: { kind: "overloaded", status: 503 },
   UnknownPattern: { kind: "unknown_pattern", status: 404 },
   NotFound: { kind: "not_found", status: 404 },
+  Conflict: { kind: "conflict", status: 409 },
+  StoreUnavailable: { kind: "store_unavailable", status: 503 },
   MethodNotAllowed: { kind: "method_not_allowed", status: 405 },
   RequestTooLarge: { kind: "request_too_large", status: 413 },
   UnsupportedMediaType: { kind: "unsupported_media_type", status: 415 },
@@ -124,6 +135,8 @@ export const ForbiddenWire = wire("Forbidden", Forbidden, {})
 export const OverloadedWire = wire("Overloaded", Overloaded, { retryAfterSeconds: 1 })
 export const UnknownPatternWire = wire("UnknownPattern", UnknownPattern, {})
 export const NotFoundWire = wire("NotFound", NotFound, {})
+export const ConflictWire = wire("Conflict", Conflict, {})
+export const StoreUnavailableWire = wire("StoreUnavailable", StoreUnavailable, { retryAfterSeconds: 1 })
 export const RequestTooLargeWire = wire("RequestTooLarge", RequestTooLarge, {})
 export const UnsupportedMediaTypeWire = wire("UnsupportedMediaType", UnsupportedMediaType, {})
 export const RateLimitedWire = wire("RateLimited", RateLimited, { retryAfterSeconds: 0, limit: 0 })

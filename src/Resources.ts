@@ -30,6 +30,9 @@ import { RateLimiterMemoryLive, RateLimiterRedisLive } from "./RateLimit/RateLim
 import { RedisStoreLive } from "./Store/Redis.js"
 import { RedactionLive } from "./Redaction/Redaction.js"
 import { TraceReaderLive } from "./Intake/TraceReader.js"
+import { RunStoreAccessLive } from "./Store/RunStoreAccess.js"
+import { RunsServiceLive } from "./Runs/RunsService.js"
+import { RunWorkersLive } from "./Runs/Workers.js"
 
 /** Where each kind of state lives, as the configuration says. */
 export const stateChoice = (config: AppConfigShape) => {
@@ -67,6 +70,13 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   const Traces = TraceReaderLive.pipe(Layer.provide([ConfigLive, Redact]))
   const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes, Redact]))
   const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses, Redact]))
+  // The runs store (SVC_HOME/svc.db), opened on first use; `svc serve` alone runs workers over it,
+  // which are finalized before it closes (each gives its run back first).
+  const Readiness = ReadinessLive
+  const Tracker = RequestTrackerLive
+  const Store = RunStoreAccessLive.pipe(Layer.provide(ConfigLive))
+  const Workers = options.serving ? RunWorkersLive.pipe(Layer.provide([ConfigLive, Diagnoses, Cache, Readiness, Tracker])) : Layer.empty
+  const Runs = Layer.mergeAll(RunsServiceLive.pipe(Layer.provide([Scopes, Diagnoses, Cache])), Workers).pipe(Layer.provideMerge(Store))
   const Keys = (options.serving ? ApiKeysLive : ApiKeysOnceLive).pipe(Layer.provide(ConfigLive))
   // The one guard of every surface (auth, roles, rate limit), with the keys and limiter it reads.
   const Guards = GuardsLive.pipe(Layer.provideMerge(Layer.mergeAll(Keys, Limiter, ErrorReportingLive.pipe(Layer.provide(ConfigLive)))), Layer.provide(ConfigLive))
@@ -83,10 +93,11 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
     Redact,
     Traces,
     Diagnoses,
+    Runs,
     Guards,
     HomeFiles,
-    ReadinessLive,
-    RequestTrackerLive,
+    Readiness,
+    Tracker,
     MetricsLive
   )
 }

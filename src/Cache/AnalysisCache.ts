@@ -15,7 +15,7 @@ import { AppConfig } from "../Config.js"
 import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
 import { Lru } from "../Lru.js"
 import { cacheEntries, cacheEvents, labelled } from "../Observability/Metrics.js"
-import { RedisStore, type RedisStoreShape, type StoreUnavailable } from "../Store/Redis.js"
+import { RedisStore, type RedisStoreShape, type RedisUnavailable } from "../Store/Redis.js"
 
 /** A run's lease on Redis, renewed while it runs: a dead replica's lapses within this time. */
 export const LEASE_MS = 10_000
@@ -44,6 +44,8 @@ export interface AnalysisCacheShape {
   readonly now: () => number
   readonly run: (key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) => Effect.Effect<CacheOutcome, AnalysisFailure>
   readonly size: () => number
+  /** Drops the entries of these keys (a deleted or purged run's, DECISIONS §17), here and in the shared store. */
+  readonly evict: (keys: ReadonlyArray<string>) => Effect.Effect<void>
 }
 
 export class AnalysisCache extends Context.Tag("AnalysisCache")<AnalysisCache, AnalysisCacheShape>() {}
@@ -122,7 +124,7 @@ const sharedRun = (
     yield* store.put(entryKey, JSON.stringify(result), shared.ttlMs, "cache_put").pipe(Effect.ignore)
     return { result, fromStore: false }
   }).pipe(Effect.ensuring(Effect.ignore(store.release(leaseKey, shared.owner))))
-  const attempt: Effect.Effect<Landed, AnalysisFailure | StoreUnavailable> = Effect.gen(function*() {
+  const attempt: Effect.Effect<Landed, AnalysisFailure | RedisUnavailable> = Effect.gen(function*() {
     const found = yield* stored
     if (found !== undefined) return { result: found, fromStore: true }
     if (yield* store.lease(leaseKey, shared.owner, shared.leaseMs)) return yield* own
@@ -130,7 +132,7 @@ const sharedRun = (
     return yield* attempt
   })
   return attempt.pipe(
-    Effect.catchTag("StoreUnavailable", () => Effect.map(compute, (result): Landed => ({ result, fromStore: false })))
+    Effect.catchTag("RedisUnavailable", () => Effect.map(compute, (result): Landed => ({ result, fromStore: false })))
   )
 }
 
@@ -229,7 +231,14 @@ export const makeAnalysisCache = (options: {
     eventNow("hit")
     return entry.hitBytes
   }
-  return { run, hitBytesAt, size: () => entries.size }
+  const evict = (keys: ReadonlyArray<string>): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      for (const key of keys) entries.delete(key)
+      entriesHeld(entries.size)
+      const shared = options.shared
+      return shared === undefined ? Effect.void : Effect.ignore(shared.store.remove(keys.map((key) => shared.store.key("cache", key)), "cache_evict"))
+    })
+  return { run, hitBytesAt, evict, size: () => entries.size }
 }
 
 /** No cache (SVC_CACHE unset or off): every request runs. */
@@ -237,6 +246,7 @@ export const AnalysisCacheOffLive = Layer.succeed(AnalysisCache, {
   enabled: false,
   run: (_key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) => Effect.map(compute, (result): CacheOutcome => ({ result, cached: false })),
   hitBytesAt: () => undefined,
+  evict: () => Effect.void,
   now: () => Date.now(),
   size: () => 0
 })

@@ -166,4 +166,6 @@ export interface ReportContext {
   readonly artifact: string | undefined
   /** The request body as sent (the trace file's text when it was sent as it is), to find an element's line. */
   readonly body: string | undefined
+  /** The trace file's line of each event source, found when it was sent (a stored run keeps these, not the text). */
+  readonly lines?: ReadonlyMap<string, number>
 }

@@ -5,12 +5,13 @@
  * metrics included), and merged into one report. One lens failing leaves its entry with the error
  * kind; the whole is bounded by the request deadline (504, upstream calls aborted).
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer } from "effect"
 import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"
 import { AnalysisProgress } from "../Analysis/Progress.js"
 import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
-import { decodeDiagnoseOptions, type DiagnoseRequest, readTraceIntake, redactionsOf } from "../Intake/Requests.js"
+import { decodeDiagnoseOptions, type DiagnoseOptions, readTraceIntake, redactionsOf, type TraceIntake } from "../Intake/Requests.js"
+import type { RedactionCounts, ScopedRedactor } from "../Redaction/Redactor.js"
 import { Redaction } from "../Redaction/Redaction.js"
 import { redactRecord, redactTrace } from "../Redaction/Trace.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
@@ -25,7 +26,8 @@ import {
   type UnsupportedTraceFormat,
   ValidationError
 } from "../Errors.js"
-import { normalizeTrace, selectTrace } from "../Traces/Normalize.js"
+import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
+import { normalizeTrace, normalizeTraces, selectTrace } from "../Traces/Normalize.js"
 import { type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
 import type { DiagnoseReport, ReportContext, TriageEntry } from "../Contract/DiagnoseReport.js"
 import { type Candidate, rankCandidates, shapeOf, triageOne } from "./Triage.js"
@@ -39,7 +41,29 @@ export interface DiagnoseOutcome {
   readonly report: DiagnoseReport
   /** The normalized events, for renderers that show the run. */
   readonly events: ReportContext["events"]
+  /** The cache keys of the lenses that ran (a stored run's delete evicts them, DECISIONS §17). */
+  readonly cacheKeys: ReadonlyArray<string>
 }
+
+/**
+ * A diagnose's typed request once admitted (DECISIONS §16): one trace, normalized and redacted
+ * under the limits, and its options decoded, the hints redacted. What a stored run keeps.
+ */
+export interface AdmittedDiagnose {
+  readonly format: TraceFormat
+  readonly trace: NormalizedTrace
+  readonly options: DiagnoseOptions
+  /** What redaction replaced in the trace and the hints, by kind. */
+  readonly redactions: RedactionCounts
+}
+
+/** Every trace of a body admitted on its own (the runs API: one run per trace, DECISIONS §17). */
+export interface AdmittedEach {
+  readonly format: TraceFormat
+  readonly traces: ReadonlyArray<Either.Either<AdmittedDiagnose, RequestTooLarge>>
+}
+
+export type AdmitFailure = ValidationError | UnsupportedTraceFormat | RequestTooLarge | InvalidMode | InternalError
 
 export interface DiagnoseServiceShape {
   /** `body`: the parsed request body; `keyName`: the caller's verified key name (data scope). */
@@ -50,6 +74,17 @@ export interface DiagnoseServiceShape {
     /** Options given as query parameters (REST), used where the body gives none (DECISIONS §16). */
     query?: QueryOptions
   ) => Effect.Effect<DiagnoseOutcome, DiagnoseFailure>
+  /**
+   * Every trace of a body as its own admitted request (`select` narrows it to one): the body's
+   * shape, format and options fail the whole; a trace over the limits fails alone.
+   */
+  readonly admitEach: (
+    body: Record<string, unknown> | Array<unknown>,
+    keyName: string | null,
+    query?: QueryOptions
+  ) => Effect.Effect<AdmittedEach, AdmitFailure>
+  /** Runs an admitted request: triage, the lenses, the merge (the worker's way in, and diagnose's). */
+  readonly run: (request: AdmittedDiagnose, keyName: string | null, requestId: string) => Effect.Effect<DiagnoseOutcome, Timeout | InternalError>
 }
 
 export class DiagnoseService extends Context.Tag("DiagnoseService")<DiagnoseService, DiagnoseServiceShape>() {}
@@ -83,20 +118,55 @@ export const DiagnoseServiceLive = Layer.effect(
     const entries = catalogue.entries
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
 
-    const diagnose: DiagnoseServiceShape["diagnose"] = (body, keyName, requestId, query = NO_QUERY) =>
+    const known = (slug: string) => catalogue.get(slug) !== undefined
+
+    /** The body's options, the hints redacted; decoded once per body whatever its traces. */
+    const optionsOf = (body: Record<string, unknown> | Array<unknown>, intake: TraceIntake, redactor: ScopedRedactor, query: QueryOptions) =>
+      Effect.map(decodeDiagnoseOptions(body, intake, known, query), (decoded) => {
+        const hints = redactRecord(redactor, decoded.hints)
+        return { options: { ...decoded, hints: hints.value }, hintRedactions: hints.counts }
+      })
+
+    const admitEach: DiagnoseServiceShape["admitEach"] = (body, keyName, query = NO_QUERY) =>
       Effect.gen(function*() {
-        const startedAt = yield* Clock.currentTimeMillis
-        yield* analyses.pace
         // The typed request in its two phases (src/Intake/Requests.ts): the trace's shape, then,
         // after it is normalized under the limits, the options by the contract's schemas.
         const intake = yield* readTraceIntake(body, query)
         const redactor = yield* redaction.forKey(keyName)
+        const each = yield* normalizeTraces(intake.parts.trace, intake.format, limits, redactTrace(redactor))
+        const chosen = intake.select === undefined
+          ? each.traces
+          : [yield* Either.map(selectTrace({ format: each.format, traces: each.traces.flatMap((trace) => Either.isRight(trace) ? [trace.right] : []) }, intake.select), Either.right)]
+        const { hintRedactions, options } = yield* optionsOf(body, intake, redactor, query)
+        return {
+          format: each.format,
+          traces: chosen.map((trace) =>
+            Either.map(trace, (admitted): AdmittedDiagnose => ({
+              format: each.format,
+              trace: admitted,
+              options,
+              redactions: redactionsOf(admitted.redactions, hintRedactions)
+            }))
+          )
+        }
+      })
+
+    const diagnose: DiagnoseServiceShape["diagnose"] = (body, keyName, requestId, query = NO_QUERY) =>
+      Effect.gen(function*() {
+        yield* analyses.pace
+        const intake = yield* readTraceIntake(body, query)
+        const redactor = yield* redaction.forKey(keyName)
         const normalized = yield* normalizeTrace(intake.parts.trace, intake.format, limits, redactTrace(redactor))
         const trace = yield* selectTrace(normalized, intake.select)
-        const decoded = yield* decodeDiagnoseOptions(body, intake, (slug) => catalogue.get(slug) !== undefined, query)
-        const redactedHints = redactRecord(redactor, decoded.hints)
-        const request: DiagnoseRequest = { ...intake, options: { ...decoded, hints: redactedHints.value } }
-        const redactions = redactionsOf(trace.redactions, redactedHints.counts)
+        const { hintRedactions, options } = yield* optionsOf(body, intake, redactor, query)
+        return yield* run({ format: normalized.format, trace, options, redactions: redactionsOf(trace.redactions, hintRedactions) }, keyName, requestId)
+      })
+
+    const run: DiagnoseServiceShape["run"] = (request, keyName, requestId) =>
+      Effect.gen(function*() {
+        const startedAt = yield* Clock.currentTimeMillis
+        yield* analyses.pace
+        const { format, redactions, trace } = request
         const { budgetTokens: budget, hints, maxPatterns, mode, model, patterns: named } = request.options
 
         // Triage: every pattern against the trace, by code; the event loop gets a turn between
@@ -104,7 +174,7 @@ export const DiagnoseServiceLive = Layer.effect(
         const shape = shapeOf(trace)
         const candidates = rankCandidates(
           yield* Effect.forEach(entries, (entry) =>
-            Effect.zipRight(analyses.pace, Effect.sync(() => triageOne(entry, normalized.format, trace, hints, shape))))
+            Effect.zipRight(analyses.pace, Effect.sync(() => triageOne(entry, format, trace, hints, shape))))
         )
         const traceChars = trace.events.reduce((sum, event) => sum + event.content.length, trace.task.length + trace.outcome.length)
         const perRun = estimateTokens(mode, traceChars)
@@ -150,6 +220,7 @@ export const DiagnoseServiceLive = Layer.effect(
         for (const candidate of chosen) {
           progress.report(candidate.entry.pattern.code.slug, { state: "queued", calls: 0, inputTokens: 0, outputTokens: 0 })
         }
+        const cacheKeys: Array<string> = []
         const runOne = (candidate: Candidate): Effect.Effect<RunOutcome> => {
           const entry: CatalogueEntry = candidate.entry
           const base = {
@@ -159,9 +230,10 @@ export const DiagnoseServiceLive = Layer.effect(
             playbookKeys: entry.pattern.playbooks.map((playbook) => playbook.key)
           }
           return analyses.prepare(
-            { entry, options: { mode, model, baseline: null, hints }, trace: { _tag: "Raw", format: normalized.format, trace }, redactions },
+            { entry, options: { mode, model, baseline: null, hints }, trace: { _tag: "Raw", format: format, trace }, redactions },
             keyName
           ).pipe(
+            Effect.tap((prepared) => Effect.sync(() => cacheKeys.push(prepared.key))),
             Effect.flatMap((prepared) =>
               Effect.map(analyses.run(prepared, requestId), (outcome): RunOutcome => ({
                 ...base,
@@ -191,7 +263,7 @@ export const DiagnoseServiceLive = Layer.effect(
         )
         const finishedAt = yield* Clock.currentTimeMillis
         const input: MergeInput = {
-          format: normalized.format,
+          format: format,
           trace,
           mode,
           model,
@@ -203,9 +275,9 @@ export const DiagnoseServiceLive = Layer.effect(
           now: new Date(finishedAt),
           redactions
         }
-        return { report: mergeReport(input), events: trace.events }
-      }).pipe(Effect.withSpan("DiagnoseService.diagnose"))
+        return { report: mergeReport(input), events: trace.events, cacheKeys }
+      }).pipe(Effect.withSpan("DiagnoseService.run"))
 
-    return { diagnose }
+    return { diagnose, admitEach, run }
   })
 )

@@ -64,6 +64,7 @@ export const errorReply = (error: ApiError): ErrorReply => {
     case "MethodNotAllowed":
       return { status, body, headers: { allow: error.allow } }
     case "Overloaded":
+    case "StoreUnavailable":
       return { status, body, headers: { "retry-after": String(error.retryAfterSeconds) } }
     default:
       return { status, body, headers: NO_HEADERS }

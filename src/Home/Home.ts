@@ -219,7 +219,7 @@ export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES, store: RedisSt
             )
           )
         }),
-        Effect.catchTag("StoreUnavailable", () => fileBaseline(scope, pattern, id, detection))
+        Effect.catchTag("RedisUnavailable", () => fileBaseline(scope, pattern, id, detection))
       )
     }
     const baseline = store.configured ? sharedBaseline : fileBaseline

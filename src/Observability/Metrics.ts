@@ -81,6 +81,24 @@ export const drainingGauge = Metric.gauge("svc_draining", {
   description: "1 from the moment a shutdown signal arrives, else 0."
 })
 
+export const runsTotal = Metric.counter("svc_runs", {
+  description: "Runs that ended, by status (done, failed, skipped), whatever their source (DECISIONS §17).",
+  incremental: true
+})
+
+export const runsQueued = Metric.gauge("svc_runs_queued", {
+  description: "Runs waiting in the queue (all scopes), as last counted by this process's workers."
+})
+
+/** A run waits from seconds (an idle queue) to hours (a backlog, a budget): wider buckets than a request's. */
+export const QUEUE_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 14_400, 86_400]
+
+export const runQueueSeconds = Metric.histogram(
+  "svc_run_queue_seconds",
+  MetricBoundaries.fromIterable(QUEUE_BUCKETS),
+  "Time from a run's submission to a worker's first claim of it, in seconds."
+)
+
 const MAX_MODEL_LABELS = 32
 const modelLabels = new Set<string>()
 /** Model names come from requests: the first 32 distinct ones are labels, the rest are `other`. */
@@ -178,7 +196,7 @@ export const statusOfExit = <A, E extends ApiError>(exit: Exit.Exit<A, E>, cache
   })
 
 export interface AnalysisLabels {
-  readonly surface: "rest" | "mcp"
+  readonly surface: "rest" | "mcp" | "worker"
   /** A catalogue slug, or `unknown` (label values stay bounded). */
   readonly pattern: string
   /** The effective mode, or `unknown` when the request ended before its mode was known. */
@@ -227,6 +245,17 @@ const storeErrorCounter = memo((key) => {
 
 /** Counts one failed shared-store operation (`svc_store_errors_total`). */
 export const countStoreError = (store: string, op: string): void => storeErrorCounter(`${store}${SEP}${op}`)(1)
+
+const runCounter = memo((status) => labelled(runsTotal, { status }))
+const setQueued = labelled(runsQueued, {})
+const queueHistogram = labelled(runQueueSeconds, {})
+
+/** The run metrics (DECISIONS §17), updated in place by the workers. */
+export const runMetrics = {
+  ended: (status: "done" | "failed" | "skipped"): void => runCounter(status)(1),
+  queued: (count: number): void => setQueued(count),
+  waited: (seconds: number): void => queueHistogram(seconds)
+}
 
 /** Counts one HTTP response by method, route template and status code, in place. */
 export const countHttp = (method: string, route: string, code: number): void =>

@@ -12,6 +12,7 @@
  */
 import type { SqlError } from "@effect/sql"
 import { Clock, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
+import { runMetrics } from "../Observability/Metrics.js"
 import type { ClaimedRun, RunEnd, RunStoreShape } from "../Store/Runs.js"
 
 /** What running a claimed run came to. */
@@ -30,12 +31,18 @@ export interface WorkerOptions {
   readonly maxAttempts: number
   /** The first backoff; each later attempt waits twice the one before. */
   readonly backoffMs: number
+  /** Whether to claim now (false from the moment the service drains: SIGTERM); always, unless told. */
+  readonly accepting?: () => boolean
 }
 
 export const DEFAULT_WORKER: Omit<WorkerOptions, "owner"> = { leaseMs: 60_000, idleMs: 1_000, maxAttempts: 3, backoffMs: 5_000 }
 
 /** The backoff before attempt `attempts + 1`: `backoffMs`, doubled per attempt made. */
 export const backoffAfter = (attempts: number, backoffMs: number): number => backoffMs * 2 ** Math.max(0, attempts - 1)
+
+/** Ends a run under its lease, counted in `svc_runs_total` when it did. */
+const finish = (store: RunStoreShape, claimed: ClaimedRun, owner: string, now: number, end: RunEnd) =>
+  Effect.tap(store.finish(claimed.id, owner, now, end), (ended) => Effect.sync(() => ended && runMetrics.ended(end.status)))
 
 /** Runs one claimed run to its end under its lease; false when the lease was lost (nothing written). */
 const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, claimed: ClaimedRun): Effect.Effect<boolean, SqlError.SqlError> =>
@@ -58,8 +65,8 @@ const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, c
     if (Option.isNone(outcome)) return false
     const now = yield* Clock.currentTimeMillis
     const result = outcome.value
-    if (result._tag === "End") return yield* store.finish(claimed.id, options.owner, now, result.end)
-    if (claimed.attempts >= options.maxAttempts) return yield* store.finish(claimed.id, options.owner, now, { status: "failed", error: result.error })
+    if (result._tag === "End") return yield* finish(store, claimed, options.owner, now, result.end)
+    if (claimed.attempts >= options.maxAttempts) return yield* finish(store, claimed, options.owner, now, { status: "failed", error: result.error })
     return yield* store.release(claimed.id, options.owner, now + backoffAfter(claimed.attempts, options.backoffMs))
   }).pipe(Effect.scoped)
 
@@ -70,6 +77,7 @@ const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, c
 export const workerLoop = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions): Effect.Effect<never, SqlError.SqlError> =>
   Effect.forever(
     Effect.gen(function*() {
+      if (options.accepting !== undefined && !options.accepting()) return yield* Effect.sleep(Duration.millis(options.idleMs))
       const claimed = yield* store.claim(options.owner, yield* Clock.currentTimeMillis, options.leaseMs)
       if (Option.isNone(claimed)) return yield* Effect.sleep(Duration.millis(options.idleMs))
       const run = claimed.value

@@ -30,6 +30,8 @@ const runs = Effect.gen(function*() {
     request TEXT NOT NULL,
     report TEXT,
     lines TEXT,
+    patterns TEXT,
+    cache_keys TEXT,
     lease_owner TEXT,
     lease_until INTEGER,
     not_before INTEGER NOT NULL DEFAULT 0

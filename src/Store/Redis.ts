@@ -4,13 +4,13 @@
  * readiness (a fleet must not drop out together): the service starts and serves degraded, logs the
  * change of state once (never the URL's password), counts every failed operation in
  * `svc_store_errors_total{store="redis",op}`, and reconnects on its own. Callers get a typed
- * failure (`StoreUnavailable`) and fall back as each documents.
+ * failure (`RedisUnavailable`) and fall back as each documents.
  */
 import { Context, Data, Duration, Effect, Layer, Option, Redacted, Runtime } from "effect"
 import { AppConfig } from "../Config.js"
 import { countStoreError } from "../Observability/Metrics.js"
 
-export class StoreUnavailable extends Data.TaggedError("StoreUnavailable")<{ readonly op: string }> {}
+export class RedisUnavailable extends Data.TaggedError("RedisUnavailable")<{ readonly op: string }> {}
 
 export interface RedisStoreShape {
   /** Whether Redis is configured at all. */
@@ -18,17 +18,19 @@ export interface RedisStoreShape {
   /** A key under the prefix: parts joined by `:` (callers encode what may contain `:`). */
   readonly key: (...parts: ReadonlyArray<string>) => string
   /** GET, bounded by the operation timeout. */
-  readonly get: (key: string, op: string) => Effect.Effect<string | null, StoreUnavailable>
+  readonly get: (key: string, op: string) => Effect.Effect<string | null, RedisUnavailable>
   /** SET NX: true when this call wrote the value. */
-  readonly setIfAbsent: (key: string, value: string, op: string) => Effect.Effect<boolean, StoreUnavailable>
+  readonly setIfAbsent: (key: string, value: string, op: string) => Effect.Effect<boolean, RedisUnavailable>
   /** SET with an expiry (milliseconds). */
-  readonly put: (key: string, value: string, ttlMs: number, op: string) => Effect.Effect<void, StoreUnavailable>
+  readonly put: (key: string, value: string, ttlMs: number, op: string) => Effect.Effect<void, RedisUnavailable>
+  /** DEL of keys. */
+  readonly remove: (keys: ReadonlyArray<string>, op: string) => Effect.Effect<void, RedisUnavailable>
   /** SET NX with an expiry: true when this call took the lease. */
-  readonly lease: (key: string, owner: string, ttlMs: number) => Effect.Effect<boolean, StoreUnavailable>
+  readonly lease: (key: string, owner: string, ttlMs: number) => Effect.Effect<boolean, RedisUnavailable>
   /** Gives a lease back, if this owner still holds it. */
-  readonly release: (key: string, owner: string) => Effect.Effect<void, StoreUnavailable>
+  readonly release: (key: string, owner: string) => Effect.Effect<void, RedisUnavailable>
   /** Extends a lease this owner still holds: true when it did. */
-  readonly renew: (key: string, owner: string, ttlMs: number) => Effect.Effect<boolean, StoreUnavailable>
+  readonly renew: (key: string, owner: string, ttlMs: number) => Effect.Effect<boolean, RedisUnavailable>
   /**
    * One sliding-window rate-limit decision, atomically in Redis (a script, on Redis's clock so
    * replicas agree): `[allowed 0|1, remaining, retryAfterMs]`. A Promise, for the edge.
@@ -45,13 +47,14 @@ const OPERATION_TIMEOUT = Duration.millis(1_000)
 export const NO_SHARED_STORE: RedisStoreShape = {
   configured: false,
   key: (...parts) => parts.join(":"),
-  get: (_key, op) => Effect.fail(new StoreUnavailable({ op })),
-  setIfAbsent: (_key, _value, op) => Effect.fail(new StoreUnavailable({ op })),
-  put: (_key, _value, _ttl, op) => Effect.fail(new StoreUnavailable({ op })),
-  lease: () => Effect.fail(new StoreUnavailable({ op: "lease" })),
-  release: () => Effect.fail(new StoreUnavailable({ op: "release" })),
-  renew: () => Effect.fail(new StoreUnavailable({ op: "renew" })),
-  slidingWindow: () => Promise.reject(new StoreUnavailable({ op: "rate_limit" }))
+  get: (_key, op) => Effect.fail(new RedisUnavailable({ op })),
+  setIfAbsent: (_key, _value, op) => Effect.fail(new RedisUnavailable({ op })),
+  put: (_key, _value, _ttl, op) => Effect.fail(new RedisUnavailable({ op })),
+  remove: (_keys, op) => Effect.fail(new RedisUnavailable({ op })),
+  lease: () => Effect.fail(new RedisUnavailable({ op: "lease" })),
+  release: () => Effect.fail(new RedisUnavailable({ op: "release" })),
+  renew: () => Effect.fail(new RedisUnavailable({ op: "renew" })),
+  slidingWindow: () => Promise.reject(new RedisUnavailable({ op: "rate_limit" }))
 }
 
 /** Extends KEYS[1] by ARGV[2] ms only while it still holds ARGV[1] (a lease kept by its owner only). */
@@ -154,14 +157,14 @@ export const RedisStoreLive = Layer.scoped(
 
 
     const numbers = (reply: unknown): readonly [number, number, number] => {
-      if (!Array.isArray(reply)) throw new StoreUnavailable({ op: "rate_limit" })
+      if (!Array.isArray(reply)) throw new RedisUnavailable({ op: "rate_limit" })
       const [allowed, remaining, retry] = reply.map((x: unknown) => (typeof x === "number" ? x : Number(x)))
       return [allowed ?? 0, remaining ?? 0, retry ?? 0]
     }
     /** A promise that fails after the operation timeout (nobody waits longer on Redis). */
     const bounded = <A>(promise: Promise<A>, op: string): Promise<A> =>
       new Promise<A>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new StoreUnavailable({ op })), Duration.toMillis(OPERATION_TIMEOUT))
+        const timer = setTimeout(() => reject(new RedisUnavailable({ op })), Duration.toMillis(OPERATION_TIMEOUT))
         promise.then(
           (value) => {
             clearTimeout(timer)
@@ -179,8 +182,8 @@ export const RedisStoreLive = Layer.scoped(
      * finalizer), so a Redis that stalls (SIGSTOP, a full network buffer) held requests for the
      * whole stall. ioredis's own commandTimeout rejects the command as well.
      */
-    const attempt = <A>(op: string, run: () => Promise<A>): Effect.Effect<A, StoreUnavailable> =>
-      Effect.tryPromise({ try: () => bounded(run(), op), catch: () => new StoreUnavailable({ op }) }).pipe(
+    const attempt = <A>(op: string, run: () => Promise<A>): Effect.Effect<A, RedisUnavailable> =>
+      Effect.tryPromise({ try: () => bounded(run(), op), catch: () => new RedisUnavailable({ op }) }).pipe(
         Effect.tapError(() => Effect.sync(() => countStoreError("redis", op)))
       )
     return {
@@ -189,6 +192,7 @@ export const RedisStoreLive = Layer.scoped(
       get: (key, op) => attempt(op, () => client.get(key)),
       setIfAbsent: (key, value, op) => attempt(op, () => client.set(key, value, "NX")).pipe(Effect.map((reply) => reply === "OK")),
       put: (key, value, ttlMs, op) => attempt(op, () => client.set(key, value, "PX", ttlMs)).pipe(Effect.asVoid),
+      remove: (keys, op) => keys.length === 0 ? Effect.void : attempt(op, () => client.del(...keys)).pipe(Effect.asVoid),
       lease: (key, owner, ttlMs) => attempt("lease", () => client.set(key, owner, "PX", ttlMs, "NX")).pipe(Effect.map((reply) => reply === "OK")),
       release: (key, owner) => attempt("release", () => client.eval(RELEASE, 1, key, owner)).pipe(Effect.asVoid),
       renew: (key, owner, ttlMs) => attempt("renew", () => client.eval(RENEW, 1, key, owner, ttlMs)).pipe(Effect.map((reply) => reply === 1)),

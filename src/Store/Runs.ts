@@ -43,7 +43,19 @@ export interface NewRun {
   readonly dedupeKey: string
   /** The typed request to run, as JSON (redacted trace and options). */
   readonly request: string
+  /** The trace file's line of each event source, as JSON (SARIF's physical locations); null: unknown. */
+  readonly lines: string | null
   readonly submittedAt: number
+}
+
+/** A run as exported (`svc runs export`), to restore in another store. */
+export interface StoredRun extends RunRecord {
+  readonly dedupeKey: string
+  readonly request: string
+  readonly report: string | null
+  readonly lines: string | null
+  readonly patterns: ReadonlyArray<string>
+  readonly cacheKeys: ReadonlyArray<string>
 }
 
 /** A run a worker holds: what it needs to run it. */
@@ -53,16 +65,29 @@ export interface ClaimedRun {
   readonly request: string
   /** Attempts so far, this one included. */
   readonly attempts: number
+  readonly submittedAt: number
 }
 
 /** How a run ends. */
 export type RunEnd =
-  | { readonly status: "done"; readonly report: string; readonly severity: string; readonly lines: string | null }
+  | {
+    readonly status: "done"
+    readonly report: string
+    readonly severity: string
+    /** The patterns with a finding, for the `pattern` filter. */
+    readonly patterns: ReadonlyArray<string>
+    /** The cache entries the run's lenses used (its delete evicts them). */
+    readonly cacheKeys: ReadonlyArray<string>
+  }
   | { readonly status: "failed"; readonly error: { readonly error: string; readonly message: string } }
   | { readonly status: "skipped"; readonly reason: string }
 
 export interface RunFilter {
   readonly status?: RunStatus | undefined
+  readonly severity?: string | undefined
+  /** Done runs with a finding of this pattern. */
+  readonly pattern?: string | undefined
+  readonly label?: readonly [key: string, value: string] | undefined
   readonly externalId?: string | undefined
   readonly since?: number | undefined
   readonly until?: number | undefined
@@ -74,7 +99,8 @@ export class ExternalIdConflict extends Data.TaggedError("ExternalIdConflict")<{
 export interface RunStoreShape {
   /** A new run, or the existing one for the same trace and options (`created: false`). */
   readonly submit: (run: NewRun) => Effect.Effect<{ readonly run: RunRecord; readonly created: boolean }, ExternalIdConflict | SqlError.SqlError>
-  readonly get: (scope: string, id: string) => Effect.Effect<Option.Option<RunRecord & { readonly report: string | null; readonly lines: string | null }>, SqlError.SqlError>
+  /** One run with all it keeps. */
+  readonly get: (scope: string, id: string) => Effect.Effect<Option.Option<StoredRun>, SqlError.SqlError>
   /** Newest first; `cursor` from a previous page (opaque, never carrying the scope). */
   readonly list: (
     scope: string,
@@ -94,12 +120,18 @@ export interface RunStoreShape {
   readonly releaseExpired: (now: number) => Effect.Effect<number, SqlError.SqlError>
   /** Every running run back to the queue (SQLite at start: one process, so any lease is a dead one's); how many. */
   readonly releaseAll: Effect.Effect<number, SqlError.SqlError>
-  /** Re-queues a failed or skipped run; false when there is none such in the scope. */
+  /** Re-queues a failed or skipped run with its attempts anew; false when there is none such in the scope. */
   readonly retry: (scope: string, id: string, now: number) => Effect.Effect<boolean, SqlError.SqlError>
-  /** Removes a run and all it holds; false when there is none in the scope. */
-  readonly remove: (scope: string, id: string) => Effect.Effect<boolean, SqlError.SqlError>
-  /** Removes the runs that finished before `before` (SVC_RETENTION_DAYS); their ids and scopes (for the cache). */
-  readonly purge: (before: number) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly scope: string }>, SqlError.SqlError>
+  /** Removes a run and all it holds; the cache keys it used, or undefined when there is none in the scope. */
+  readonly remove: (scope: string, id: string) => Effect.Effect<ReadonlyArray<string> | undefined, SqlError.SqlError>
+  /** Removes the runs that finished before `before` (SVC_RETENTION_DAYS); what they were (for the cache). */
+  readonly purge: (before: number) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly scope: string; readonly cacheKeys: ReadonlyArray<string> }>, SqlError.SqlError>
+  /** Runs skipped for the budget before `dayStart` back to the queue (a new UTC day); how many. */
+  readonly requeueBudget: (dayStart: number) => Effect.Effect<number, SqlError.SqlError>
+  /** Queued runs, all scopes (the `svc_runs_queued` gauge). */
+  readonly queued: Effect.Effect<number, SqlError.SqlError>
+  /** Restores an exported run in a scope; false when its id or its trace is already there. */
+  readonly restore: (scope: string, run: StoredRun) => Effect.Effect<boolean, SqlError.SqlError>
   /**
    * Reserves `tokens` of a scope's budget for the UTC day of `now`, atomically: false (nothing
    * reserved) when what is reserved and spent that day plus `tokens` would pass `limit`.
@@ -172,6 +204,37 @@ const recordOf = (row: unknown): RunRecord | undefined => {
   }
 }
 
+/** A JSON list of strings, as a column keeps it. */
+const stringsOf = (raw: string | null): ReadonlyArray<string> => {
+  if (raw === null) return []
+  try {
+    const parsed: unknown = JSON.parse(raw)
+    return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === "string") : []
+  } catch {
+    return []
+  }
+}
+
+/** A whole row (`get`'s columns) as a StoredRun. */
+const storedOf = (row: unknown): StoredRun | undefined => {
+  const record = recordOf(row)
+  if (record === undefined || !Predicate.isRecord(row)) return undefined
+  const dedupeKey = text(row, "dedupe_key")
+  const request = text(row, "request")
+  if (dedupeKey === null || request === null) return undefined
+  const patterns = text(row, "patterns")
+  return {
+    ...record,
+    dedupeKey,
+    request,
+    report: text(row, "report"),
+    lines: text(row, "lines"),
+    // kept as ",a,b," so one LIKE finds a pattern
+    patterns: patterns === null ? [] : patterns.split(",").filter((name) => name.length > 0),
+    cacheKeys: stringsOf(text(row, "cache_keys"))
+  }
+}
+
 const records = (rows: ReadonlyArray<unknown>): Array<RunRecord> => rows.flatMap((row) => recordOf(row) ?? [])
 
 /** The cursor of a page: the last run's submission time and id, base64url (no scope in it). */
@@ -189,12 +252,11 @@ const readCursor = (cursor: string | null): readonly [number, string] | undefine
 export const makeRunStore = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const byId = (scope: string, id: string) =>
-    Effect.map(sql`SELECT ${sql.unsafe(RUN_COLUMNS)}, report, lines FROM runs WHERE scope = ${scope} AND id = ${id}`, (rows) => {
-      const row = rows[0]
-      const record = recordOf(row)
-      return record === undefined || !Predicate.isRecord(row) ? Option.none() : Option.some({ ...record, report: text(row, "report"), lines: text(row, "lines") })
-    })
+  const byId: RunStoreShape["get"] = (scope, id) =>
+    Effect.map(
+      sql`SELECT ${sql.unsafe(RUN_COLUMNS)}, dedupe_key, request, report, lines, patterns, cache_keys FROM runs WHERE scope = ${scope} AND id = ${id}`,
+      (rows) => Option.fromNullable(storedOf(rows[0]))
+    )
 
   const submit: RunStoreShape["submit"] = (run) =>
     sql.withTransaction(
@@ -205,8 +267,8 @@ export const makeRunStore = Effect.gen(function*() {
           const named = records(yield* sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND external_id = ${run.externalId}`)[0]
           if (named !== undefined) return yield* new ExternalIdConflict({ externalId: run.externalId, runId: named.id })
         }
-        yield* sql`INSERT INTO runs (id, scope, status, trace_id, external_id, labels, source, submitted_at, dedupe_key, request)
-          VALUES (${run.id}, ${run.scope}, 'queued', ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.submittedAt}, ${run.dedupeKey}, ${run.request})`
+        yield* sql`INSERT INTO runs (id, scope, status, trace_id, external_id, labels, source, submitted_at, dedupe_key, request, lines)
+          VALUES (${run.id}, ${run.scope}, 'queued', ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.submittedAt}, ${run.dedupeKey}, ${run.request}, ${run.lines})`
         const created: RunRecord = {
           id: run.id,
           scope: run.scope,
@@ -232,6 +294,9 @@ export const makeRunStore = Effect.gen(function*() {
     const conditions = [
       sql`scope = ${scope}`,
       ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
+      ...(filter.severity === undefined ? [] : [sql`severity = ${filter.severity}`]),
+      ...(filter.pattern === undefined ? [] : [sql`patterns LIKE ${`%,${filter.pattern.replace(/[%_\\]/g, "")},%`}`]),
+      ...(filter.label === undefined ? [] : [sql`json_extract(labels, ${`$."${filter.label[0]}"`}) = ${filter.label[1]}`]),
       ...(filter.externalId === undefined ? [] : [sql`external_id = ${filter.externalId}`]),
       ...(filter.since === undefined ? [] : [sql`submitted_at >= ${filter.since}`]),
       ...(filter.until === undefined ? [] : [sql`submitted_at < ${filter.until}`]),
@@ -254,14 +319,16 @@ export const makeRunStore = Effect.gen(function*() {
             started_at = COALESCE(started_at, ${now})
           WHERE id = (SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now} ORDER BY submitted_at, id LIMIT 1)
             AND status = 'queued'
-          RETURNING id, scope, request, attempts`,
+          RETURNING id, scope, request, attempts, submitted_at`,
       (rows) => {
         const row = rows[0]
         if (!Predicate.isRecord(row)) return Option.none()
         const id = text(row, "id")
         const scope = text(row, "scope")
         const request = text(row, "request")
-        return id === null || scope === null || request === null ? Option.none() : Option.some({ id, scope, request, attempts: integer(row, "attempts") ?? 1 })
+        return id === null || scope === null || request === null
+          ? Option.none()
+          : Option.some({ id, scope, request, attempts: integer(row, "attempts") ?? 1, submittedAt: integer(row, "submitted_at") ?? now })
       }
     )
 
@@ -276,7 +343,8 @@ export const makeRunStore = Effect.gen(function*() {
   const finish: RunStoreShape["finish"] = (id, owner, now, end) => {
     const held = sql`id = ${id} AND status = 'running' AND lease_owner = ${owner}`
     const statement = end.status === "done"
-      ? sql`UPDATE runs SET status = 'done', report = ${end.report}, severity = ${end.severity}, lines = ${end.lines}, finished_at = ${now},
+      ? sql`UPDATE runs SET status = 'done', report = ${end.report}, severity = ${end.severity}, finished_at = ${now},
+              patterns = ${`,${end.patterns.join(",")},`}, cache_keys = ${JSON.stringify(end.cacheKeys)},
               lease_owner = NULL, lease_until = NULL, reason = NULL, error_kind = NULL, error_message = NULL WHERE ${held} RETURNING id`
       : end.status === "failed"
       ? sql`UPDATE runs SET status = 'failed', error_kind = ${end.error.error}, error_message = ${end.error.message}, finished_at = ${now},
@@ -302,22 +370,48 @@ export const makeRunStore = Effect.gen(function*() {
 
   const retry: RunStoreShape["retry"] = (scope, id, now) =>
     Effect.map(
-      changed(sql`UPDATE runs SET status = 'queued', reason = NULL, error_kind = NULL, error_message = NULL, finished_at = NULL, not_before = ${now}
+      changed(sql`UPDATE runs SET status = 'queued', reason = NULL, error_kind = NULL, error_message = NULL, finished_at = NULL, not_before = ${now}, attempts = 0
                   WHERE scope = ${scope} AND id = ${id} AND status IN ('failed', 'skipped') RETURNING id`),
       (count) => count > 0
     )
 
   const remove: RunStoreShape["remove"] = (scope, id) =>
-    Effect.map(changed(sql`DELETE FROM runs WHERE scope = ${scope} AND id = ${id} RETURNING id`), (count) => count > 0)
+    Effect.map(sql`DELETE FROM runs WHERE scope = ${scope} AND id = ${id} RETURNING cache_keys`, (rows) => {
+      const row = rows[0]
+      return Predicate.isRecord(row) ? stringsOf(text(row, "cache_keys")) : undefined
+    })
 
   const purge: RunStoreShape["purge"] = (before) =>
-    Effect.map(sql`DELETE FROM runs WHERE finished_at IS NOT NULL AND finished_at < ${before} RETURNING id, scope`, (rows) =>
+    Effect.map(sql`DELETE FROM runs WHERE finished_at IS NOT NULL AND finished_at < ${before} RETURNING id, scope, cache_keys`, (rows) =>
       rows.flatMap((row) => {
         if (!Predicate.isRecord(row)) return []
         const id = text(row, "id")
         const scope = text(row, "scope")
-        return id === null || scope === null ? [] : [{ id, scope }]
+        return id === null || scope === null ? [] : [{ id, scope, cacheKeys: stringsOf(text(row, "cache_keys")) }]
       }))
+
+  const requeueBudget: RunStoreShape["requeueBudget"] = (dayStart) =>
+    changed(
+      sql`UPDATE runs SET status = 'queued', reason = NULL, finished_at = NULL, not_before = 0
+          WHERE status = 'skipped' AND reason = 'budget' AND finished_at < ${dayStart} RETURNING id`
+    )
+
+  const queued: RunStoreShape["queued"] = Effect.map(sql`SELECT COUNT(*) AS n FROM runs WHERE status = 'queued'`, (rows) => {
+    const row = rows[0]
+    return Predicate.isRecord(row) ? integer(row, "n") ?? 0 : 0
+  })
+
+  const restore: RunStoreShape["restore"] = (scope, run) =>
+    Effect.map(
+      sql`INSERT INTO runs (id, scope, status, reason, error_kind, error_message, trace_id, external_id, labels, source, attempts,
+            submitted_at, started_at, finished_at, severity, dedupe_key, request, report, lines, patterns, cache_keys)
+          VALUES (${run.id}, ${scope}, ${run.status === "running" ? "queued" : run.status}, ${run.reason}, ${run.error?.error ?? null},
+            ${run.error?.message ?? null}, ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.attempts},
+            ${run.submittedAt}, ${run.startedAt}, ${run.finishedAt}, ${run.severity}, ${run.dedupeKey}, ${run.request}, ${run.report},
+            ${run.lines}, ${`,${run.patterns.join(",")},`}, ${JSON.stringify(run.cacheKeys)})
+          ON CONFLICT DO NOTHING RETURNING id`,
+      (rows) => rows.length > 0
+    )
 
   const reserve: RunStoreShape["reserve"] = (scope, now, tokens, limit) => {
     const day = utcDay(now)
@@ -343,6 +437,9 @@ export const makeRunStore = Effect.gen(function*() {
 
   return {
     purge,
+    requeueBudget,
+    queued,
+    restore,
     reserve,
     settle,
     budgetOf,

@@ -170,7 +170,29 @@ export const normalizeTrace = (
   format: FormatOption,
   limits: Limits,
   redact: RedactTrace
-): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError | RequestTooLarge> => {
+): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError | RequestTooLarge> =>
+  Either.flatMap(normalizeEach(readTraces(body, format), limits, redact), (result) => {
+    const traces: Array<NormalizedTrace> = []
+    for (const trace of result.traces) {
+      if (Either.isLeft(trace)) return Either.left(trace.left)
+      traces.push(trace.right)
+    }
+    return Either.right({ format: result.format, traces })
+  })
+
+/**
+ * Every trace of a body, each redacted, its limits judged on its own: a trace over them is
+ * refused alone (the runs API takes the others, DECISIONS §17).
+ */
+export const normalizeTraces = (
+  body: unknown,
+  format: FormatOption,
+  limits: Limits,
+  redact: RedactTrace
+): Either.Either<NormalizedEach, UnsupportedTraceFormat | ValidationError> => normalizeEach(readTraces(body, format), limits, redact)
+
+/** A body's traces as read, before redaction and limits. */
+const readTraces = (body: unknown, format: FormatOption): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError> => {
   const read = (importer: Importer): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError> => {
     let result: Either.Either<ReadonlyArray<NormalizedTrace>, string>
     try {
@@ -188,34 +210,39 @@ export const normalizeTrace = (
           : Either.right({ format: importer.format, traces })
     })
   }
-  const normalized = ((): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError> => {
-    if (format === "native") {
-      const native = readNative(body)
-      return native === undefined ? Either.left(unsupported(body, "native")) : Either.right({ format: "native", traces: [native] })
-    }
-    if (format !== "auto") {
-      const importer = byFormat.get(format)
-      if (importer === undefined || !safeDetect(importer, body)) return Either.left(unsupported(body, format))
-      return read(importer)
-    }
-    const importer = detectFormat(body)
-    const detectedRead = importer === undefined ? undefined : read(importer)
-    if (detectedRead !== undefined && Either.isRight(detectedRead)) return detectedRead
+  if (format === "native") {
     const native = readNative(body)
-    if (native !== undefined) return Either.right({ format: "native", traces: [native] })
-    // Recognised by a reader that could read nothing from it: the body fits no reader well.
-    const problem = detectedRead !== undefined && Either.isLeft(detectedRead) ? detectedRead.left.message : undefined
-    return Either.left(unsupported(body, undefined, problem))
-  })()
-  return Either.flatMap(normalized, (result) => {
-    const traces = result.traces.map(redact)
-    for (const trace of traces) {
-      const checked = checkNormalizedLimits(trace, limits)
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-    }
-    return Either.right({ format: result.format, traces })
-  })
+    return native === undefined ? Either.left(unsupported(body, "native")) : Either.right({ format: "native", traces: [native] })
+  }
+  if (format !== "auto") {
+    const importer = byFormat.get(format)
+    if (importer === undefined || !safeDetect(importer, body)) return Either.left(unsupported(body, format))
+    return read(importer)
+  }
+  const importer = detectFormat(body)
+  const detectedRead = importer === undefined ? undefined : read(importer)
+  if (detectedRead !== undefined && Either.isRight(detectedRead)) return detectedRead
+  const native = readNative(body)
+  if (native !== undefined) return Either.right({ format: "native", traces: [native] })
+  // Recognised by a reader that could read nothing from it: the body fits no reader well.
+  const problem = detectedRead !== undefined && Either.isLeft(detectedRead) ? detectedRead.left.message : undefined
+  return Either.left(unsupported(body, undefined, problem))
 }
+
+/** A body's traces, each redacted and judged by the limits on its own (a run per trace, DECISIONS §17). */
+export interface NormalizedEach {
+  readonly format: TraceFormat
+  readonly traces: ReadonlyArray<Either.Either<NormalizedTrace, RequestTooLarge>>
+}
+
+const normalizeEach = <E>(read: Either.Either<Normalized, E>, limits: Limits, redact: RedactTrace): Either.Either<NormalizedEach, E> =>
+  Either.map(read, (result) => ({
+    format: result.format,
+    traces: result.traces.map((trace) => {
+      const redacted = redact(trace)
+      return Either.map(checkNormalizedLimits(redacted, limits), () => redacted)
+    })
+  }))
 
 /** Picks one trace: the only one, or the one `select` names (a trace id or an index). */
 export const selectTrace = (normalized: Normalized, select: unknown): Either.Either<NormalizedTrace, ValidationError> => {

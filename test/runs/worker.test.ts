@@ -26,7 +26,7 @@ const nextSleepAfterNow = eventually(
   "the next renewal's sleep"
 )
 
-const done: RunResult = { _tag: "End", end: { status: "done", report: "{}", severity: "none", lines: null } }
+const done: RunResult = { _tag: "End", end: { status: "done", report: "{}", severity: "none", patterns: [], cacheKeys: [] } }
 const transient: RunResult = { _tag: "Transient", error: { error: "provider_error", message: "the provider answered 503" } }
 
 describe("the run queue's worker", () => {
@@ -100,7 +100,7 @@ describe("the run queue's worker", () => {
       yield* TestClock.adjust(20_000)
       expect(yield* Deferred.await(interrupted)).toBe(true)
       expect(yield* statusOf(store, "r1")).toEqual(Option.some("running"))
-      expect(yield* store.finish("r1", "w2", 30_000, { status: "done", report: "{}", severity: "low", lines: null })).toBe(true)
+      expect(yield* store.finish("r1", "w2", 30_000, { status: "done", report: "{}", severity: "low", patterns: [], cacheKeys: [] })).toBe(true)
       yield* Fiber.interrupt(worker)
     }))
 

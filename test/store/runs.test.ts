@@ -94,8 +94,8 @@ describe("the runs store (SQLite)", () => {
       expect(Option.map(again, (r) => [r.id, r.attempts])).toEqual(Option.some(["old", 2]))
       // worker-a comes back: its renew and finish are refused, nothing is written
       expect(yield* store.renew("old", "worker-a", 91_000, LEASE)).toBe(false)
-      expect(yield* store.finish("old", "worker-a", 91_000, { status: "done", report: "{\"a\":1}", severity: "high", lines: null })).toBe(false)
-      expect(yield* store.finish("old", "worker-b", 95_000, { status: "done", report: "{\"b\":1}", severity: "medium", lines: "{}" })).toBe(true)
+      expect(yield* store.finish("old", "worker-a", 91_000, { status: "done", report: "{\"a\":1}", severity: "high", patterns: [], cacheKeys: [] })).toBe(false)
+      expect(yield* store.finish("old", "worker-b", 95_000, { status: "done", report: "{\"b\":1}", severity: "medium", patterns: ["lewin"], cacheKeys: ["k1"] })).toBe(true)
       expect(yield* store.finish("old", "worker-b", 96_000, { status: "failed", error: { error: "timeout", message: "late" } })).toBe(false)
       const done = Option.getOrThrow(yield* store.get("shared", "old"))
       expect(done).toMatchObject({ status: "done", report: "{\"b\":1}", severity: "medium", attempts: 2, startedAt: 10_000, finishedAt: 95_000, error: null })
@@ -115,9 +115,9 @@ describe("the runs store (SQLite)", () => {
       expect(yield* store.finish("r1", "w", 41_000, { status: "skipped", reason: "no_content" })).toBe(true)
       expect(yield* store.retry("key:bob", "r1", 50_000)).toBe(false)
       expect(yield* store.retry("shared", "r1", 50_000)).toBe(true)
-      expect(Option.getOrThrow(yield* store.get("shared", "r1"))).toMatchObject({ status: "queued", reason: null, finishedAt: null })
-      expect(yield* store.remove("key:bob", "r1")).toBe(false)
-      expect(yield* store.remove("shared", "r1")).toBe(true)
+      expect(Option.getOrThrow(yield* store.get("shared", "r1"))).toMatchObject({ status: "queued", reason: null, finishedAt: null, attempts: 0 })
+      expect(yield* store.remove("key:bob", "r1")).toBeUndefined()
+      expect(yield* store.remove("shared", "r1")).toEqual([])
       expect(Option.isNone(yield* store.get("shared", "r1"))).toBe(true)
     }))
 
@@ -151,7 +151,7 @@ describe("the runs store (SQLite)", () => {
         expect(Option.map(claimed, (r) => r.id)).toEqual(Option.some(id))
         yield* store.finish(id, `w-${id}`, at, { status: "failed", error: { error: "timeout", message: "slow" } })
       }
-      expect(yield* store.purge(30_000)).toEqual([{ id: "old", scope: "shared" }])
+      expect(yield* store.purge(30_000)).toEqual([{ id: "old", scope: "shared", cacheKeys: [] }])
       expect((yield* store.list("shared", {}, 10, null)).runs.map((r) => r.id).sort()).toEqual(["queued", "recent"])
     }))
 })

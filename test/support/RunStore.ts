@@ -29,6 +29,7 @@ export const newRun = (id: string, over: Partial<NewRun> = {}): NewRun => ({
   source: "api",
   dedupeKey: `trace-of-${id}`,
   request: JSON.stringify({ trace: id }),
+  lines: null,
   submittedAt: 1_000,
   ...over
 })

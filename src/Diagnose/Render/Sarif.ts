@@ -216,7 +216,7 @@ export const renderSarif = (report: DiagnoseReport, context: ReportContext, opti
   const version = options.version ?? packageJson.version
   const uri = artifactUri(context.artifact)
   const sources = report.findings.flatMap((finding) => finding.evidence.map((evidence) => evidence.source ?? evidence.ref))
-  const lines = context.body === undefined ? new Map<string, number>() : locateLines(context.body, sources)
+  const lines = context.lines ?? (context.body === undefined ? new Map<string, number>() : locateLines(context.body, sources))
 
   const patterns: Array<string> = []
   for (const run of report.patterns) if (report.findings.some((finding) => finding.pattern === run.pattern)) patterns.push(run.pattern)

@@ -11,7 +11,7 @@ import { Api } from "../../Api.js"
 import { queryOptions } from "../../Intake/Intake.js"
 import type { Mode } from "../../Catalogue/Resources.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
-import { OUTPUT_NAMES, type ReportContext } from "../../Contract/DiagnoseReport.js"
+import { type DiagnoseReport, OUTPUT_NAMES, type ReportContext } from "../../Contract/DiagnoseReport.js"
 import { loadRenderer } from "../../Diagnose/Render/Outputs.js"
 import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
@@ -42,6 +42,18 @@ export const outputOf = (param: string | undefined, accept: string | undefined):
 
 const decoder = new TextDecoder()
 
+/**
+ * A report as the response of its output (a diagnose's, a stored run's). The renderers are loaded
+ * on first use: start-up and idle memory do not carry them.
+ */
+export const renderedResponse = (output: DiagnoseOutputEntry, report: DiagnoseReport, context: ReportContext) =>
+  Effect.map(Effect.promise(() => loadRenderer(output.name)), (render) => {
+    const rendered = render({ report, context, body: { report } })
+    return rendered._tag === "Text"
+      ? HttpServerResponse.text(rendered.text, { contentType: output.contentType })
+      : HttpServerResponse.unsafeJson(rendered.value, { contentType: output.contentType })
+  })
+
 export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers) =>
   Effect.gen(function*() {
     const service = yield* DiagnoseService
@@ -64,12 +76,7 @@ export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers)
             artifact: url.searchParams.get("artifact") ?? undefined,
             body: bytes.byteLength <= 8 * 1024 * 1024 ? decoder.decode(bytes) : undefined
           }
-          // The renderers are loaded on first use: start-up and idle memory do not carry them.
-          const render = yield* Effect.promise(() => loadRenderer(output.name))
-          const rendered = render({ report, context, body: { report } })
-          return rendered._tag === "Text"
-            ? HttpServerResponse.text(rendered.text, { contentType: output.contentType })
-            : HttpServerResponse.unsafeJson(rendered.value, { contentType: output.contentType })
+          return yield* renderedResponse(output, report, context)
         }).pipe(
           Effect.onExit((exit) => settleRest(edge, DIAGNOSE_LABEL, mode, exit, () => false))
         )

@@ -1,0 +1,257 @@
+/**
+ * The contract of the runs API (DECISIONS §17): traces submitted once, diagnosed in the background
+ * by the workers of `svc serve`, kept in the store and listed. A run's report renders in the five
+ * outputs of diagnose. Every route answers 503 `store_unavailable` (with Retry-After) while the
+ * store cannot be read or written; analyze and diagnose are unaffected.
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Schema } from "effect"
+import {
+  AuthMisconfiguredWire,
+  ConflictWire,
+  InvalidModeWire,
+  NotFoundWire,
+  RateLimitedWire,
+  RequestTooLargeWire,
+  StoreUnavailableWire,
+  UnauthorizedWire,
+  UnsupportedMediaTypeWire,
+  UnsupportedTraceFormatWire,
+  ValidationErrorWire
+} from "../Errors.js"
+import { OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
+import { Severity } from "../Catalogue/Severity.js"
+import { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
+import { AnalyzeQueryParams, RawTrace } from "./AnalyzeContract.js"
+import { DiagnoseEnvelope, DiagnoseParams } from "./DiagnoseContract.js"
+import { DiagnoseReport } from "./DiagnoseReport.js"
+import { Mode } from "../Catalogue/Resources.js"
+
+/** The most labels one run carries. */
+export const MAX_LABELS = 16
+/** A label's key: `[a-z0-9_.-]{1,64}`. */
+export const LABEL_KEY = /^[a-z0-9_.-]{1,64}$/
+export const MAX_LABEL_VALUE = 256
+export const MAX_EXTERNAL_ID = 256
+/** The most runs one page lists. */
+export const MAX_PAGE = 200
+export const DEFAULT_PAGE = 50
+
+export const RunStatus = Schema.Literal("queued", "running", "done", "failed", "skipped").annotations({
+  identifier: "RunStatus",
+  description: "queued → running → done | failed | skipped (DECISIONS §17)."
+})
+export type RunStatus = typeof RunStatus.Type
+
+export const SkipReason = Schema.Literal("no_content", "not_failed", "sampled_out", "budget").annotations({
+  identifier: "SkipReason",
+  description:
+    "Why a run was skipped: `no_content` (the trace holds no message content), `not_failed` and `sampled_out` (OTLP intake), `budget` (the scope's SVC_DAILY_TOKEN_BUDGET was spent for the UTC day; re-queued when the next day starts)."
+})
+
+export const RunLabels = Schema.Record({
+  key: Schema.String.pipe(Schema.pattern(LABEL_KEY)),
+  value: Schema.String.pipe(Schema.maxLength(MAX_LABEL_VALUE))
+}).pipe(
+  Schema.filter((labels) => Object.keys(labels).length <= MAX_LABELS || `at most ${MAX_LABELS} labels`)
+).annotations({
+  identifier: "RunLabels",
+  description: `Up to ${MAX_LABELS} string pairs: keys of 1-64 characters of [a-z0-9_.-], values of at most ${MAX_LABEL_VALUE} characters.`
+})
+
+export const ExternalId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(MAX_EXTERNAL_ID)).annotations({
+  identifier: "ExternalId",
+  description: "The caller's own id for the run (at most 256 characters), unique per scope: reused for a different trace it is 409 conflict."
+})
+
+export const RunsEnvelope = Schema.Struct({
+  ...DiagnoseEnvelope.fields,
+  labels: Schema.optional(RunLabels),
+  external_id: Schema.optional(ExternalId)
+}).annotations({ identifier: "RunsEnvelope", description: "Traces under `trace`, with the diagnose's options, labels and an external id." })
+
+export const SubmitRunsRequest = Schema.Union(RunsEnvelope, RawTrace).annotations({
+  identifier: "SubmitRunsRequest",
+  description: "What `POST /v1/diagnose` takes (a body of several traces, JSON Lines included, is one run per trace), with optional `labels` and `external_id`."
+})
+
+export const SubmittedRun = Schema.Struct({
+  id: Schema.String,
+  status: RunStatus,
+  trace_id: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "SubmittedRun", description: "A run made (or found: the same trace with the same options is one run)." })
+
+export const RejectedTrace = Schema.Struct({
+  index: Schema.Int.annotations({ description: "The trace's place among the body's traces, from 0." }),
+  error: Schema.String.annotations({ description: "The error kind, as the error bodies name it." }),
+  message: Schema.String
+}).annotations({ identifier: "RejectedTrace", description: "A trace of the body that did not become a run, and why." })
+
+export const SubmitRunsResponse = Schema.Struct({
+  runs: Schema.Array(SubmittedRun),
+  rejected: Schema.Array(RejectedTrace)
+}).annotations({ identifier: "SubmitRunsResponse", description: "202: the runs made, and the traces refused (400 when none was accepted)." })
+
+export const RunError = Schema.Struct({ error: Schema.String, message: Schema.String }).annotations({
+  identifier: "RunError",
+  description: "Why a run failed: the error kind and its message."
+})
+
+export const Run = Schema.Struct({
+  id: Schema.String.annotations({ description: "The run's id: unguessable, never reused." }),
+  status: RunStatus,
+  reason: Schema.NullOr(SkipReason),
+  error: Schema.NullOr(RunError),
+  trace_id: Schema.NullOr(Schema.String).annotations({ description: "The source's own id of the trace (an OTel trace id in hex, a run id), when it has one." }),
+  external_id: Schema.NullOr(Schema.String),
+  labels: Schema.Record({ key: Schema.String, value: Schema.String }),
+  source: Schema.Literal("api", "otlp"),
+  attempts: Schema.Int.annotations({ description: "Attempts started so far." }),
+  submitted_at: Schema.String.annotations({ description: "ISO-8601, UTC." }),
+  started_at: Schema.NullOr(Schema.String),
+  finished_at: Schema.NullOr(Schema.String),
+  severity: Schema.NullOr(Severity)
+}).annotations({ identifier: "Run", description: "A trace submitted for diagnosis in the background." })
+export type Run = typeof Run.Type
+
+export const RunWithReport = Schema.Struct({
+  ...Run.fields,
+  report: Schema.optional(DiagnoseReport).annotations({ description: "The diagnose report, once the run is done." })
+}).annotations({ identifier: "RunWithReport", description: "A run, with its report when done." })
+
+export const RunList = Schema.Struct({
+  runs: Schema.Array(Run),
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "The next page's cursor (opaque); null on the last page." })
+}).annotations({ identifier: "RunList", description: "A page of runs, newest first." })
+
+/** A run's options as kept and exported: what the worker runs it with. */
+export const RunOptions = Schema.Struct({
+  mode: Mode,
+  model: Schema.NullOr(Schema.String),
+  hints: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  patterns: Schema.NullOr(Schema.Array(Schema.String)),
+  max_patterns: Schema.Int,
+  budget_tokens: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "RunOptions", description: "The diagnose options a run was submitted with." })
+
+/**
+ * One line of `GET /v1/runs/export` (and of `svc runs import`): the run, its redacted trace and
+ * options, its report and the trace file's line of each event source (for SARIF).
+ */
+export const RunExport = Schema.Struct({
+  run: Run,
+  format: TraceFormat,
+  trace: NormalizedTrace,
+  options: RunOptions,
+  redactions: Schema.Record({ key: Schema.String, value: Schema.Int }),
+  report: Schema.NullOr(DiagnoseReport),
+  lines: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Int }))
+}).annotations({ identifier: "RunExport", description: "A run as exported: one JSON Lines record." })
+export type RunExport = typeof RunExport.Type
+
+const RunId = HttpApiSchema.param("id", Schema.String.annotations({ description: "A run's id." }))
+
+const query = (description: string) => Schema.optional(Schema.String.annotations({ description }))
+
+export const RunFilterParams = Schema.Struct({
+  status: query("Only runs in this state: queued, running, done, failed or skipped."),
+  severity: query("Only done runs of this severity."),
+  pattern: query("Only done runs with a finding of this pattern."),
+  label: query("Only runs with this label, as `key:value`."),
+  external_id: query("The run with this external id."),
+  since: query("Submitted at or after this time (ISO-8601)."),
+  until: query("Submitted before this time (ISO-8601).")
+})
+
+export const RunListParams = Schema.Struct({
+  ...RunFilterParams.fields,
+  limit: query(`Runs per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`),
+  cursor: query("The `next_cursor` of the previous page.")
+})
+
+export const SubmitRunsParams = Schema.Struct({
+  ...AnalyzeQueryParams,
+  patterns: DiagnoseParams.fields.patterns,
+  max_patterns: DiagnoseParams.fields.max_patterns,
+  budget_tokens: DiagnoseParams.fields.budget_tokens
+})
+
+export const RunReportParams = Schema.Struct({
+  output: DiagnoseParams.fields.output,
+  artifact: DiagnoseParams.fields.artifact
+})
+
+export class RunsGroup extends HttpApiGroup.make("runs")
+  .add(
+    HttpApiEndpoint.post("submitRuns", "/v1/runs")
+      .setPayload(SubmitRunsRequest)
+      .setUrlParams(SubmitRunsParams)
+      .addSuccess(SubmitRunsResponse, { status: 202 })
+      .addError(ValidationErrorWire)
+      .addError(UnsupportedTraceFormatWire)
+      .addError(InvalidModeWire)
+      .addError(RequestTooLargeWire)
+      .addError(UnsupportedMediaTypeWire)
+      .addError(ConflictWire)
+      .annotate(OpenApi.Summary, "Submit traces: one run per trace, diagnosed in the background")
+      .annotate(
+        OpenApi.Description,
+        "Takes what `POST /v1/diagnose` takes (JSON, or JSON Lines with the options as query parameters), plus `labels` and `external_id`. One run per trace the importer finds; the same trace with the same options in the same scope is the existing run. 202 with the runs and the traces refused; 400 when none was accepted; 409 when `external_id` names another trace's run. Keys of role `ingest` may do this and nothing else."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listRuns", "/v1/runs")
+      .setUrlParams(RunListParams)
+      .addSuccess(RunList)
+      .addError(ValidationErrorWire)
+      .annotate(OpenApi.Summary, "List runs, newest first, with filters and a cursor")
+  )
+  .add(
+    HttpApiEndpoint.get("exportRuns", "/v1/runs/export")
+      .setUrlParams(RunFilterParams)
+      .addSuccess(HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({ description: "JSON Lines: one RunExport per line, newest first." }))
+      .addError(ValidationErrorWire)
+      .annotate(OpenApi.Summary, "Export runs as JSON Lines (their traces, options and reports), for `svc runs import`")
+  )
+  .add(
+    HttpApiEndpoint.get("getRun")`/v1/runs/${RunId}`
+      .addSuccess(RunWithReport)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "One run, with its report when done")
+  )
+  .add(
+    HttpApiEndpoint.get("getRunReport")`/v1/runs/${RunId}/report`
+      .setUrlParams(RunReportParams)
+      .addSuccess(DiagnoseReport)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/markdown" }).annotations({ description: "?output=markdown or Accept: text/markdown" }), { status: 200 })
+      .addError(ValidationErrorWire)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "A done run's report, in any output of diagnose")
+      .annotate(
+        OpenApi.Description,
+        `The report as \`POST /v1/diagnose\` renders it, by \`?output=\` or \`Accept\`: ${OUTPUTS_DESCRIBED}. SARIF keeps physical locations: the run keeps the trace file's line of each event source. 404 while the run is not done.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("retryRun")`/v1/runs/${RunId}/retry`
+      .addSuccess(Run)
+      .addError(NotFoundWire)
+      .addError(ConflictWire)
+      .annotate(OpenApi.Summary, "Re-queue a failed or skipped run (admin)")
+  )
+  .add(
+    HttpApiEndpoint.del("deleteRun")`/v1/runs/${RunId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "Delete a run: its trace, report and cache entries (admin); a running run is interrupted")
+  )
+  .addError(UnauthorizedWire)
+  .addError(RateLimitedWire)
+  .addError(AuthMisconfiguredWire)
+  .addError(StoreUnavailableWire)
+  .annotate(OpenApi.Title, "Runs")
+  .annotate(OpenApi.Description, "Traces submitted once, diagnosed in the background, kept and listed (docs/runs.md).")
+{}

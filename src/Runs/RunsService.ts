@@ -1,0 +1,461 @@
+/**
+ * The runs API's effects (DECISIONS §17), one for every surface (REST, MCP, the CLI, later OTLP):
+ * submit (the diagnose's typed request admitted once per trace, redacted before it is kept), list,
+ * get, a report, retry, delete, export and import, each in the caller's data scope (a run of
+ * another scope is not found: 404, never 403). The store opens on first use; while it cannot be
+ * read or written every effect here fails with 503 `store_unavailable`.
+ */
+import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Predicate, Schema } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { scopeTokenOf, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
+import { AnalysisCache } from "../Cache/AnalysisCache.js"
+import { Severity } from "../Catalogue/Severity.js"
+import {
+  DEFAULT_PAGE,
+  ExternalId,
+  MAX_PAGE,
+  type Run,
+  RunExport,
+  RunLabels,
+  type RunOptions,
+  type RunStatus,
+  SkipReason
+} from "../Contract/RunsContract.js"
+import { DiagnoseReport, type ReportContext } from "../Contract/DiagnoseReport.js"
+import { type AdmitFailure, type AdmittedDiagnose, DiagnoseService } from "../Diagnose/DiagnoseService.js"
+import { locateLines } from "../Diagnose/Render/JsonLines.js"
+import { Conflict, errorKinds, type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
+import { formatParseError, NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
+import type { DiagnoseOptions } from "../Intake/Requests.js"
+import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
+import type { RunFilter, RunRecord, StoredRun } from "../Store/Runs.js"
+import { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
+
+/** The request a run keeps: the admitted diagnose (redacted) and whose it is. */
+export const StoredRequest = Schema.Struct({
+  /** The submitting key's name (the worker diagnoses in its scope); null with auth off. */
+  key_name: Schema.NullOr(Schema.String),
+  format: TraceFormat,
+  trace: NormalizedTrace,
+  options: Schema.Struct({
+    mode: RunExport.fields.options.fields.mode,
+    model: Schema.NullOr(Schema.String),
+    hints: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+    patterns: Schema.NullOr(Schema.Array(Schema.String)),
+    max_patterns: Schema.Int,
+    budget_tokens: Schema.NullOr(Schema.Int)
+  }),
+  redactions: Schema.Record({ key: Schema.String, value: Schema.Int })
+})
+export type StoredRequest = typeof StoredRequest.Type
+
+const decodeStored = Schema.decodeUnknownEither(Schema.parseJson(StoredRequest))
+const decodeReport = Schema.decodeUnknownEither(Schema.parseJson(DiagnoseReport))
+const decodeLines = Schema.decodeUnknownEither(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Int })))
+const decodeExport = Schema.decodeUnknownEither(Schema.parseJson(RunExport))
+const isSkipReason = Schema.is(SkipReason)
+const isSeverity = Schema.is(Severity)
+
+/** The wire options of a diagnose's options. */
+export const wireOptions = (options: DiagnoseOptions): typeof RunOptions.Type => ({
+  mode: options.mode,
+  model: options.model,
+  hints: options.hints,
+  patterns: options.patterns ?? null,
+  max_patterns: options.maxPatterns,
+  budget_tokens: options.budgetTokens
+})
+
+/** A kept request as the diagnose's admitted request again. */
+export const admittedOf = (stored: StoredRequest): AdmittedDiagnose => ({
+  format: stored.format,
+  trace: stored.trace,
+  options: {
+    mode: stored.options.mode,
+    model: stored.options.model,
+    hints: stored.options.hints,
+    patterns: stored.options.patterns ?? undefined,
+    maxPatterns: stored.options.max_patterns,
+    budgetTokens: stored.options.budget_tokens
+  },
+  redactions: stored.redactions
+})
+
+/** A kept request, read back; a request this service did not write is an error of the run, not of the worker. */
+export const readStoredRequest = (text: string): Either.Either<StoredRequest, string> =>
+  Either.mapLeft(decodeStored(text), (error) => `the run's stored request cannot be read: ${formatParseError(error)}`)
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
+
+/** A store's run as the API's Run. */
+export const wireRun = (record: RunRecord): Run => ({
+  id: record.id,
+  status: record.status,
+  reason: isSkipReason(record.reason) ? record.reason : null,
+  error: record.error,
+  trace_id: record.traceId,
+  external_id: record.externalId,
+  labels: record.labels,
+  source: record.source,
+  attempts: record.attempts,
+  submitted_at: new Date(record.submittedAt).toISOString(),
+  started_at: iso(record.startedAt),
+  finished_at: iso(record.finishedAt),
+  severity: isSeverity(record.severity) ? record.severity : null
+})
+
+/** Run ids: 128 random bits, so one scope cannot guess another's. */
+const newRunId = (): string => `run_${randomBytes(16).toString("base64url")}`
+
+/** The same trace with the same options is one run (per scope): a digest of what the run would diagnose. */
+const dedupeKeyOf = (request: Omit<StoredRequest, "key_name" | "redactions">): string =>
+  createHash("sha256").update(JSON.stringify([request.format, request.trace, request.options])).digest("hex")
+
+/** The labels and external id of a body (an envelope's own fields), each by the contract's schema. */
+const runFields = (body: Record<string, unknown> | Array<unknown>) =>
+  Either.gen(function*() {
+    const envelope = Predicate.isRecord(body) && (Predicate.isRecord(body["trace"]) || Array.isArray(body["trace"])) ? body : undefined
+    const labels = envelope?.["labels"] === undefined
+      ? {}
+      : yield* Either.mapLeft(Schema.decodeUnknownEither(RunLabels)(envelope["labels"]), (error) => new ValidationError({ message: `labels: ${formatParseError(error)}` }))
+    const externalId = envelope?.["external_id"] === undefined || envelope["external_id"] === null
+      ? null
+      : yield* Either.mapLeft(Schema.decodeUnknownEither(ExternalId)(envelope["external_id"]), (error) => new ValidationError({ message: `external_id: ${formatParseError(error)}` }))
+    return { labels, externalId }
+  })
+
+/** A list's filter from the query (`label=key:value`, ISO-8601 `since` and `until`), by the contract. */
+export interface ListQuery {
+  readonly status?: string | undefined
+  readonly severity?: string | undefined
+  readonly pattern?: string | undefined
+  readonly label?: string | undefined
+  readonly external_id?: string | undefined
+  readonly since?: string | undefined
+  readonly until?: string | undefined
+}
+
+const STATUSES: ReadonlyArray<RunStatus> = ["queued", "running", "done", "failed", "skipped"]
+const isStatus = (value: string): value is RunStatus => STATUSES.some((status) => status === value)
+
+const readTime = (name: string, value: string | undefined): Either.Either<number | undefined, ValidationError> => {
+  if (value === undefined) return Either.right(undefined)
+  const ms = Date.parse(value)
+  return Number.isFinite(ms) ? Either.right(ms) : Either.left(new ValidationError({ message: `${name} must be an ISO-8601 time (got ${JSON.stringify(value.slice(0, 40))})` }))
+}
+
+export const readFilter = (query: ListQuery): Either.Either<RunFilter, ValidationError> =>
+  Either.gen(function*() {
+    const status = query.status
+    if (status !== undefined && !isStatus(status)) return yield* Either.left(new ValidationError({ message: `status must be one of ${STATUSES.join(", ")}` }))
+    if (query.severity !== undefined && !isSeverity(query.severity)) {
+      return yield* Either.left(new ValidationError({ message: `severity must be one of ${Severity.literals.join(", ")}` }))
+    }
+    const label = query.label === undefined ? undefined : query.label.split(":")
+    const labelKey = label?.[0]
+    if (label !== undefined && (label.length < 2 || labelKey === undefined || !/^[a-z0-9_.-]{1,64}$/.test(labelKey))) {
+      return yield* Either.left(new ValidationError({ message: "label must be key:value, the key of 1-64 characters of [a-z0-9_.-]" }))
+    }
+    return {
+      status,
+      severity: query.severity,
+      pattern: query.pattern,
+      label: label === undefined || labelKey === undefined ? undefined : [labelKey, label.slice(1).join(":")],
+      externalId: query.external_id,
+      since: yield* readTime("since", query.since),
+      until: yield* readTime("until", query.until)
+    }
+  })
+
+const readLimit = (limit: string | undefined): Either.Either<number, ValidationError> => {
+  if (limit === undefined) return Either.right(DEFAULT_PAGE)
+  const value = Number(limit)
+  return /^\d+$/.test(limit) && value >= 1 && value <= MAX_PAGE
+    ? Either.right(value)
+    : Either.left(new ValidationError({ message: `limit must be an integer 1-${MAX_PAGE}` }))
+}
+
+export interface SubmitOutcome {
+  readonly runs: ReadonlyArray<{ readonly id: string; readonly status: RunStatus; readonly trace_id: string | null }>
+  readonly rejected: ReadonlyArray<{ readonly index: number; readonly error: string; readonly message: string }>
+}
+
+export interface RunReport {
+  readonly report: DiagnoseReport
+  readonly context: ReportContext
+}
+
+export type SubmitFailure = AdmitFailure | Conflict | StoreUnavailable
+
+export interface RunsServiceShape {
+  /**
+   * One run per trace of the body (the diagnose's request, admitted and redacted), in the caller's
+   * scope; `text` is the body as sent, for the trace file's lines (SARIF) when it is text.
+   */
+  readonly submit: (
+    body: Record<string, unknown> | Array<unknown>,
+    keyName: string | null,
+    query?: QueryOptions,
+    text?: string
+  ) => Effect.Effect<SubmitOutcome, SubmitFailure>
+  readonly list: (
+    keyName: string | null,
+    query: ListQuery & { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+  ) => Effect.Effect<{ readonly runs: ReadonlyArray<Run>; readonly next_cursor: string | null }, ValidationError | StoreUnavailable | InternalError>
+  readonly get: (keyName: string | null, id: string) => Effect.Effect<Run & { readonly report?: DiagnoseReport }, NotFound | StoreUnavailable | InternalError>
+  /** A done run's report with what its renderers need; 404 while it is not done. */
+  readonly report: (keyName: string | null, id: string) => Effect.Effect<RunReport, NotFound | StoreUnavailable | InternalError>
+  /** Re-queues a failed or skipped run; 409 for a run in another state. */
+  readonly retry: (keyName: string | null, id: string) => Effect.Effect<Run, NotFound | Conflict | StoreUnavailable | InternalError>
+  /** Re-queues every failed or skipped run (of `status`) of the scope; how many. */
+  readonly retryAll: (keyName: string | null, status: "failed" | "skipped") => Effect.Effect<number, StoreUnavailable | InternalError>
+  /** Removes a run, its trace, report and cache entries. */
+  readonly remove: (keyName: string | null, id: string) => Effect.Effect<void, NotFound | StoreUnavailable | InternalError>
+  /** The scope's runs as export lines (JSON), newest first, page by page. */
+  readonly exportPage: (
+    keyName: string | null,
+    filter: RunFilter,
+    cursor: string | null
+  ) => Effect.Effect<{ readonly lines: ReadonlyArray<string>; readonly next: string | null }, StoreUnavailable | InternalError>
+  /** Restores exported lines in the caller's scope; how many were new, and the lines refused. */
+  readonly importLines: (
+    keyName: string | null,
+    lines: ReadonlyArray<string>
+  ) => Effect.Effect<{ readonly imported: number; readonly existing: number; readonly refused: ReadonlyArray<{ readonly line: number; readonly message: string }> }, StoreUnavailable | InternalError>
+}
+
+export class RunsService extends Context.Tag("RunsService")<RunsService, RunsServiceShape>() {}
+
+const notFound = (id: string) => new NotFound({ message: `no run ${JSON.stringify(id.slice(0, 80))} in this key's scope` })
+
+/** The export page size. */
+const EXPORT_PAGE = 200
+
+export const RunsServiceLive = Layer.effect(
+  RunsService,
+  Effect.gen(function*() {
+    const scopes = yield* Scopes
+    const diagnoses = yield* DiagnoseService
+    const access = yield* RunStoreAccess
+    const cache = yield* AnalysisCache
+
+    const scopeOf = (keyName: string | null) =>
+      Effect.suspend(() => {
+        const scoped = scopes.of(keyName)
+        return scoped === undefined ? Effect.fail(unverifiedCaller()) : Effect.succeed(scopeTokenOf(scoped.data))
+      })
+
+    const submit: RunsServiceShape["submit"] = (body, keyName, query = NO_QUERY, text) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const fields = yield* runFields(body)
+        const admitted = yield* diagnoses.admitEach(body, keyName, query)
+        if (fields.externalId !== null && admitted.traces.length > 1) {
+          return yield* new ValidationError({
+            message: `external_id names one run, and the body holds ${admitted.traces.length} traces; send them one by one, or choose one with select`
+          })
+        }
+        const store = yield* access.store
+        const now = yield* Clock.currentTimeMillis
+        const runs: Array<SubmitOutcome["runs"][number]> = []
+        const rejected: Array<SubmitOutcome["rejected"][number]> = []
+        for (const [index, trace] of admitted.traces.entries()) {
+          if (Either.isLeft(trace)) {
+            rejected.push({ index, error: errorKinds[trace.left._tag].kind, message: trace.left.message })
+            continue
+          }
+          const request = trace.right
+          const kept = { format: request.format, trace: request.trace, options: wireOptions(request.options) }
+          const sources = request.trace.events.map((event) => event.source)
+          const lines = text === undefined ? null : JSON.stringify(Object.fromEntries(locateLines(text, sources)))
+          const submitted = yield* inStore(
+            "submit",
+            store.submit({
+              id: newRunId(),
+              scope,
+              traceId: request.trace.id,
+              externalId: fields.externalId,
+              labels: fields.labels,
+              source: "api",
+              dedupeKey: dedupeKeyOf(kept),
+              request: JSON.stringify({ ...kept, key_name: keyName, redactions: request.redactions } satisfies StoredRequest),
+              lines,
+              submittedAt: now
+            })
+          ).pipe(
+            Effect.catchTag("ExternalIdConflict", (conflict) =>
+              Effect.fail(new Conflict({ message: `external_id ${JSON.stringify(conflict.externalId.slice(0, 80))} already names run ${conflict.runId}, of another trace` })))
+          )
+          runs.push({ id: submitted.run.id, status: submitted.run.status, trace_id: submitted.run.traceId })
+        }
+        if (runs.length === 0) {
+          const first = rejected.slice(0, 3).map((item) => `#${item.index}: ${item.message}`).join("; ")
+          return yield* new ValidationError({ message: `no trace of the body was accepted (${rejected.length} refused): ${first}` })
+        }
+        return { runs, rejected }
+      })
+
+    const list: RunsServiceShape["list"] = (keyName, query) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const filter = yield* readFilter(query)
+        const limit = yield* readLimit(query.limit)
+        const store = yield* access.store
+        const page = yield* inStore("list", store.list(scope, filter, limit, query.cursor ?? null))
+        return { runs: page.runs.map(wireRun), next_cursor: page.nextCursor }
+      })
+
+    const stored = (keyName: string | null, id: string) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.store
+        const found = yield* inStore("get", store.get(scope, id))
+        return Option.isNone(found) ? yield* notFound(id) : found.value
+      })
+
+    /** A stored report, decoded; a report this service did not write is an internal error, logged. */
+    const reportOf = (run: StoredRun) =>
+      run.report === null ? Effect.succeed(undefined) : Either.match(decodeReport(run.report), {
+        onLeft: (error) => Effect.zipRight(Effect.logError("a stored report cannot be read", ParseResult.TreeFormatter.formatErrorSync(error)), Effect.succeed(undefined)),
+        onRight: (report) => Effect.succeed(report)
+      })
+
+    const get: RunsServiceShape["get"] = (keyName, id) =>
+      Effect.gen(function*() {
+        const run = yield* stored(keyName, id)
+        const report = yield* reportOf(run)
+        return report === undefined ? wireRun(run) : { ...wireRun(run), report }
+      })
+
+    const report: RunsServiceShape["report"] = (keyName, id) =>
+      Effect.gen(function*() {
+        const run = yield* stored(keyName, id)
+        const report = yield* reportOf(run)
+        if (report === undefined) return yield* new NotFound({ message: `run ${run.id} has no report: it is ${run.status}` })
+        const request = readStoredRequest(run.request)
+        const lines = run.lines === null ? undefined : Either.getOrUndefined(decodeLines(run.lines))
+        return {
+          report,
+          context: {
+            events: Either.isRight(request) ? request.right.trace.events : [],
+            artifact: undefined,
+            body: undefined,
+            ...(lines === undefined ? {} : { lines: new Map(Object.entries(lines)) })
+          }
+        }
+      })
+
+    const retry: RunsServiceShape["retry"] = (keyName, id) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.store
+        const now = yield* Clock.currentTimeMillis
+        if (!(yield* inStore("retry", store.retry(scope, id, now)))) {
+          const run = yield* stored(keyName, id)
+          return yield* new Conflict({ message: `run ${run.id} is ${run.status}: only failed or skipped runs are retried` })
+        }
+        return wireRun(yield* stored(keyName, id))
+      })
+
+    const retryAll: RunsServiceShape["retryAll"] = (keyName, status) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.store
+        const now = yield* Clock.currentTimeMillis
+        let count = 0
+        let cursor: string | null = null
+        do {
+          const page: { readonly runs: ReadonlyArray<RunRecord>; readonly nextCursor: string | null } = yield* inStore(
+            "list",
+            store.list(scope, { status }, MAX_PAGE, cursor)
+          )
+          for (const run of page.runs) if (yield* inStore("retry", store.retry(scope, run.id, now))) count += 1
+          cursor = page.nextCursor
+        } while (cursor !== null)
+        return count
+      })
+
+    const remove: RunsServiceShape["remove"] = (keyName, id) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.store
+        const cacheKeys = yield* inStore("delete", store.remove(scope, id))
+        if (cacheKeys === undefined) return yield* notFound(id)
+        yield* cache.evict(cacheKeys)
+      })
+
+    const exportPage: RunsServiceShape["exportPage"] = (keyName, filter, cursor) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.store
+        const page = yield* inStore("export", store.list(scope, filter, EXPORT_PAGE, cursor))
+        const lines: Array<string> = []
+        for (const record of page.runs) {
+          const found = yield* inStore("export", store.get(scope, record.id))
+          if (Option.isNone(found)) continue
+          const run = found.value
+          const request = readStoredRequest(run.request)
+          if (Either.isLeft(request)) continue
+          const report = yield* reportOf(run)
+          const line: RunExport = {
+            run: wireRun(run),
+            format: request.right.format,
+            trace: request.right.trace,
+            options: request.right.options,
+            redactions: request.right.redactions,
+            report: report ?? null,
+            lines: run.lines === null ? null : Either.getOrNull(decodeLines(run.lines))
+          }
+          lines.push(JSON.stringify(line))
+        }
+        return { lines, next: page.nextCursor }
+      })
+
+    const importLines: RunsServiceShape["importLines"] = (keyName, lines) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.store
+        let imported = 0
+        let existing = 0
+        const refused: Array<{ readonly line: number; readonly message: string }> = []
+        for (const [index, text] of lines.entries()) {
+          if (text.trim().length === 0) continue
+          const decoded = decodeExport(text)
+          if (Either.isLeft(decoded)) {
+            refused.push({ line: index + 1, message: formatParseError(decoded.left) })
+            continue
+          }
+          const line = decoded.right
+          const kept = { format: line.format, trace: line.trace, options: line.options }
+          const run: StoredRun = {
+            id: line.run.id,
+            scope,
+            status: line.run.status,
+            reason: line.run.reason,
+            error: line.run.error,
+            traceId: line.run.trace_id,
+            externalId: line.run.external_id,
+            labels: line.run.labels,
+            source: line.run.source,
+            attempts: line.run.attempts,
+            submittedAt: Date.parse(line.run.submitted_at),
+            startedAt: line.run.started_at === null ? null : Date.parse(line.run.started_at),
+            finishedAt: line.run.finished_at === null ? null : Date.parse(line.run.finished_at),
+            severity: line.run.severity,
+            dedupeKey: dedupeKeyOf(kept),
+            request: JSON.stringify({ ...kept, key_name: keyName, redactions: line.redactions } satisfies StoredRequest),
+            report: line.report === null ? null : JSON.stringify(line.report),
+            lines: line.lines === null ? null : JSON.stringify(line.lines),
+            patterns: line.report === null ? [] : Array.from(new Set(line.report.findings.map((finding) => finding.pattern))),
+            // the cache entries of another service are not this one's
+            cacheKeys: []
+          }
+          if (yield* inStore("import", store.restore(scope, run))) imported += 1
+          else existing += 1
+        }
+        return { imported, existing, refused }
+      })
+
+    return { submit, list, get, report, retry, retryAll, remove, exportPage, importLines }
+  })
+)

@@ -1,0 +1,149 @@
+/**
+ * The run workers of `svc serve` (DECISIONS §17), and only of it: SVC_WORKERS loops (Worker.ts)
+ * over the store, each run through the same diagnose effect as `POST /v1/diagnose`
+ * (DiagnoseService.run: the typed request, the cache, single flight and metrics, with
+ * `surface="worker"`), and the store's upkeep: leases of stalled workers released, retention's
+ * purge (with the purged runs' cache entries), runs skipped for the budget re-queued when a new UTC
+ * day starts, and the `svc_runs_queued` gauge.
+ *
+ * At start every lease is released (SQLite has one process: any lease is a dead one's, its run is
+ * run again, at most one extra attempt). On SIGTERM the workers stop claiming at once (readiness
+ * turns `draining`); runs in progress count as work in flight, so the drain gives them the grace;
+ * what is still running after it is interrupted and given back to the queue.
+ */
+import { Clock, Duration, Effect, Either, Exit, Layer, Schedule } from "effect"
+import { randomBytes } from "node:crypto"
+import { hostname } from "node:os"
+import { AnalysisCache } from "../Cache/AnalysisCache.js"
+import { AppConfig } from "../Config.js"
+import { DiagnoseService, estimateTokens } from "../Diagnose/DiagnoseService.js"
+import { errorKinds } from "../Errors.js"
+import { RequestTracker } from "../Lifecycle/Lifecycle.js"
+import { Readiness } from "../Lifecycle/Readiness.js"
+import { recordAnalysis, runMetrics, statusOfExit } from "../Observability/Metrics.js"
+import { RunStoreAccess } from "../Store/RunStoreAccess.js"
+import type { ClaimedRun, RunStoreShape } from "../Store/Runs.js"
+import { admittedOf, readStoredRequest } from "./RunsService.js"
+import { DEFAULT_WORKER, type RunResult, type RunRunner, workerLoop } from "./Worker.js"
+import type { DiagnoseReport } from "../Contract/DiagnoseReport.js"
+
+/** Lens failures that another attempt may not meet: the provider's 429/5xx (after its retries) and deadlines. */
+const TRANSIENT: ReadonlySet<string> = new Set([errorKinds.AnalyzerError.kind, errorKinds.Timeout.kind])
+
+/** How often the upkeep runs. */
+const UPKEEP = Duration.seconds(30)
+
+const DAY_MS = 86_400_000
+
+/**
+ * How a finished diagnose ends its run: done when any lens ran (its report says which failed);
+ * when none ran, the lenses' error: transient (the run goes back to the queue) or final.
+ */
+export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<string>): RunResult => {
+  const ran = report.patterns.filter((run) => run.error === null)
+  const failed = report.patterns.flatMap((run) => (run.error === null ? [] : [run.error]))
+  const first = failed[0]
+  if (ran.length === 0 && first !== undefined) {
+    const error = { error: first.kind, message: first.message }
+    return failed.every((each) => TRANSIENT.has(each.kind)) ? { _tag: "Transient", error } : { _tag: "End", end: { status: "failed", error } }
+  }
+  return {
+    _tag: "End",
+    end: {
+      status: "done",
+      report: JSON.stringify(report),
+      severity: report.severity,
+      patterns: Array.from(new Set(report.findings.map((finding) => finding.pattern))),
+      cacheKeys
+    }
+  }
+}
+
+/** The diagnose of one claimed run, its budget reserved before and settled after. */
+const makeRunner = (
+  store: RunStoreShape,
+  diagnoses: typeof DiagnoseService.Service,
+  dailyBudget: number | undefined
+): RunRunner =>
+(claimed: ClaimedRun) =>
+  Effect.gen(function*() {
+    const startedAt = yield* Clock.currentTimeMillis
+    if (claimed.attempts === 1) runMetrics.waited(Math.max(0, startedAt - claimed.submittedAt) / 1000)
+    const stored = readStoredRequest(claimed.request)
+    if (Either.isLeft(stored)) return { _tag: "End", end: { status: "failed", error: { error: errorKinds.InternalError.kind, message: stored.left } } } satisfies RunResult
+    const request = admittedOf(stored.right)
+    if (request.trace.content === "absent") return { _tag: "End", end: { status: "skipped", reason: "no_content" } } satisfies RunResult
+    const chars = request.trace.events.reduce((sum, event) => sum + event.content.length, request.trace.task.length + request.trace.outcome.length)
+    const estimate = estimateTokens(request.options.mode, chars) * (request.options.patterns?.length ?? request.options.maxPatterns)
+    if (dailyBudget !== undefined && !(yield* store.reserve(claimed.scope, startedAt, estimate, dailyBudget))) {
+      return { _tag: "End", end: { status: "skipped", reason: "budget" } } satisfies RunResult
+    }
+    const exit = yield* Effect.exit(diagnoses.run(request, stored.right.key_name, `run:${claimed.id}`))
+    const seconds = ((yield* Clock.currentTimeMillis) - startedAt) / 1000
+    recordAnalysis({ surface: "worker", pattern: "diagnose", mode: request.options.mode, status: statusOfExit(exit, () => false) }, seconds)
+    if (dailyBudget !== undefined) {
+      const spent = Exit.isSuccess(exit) ? exit.value.report.usage.input_tokens + exit.value.report.usage.output_tokens : 0
+      yield* store.settle(claimed.scope, startedAt, estimate, spent)
+    }
+    if (Exit.isSuccess(exit)) return resultOfReport(exit.value.report, exit.value.cacheKeys)
+    return yield* Effect.failCause(exit.cause)
+  }).pipe(
+    Effect.catchAll((error): Effect.Effect<RunResult> => {
+      const kind = error._tag === "SqlError" ? "store_unavailable" : errorKinds[error._tag].kind
+      const result: RunResult = { _tag: "Transient", error: { error: kind, message: error.message } }
+      return error._tag === "SqlError" || TRANSIENT.has(kind) ? Effect.succeed(result) : Effect.succeed({ _tag: "End", end: { status: "failed", error: result.error } })
+    })
+  )
+
+/** The store's upkeep, once. */
+const upkeep = (store: RunStoreShape, cache: typeof AnalysisCache.Service, retentionDays: number) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    yield* store.releaseExpired(now)
+    const purged = yield* store.purge(now - retentionDays * DAY_MS)
+    if (purged.length > 0) {
+      yield* cache.evict(purged.flatMap((run) => run.cacheKeys))
+      yield* Effect.logInfo("runs purged").pipe(Effect.annotateLogs({ runs: purged.length, retention_days: retentionDays }))
+    }
+    yield* store.requeueBudget(now - (now % DAY_MS))
+    runMetrics.queued(yield* store.queued)
+  })
+
+export const RunWorkersLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const { runs } = yield* AppConfig
+    if (runs.workers === 0) return
+    const access = yield* RunStoreAccess
+    const diagnoses = yield* DiagnoseService
+    const cache = yield* AnalysisCache
+    const readiness = yield* Readiness
+    const tracker = yield* RequestTracker
+    const process = `${hostname()}-${globalThis.process.pid}-${randomBytes(4).toString("hex")}`
+    const leaseMs = runs.leaseSeconds * 1000
+    const budget = runs.dailyTokenBudget._tag === "Some" ? runs.dailyTokenBudget.value : undefined
+
+    const start = Effect.gen(function*() {
+      // the store, as soon as it opens (tried again while it cannot be)
+      const store = yield* access.store.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5))))
+      const released = yield* store.releaseAll
+      if (released > 0) yield* Effect.logWarning("runs a previous process held were queued again").pipe(Effect.annotateLogs({ runs: released }))
+      const runner = makeRunner(store, diagnoses, budget)
+      // a run in progress is work in flight: the drain waits for it (within the grace)
+      const tracked: RunRunner = (claimed) => Effect.acquireUseRelease(Effect.sync(tracker.started), () => runner(claimed), () => Effect.sync(tracker.finished))
+      for (let index = 0; index < runs.workers; index++) {
+        const options = { ...DEFAULT_WORKER, owner: `${process}-${index}`, leaseMs, accepting: () => readiness.current() === "ready" }
+        yield* workerLoop(store, tracked, options).pipe(
+          Effect.tapErrorCause((cause) => Effect.logWarning("run worker stopped on a store error; starting again", cause)),
+          Effect.retry(Schedule.spaced(Duration.seconds(5))),
+          Effect.forkScoped
+        )
+      }
+      yield* upkeep(store, cache, runs.retentionDays).pipe(
+        Effect.catchAll((error) => Effect.logWarning("runs upkeep failed", error)),
+        Effect.repeat(Schedule.spaced(UPKEEP)),
+        Effect.forkScoped
+      )
+    })
+    yield* Effect.forkScoped(start)
+  })
+)

@@ -1,0 +1,74 @@
+/**
+ * The runs store, opened when it is first needed (DECISIONS §16: only `svc serve` starts workers;
+ * other commands open stores lazily): the service starts without loading the SQLite driver, and a
+ * store that cannot be opened (a full disk, a path that is not writable) fails the runs routes with
+ * 503 `store_unavailable` while everything else serves on. Opening is tried again on the next use,
+ * one opener at a time; once open, the store stays open until the service stops.
+ */
+import type { SqlError } from "@effect/sql"
+import { Context, Effect, Exit, Layer, Predicate, Scope } from "effect"
+import { AppConfig } from "../Config.js"
+import { StoreUnavailable } from "../Errors.js"
+import { countStoreError } from "../Observability/Metrics.js"
+import { makeRunStore, RunStore, type RunStoreShape } from "./Runs.js"
+import { databaseFile, sqliteLayer } from "./Sql.js"
+
+/** Seconds a client is told to wait before it tries the store again. */
+const RETRY_AFTER_SECONDS = 5
+
+export interface RunStoreAccessShape {
+  /** The store, opened on first use; fails while it cannot be opened. */
+  readonly store: Effect.Effect<RunStoreShape, StoreUnavailable>
+}
+
+export class RunStoreAccess extends Context.Tag("RunStoreAccess")<RunStoreAccess, RunStoreAccessShape>() {}
+
+/** The one failure of a store that cannot be reached: the cause is logged, never sent. */
+export const storeUnavailable = (op: string, cause: unknown): Effect.Effect<never, StoreUnavailable> =>
+  Effect.zipRight(
+    Effect.sync(() => countStoreError("sql", op)).pipe(
+      Effect.zipRight(Effect.logWarning("runs store unavailable").pipe(Effect.annotateLogs({ op, cause: describe(cause) })))
+    ),
+    Effect.fail(new StoreUnavailable({ message: "the runs store is unavailable; retry later (analyze and diagnose are not affected)", retryAfterSeconds: RETRY_AFTER_SECONDS }))
+  )
+
+const describe = (cause: unknown): string =>
+  cause instanceof Error ? `${cause.name}: ${cause.message}` : typeof cause === "object" && cause !== null && "message" in cause ? String(cause.message) : String(cause)
+
+/** A store operation with its SQL failure as the one `store_unavailable`. */
+export const inStore = <A, E>(
+  op: string,
+  effect: Effect.Effect<A, E>
+): Effect.Effect<A, Exclude<E, Extract<E, SqlError.SqlError>> | StoreUnavailable> =>
+  Effect.catchIf(effect, (error): error is Extract<E, SqlError.SqlError> => Predicate.isTagged(error, "SqlError"), (error) => storeUnavailable(op, error))
+
+/** The store of a database file, opened in `scope` (tests give their own). */
+export const makeRunStoreAccess = (file: string, scope: Scope.Scope): Effect.Effect<RunStoreAccessShape> =>
+  Effect.gen(function*() {
+    const lock = yield* Effect.makeSemaphore(1)
+    let opened: RunStoreShape | undefined
+    const open = Effect.gen(function*() {
+      if (opened !== undefined) return opened
+      const child = yield* Scope.fork(scope, { _tag: "Sequential" })
+      const layer = Layer.effect(RunStore, makeRunStore).pipe(Layer.provide(sqliteLayer(file)))
+      const built = yield* Effect.exit(Layer.buildWithScope(layer, child))
+      if (Exit.isFailure(built)) {
+        yield* Scope.close(child, built)
+        return yield* storeUnavailable("open", built.cause)
+      }
+      opened = Context.get(built.value, RunStore)
+      return opened
+    })
+    return {
+      store: Effect.suspend(() => (opened !== undefined ? Effect.succeed(opened) : lock.withPermits(1)(open)))
+    }
+  })
+
+/** The store of SVC_HOME/svc.db, open until the service stops. */
+export const RunStoreAccessLive = Layer.scoped(
+  RunStoreAccess,
+  Effect.gen(function*() {
+    const { home } = yield* AppConfig
+    return yield* makeRunStoreAccess(databaseFile(home), yield* Effect.scope)
+  })
+)

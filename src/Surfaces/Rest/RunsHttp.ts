@@ -1,0 +1,70 @@
+/**
+ * The runs API over REST (DECISIONS §17): thin handlers over RunsService. Submit reads the body the
+ * edge read (JSON, JSON Lines or a zip, as diagnose) with the query's options; a report renders as
+ * diagnose renders (`?output=`, else `Accept`); the export streams JSON Lines page by page.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect, Option, Stream } from "effect"
+import { Api } from "../../Api.js"
+import { queryOptions } from "../../Intake/Intake.js"
+import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
+import { CurrentRequest } from "../../Edge/RequestContext.js"
+import { ValidationError } from "../../Errors.js"
+import { readFilter, RunsService } from "../../Runs/RunsService.js"
+import { outputOf, renderedResponse } from "./DiagnoseHttp.js"
+
+const EMPTY = new Uint8Array(0)
+const decoder = new TextDecoder()
+const encoder = new TextEncoder()
+
+/** The body's text for the trace file's lines (SARIF), when it is text of a size worth searching. */
+const LINES_UP_TO = 8 * 1024 * 1024
+
+export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
+  Effect.gen(function*() {
+    const runs = yield* RunsService
+    return handlers
+      .handleRaw("submitRuns", ({ request }) =>
+        Effect.gen(function*() {
+          const edge = yield* CurrentRequest
+          const contentType = request.headers["content-type"]
+          yield* requireJson(contentType, { jsonLines: true })
+          const bytes = edge.body ?? EMPTY
+          const body = yield* parseTraceUpload(bytes, contentType)
+          const text = bytes.byteLength <= LINES_UP_TO && !contentType?.includes("zip") ? decoder.decode(bytes) : undefined
+          const submitted = yield* runs.submit(body, edge.keyName, queryOptions(request.url), text)
+          return HttpServerResponse.unsafeJson(submitted, { status: 202 })
+        }))
+      .handle("listRuns", ({ urlParams }) => Effect.flatMap(CurrentRequest, (edge) => runs.list(edge.keyName, urlParams)))
+      .handle("getRun", ({ path }) => Effect.flatMap(CurrentRequest, (edge) => runs.get(edge.keyName, path.id)))
+      .handleRaw("getRunReport", ({ path, request }) =>
+        Effect.gen(function*() {
+          const edge = yield* CurrentRequest
+          const url = new URL(request.url, "http://localhost")
+          const output = outputOf(url.searchParams.get("output") ?? undefined, request.headers["accept"])
+          if (output instanceof ValidationError) return yield* output
+          const { context, report } = yield* runs.report(edge.keyName, path.id)
+          return yield* renderedResponse(output, report, { ...context, artifact: url.searchParams.get("artifact") ?? undefined })
+        }))
+      .handle("retryRun", ({ path }) => Effect.flatMap(CurrentRequest, (edge) => runs.retry(edge.keyName, path.id)))
+      .handle("deleteRun", ({ path }) => Effect.flatMap(CurrentRequest, (edge) => runs.remove(edge.keyName, path.id)))
+      .handleRaw("exportRuns", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const edge = yield* CurrentRequest
+          const filter = yield* readFilter(urlParams)
+          // The first page before the answer starts, so an unavailable store is a 503, not a cut stream.
+          const first = yield* runs.exportPage(edge.keyName, filter, null)
+          const pages = Stream.paginateEffect(first.next, (cursor) =>
+            cursor === null
+              ? Effect.succeed([[], Option.none()] as const)
+              : Effect.map(runs.exportPage(edge.keyName, filter, cursor), (page) => [page.lines, Option.some(page.next)] as const)
+          )
+          const rest = Stream.flattenIterables(pages).pipe(
+            // a store lost mid-export ends the stream (the status was sent); the log says why
+            Stream.catchAll(() => Stream.empty)
+          )
+          const lines = Stream.concat(Stream.fromIterable(first.lines), first.next === null ? Stream.empty : rest)
+          return HttpServerResponse.stream(Stream.map(lines, (line) => encoder.encode(`${line}\n`)), { contentType: "application/x-ndjson" })
+        }))
+  }))
