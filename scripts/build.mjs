@@ -28,7 +28,10 @@ const built = await build({
   logLevel: "warning",
   // Optional, loaded at run time only when ERROR_REPORTING_DSN is set; and the SQLite driver, whose
   // native binding installs prebuilt per platform (a runtime dependency, loaded when the store opens).
-  external: ["@sentry/node", "@libsql/client"],
+  external: ["@sentry/node", "@libsql/client/sqlite3"],
+  // The store opens local files only (SVC_HOME/svc.db): the driver's SQLite entry alone, without its
+  // HTTP and WebSocket clients for remote databases (which cost start-up memory, docs/performance.md).
+  alias: { "@libsql/client": "@libsql/client/sqlite3" },
   // CommonJS dependencies inside an ESM bundle need a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })

@@ -123,8 +123,11 @@ export const RunWorkersLive = Layer.scopedDiscard(
     const budget = runs.dailyTokenBudget._tag === "Some" ? runs.dailyTokenBudget.value : undefined
 
     const start = Effect.gen(function*() {
-      // the store, as soon as it opens (tried again while it cannot be)
-      const store = yield* access.store.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5))))
+      // The store: at once when the database exists (runs may wait in it), tried again while it
+      // cannot be opened; a new database is opened by the first submit (idle memory stays low).
+      const store = access.exists()
+        ? yield* access.store.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5))))
+        : yield* access.whenOpen
       const released = yield* store.releaseAll
       if (released > 0) yield* Effect.logWarning("runs a previous process held were queued again").pipe(Effect.annotateLogs({ runs: released }))
       const runner = makeRunner(store, diagnoses, budget)

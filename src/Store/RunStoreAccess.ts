@@ -6,12 +6,13 @@
  * one opener at a time; once open, the store stays open until the service stops.
  */
 import type { SqlError } from "@effect/sql"
-import { Context, Effect, Exit, Layer, Predicate, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Predicate, Scope } from "effect"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { AppConfig } from "../Config.js"
 import { StoreUnavailable } from "../Errors.js"
 import { countStoreError } from "../Observability/Metrics.js"
-import { makeRunStore, RunStore, type RunStoreShape } from "./Runs.js"
-import { databaseFile, sqliteLayer } from "./Sql.js"
+import type { RunStoreShape } from "./Runs.js"
 
 /** Seconds a client is told to wait before it tries the store again. */
 const RETRY_AFTER_SECONDS = 5
@@ -19,7 +20,14 @@ const RETRY_AFTER_SECONDS = 5
 export interface RunStoreAccessShape {
   /** The store, opened on first use; fails while it cannot be opened. */
   readonly store: Effect.Effect<RunStoreShape, StoreUnavailable>
+  /** Whether the database exists already (runs may wait in it): the workers open it at start then. */
+  readonly exists: () => boolean
+  /** The store once something opened it (the workers of a new database wait for the first run). */
+  readonly whenOpen: Effect.Effect<RunStoreShape>
 }
+
+/** The database file of an SVC_HOME (Sql.ts's, without loading the driver's module). */
+export const databaseFile = (home: string): string => join(home, "svc.db")
 
 export class RunStoreAccess extends Context.Tag("RunStoreAccess")<RunStoreAccess, RunStoreAccessShape>() {}
 
@@ -46,21 +54,28 @@ export const inStore = <A, E>(
 export const makeRunStoreAccess = (file: string, scope: Scope.Scope): Effect.Effect<RunStoreAccessShape> =>
   Effect.gen(function*() {
     const lock = yield* Effect.makeSemaphore(1)
+    const ready = yield* Deferred.make<RunStoreShape>()
     let opened: RunStoreShape | undefined
     const open = Effect.gen(function*() {
       if (opened !== undefined) return opened
       const child = yield* Scope.fork(scope, { _tag: "Sequential" })
+      // loaded here: a service that never opens the store never parses @effect/sql or the driver
+      const [{ makeRunStore, RunStore }, { sqliteLayer }] = yield* Effect.promise(() => Promise.all([import("./Runs.js"), import("./Sql.js")]))
       const layer = Layer.effect(RunStore, makeRunStore).pipe(Layer.provide(sqliteLayer(file)))
       const built = yield* Effect.exit(Layer.buildWithScope(layer, child))
       if (Exit.isFailure(built)) {
         yield* Scope.close(child, built)
         return yield* storeUnavailable("open", built.cause)
       }
-      opened = Context.get(built.value, RunStore)
-      return opened
+      const store = Context.get(built.value, RunStore)
+      opened = store
+      yield* Deferred.succeed(ready, store)
+      return store
     })
     return {
-      store: Effect.suspend(() => (opened !== undefined ? Effect.succeed(opened) : lock.withPermits(1)(open)))
+      store: Effect.suspend(() => (opened !== undefined ? Effect.succeed(opened) : lock.withPermits(1)(open))),
+      exists: () => existsSync(file),
+      whenOpen: Deferred.await(ready)
     }
   })
 

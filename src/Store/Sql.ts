@@ -19,8 +19,6 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { MIGRATIONS } from "./Migrations.js"
 
-/** The database file of an SVC_HOME. */
-export const databaseFile = (home: string): string => join(home, "svc.db")
 
 /** How long a statement waits for another process's lock before failing (ms). */
 const BUSY_TIMEOUT_MS = 5_000

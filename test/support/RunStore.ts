@@ -7,7 +7,8 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeRunStore, type NewRun, RunStore } from "../../src/Store/Runs.js"
-import { databaseFile, sqliteLayer } from "../../src/Store/Sql.js"
+import { databaseFile } from "../../src/Store/RunStoreAccess.js"
+import { sqliteLayer } from "../../src/Store/Sql.js"
 
 /** A database file in a new temp SVC_HOME. */
 export const freshDatabase = (): string => databaseFile(mkdtempSync(join(tmpdir(), "svc-store-")))

@@ -23,7 +23,8 @@ export const startServiceWith = async (
   env: Record<string, string>,
   app: (config: AppConfigShape) => Layer.Layer<ServerHandle | Readiness, unknown>
 ): Promise<RunningService> => {
-  const provider = ConfigProvider.fromMap(new Map(Object.entries({ SVC_PORT: "0", SVC_LOG_LEVEL: "none", ...env })))
+  // No run workers unless a test asks (SVC_WORKERS): they would open SVC_HOME's store at start.
+  const provider = ConfigProvider.fromMap(new Map(Object.entries({ SVC_PORT: "0", SVC_LOG_LEVEL: "none", SVC_WORKERS: "0", ...env })))
   return Effect.runPromise(
     Effect.gen(function*() {
       const config = yield* appConfig
