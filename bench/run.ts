@@ -39,8 +39,8 @@ const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
 /**
  * BENCH_ONLY=startup,cli,cost,percall,static,hit,big,otlp,redis,wide,identical,agents runs only those
- * scenarios (default: all); `agents` is bench/agents.ts and `compare` bench/compare.ts (with
- * BENCH_BASE=<commit>), which `npm run bench` runs after this file.
+ * scenarios (default: all); `agents` is bench/agents.ts, `runs` bench/runs.ts and `compare`
+ * bench/compare.ts (with BENCH_BASE=<commit>), which `npm run bench` runs after this file.
  */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 /** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
@@ -184,7 +184,7 @@ const statusCounts = (results: ReadonlyArray<{ readonly status: number; readonly
 }
 
 const main = async () => {
-  if (ONLY.size > 0 && Array.from(ONLY).every((name) => name === "agents" || name === "compare")) return
+  if (ONLY.size > 0 && Array.from(ONLY).every((name) => name === "agents" || name === "runs" || name === "compare")) return
   const started = new Date()
   mkdirSync(join(repo, "bench", "results"), { recursive: true })
 
@@ -201,6 +201,26 @@ const main = async () => {
   if (wants("startup")) {
     rows.push({ scenario: "start-up to first 200 on /readyz", metric: "ms", service: Math.round(median(starts)), baseline: null, ratio: null, goal: "< 500 ms", met: median(starts) < 500 })
     rows.push({ scenario: "idle RSS after start-up", metric: "MiB", service: round2(median(idle)), baseline: null, ratio: null, goal: "< 100 MiB", met: median(idle) < 100 })
+  }
+  // The same with the runs store open and 2 workers polling it (a home whose svc.db exists, so the
+  // workers open it at start), 1 s after ready and settled (15 s: V8's memory reducer has run).
+  if (wants("startup", "runs-memory")) {
+    const home = mkdtempSync(join(tmpdir(), "svc-bench-store-"))
+    const first = await startService({ SVC_HOME: home })
+    await fetch(`${first.url}/v1/runs?limit=1`, { headers: { authorization: `Bearer ${KEY}` } })
+    await stop(first)
+    const early: Array<number> = []
+    const settled: Array<number> = []
+    for (let i = 0; i < 3; i++) {
+      const s = await startService({ SVC_HOME: home, SVC_WORKERS: "2" })
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      early.push(rssOf(s.child.pid, "VmRSS"))
+      await new Promise((resolve) => setTimeout(resolve, 14_000))
+      settled.push(rssOf(s.child.pid, "VmRSS"))
+      await stop(s)
+    }
+    rows.push({ scenario: "RSS 1 s after start-up, runs store open, 2 workers", metric: "MiB", service: round2(median(early)), baseline: null, ratio: null, goal: "(for comparison)", met: true })
+    rows.push({ scenario: "idle RSS (15 s), runs store open, 2 workers", metric: "MiB", service: round2(median(settled)), baseline: null, ratio: null, goal: "< 100 MiB", met: median(settled) < 100 })
   }
 
   // 1b. The svc command line (bin/svc, as users run it): wall time of whole commands, median of 5,

@@ -51,7 +51,11 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 export class LlmResolutionError extends Schema.TaggedError<LlmResolutionError>()("LlmResolutionError", {
   message: Schema.String
 }) {}
-export class AnalyzerError extends Schema.TaggedError<AnalyzerError>()("AnalyzerError", { message: Schema.String }) {}
+export class AnalyzerError extends Schema.TaggedError<AnalyzerError>()("AnalyzerError", {
+  message: Schema.String,
+  /** The provider's overload or outage (429, 5xx, unreachable): another attempt later may succeed (a run's retry, DECISIONS §17). */
+  retryable: Schema.optional(Schema.Boolean)
+}) {}
 export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", { message: Schema.String }) {}
 
 export type ApiError =

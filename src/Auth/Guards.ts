@@ -59,6 +59,12 @@ export interface GuardsShape {
    * call of an MCP batch, DECISIONS §5): the refusal when it is over the limit, else null.
    */
   readonly charge: (bucket: string | null) => RateLimited | null | Promise<RateLimited | null>
+  /**
+   * The role check alone, for an operation inside a request the guards passed (an MCP tool call:
+   * the edge checked POST /mcp, each tool names its own operation): the 403 when the verified
+   * key's role is below the operation's (counted as `check` counts it), else null.
+   */
+  readonly permit: (keyName: string | null, operation: Operation) => Forbidden | null
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = {}
@@ -98,6 +104,14 @@ const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys | RateLi
     })
   }
 
+  // The key's role (DECISIONS §16): only where keys are required, so they mean something.
+  const permit = (keyName: string | null, operation: Operation): Forbidden | null => {
+    if (!required || keyName === null) return null
+    const forbidden = roleRefusal(roleOf(config.auth.roles, keyName), operation)
+    if (forbidden !== null) roleFailures(1)
+    return forbidden
+  }
+
   const check = ({ address, forwardedFor, key: presented, operation }: GuardRequest): GuardOutcome | Promise<GuardOutcome> => {
     const authExempt = !operation.authenticated
     if (required && !authExempt && !keys.configured()) {
@@ -129,13 +143,9 @@ const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys | RateLi
         })
       }
     }
-    // The key's role (DECISIONS §16): only where keys are required, so they mean something.
-    if (required && keyName !== undefined && !authExempt) {
-      const forbidden = roleRefusal(roleOf(config.auth.roles, keyName), operation)
-      if (forbidden !== null) {
-        roleFailures(1)
-        return { _tag: "Fail", error: forbidden }
-      }
+    if (!authExempt) {
+      const forbidden = permit(keyName ?? null, operation)
+      if (forbidden !== null) return { _tag: "Fail", error: forbidden }
     }
     const afterLimit = (decision: Decision | undefined): GuardOutcome => {
       let limitHeaders = NO_HEADERS
@@ -156,7 +166,7 @@ const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys | RateLi
     const decision = decide(limiter, bucket)
     return decision instanceof Promise ? decision.then(refusalOf) : refusalOf(decision)
   }
-  return { check, charge }
+  return { check, charge, permit }
 })
 
 export class Guards extends Context.Tag("Guards")<Guards, GuardsShape>() {}

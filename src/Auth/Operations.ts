@@ -49,14 +49,25 @@ export const httpOperation = (method: string, path: string): Operation => ({
   counted: !OPEN.has(path)
 })
 
-const local = (label: string): Operation => ({ label, role: "read", authenticated: true, counted: true })
+const local = (label: string, role: Role = "read"): Operation => ({ label, role, authenticated: true, counted: true })
 
-/** The operations of the surfaces that run in the caller's process: each reads, none stores. */
+/**
+ * The operations of the surfaces that run in the caller's process, with the role each needs as its
+ * route over HTTP does (`requiredRole`): submitting runs is `ingest`, reading them `read`, retrying
+ * and importing (which writes runs with their reports) `admin`.
+ */
 export const LOCAL_OPERATIONS = {
   mcp: local("svc mcp"),
   analyze: local("svc analyze"),
   diagnose: local("svc diagnose"),
-  normalize: local("svc normalize")
+  normalize: local("svc normalize"),
+  "runs submit": local("svc runs submit", "ingest"),
+  "runs list": local("svc runs list"),
+  "runs show": local("svc runs show"),
+  "runs wait": local("svc runs wait"),
+  "runs export": local("svc runs export"),
+  "runs retry": local("svc runs retry", "admin"),
+  "runs import": local("svc runs import", "admin")
 } as const satisfies Readonly<Record<string, Operation>>
 
 /** The 403 of a key whose role is below what the operation needs, else null. */

@@ -34,7 +34,12 @@ export type TriageEntry = typeof TriageEntry.Type
 
 export const PatternRunError = Schema.Struct({
   kind: Schema.String.annotations({ description: "The error kind, as in the API's errors (llm_resolution_error, analyzer_error, timeout, ...)." }),
-  message: Schema.String
+  message: Schema.String,
+  retryable: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "True when another attempt later may succeed: the provider was overloaded or unreachable (429, 5xx), or the deadline passed; a run is queued again for such failures (DECISIONS §17)."
+    })
+  )
 }).annotations({ identifier: "PatternRunError" })
 
 export const PatternRun = Schema.Struct({

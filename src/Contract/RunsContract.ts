@@ -27,7 +27,7 @@ import { Severity } from "../Catalogue/Severity.js"
 import { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import { AnalyzeQueryParams, RawTrace } from "./AnalyzeContract.js"
 import { DiagnoseEnvelope, DiagnoseParams } from "./DiagnoseContract.js"
-import { DiagnoseReport } from "./DiagnoseReport.js"
+import { DiagnoseReport, DiagnoseResponse } from "./DiagnoseReport.js"
 import { Mode } from "../Catalogue/Resources.js"
 
 /** The most labels one run carries. */
@@ -109,7 +109,7 @@ export const Run = Schema.Struct({
   external_id: Schema.NullOr(Schema.String),
   labels: Schema.Record({ key: Schema.String, value: Schema.String }),
   source: Schema.Literal("api", "otlp"),
-  attempts: Schema.Int.annotations({ description: "Attempts started so far." }),
+  attempts: Schema.Int.annotations({ description: "Attempts started since the run was last queued by its submission or a retry (a retry starts the count anew)." }),
   submitted_at: Schema.String.annotations({ description: "ISO-8601, UTC." }),
   started_at: Schema.NullOr(Schema.String),
   finished_at: Schema.NullOr(Schema.String),
@@ -225,7 +225,7 @@ export class RunsGroup extends HttpApiGroup.make("runs")
   .add(
     HttpApiEndpoint.get("getRunReport")`/v1/runs/${RunId}/report`
       .setUrlParams(RunReportParams)
-      .addSuccess(DiagnoseReport)
+      .addSuccess(DiagnoseResponse)
       .addSuccess(HttpApiSchema.Text({ contentType: "text/markdown" }).annotations({ description: "?output=markdown or Accept: text/markdown" }), { status: 200 })
       .addError(ValidationErrorWire)
       .addError(NotFoundWire)

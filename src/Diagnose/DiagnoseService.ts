@@ -248,7 +248,8 @@ export const DiagnoseServiceLive = Layer.effect(
             Effect.catchAll((error) => {
               const kind = errorKinds[error._tag].kind
               progress.report(base.pattern, { state: "failed", calls: 0, inputTokens: 0, outputTokens: 0, note: kind })
-              return Effect.succeed<RunOutcome>({ ...base, result: { _tag: "Failed", kind, message: error.message } })
+              const retryable = error._tag === "Timeout" || (error._tag === "AnalyzerError" && error.retryable === true)
+              return Effect.succeed<RunOutcome>({ ...base, result: { _tag: "Failed", kind, message: error.message, retryable } })
             })
           )
         }

@@ -30,7 +30,13 @@ export interface RunOutcome {
       /** The normalized event an evidence ref is (from the pattern's projection). */
       readonly eventOf: (ref: string) => number | undefined
     }
-    | { readonly _tag: "Failed"; readonly kind: string; readonly message: string }
+    | {
+      readonly _tag: "Failed"
+      readonly kind: string
+      readonly message: string
+      /** Whether another attempt later may succeed: the provider's overload or outage, a deadline. */
+      readonly retryable: boolean
+    }
 }
 
 export interface MergeInput {
@@ -200,7 +206,7 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
         pattern: run.pattern,
         friendly: run.friendly,
         status: run.result.kind,
-        error: { kind: run.result.kind, message: run.result.message },
+        error: { kind: run.result.kind, message: run.result.message, retryable: run.result.retryable },
         cached: false,
         signals: run.signals,
         playbooks: run.playbookKeys,

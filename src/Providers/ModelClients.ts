@@ -142,11 +142,11 @@ const bodyOf = (call: ModelCall, { body, url }: Wire): ReadonlyArray<Buffer> => 
   return [prefixOf(call, key, body), Buffer.from(`${separator}${items}]}`)]
 }
 
-const failure = (label: string, reason: string) => new AnalyzerError({ message: `${label} ${reason}` })
+const failure = (label: string, reason: string, retryable = false) => new AnalyzerError({ message: `${label} ${reason}`, retryable })
 
 const describeFailure = (label: string, failed: ExchangeFailure): AnalyzerError =>
   failed._tag === "Unreachable"
-    ? failure(label, `could not be reached (${failed.code}) after retrying within the deadline`)
+    ? failure(label, `could not be reached (${failed.code}) after retrying within the deadline`, true)
     : failure(label, `sent a response that could not be read (${failed.bytes} bytes, more than ${MAX_RESPONSE_BYTES})`)
 
 /** JSON.parse as an Either: the answer's body and the model's text content alike. */
@@ -166,7 +166,8 @@ const send = (agents: Agents, call: ModelCall, wire: Wire): Effect.Effect<ModelR
       if (answer.status < 200 || answer.status >= 300) {
         return Effect.fail(failure(
           wire.label,
-          `answered HTTP ${answer.status}${isTransientStatus(answer.status) ? " after retrying within the deadline" : ""}`
+          `answered HTTP ${answer.status}${isTransientStatus(answer.status) ? " after retrying within the deadline" : ""}`,
+          isTransientStatus(answer.status)
         ))
       }
       return Either.match(jsonOf(answer.body.toString("utf8")), {

@@ -28,6 +28,7 @@ import { Conflict, errorKinds, type InternalError, NotFound, type StoreUnavailab
 import { formatParseError, NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
 import type { DiagnoseOptions } from "../Intake/Requests.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
+import { readCursor } from "../Store/Cursor.js"
 import type { RunFilter, RunRecord, StoredRun } from "../Store/Runs.js"
 import { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 
@@ -115,9 +116,10 @@ const dedupeKeyOf = (request: Omit<StoredRequest, "key_name" | "redactions">): s
 const runFields = (body: Record<string, unknown> | Array<unknown>) =>
   Either.gen(function*() {
     const envelope = Predicate.isRecord(body) && (Predicate.isRecord(body["trace"]) || Array.isArray(body["trace"])) ? body : undefined
+    // onExcessProperty: a key outside the label pattern is an excess property to Schema.Record, dropped unless refused
     const labels = envelope?.["labels"] === undefined
       ? {}
-      : yield* Either.mapLeft(Schema.decodeUnknownEither(RunLabels)(envelope["labels"]), (error) => new ValidationError({ message: `labels: ${formatParseError(error)}` }))
+      : yield* Either.mapLeft(Schema.decodeUnknownEither(RunLabels, { onExcessProperty: "error" })(envelope["labels"]), (error) => new ValidationError({ message: `labels: ${formatParseError(error)}` }))
     const externalId = envelope?.["external_id"] === undefined || envelope["external_id"] === null
       ? null
       : yield* Either.mapLeft(Schema.decodeUnknownEither(ExternalId)(envelope["external_id"]), (error) => new ValidationError({ message: `external_id: ${formatParseError(error)}` }))
@@ -188,6 +190,8 @@ export interface RunReport {
 export type SubmitFailure = AdmitFailure | Conflict | StoreUnavailable
 
 export interface RunsServiceShape {
+  /** The store, opened if it is not yet: a surface refuses with 503 before it reads a body (DECISIONS §16's order). */
+  readonly ready: Effect.Effect<void, StoreUnavailable>
   /**
    * One run per trace of the body (the diagnose's request, admitted and redacted), in the caller's
    * scope; `text` is the body as sent, for the trace file's lines (SARIF) when it is text.
@@ -288,6 +292,7 @@ export const RunsServiceLive = Layer.effect(
           )
           runs.push({ id: submitted.run.id, status: submitted.run.status, trace_id: submitted.run.traceId })
         }
+        if (runs.length > 0) access.queued()
         if (runs.length === 0) {
           const first = rejected.slice(0, 3).map((item) => `#${item.index}: ${item.message}`).join("; ")
           return yield* new ValidationError({ message: `no trace of the body was accepted (${rejected.length} refused): ${first}` })
@@ -300,6 +305,9 @@ export const RunsServiceLive = Layer.effect(
         const scope = yield* scopeOf(keyName)
         const filter = yield* readFilter(query)
         const limit = yield* readLimit(query.limit)
+        if (query.cursor !== undefined && readCursor(query.cursor) === undefined) {
+          return yield* new ValidationError({ message: "cursor is not a next_cursor this service gave: start again without it" })
+        }
         const store = yield* access.store
         const page = yield* inStore("list", store.list(scope, filter, limit, query.cursor ?? null))
         return { runs: page.runs.map(wireRun), next_cursor: page.nextCursor }
@@ -456,6 +464,6 @@ export const RunsServiceLive = Layer.effect(
         return { imported, existing, refused }
       })
 
-    return { submit, list, get, report, retry, retryAll, remove, exportPage, importLines }
+    return { ready: Effect.asVoid(access.store), submit, list, get, report, retry, retryAll, remove, exportPage, importLines }
   })
 )

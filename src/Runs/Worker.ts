@@ -33,6 +33,8 @@ export interface WorkerOptions {
   readonly backoffMs: number
   /** Whether to claim now (false from the moment the service drains: SIGTERM); always, unless told. */
   readonly accepting?: () => boolean
+  /** What ends an idle wait early: runs queued in this process (a submit wakes the workers). */
+  readonly wake?: Effect.Effect<void>
 }
 
 export const DEFAULT_WORKER: Omit<WorkerOptions, "owner"> = { leaseMs: 60_000, idleMs: 1_000, maxAttempts: 3, backoffMs: 5_000 }
@@ -74,12 +76,14 @@ const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, c
  * The worker's loop: claim, work, repeat; idle when the queue is empty. Interrupted while it holds
  * a run, it gives the run back to the queue before it ends.
  */
-export const workerLoop = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions): Effect.Effect<never, SqlError.SqlError> =>
-  Effect.forever(
+export const workerLoop = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions): Effect.Effect<never, SqlError.SqlError> => {
+  const poll = Effect.sleep(Duration.millis(options.idleMs))
+  const idle = options.wake === undefined ? poll : Effect.raceFirst(poll, options.wake)
+  return Effect.forever(
     Effect.gen(function*() {
-      if (options.accepting !== undefined && !options.accepting()) return yield* Effect.sleep(Duration.millis(options.idleMs))
+      if (options.accepting !== undefined && !options.accepting()) return yield* poll
       const claimed = yield* store.claim(options.owner, yield* Clock.currentTimeMillis, options.leaseMs)
-      if (Option.isNone(claimed)) return yield* Effect.sleep(Duration.millis(options.idleMs))
+      if (Option.isNone(claimed)) return yield* idle
       const run = claimed.value
       yield* Effect.onExit(work(store, runner, options, run), (exit) =>
         Exit.isInterrupted(exit)
@@ -87,3 +91,4 @@ export const workerLoop = (store: RunStoreShape, runner: RunRunner, options: Wor
           : Effect.void)
     })
   )
+}

@@ -27,8 +27,8 @@ import { admittedOf, readStoredRequest } from "./RunsService.js"
 import { DEFAULT_WORKER, type RunResult, type RunRunner, workerLoop } from "./Worker.js"
 import type { DiagnoseReport } from "../Contract/DiagnoseReport.js"
 
-/** Lens failures that another attempt may not meet: the provider's 429/5xx (after its retries) and deadlines. */
-const TRANSIENT: ReadonlySet<string> = new Set([errorKinds.AnalyzerError.kind, errorKinds.Timeout.kind])
+/** Failures another attempt may not meet: the provider's 429/5xx or outage (after its retries), deadlines. */
+const TRANSIENT: ReadonlySet<string> = new Set([errorKinds.Timeout.kind])
 
 /** How often the upkeep runs. */
 const UPKEEP = Duration.seconds(30)
@@ -45,7 +45,9 @@ export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<
   const first = failed[0]
   if (ran.length === 0 && first !== undefined) {
     const error = { error: first.kind, message: first.message }
-    return failed.every((each) => TRANSIENT.has(each.kind)) ? { _tag: "Transient", error } : { _tag: "End", end: { status: "failed", error } }
+    return failed.every((each) => each.retryable === true || TRANSIENT.has(each.kind))
+      ? { _tag: "Transient", error }
+      : { _tag: "End", end: { status: "failed", error } }
   }
   return {
     _tag: "End",
@@ -60,7 +62,7 @@ export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<
 }
 
 /** The diagnose of one claimed run, its budget reserved before and settled after. */
-const makeRunner = (
+export const makeRunner = (
   store: RunStoreShape,
   diagnoses: typeof DiagnoseService.Service,
   dailyBudget: number | undefined
@@ -96,7 +98,7 @@ const makeRunner = (
   )
 
 /** The store's upkeep, once. */
-const upkeep = (store: RunStoreShape, cache: typeof AnalysisCache.Service, retentionDays: number) =>
+export const upkeep = (store: RunStoreShape, cache: typeof AnalysisCache.Service, retentionDays: number) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     yield* store.releaseExpired(now)
@@ -111,7 +113,13 @@ const upkeep = (store: RunStoreShape, cache: typeof AnalysisCache.Service, reten
 
 export const RunWorkersLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const { runs } = yield* AppConfig
+    const { redis, runs } = yield* AppConfig
+    // Replicas share Redis, and so each other's cache and limits, but not runs: each keeps its own svc.db.
+    if (redis.url._tag === "Some") {
+      yield* Effect.logWarning(
+        "SVC_REDIS_URL is set but runs are kept in this replica's SQLite file (SVC_HOME/svc.db): replicas do not share runs; run one replica for the runs API, or use PostgreSQL when it is supported (docs/runs.md)"
+      )
+    }
     if (runs.workers === 0) return
     const access = yield* RunStoreAccess
     const diagnoses = yield* DiagnoseService
@@ -134,7 +142,13 @@ export const RunWorkersLive = Layer.scopedDiscard(
       // a run in progress is work in flight: the drain waits for it (within the grace)
       const tracked: RunRunner = (claimed) => Effect.acquireUseRelease(Effect.sync(tracker.started), () => runner(claimed), () => Effect.sync(tracker.finished))
       for (let index = 0; index < runs.workers; index++) {
-        const options = { ...DEFAULT_WORKER, owner: `${process}-${index}`, leaseMs, accepting: () => readiness.current() === "ready" }
+        const options = {
+          ...DEFAULT_WORKER,
+          owner: `${process}-${index}`,
+          leaseMs,
+          accepting: () => readiness.current() === "ready",
+          wake: access.nextQueued
+        }
         yield* workerLoop(store, tracked, options).pipe(
           Effect.tapErrorCause((cause) => Effect.logWarning("run worker stopped on a store error; starting again", cause)),
           Effect.retry(Schedule.spaced(Duration.seconds(5))),
@@ -147,6 +161,10 @@ export const RunWorkersLive = Layer.scopedDiscard(
         Effect.forkScoped
       )
     })
-    yield* Effect.forkScoped(start)
+    yield* start.pipe(
+      Effect.tapErrorCause((cause) => Effect.logWarning("run workers could not start; trying again", cause)),
+      Effect.retry(Schedule.spaced(Duration.seconds(5))),
+      Effect.forkScoped
+    )
   })
 )

@@ -6,7 +6,7 @@
  * one opener at a time; once open, the store stays open until the service stops.
  */
 import type { SqlError } from "@effect/sql"
-import { Context, Deferred, Effect, Exit, Layer, Predicate, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, FiberId, Layer, Predicate, Scope } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { AppConfig } from "../Config.js"
@@ -24,6 +24,10 @@ export interface RunStoreAccessShape {
   readonly exists: () => boolean
   /** The store once something opened it (the workers of a new database wait for the first run). */
   readonly whenOpen: Effect.Effect<RunStoreShape>
+  /** Runs were queued in this process: idle workers here look at the queue at once. */
+  readonly queued: () => void
+  /** Completes at the next `queued` (what an idle worker waits for, besides its poll). */
+  readonly nextQueued: Effect.Effect<void>
 }
 
 /** The database file of an SVC_HOME (Sql.ts's, without loading the driver's module). */
@@ -55,6 +59,7 @@ export const makeRunStoreAccess = (file: string, scope: Scope.Scope): Effect.Eff
   Effect.gen(function*() {
     const lock = yield* Effect.makeSemaphore(1)
     const ready = yield* Deferred.make<RunStoreShape>()
+    let wake = yield* Deferred.make<void>()
     let opened: RunStoreShape | undefined
     const open = Effect.gen(function*() {
       if (opened !== undefined) return opened
@@ -75,7 +80,13 @@ export const makeRunStoreAccess = (file: string, scope: Scope.Scope): Effect.Eff
     return {
       store: Effect.suspend(() => (opened !== undefined ? Effect.succeed(opened) : lock.withPermits(1)(open))),
       exists: () => existsSync(file),
-      whenOpen: Deferred.await(ready)
+      whenOpen: Deferred.await(ready),
+      queued: () => {
+        const woken = wake
+        wake = Deferred.unsafeMake(FiberId.none)
+        Deferred.unsafeDone(woken, Effect.void)
+      },
+      nextQueued: Effect.suspend(() => Deferred.await(wake))
     }
   })
 

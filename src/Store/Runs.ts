@@ -11,6 +11,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Data, Effect, Option, Predicate } from "effect"
+import { cursorOf, readCursor } from "./Cursor.js"
 
 export type RunStatus = "queued" | "running" | "done" | "failed" | "skipped"
 
@@ -237,17 +238,8 @@ const storedOf = (row: unknown): StoredRun | undefined => {
 
 const records = (rows: ReadonlyArray<unknown>): Array<RunRecord> => rows.flatMap((row) => recordOf(row) ?? [])
 
-/** The cursor of a page: the last run's submission time and id, base64url (no scope in it). */
-const cursorOf = (run: RunRecord): string => Buffer.from(JSON.stringify([run.submittedAt, run.id])).toString("base64url")
-const readCursor = (cursor: string | null): readonly [number, string] | undefined => {
-  if (cursor === null) return undefined
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
-    return Array.isArray(parsed) && typeof parsed[0] === "number" && typeof parsed[1] === "string" ? [parsed[0], parsed[1]] : undefined
-  } catch {
-    return undefined
-  }
-}
+/** A text matched literally by LIKE with a backslash as ESCAPE: its wildcards escaped (slugs hold `_`: removing it would match nothing). */
+const escapeLike = (text: string): string => text.replace(/[%_\\]/g, (wildcard) => `\\${wildcard}`)
 
 export const makeRunStore = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -258,36 +250,45 @@ export const makeRunStore = Effect.gen(function*() {
       (rows) => Option.fromNullable(storedOf(rows[0]))
     )
 
+  // No transaction (the driver hands a transaction its connection and opens a new one after, without
+  // the connection's settings, Sql.ts): the insert is one statement that the unique indexes guard,
+  // so two submits of one trace make one run, and an external id names one trace.
+  const sameRun = (run: NewRun) =>
+    Effect.map(sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND dedupe_key = ${run.dedupeKey}`, (rows) => records(rows)[0])
   const submit: RunStoreShape["submit"] = (run) =>
-    sql.withTransaction(
-      Effect.gen(function*() {
-        const same = records(yield* sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND dedupe_key = ${run.dedupeKey}`)[0]
-        if (same !== undefined) return { run: same, created: false }
-        if (run.externalId !== null) {
-          const named = records(yield* sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND external_id = ${run.externalId}`)[0]
-          if (named !== undefined) return yield* new ExternalIdConflict({ externalId: run.externalId, runId: named.id })
-        }
-        yield* sql`INSERT INTO runs (id, scope, status, trace_id, external_id, labels, source, submitted_at, dedupe_key, request, lines)
-          VALUES (${run.id}, ${run.scope}, 'queued', ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.submittedAt}, ${run.dedupeKey}, ${run.request}, ${run.lines})`
-        const created: RunRecord = {
-          id: run.id,
-          scope: run.scope,
-          status: "queued",
-          reason: null,
-          error: null,
-          traceId: run.traceId,
-          externalId: run.externalId,
-          labels: run.labels,
-          source: run.source,
-          attempts: 0,
-          submittedAt: run.submittedAt,
-          startedAt: null,
-          finishedAt: null,
-          severity: null
-        }
-        return { run: created, created: true }
-      })
-    )
+    Effect.gen(function*() {
+      const same = yield* sameRun(run)
+      if (same !== undefined) return { run: same, created: false }
+      const inserted = yield* sql`INSERT INTO runs (id, scope, status, trace_id, external_id, labels, source, submitted_at, dedupe_key, request, lines)
+        VALUES (${run.id}, ${run.scope}, 'queued', ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.submittedAt}, ${run.dedupeKey}, ${run.request}, ${run.lines})
+        ON CONFLICT DO NOTHING RETURNING id`
+      if (inserted.length === 0) {
+        // another submit of the same trace came first, or the external id names another trace's run
+        const raced = yield* sameRun(run)
+        if (raced !== undefined) return { run: raced, created: false }
+        const named = run.externalId === null
+          ? undefined
+          : records(yield* sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND external_id = ${run.externalId}`)[0]
+        return yield* new ExternalIdConflict({ externalId: run.externalId ?? "", runId: named?.id ?? "" })
+      }
+      const created: RunRecord = {
+        id: run.id,
+        scope: run.scope,
+        status: "queued",
+        reason: null,
+        error: null,
+        traceId: run.traceId,
+        externalId: run.externalId,
+        labels: run.labels,
+        source: run.source,
+        attempts: 0,
+        submittedAt: run.submittedAt,
+        startedAt: null,
+        finishedAt: null,
+        severity: null
+      }
+      return { run: created, created: true }
+    })
 
   const list: RunStoreShape["list"] = (scope, filter, limit, cursor) => {
     const after = readCursor(cursor)
@@ -295,7 +296,7 @@ export const makeRunStore = Effect.gen(function*() {
       sql`scope = ${scope}`,
       ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
       ...(filter.severity === undefined ? [] : [sql`severity = ${filter.severity}`]),
-      ...(filter.pattern === undefined ? [] : [sql`patterns LIKE ${`%,${filter.pattern.replace(/[%_\\]/g, "")},%`}`]),
+      ...(filter.pattern === undefined ? [] : [sql`patterns LIKE ${`%,${escapeLike(filter.pattern)},%`} ESCAPE '\\'`]),
       ...(filter.label === undefined ? [] : [sql`json_extract(labels, ${`$."${filter.label[0]}"`}) = ${filter.label[1]}`]),
       ...(filter.externalId === undefined ? [] : [sql`external_id = ${filter.externalId}`]),
       ...(filter.since === undefined ? [] : [sql`submitted_at >= ${filter.since}`]),

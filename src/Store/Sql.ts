@@ -38,13 +38,20 @@ export const sqliteLayer = (file: string, migrations: Record<string, Effect.Effe
       // loaded here, not at start-up: a service with the store unused never parses the driver
       const { LibsqlClient } = yield* Effect.promise(() => import("@effect/sql-libsql"))
       const client = LibsqlClient.layer({ url: pathToFileURL(file).href, concurrency: 1 })
-      const setUp = Layer.effectDiscard(
+      const setUp = Layer.scopedDiscard(
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
+          // The journal mode is the file's (it stays); the rest is the connection's. The driver hands
+          // a transaction its connection and opens a new one after it, so the migrations (each in a
+          // transaction) run first and the connection that stays is configured after them; the
+          // store itself runs no transaction (Runs.ts).
           yield* sql.unsafe("PRAGMA journal_mode = WAL")
           yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
-          yield* sql.unsafe("PRAGMA synchronous = NORMAL")
           yield* migrate(migrations)
+          yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+          yield* sql.unsafe("PRAGMA synchronous = NORMAL")
+          // On close, the WAL folded into the database, so the file alone holds everything.
+          yield* Effect.addFinalizer(() => Effect.ignore(sql.unsafe("PRAGMA wal_checkpoint(TRUNCATE)")))
         })
       )
       return Layer.provideMerge(setUp, client)

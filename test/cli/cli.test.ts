@@ -329,7 +329,8 @@ describe("svc serve and svc mcp", () => {
 
 describe("help and completions", () => {
   it("--help for svc and every subcommand, with examples and plain text when piped", async () => {
-    for (const command of [[], ["serve"], ["analyze"], ["diagnose"], ["normalize"], ["patterns"], ["mcp"]]) {
+    const runs = ["submit", "list", "show", "wait", "retry", "export", "import"].map((sub) => ["runs", sub])
+    for (const command of [[], ["serve"], ["analyze"], ["diagnose"], ["normalize"], ["patterns"], ["runs"], ...runs, ["mcp"]]) {
       const ran = await svc([...command, "--help"])
       expect(ran.code, command.join(" ")).toBe(0)
       expect(ran.stdout).toContain("EXAMPLES")
@@ -345,7 +346,7 @@ describe("help and completions", () => {
     for (const shell of ["bash", "zsh", "fish"]) {
       const ran = await svc(["--completions", shell])
       expect(ran.code).toBe(0)
-      for (const command of ["serve", "analyze", "diagnose", "normalize", "patterns", "mcp"]) expect(ran.stdout, shell).toContain(command)
+      for (const command of ["serve", "analyze", "diagnose", "normalize", "patterns", "runs", "mcp"]) expect(ran.stdout, shell).toContain(command)
       scripts[shell] = tempFile(`svc.${shell}`, ran.stdout)
     }
     const bash = spawnSync("bash", ["-c", `source ${scripts["bash"]}; COMP_WORDS=(svc dia); COMP_CWORD=1; _svc_bash_completions svc dia svc; echo "\${COMPREPLY[*]}"`], {

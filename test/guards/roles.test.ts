@@ -100,10 +100,15 @@ describe("SVC_API_KEY_ROLES", () => {
     expect(httpOperation("GET", "/healthz")).toEqual({ label: "GET /healthz", role: "read", authenticated: false, counted: false })
     expect(httpOperation("GET", "/docs/index.html")).toMatchObject({ authenticated: false, counted: true })
     expect(httpOperation("DELETE", "/v1/runs/r1")).toMatchObject({ role: "admin", authenticated: true, counted: true })
+    // The runs commands need the role of their routes (submit POST /v1/runs, retry POST /v1/runs/{id}/retry);
+    // import writes runs with their reports, as only an admin may.
+    const roles: Readonly<Record<string, string>> = { "runs submit": "ingest", "runs retry": "admin", "runs import": "admin" }
+    expect(roles["runs submit"]).toBe(requiredRole("POST", "/v1/runs"))
+    expect(roles["runs retry"]).toBe(requiredRole("POST", "/v1/runs/r1/retry"))
     for (const [name, operation] of Object.entries(LOCAL_OPERATIONS)) {
       expect(operation.label).toBe(`svc ${name}`)
       expect(operation.label).not.toContain("/")
-      expect(operation).toMatchObject({ role: "read", authenticated: true, counted: true })
+      expect(operation).toMatchObject({ role: roles[name] ?? "read", authenticated: true, counted: true })
     }
   })
 })

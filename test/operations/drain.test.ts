@@ -4,13 +4,9 @@
  * the grace ends; analyses that outlast the grace are cut and their upstream connections closed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { type Spawned, spawnService as spawnAt } from "../support/Spawned.js"
 import { exampleOutput, exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
 
-const server = join(import.meta.dirname, "..", "..", "dist", "server.mjs")
 let double: ProviderDouble
 beforeAll(async () => {
   double = await startProviderDouble()
@@ -19,54 +15,7 @@ afterAll(async () => {
   await double.close()
 })
 
-interface Spawned {
-  readonly child: ChildProcess
-  readonly url: string
-  readonly logs: Array<{ readonly at: number; readonly line: Record<string, unknown> }>
-  readonly exited: Promise<{ readonly code: number | null; readonly at: number }>
-}
-
-const spawnService = async (env: Record<string, string>): Promise<Spawned> => {
-  const child = spawn(process.execPath, [server], {
-    env: {
-      PATH: process.env["PATH"] ?? "",
-      SVC_PORT: "0",
-      SVC_HOME: mkdtempSync(join(tmpdir(), "svc-home-")),
-      OPENAI_API_KEY: "sk-drain-0123456789abcdef",
-      OPENAI_BASE_URL: `${double.url}/v1`,
-      ...env
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  const logs: Spawned["logs"] = []
-  let resolveUrl: (url: string) => void = () => undefined
-  const ready = new Promise<string>((resolve) => {
-    resolveUrl = resolve
-  })
-  let pending = ""
-  child.stdout?.setEncoding("utf8")
-  child.stdout?.on("data", (chunk: string) => {
-    pending += chunk
-    const lines = pending.split("\n")
-    pending = lines.pop() ?? ""
-    for (const text of lines) {
-      try {
-        const line: Record<string, unknown> = JSON.parse(text)
-        logs.push({ at: Date.now(), line })
-        const annotations = line["annotations"]
-        if (line["message"] === "ready" && typeof annotations === "object" && annotations !== null) {
-          const address = Reflect.get(annotations, "address")
-          if (typeof address === "string") resolveUrl(address)
-        }
-      } catch {
-        // not a log line
-      }
-    }
-  })
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on("exit", (code) => resolve({ code, at: Date.now() })))
-  const url = await Promise.race([ready, exited.then(() => Promise.reject(new Error("the service exited before it was ready")))])
-  return { child, url, logs, exited }
-}
+const spawnService = (env: Record<string, string>) => spawnAt(double.url, env)
 
 const analyze = (url: string) =>
   fetch(`${url}/v1/analyze/lewin`, {

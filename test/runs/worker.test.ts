@@ -30,6 +30,25 @@ const done: RunResult = { _tag: "End", end: { status: "done", report: "{}", seve
 const transient: RunResult = { _tag: "Transient", error: { error: "provider_error", message: "the provider answered 503" } }
 
 describe("the run queue's worker", () => {
+  it.scoped("idle, claims a run queued in this process at once, before its next poll", () =>
+    Effect.gen(function*() {
+      const store = yield* openStore
+      // as RunStoreAccess signals: each wait is on the signal to come, a new one once it fired
+      let queued = yield* Deferred.make<void>()
+      const wake = Effect.suspend(() => Deferred.await(queued))
+      const worker = yield* Effect.fork(workerLoop(store, () => Effect.succeed(done), { ...OPTIONS, wake }))
+      // idle: the empty queue looked at, the next poll a second away on the test clock
+      yield* eventually(Effect.map(sleepInstants, (instants) => (instants.length > 0 ? Option.some(true) : Option.none())), "the idle wait")
+      yield* store.submit(newRun("r1"))
+      const fired = queued
+      queued = yield* Deferred.make<void>()
+      yield* Deferred.succeed(fired, undefined)
+      // done with the clock where it was: no poll came due
+      expect(yield* until(store, "r1", "done")).toMatchObject({ attempts: 1 })
+      expect(yield* TestClock.currentTimeMillis).toBe(0)
+      yield* Fiber.interrupt(worker)
+    }))
+
   it.scoped("claims a queued run, works it and ends it done", () =>
     Effect.gen(function*() {
       const store = yield* openStore

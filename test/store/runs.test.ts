@@ -7,9 +7,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Layer, Option } from "effect"
-import { statSync } from "node:fs"
+import { existsSync, statSync } from "node:fs"
 import { MIGRATIONS } from "../../src/Store/Migrations.js"
-import { utcDay } from "../../src/Store/Runs.js"
+import { makeRunStore, utcDay } from "../../src/Store/Runs.js"
 import { sqliteLayer } from "../../src/Store/Sql.js"
 import { freshDatabase, newRun, openRunStore } from "../support/RunStore.js"
 
@@ -27,6 +27,28 @@ describe("the runs store (SQLite)", () => {
       const applied = yield* sql`SELECT migration_id, name FROM svc_migrations ORDER BY migration_id`
       expect(applied).toEqual([{ migration_id: 1, name: "runs" }])
       expect(statSync(file).isFile()).toBe(true)
+    }))
+
+  it.scoped("keeps the connection's settings (busy timeout, synchronous NORMAL) after the migrations and the store's writes", () =>
+    Effect.gen(function*() {
+      const file = freshDatabase()
+      const sql = yield* openSql(file)
+      const store = yield* Effect.provideService(makeRunStore, SqlClient.SqlClient, sql)
+      yield* store.submit(newRun("r1"))
+      yield* store.claim("w", 2_000, LEASE)
+      expect(yield* sql`PRAGMA busy_timeout`).toEqual([{ timeout: 5_000 }])
+      // 1: NORMAL (the driver's new connections start at FULL, 2)
+      expect(yield* sql`PRAGMA synchronous`).toEqual([{ synchronous: 1 }])
+    }))
+
+  it.scoped("folds the WAL into the database when it closes", () =>
+    Effect.gen(function*() {
+      const file = freshDatabase()
+      yield* Effect.scoped(Effect.gen(function*() {
+        const store = yield* openRunStore(file)
+        for (let i = 0; i < 50; i++) yield* store.submit(newRun(`r${i}`))
+      }))
+      expect(existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0).toBe(0)
     }))
 
   it.scoped("applies a migration added later to a database the first one made, once", () =>
@@ -85,7 +107,7 @@ describe("the runs store (SQLite)", () => {
       yield* store.submit(newRun("old", { submittedAt: 1_000 }))
       yield* store.submit(newRun("new", { submittedAt: 2_000 }))
       const claimed = yield* store.claim("worker-a", 10_000, LEASE)
-      expect(claimed).toEqual(Option.some({ id: "old", scope: "shared", request: JSON.stringify({ trace: "old" }), attempts: 1 }))
+      expect(claimed).toEqual(Option.some({ id: "old", scope: "shared", request: JSON.stringify({ trace: "old" }), attempts: 1, submittedAt: 1_000 }))
       // the lease is renewed while held
       expect(yield* store.renew("old", "worker-a", 20_000, LEASE)).toBe(true)
       // worker-a dies: its lease lapses, the run goes back to the queue and worker-b takes it

@@ -10,6 +10,9 @@ import { Data, type Effect } from "effect"
 import type { Detection } from "../../Catalogue/Detection.js"
 import type { Mode } from "../../Catalogue/Resources.js"
 import type { DiagnoseReport, ReportContext } from "../../Contract/DiagnoseReport.js"
+import type { Run, RunFilterParams, RunList, RunListParams, RunWithReport, SubmitRunsResponse } from "../../Contract/RunsContract.js"
+import type { Rendered } from "../../Diagnose/Render/Outputs.js"
+import type { DiagnoseOutputName } from "../../Registry/Outputs.js"
 
 /**
  * A command that could not finish. `kind` is the service's error kind (validation_error,
@@ -40,6 +43,45 @@ export type Body = Record<string, unknown> | Array<unknown>
 /** A request body: `{trace, ...options}` (Input.envelopeOf). */
 export type Envelope = Record<string, unknown>
 
+/** A value as the command reads it, and the response body as served (printed as it is). */
+export interface Served<A> {
+  readonly value: A
+  readonly body: unknown
+}
+
+/** What `svc runs import` did: runs new to the store, runs it already held, lines refused. */
+export interface ImportOutcome {
+  readonly imported: number
+  readonly existing: number
+  readonly refused: ReadonlyArray<{ readonly line: number; readonly message: string }>
+}
+
+/** Why `svc runs import` does not take --url. */
+export const IMPORT_IS_LOCAL =
+  "svc runs import writes to the store of this environment (SVC_DATABASE_URL, else SVC_HOME/svc.db), and a service has no import route: run it without --url where the service's store is configured (the same SVC_HOME or SVC_DATABASE_URL)"
+
+/**
+ * The runs of DECISIONS §17, in the caller's scope. In-process there are no workers: a run
+ * submitted here waits in the store (SVC_DATABASE_URL, else SVC_HOME/svc.db) for the workers of a
+ * `svc serve` on the same store.
+ */
+export interface RunsBackend {
+  /** One request (`POST /v1/runs`); `text`: the file as read, for the trace file's lines (SARIF). */
+  readonly submit: (envelope: Envelope, text: string) => Effect.Effect<Served<typeof SubmitRunsResponse.Type>, CliFailure>
+  /** One page (`GET /v1/runs`). */
+  readonly list: (query: typeof RunListParams.Type) => Effect.Effect<typeof RunList.Type, CliFailure>
+  readonly get: (id: string) => Effect.Effect<Served<typeof RunWithReport.Type>, CliFailure>
+  /** A done run's report in an output of the registry, rendered by the renderers of diagnose. */
+  readonly report: (id: string, output: DiagnoseOutputName, artifact: string | undefined) => Effect.Effect<Rendered, CliFailure>
+  readonly retry: (id: string) => Effect.Effect<Served<Run>, CliFailure>
+  /** Re-queues every run of the scope in this state; how many. */
+  readonly retryAll: (status: "failed" | "skipped") => Effect.Effect<number, CliFailure>
+  /** The runs as JSON Lines (`GET /v1/runs/export`), newest first. */
+  readonly exportLines: (filter: typeof RunFilterParams.Type) => Effect.Effect<string, CliFailure>
+  /** Restores exported lines into the store (in-process only: a service has no import route). */
+  readonly importLines: (lines: ReadonlyArray<string>) => Effect.Effect<ImportOutcome, CliFailure>
+}
+
 export interface Backend {
   /** In-process, or the service's address. */
   readonly where: string
@@ -56,4 +98,5 @@ export interface Backend {
   readonly normalize: (envelope: Envelope) => Effect.Effect<unknown, CliFailure>
   readonly patterns: Effect.Effect<unknown, CliFailure>
   readonly pattern: (name: string, part: "record" | "playbooks" | "citations" | "composition") => Effect.Effect<unknown, CliFailure>
+  readonly runs: RunsBackend
 }

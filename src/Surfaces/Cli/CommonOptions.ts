@@ -6,7 +6,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Options from "@effect/cli/Options"
-import { Schema } from "effect"
+import { Option, Schema } from "effect"
 import { FORMAT_OPTIONS, MODE_NAMES, MODES_DESCRIBED } from "../../Registry/Derived.js"
 
 /** An option that may be left out, with its help line. */
@@ -36,5 +36,23 @@ export const run = {
   mode: optional(Options.choice("mode", MODE_NAMES), `${MODES_DESCRIBED}.`),
   model: optional(Options.text("model"), "The model, with an optional provider prefix (anthropic:, openai:, local:).")
 }
+
+/** The lenses of a diagnose (`svc diagnose`, `svc runs submit`). */
+export const lenses = {
+  patterns: optional(Options.text("patterns"), "Run exactly these patterns, comma-separated, instead of the ones triage picks."),
+  maxPatterns: optional(Options.integer("max-patterns"), "How many of triage's best patterns run (default 5, at most 12)."),
+  budgetTokens: optional(Options.integer("budget-tokens"), "The most tokens the lenses may spend (estimated before running); lenses beyond it are skipped.")
+}
+
+/** The lens options as the request's fields (`patterns`, `max_patterns`, `budget_tokens`), the ones given. */
+export const lensFields = (options: {
+  readonly patterns: Option.Option<string>
+  readonly maxPatterns: Option.Option<number>
+  readonly budgetTokens: Option.Option<number>
+}) => ({
+  patterns: Option.getOrUndefined(Option.map(options.patterns, (list) => list.split(",").map((name) => name.trim()).filter((name) => name.length > 0))),
+  max_patterns: Option.getOrUndefined(options.maxPatterns),
+  budget_tokens: Option.getOrUndefined(options.budgetTokens)
+})
 
 export const out = optional(Options.file("out"), "Write the result to this file instead of standard output.")

@@ -11,8 +11,9 @@
  */
 import { Effect, Option, Predicate } from "effect"
 import { close, constants, createReadStream, fstat, open } from "node:fs"
+import { readdir, stat } from "node:fs/promises"
 import { Socket } from "node:net"
-import { extname } from "node:path"
+import { extname, join } from "node:path"
 import type { Readable } from "node:stream"
 import { JsonBounds, parseTraceBody, parseZipTrace } from "../../Edge/Body.js"
 import { looksLikeZip } from "../../Edge/Zip.js"
@@ -176,6 +177,36 @@ export const readTrace = (file: Option.Option<string>, limit: number): Effect.Ef
       )).pipe(Effect.mapError((error) => usage(`${where}: ${error.message.replace("the request body", "the trace")}`)))
     return { path, text: Buffer.from(bytes).toString("utf8"), body: parsed }
   })
+
+/** Whether a FILE argument names standard input (`-`, renamed by `markStdin`). */
+const isStdin = (file: string) => file === "-" || file === STDIN_ARGUMENT
+
+/**
+ * The trace files a FILE|DIR|- argument names: a directory's regular files (not its hidden ones,
+ * nor its subdirectories), sorted by name; standard input as undefined; a file as itself.
+ */
+export const traceFilesOf = (target: string): Effect.Effect<ReadonlyArray<string | undefined>, CliFailure> =>
+  isStdin(target) ? Effect.succeed([undefined]) : Effect.gen(function*() {
+    const where = printable(target)
+    const info = yield* Effect.tryPromise({ try: () => stat(target), catch: (error) => usage(`cannot read ${where}: ${reasonOf(error)}`) })
+    if (!info.isDirectory()) return [target]
+    const names = yield* Effect.tryPromise({ try: () => readdir(target), catch: (error) => usage(`cannot read the directory ${where}: ${reasonOf(error)}`) })
+    const files: Array<string> = []
+    for (const name of names.filter((entry) => !entry.startsWith(".")).sort()) {
+      const path = join(target, name)
+      const entry = yield* Effect.tryPromise({ try: () => stat(path), catch: (error) => usage(`cannot read ${printable(path)}: ${reasonOf(error)}`) })
+      if (entry.isFile()) files.push(path)
+    }
+    if (files.length === 0) return yield* usage(`the directory ${where} holds no trace file`)
+    return files
+  })
+
+/** The text of a file (standard input for `-`), at most `limit` bytes. */
+export const readText = (file: string, limit: number): Effect.Effect<string, CliFailure> => {
+  const path = isStdin(file) ? undefined : file
+  if (path === undefined && process.stdin.isTTY === true) return Effect.fail(usage("nothing to read: name a file, or pipe one to standard input"))
+  return Effect.map(readBytes(path, limit, path === undefined ? "standard input" : printable(path)), (bytes) => decoder.decode(bytes))
+}
 
 /** `--hints`: a JSON object inline (starting with `{`) or the path of a file holding one (at most `limit` bytes, as a trace). */
 export const readHints = (value: Option.Option<string>, limit: number): Effect.Effect<Option.Option<Record<string, unknown>>, CliFailure> =>

@@ -1,8 +1,10 @@
 /**
  * The commands in this process (the default): the service's own Layers (`ResourcesLive`), the
  * same configuration from the environment and the same providers, no HTTP server. The guards run
- * per call as for `svc mcp` (SVC_API_KEY, rate limit); the services report progress to the
- * command's listener. Logs go to stderr, at SVC_LOG_LEVEL when it is set, else errors only.
+ * per call as for `svc mcp` (SVC_API_KEY, its role, rate limit); the services report progress to
+ * the command's listener. Logs go to stderr, at SVC_LOG_LEVEL when it is set, else errors only.
+ * The runs are those of the store the configuration names (SVC_DATABASE_URL, else SVC_HOME/svc.db),
+ * with no workers here: a run submitted in-process waits for a `svc serve` on the same store.
  */
 import { Cause, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
@@ -15,8 +17,11 @@ import { LOCAL_OPERATIONS, type Operation } from "../../Auth/Operations.js"
 import { type ApiError, errorKinds } from "../../Errors.js"
 import { loggingLayer } from "../../Observability/Logging.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
+import { NO_QUERY } from "../../Intake/Intake.js"
+import { readFilter, RunsService } from "../../Runs/RunsService.js"
 import { makeLocalCaller } from "../LocalCaller.js"
-import { type Backend, CliFailure } from "./Backend.js"
+import { type Backend, CliFailure, type RunsBackend } from "./Backend.js"
+import { renderReport } from "./Report.js"
 
 const failureOf = (error: ApiError) => new CliFailure({ kind: errorKinds[error._tag].kind, message: error.message })
 
@@ -68,6 +73,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
     const diagnoses = Context.get(context, DiagnoseService)
     const reader = Context.get(context, TraceReader)
     const catalogue = Context.get(context, Catalogue)
+    const runs = Context.get(context, RunsService)
     const callerFor = (operation: Operation) => makeLocalCaller(options.apiKey, options.command, operation).pipe(Effect.provide(context))
     const inProcess = <A, E extends ApiError>(effect: Effect.Effect<A, E>) =>
       effect.pipe(
@@ -83,6 +89,43 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
           new CliFailure({ kind: "unknown_pattern", message: `no pattern named ${JSON.stringify(name.slice(0, 80))}; \`svc patterns\` lists the catalogue` })
         )
         : Effect.succeed(entry)
+    }
+
+    /** The caller of a runs operation, its key's name picking the scope. */
+    const keyNameFor = (operation: Operation) => Effect.map(Effect.flatten(callerFor(operation)), (caller) => caller.keyName)
+    const runsBackend: RunsBackend = {
+      submit: (envelope, text) =>
+        inProcess(Effect.gen(function*() {
+          const keyName = yield* keyNameFor(LOCAL_OPERATIONS["runs submit"])
+          const submitted = yield* runs.submit(envelope, keyName, NO_QUERY, text)
+          return { value: submitted, body: submitted }
+        })),
+      list: (query) => inProcess(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs list"]), (keyName) => runs.list(keyName, query))),
+      get: (id) =>
+        inProcess(Effect.map(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs show"]), (keyName) => runs.get(keyName, id)), (run) => ({ value: run, body: run }))),
+      report: (id, output, artifact) =>
+        inProcess(Effect.gen(function*() {
+          const keyName = yield* keyNameFor(LOCAL_OPERATIONS["runs show"])
+          const { report, context } = yield* runs.report(keyName, id)
+          return yield* renderReport(output, { report, context: { ...context, artifact }, body: { report } })
+        })),
+      retry: (id) =>
+        inProcess(Effect.map(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs retry"]), (keyName) => runs.retry(keyName, id)), (run) => ({ value: run, body: run }))),
+      retryAll: (status) => inProcess(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs retry"]), (keyName) => runs.retryAll(keyName, status))),
+      exportLines: (query) =>
+        inProcess(Effect.gen(function*() {
+          const keyName = yield* keyNameFor(LOCAL_OPERATIONS["runs export"])
+          const filter = yield* readFilter(query)
+          let text = ""
+          let cursor: string | null = null
+          do {
+            const page: { readonly lines: ReadonlyArray<string>; readonly next: string | null } = yield* runs.exportPage(keyName, filter, cursor)
+            for (const line of page.lines) text += `${line}\n`
+            cursor = page.next
+          } while (cursor !== null)
+          return text
+        })),
+      importLines: (lines) => inProcess(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs import"]), (keyName) => runs.importLines(keyName, lines)))
     }
 
     return {
@@ -121,6 +164,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
             case "citations":
               return decoder.decode(entry.citations)
           }
-        })
+        }),
+      runs: runsBackend
     } satisfies Backend
   }).pipe(Effect.withConfigProvider(ConfigProvider.fromEnv()))

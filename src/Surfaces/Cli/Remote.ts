@@ -2,7 +2,8 @@
  * The commands against a running service (`--url`, with `--api-key` or SVC_API_KEY): every call
  * through the typed HttpApi client (Client.ts), so requests and answers are checked against the
  * same contract the service serves. Errors come back as the service's typed errors and keep their
- * kind; a service that does not answer is `unreachable` (exit 3).
+ * kind; a service that does not answer is `unreachable` (exit 3). A run's report is rendered by the
+ * service (its renderers are diagnose's, and it holds the run's events and trace lines).
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
@@ -12,7 +13,8 @@ import { analyzeByName } from "./AnalyzeByName.generated.js"
 import { makeClient } from "../../Client.js"
 import { callerSettings, invalidConfiguration } from "../../Config.js"
 import { errorKinds } from "../../Errors.js"
-import { type Backend, CliFailure } from "./Backend.js"
+import { type Backend, CliFailure, IMPORT_IS_LOCAL, type RunsBackend } from "./Backend.js"
+import { renderedOf } from "./Report.js"
 
 export interface RemoteOptions {
   readonly url: string
@@ -67,6 +69,46 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
     const typedAndServed = <A>(effect: Effect.Effect<readonly [A, HttpClientResponse.HttpClientResponse], ClientFailure>) =>
       Effect.flatMap(call(effect), ([value, response]) => Effect.map(served(response), (body) => ({ value, body })))
 
+    const runs: RunsBackend = {
+      submit: (envelope) => typedAndServed(client.runs.submitRuns({ payload: envelope, urlParams: {}, withResponse: true })),
+      list: (query) => call(client.runs.listRuns({ urlParams: query })),
+      get: (id) => typedAndServed(client.runs.getRun({ path: { id }, withResponse: true })),
+      report: (id, output, artifact) =>
+        Effect.gen(function*() {
+          const [, response] = yield* call(
+            client.runs.getRunReport({ path: { id }, urlParams: artifact === undefined ? { output } : { output, artifact }, withResponse: true })
+          )
+          // The body as the service rendered it (read once, kept by the response).
+          return yield* renderedOf(output, decoder.decode(yield* call(response.arrayBuffer)), base)
+        }),
+      retry: (id) => typedAndServed(client.runs.retryRun({ path: { id }, withResponse: true })),
+      // No bulk route: the runs in that state, listed first (a retried run leaves the list), then one retry each.
+      retryAll: (status) =>
+        Effect.gen(function*() {
+          const ids: Array<string> = []
+          let cursor: string | undefined = undefined
+          do {
+            const page: { readonly runs: ReadonlyArray<{ readonly id: string }>; readonly next_cursor: string | null } = yield* call(
+              client.runs.listRuns({ urlParams: cursor === undefined ? { status, limit: "200" } : { status, limit: "200", cursor } })
+            )
+            for (const run of page.runs) ids.push(run.id)
+            cursor = page.next_cursor ?? undefined
+          } while (cursor !== undefined)
+          let count = 0
+          for (const id of ids) {
+            // A run that left the state meanwhile (retried by another caller, deleted) is not counted.
+            const retried = yield* call(client.runs.retryRun({ path: { id } })).pipe(
+              Effect.as(true),
+              Effect.catchIf((failure) => failure.kind === "conflict" || failure.kind === "not_found", () => Effect.succeed(false))
+            )
+            if (retried) count += 1
+          }
+          return count
+        }),
+      exportLines: (filter) => call(client.runs.exportRuns({ urlParams: filter })),
+      importLines: () => Effect.fail(new CliFailure({ kind: "usage", message: IMPORT_IS_LOCAL }))
+    }
+
     const backend: Backend = {
       where: base,
       readLimit: limit,
@@ -104,7 +146,8 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
           case "citations":
             return call(client.catalogue.getCitations({ path: { name } }))
         }
-      }
+      },
+      runs
     }
     return backend
   })

@@ -19,7 +19,8 @@ export interface Terminal {
   readonly color: boolean
 }
 
-const selectOf = (value: Option.Option<string>): string | number | undefined =>
+/** `--select`: an index when it is all digits, else a trace's id. */
+export const selectOf = (value: Option.Option<string>): string | number | undefined =>
   Option.match(value, { onNone: () => undefined, onSome: (raw) => (/^\d+$/.test(raw) ? Number(raw) : raw) })
 
 /** The API key: --api-key, else SVC_API_KEY. */

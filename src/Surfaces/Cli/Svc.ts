@@ -1,7 +1,8 @@
 /**
  * The `svc` commands (DECISIONS §14, docs/cli.md), with `@effect/cli`: serve, analyze, diagnose,
- * normalize, patterns, mcp, one file each in Commands/. Each command that reads or analyses runs
- * in this process by default (Local.ts) or against a service with `--url` (Remote.ts); both print
+ * normalize, patterns, runs (§17), mcp, one file each in Commands/ (runs: a group, and submit apart).
+ * Each command that reads or analyses runs in this process by default (Local.ts) or against a
+ * service with `--url` (Remote.ts); both print
  * the same output for the same input. stdout holds only the result (or nothing, with `--out`);
  * progress and errors go to stderr. Every command ends with its exit code (ExitCodes.ts). The
  * heavy parts (the service's Layers, the HTTP client, the renderers) are loaded by the command
@@ -13,6 +14,7 @@ import { makeDiagnose } from "./Commands/Diagnose.js"
 import { makeMcp } from "./Commands/Mcp.js"
 import { makeNormalize } from "./Commands/Normalize.js"
 import { makePatterns } from "./Commands/Patterns.js"
+import { makeRuns } from "./Commands/Runs.js"
 import { makeServe } from "./Commands/Serve.js"
 import { commandHelp, EXIT_CODES } from "./Help.js"
 import type { Terminal } from "./Running.js"
@@ -27,10 +29,11 @@ export const makeSvc = (terminal: Terminal, serving: () => void) =>
           ["svc diagnose run.json", "the lenses that fit a run, one report"],
           ["svc analyze lewin run.json --mode quick", "one pattern"],
           ["svc patterns", "the catalogue"],
+          ["svc runs submit traces/ --url http://127.0.0.1:8000", "runs diagnosed in the background by a service"],
           ["svc --completions bash > ~/.local/share/bash-completion/completions/svc", "shell completions (bash, zsh, fish)"]
         ],
         [EXIT_CODES]
       )
     ),
-    Command.withSubcommands([makeServe(serving), makeAnalyze(terminal), makeDiagnose(terminal), makeNormalize(terminal), makePatterns(terminal), makeMcp()])
+    Command.withSubcommands([makeServe(serving), makeAnalyze(terminal), makeDiagnose(terminal), makeNormalize(terminal), makePatterns(terminal), makeRuns(terminal), makeMcp()])
   )

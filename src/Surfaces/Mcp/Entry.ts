@@ -10,6 +10,7 @@
 import { Context, Effect, Layer, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AnalyzeService } from "../../Analysis/AnalyzeService.js"
+import type { Guards } from "../../Auth/Guards.js"
 import type { Catalogue } from "../../Catalogue/Catalogue.js"
 import type { AppConfig } from "../../Config.js"
 import type { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
@@ -17,10 +18,11 @@ import { writeErrorReply } from "../../Edge/Replies.js"
 import type { EdgeRequest } from "../../Edge/RequestContext.js"
 import { InternalError } from "../../Errors.js"
 import type { ErrorReporting } from "../../Observability/ErrorReporting.js"
+import type { RunsService } from "../../Runs/RunsService.js"
 import { McpHttp, type McpHttpShape } from "../../Edge/McpHttp.js"
 
-/** The services the MCP tools use. */
-export type McpRequirements = AnalyzeService | DiagnoseService | Catalogue | ErrorReporting | AppConfig
+/** The services the MCP tools use, and the guards that check each tool's role. */
+export type McpRequirements = AnalyzeService | DiagnoseService | RunsService | Catalogue | ErrorReporting | Guards | AppConfig
 
 export const McpHttpOnFirstUse: Layer.Layer<McpHttp, never, McpRequirements> = Layer.scoped(
   McpHttp,

@@ -23,6 +23,7 @@
  */
 import { Deferred, Effect, Fiber, Layer, Predicate, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { Guards } from "../../Auth/Guards.js"
 import { AppConfig } from "../../Config.js"
 import { isJsonContentType, jsonShapeRefusal } from "../../Edge/Body.js"
 import { headerValue } from "../../Edge/Headers.js"
@@ -66,6 +67,7 @@ export const McpHttpLive = Layer.effect(
   Effect.gen(function*() {
     const protocol = yield* McpProtocol
     const config = yield* AppConfig
+    const guards = yield* Guards
     const runtime = yield* Effect.runtime<never>()
     const sessions = new SessionStore<Session>()
     const maxReplyBytes = replyLimit(config.limits.maxBodyBytes)
@@ -129,20 +131,25 @@ export const McpHttpLive = Layer.effect(
       })
 
     /**
-     * The caller of each tool call of one POST. The edge counted the POST against the rate limit:
-     * that covers its first tool call; each further one is counted here (DECISIONS §5).
+     * The caller of each tool call of one POST. The edge passed the POST (auth, the role of
+     * POST /mcp); the key's role is checked against each tool's operation here, by the guards'
+     * own rule. The edge counted the POST against the rate limit: that covers its first tool call;
+     * each further one is counted here (DECISIONS §5). A refused role is not counted.
      */
     const callerOf = (edge: EdgeRequest): CallContext["caller"] => {
       const caller: Caller = { keyName: edge.keyName, requestId: edge.requestId }
       const admit = (refusal: RateLimited | null) => (refusal === null ? Effect.succeed(caller) : Effect.fail(refusal))
       let covered = true
-      return Effect.suspend(() => {
-        if (covered) {
-          covered = false
-          return Effect.succeed(caller)
-        }
-        return Effect.flatMap(Effect.promise(async () => edge.charge()), admit)
-      })
+      return (operation) =>
+        Effect.suspend((): ReturnType<CallContext["caller"]> => {
+          const forbidden = guards.permit(edge.keyName, operation)
+          if (forbidden !== null) return Effect.fail(forbidden)
+          if (covered) {
+            covered = false
+            return Effect.succeed(caller)
+          }
+          return Effect.flatMap(Effect.promise(async () => edge.charge()), admit)
+        })
     }
 
     const post = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => {

@@ -14,7 +14,7 @@ import { MODE_NAMES, MODES_DESCRIBED } from "../../Catalogue/Resources.js"
 import { DEFAULT_MODE } from "../../Registry/Modes.js"
 import { INVALID_PARAMS } from "./JsonRpc.js"
 import { McpProtocol } from "./Protocol.js"
-import { toolName } from "./Tools.js"
+import { toolName } from "./ToolTexts.js"
 
 export const RESOURCE_BASE = "svc://patterns"
 

@@ -11,6 +11,7 @@ import type * as RpcMessage from "@effect/rpc/RpcMessage"
 import * as RpcServer from "@effect/rpc/RpcServer"
 import { Context, Effect, Layer, Mailbox, Option } from "effect"
 import type { GuardFailure } from "../../Auth/Guards.js"
+import type { Operation } from "../../Auth/Operations.js"
 import type { RequestTooLarge } from "../../Errors.js"
 import { errorMessage, type Incoming, type JsonRpcError, type JsonRpcId, makeIdMap, type Outgoing, outgoingOf } from "./JsonRpc.js"
 import type { AnalysisCaller } from "../../Analysis/AnalyzeService.js"
@@ -24,10 +25,12 @@ export type Caller = AnalysisCaller
 export interface CallContext {
   readonly transport: "http" | "stdio"
   /**
-   * The caller of one tool call. Over HTTP the edge's guards ran for the request that carries it;
-   * over stdio the same guards run here, once per call (API key from SVC_API_KEY, rate limit).
+   * The caller of one tool call, allowed the tool's operation (each tool names its own, with the
+   * role it needs: Tools.ts). Over HTTP the edge's guards ran for the request that carries it and
+   * the key's role is checked here against the tool's; over stdio the same guards run here, once
+   * per call (API key from SVC_API_KEY, role, rate limit).
    */
-  readonly caller: Effect.Effect<Caller, GuardFailure>
+  readonly caller: (operation: Operation) => Effect.Effect<Caller, GuardFailure>
   /**
    * Over HTTP, a limit checked before the call (the trace limits) is answered at the HTTP level,
    * like on every route: the transport answers the request with this error. False over stdio.

@@ -5,7 +5,8 @@
  *
  * The guards run here for each tool call, as the edge runs them for each HTTP request: the API
  * key comes from SVC_API_KEY (required when SVC_API_REQUIRE_AUTH=true; its name picks the data
- * scope), and the rate limit counts each call. Limits, deadlines and cancellation
+ * scope), the key's role must reach the tool's (`svc_submit_run` needs `ingest`, the other tools
+ * `read`), and the rate limit counts each call. Limits, deadlines and cancellation
  * (`notifications/cancelled`, which aborts the call's model requests) are the services' own.
  * A line is at most the body limit (SVC_API_MAX_BODY_BYTES): a longer one is dropped as it
  * streams and answered with -32600; batches follow the HTTP rules (refused under MCP 2025-06-18,
@@ -16,7 +17,7 @@
 import { Deferred, Effect, type Option, Predicate, type Redacted, Runtime } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { AppConfig } from "../../Config.js"
-import { LOCAL_OPERATIONS } from "../../Auth/Operations.js"
+import type { Guards } from "../../Auth/Guards.js"
 import { makeLocalCaller } from "../LocalCaller.js"
 import { batchRefusal, encode, type Incoming, INVALID_REQUEST, lineLimit, parseMessages, refusalMessage, replyLimit } from "./JsonRpc.js"
 import { makeLineSplitter } from "./Lines.js"
@@ -35,7 +36,9 @@ export const serveStdio = (options: StdioOptions) =>
   Effect.gen(function*() {
     const protocol = yield* McpProtocol
     const config = yield* AppConfig
-    const caller = yield* makeLocalCaller(options.apiKey, "svc mcp", LOCAL_OPERATIONS.mcp)
+    const guards = yield* Effect.context<Guards>()
+    // The guards for each call, with the operation of its tool (Tools.ts).
+    const caller: CallContext["caller"] = (operation) => Effect.flatten(Effect.provide(makeLocalCaller(options.apiKey, "svc mcp", operation), guards))
     const runtime = yield* Effect.runtime<never>()
     const context: CallContext = { transport: "stdio", caller, refuse: () => false }
     const maxReplyBytes = replyLimit(config.limits.maxBodyBytes)

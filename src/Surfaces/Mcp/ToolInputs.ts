@@ -1,14 +1,17 @@
 /**
  * The MCP tools' input schemas (DECISIONS §14), made with `JSONSchema.make` from the contract's
  * own schemas (the envelopes' options: format, select, hints, mode, model, baseline, patterns,
- * max_patterns, budget_tokens), so the registries (src/Registry/) and the contract reach MCP
+ * max_patterns, budget_tokens; the runs' labels, external id, filters and states), so the registries (src/Registry/) and the contract reach MCP
  * clients exactly as they reach OpenAPI and the typed client. Only `trace` is MCP's own: a tool
  * call may also pass the trace as a JSON (or JSON Lines) string. References are inlined and the
  * generated titles and ids dropped, so each schema stands alone for a tool-calling model.
  */
 import { JSONSchema, Predicate, Schema } from "effect"
+import { Severity } from "../../Catalogue/Severity.js"
 import { analyzeOptions, rawTraceOptions } from "../../Contract/AnalyzeContract.js"
 import { DiagnoseEnvelope } from "../../Contract/DiagnoseContract.js"
+import { DiagnoseOutput } from "../../Contract/DiagnoseReport.js"
+import { DEFAULT_PAGE, MAX_PAGE, RunListParams, RunsEnvelope, RunStatus } from "../../Contract/RunsContract.js"
 import { IMPORTED_FORMATS_READ } from "../../Registry/Derived.js"
 
 const McpTrace = Schema.Unknown.annotations({
@@ -52,3 +55,37 @@ export const patternToolInput = objectSchema({ trace: McpTrace, ...rawTraceOptio
 
 /** `svc_diagnose`: the trace and the diagnose envelope's options. */
 export const diagnoseToolInput = objectSchema({ ...DiagnoseEnvelope.fields, trace: McpTrace })
+
+/** `svc_submit_run`: what `svc_diagnose` takes, with the run's labels and external id (`POST /v1/runs`'s envelope). */
+export const SubmitRunArguments = Schema.Struct({ ...RunsEnvelope.fields, trace: McpTrace }).annotations({
+  identifier: "McpSubmitRunArguments",
+  description: "The trace with the diagnose's options, labels and an external id."
+})
+export const submitRunToolInput = objectSchema(SubmitRunArguments.fields)
+
+/**
+ * `svc_list_runs`: `GET /v1/runs`'s filters and cursor, the states and severities as the
+ * contract's enums and the page size as a number (a query parameter is text; a tool argument need not be).
+ */
+export const ListRunsArguments = Schema.Struct({
+  ...RunListParams.fields,
+  status: Schema.optional(RunStatus.annotations({ description: "Only runs in this state." })),
+  severity: Schema.optional(Severity.annotations({ description: "Only done runs of this severity." })),
+  limit: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, MAX_PAGE)).annotations({ description: `Runs per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).` })
+  )
+}).annotations({ identifier: "McpListRunsArguments", description: "Filters of the runs listed, newest first, and the page." })
+export const listRunsToolInput = objectSchema(ListRunsArguments.fields)
+
+/** The outputs a run's report comes in over MCP: the JSON report, or the Markdown page diagnose renders. */
+export const RunToolOutput = DiagnoseOutput.pipe(Schema.pickLiteral("json", "markdown")).annotations({
+  identifier: "McpRunOutput",
+  description: "`json` (default): the run and its report as structuredContent; `markdown`: the report rendered as diagnose renders it, as the text."
+})
+
+/** `svc_get_run`: the run's id and the report's output. */
+export const GetRunArguments = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "The run's id, as svc_submit_run or svc_list_runs gave it." }),
+  output: Schema.optional(RunToolOutput)
+}).annotations({ identifier: "McpGetRunArguments", description: "One run, by id, with its report when done." })
+export const getRunToolInput = objectSchema(GetRunArguments.fields)

@@ -1,45 +1,87 @@
 /**
- * The MCP tools (DECISIONS §14): `svc_<name>` for each pattern, `svc_diagnose` and
- * `svc_list_patterns`, a thin adapter over the same services as REST (AnalyzeService,
- * DiagnoseService, the catalogue). Each call:
- *   caller (over HTTP the edge's guards, and one more count against the key's rate limit for each
- *   tool call of a POST after its first; over stdio the same guards, per call) → arguments → the
- *   service → a result with `structuredContent` (the REST response body: the detection or the
- *   report) and a short text summary.
+ * The MCP tools (DECISIONS §14): `svc_<name>` for each pattern, `svc_diagnose`,
+ * `svc_list_patterns` and the runs' `svc_submit_run`, `svc_list_runs` and `svc_get_run` (§17), a
+ * thin adapter over the same services as REST (AnalyzeService, DiagnoseService, RunsService, the
+ * catalogue). Each call:
+ *   caller (the tool's operation, with the least role it needs: `svc_submit_run` `ingest`, every
+ *   other tool `read` (§16); over HTTP the edge's guards, the role checked per tool, and one more
+ *   count against the key's rate limit for each tool call of a POST after its first; over stdio
+ *   the same guards, per call) → arguments → the service → a result with `structuredContent` (the
+ *   REST response body: the detection, the report, the runs) and a short text summary.
  * A failure inside a call is a tool result with `isError`, carrying the same error kind and
  * message as HTTP (`{detail:{error, message}}`); the trace limits are answered at the HTTP level
  * over HTTP (Protocol.ts `refuse`). Every analysis call is recorded once in `svc_requests_total`
- * with `surface="mcp"`, by the same recorder the REST handlers use.
+ * with `surface="mcp"`, by the same recorder the REST handlers use; a submitted run is not an
+ * analysis there (its worker records the diagnose, `surface="worker"`), as `POST /v1/runs` is not.
  */
 import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
-import { Cause, Effect, Exit, Layer, Predicate } from "effect"
+import { Cause, Effect, Either, Exit, Layer, Predicate, Schema } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
-import { Catalogue, type CatalogueEntry } from "../../Catalogue/Catalogue.js"
-import type { Detection } from "../../Catalogue/Detection.js"
+import type { Operation } from "../../Auth/Operations.js"
+import type { Role } from "../../Config/KeyRoles.js"
+import { Catalogue } from "../../Catalogue/Catalogue.js"
 import type { Mode } from "../../Catalogue/Resources.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
-import type { DiagnoseReport } from "../../Contract/DiagnoseReport.js"
+import { loadRenderer } from "../../Diagnose/Render/Outputs.js"
 import { parseTraceBody } from "../../Edge/Body.js"
 import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
 import { type ApiError, errorBody, errorKinds, InternalError, ValidationError } from "../../Errors.js"
+import { formatParseError } from "../../Intake/Intake.js"
 import { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import { recordAnalysis, statusOfExit } from "../../Observability/Metrics.js"
+import { RunsService } from "../../Runs/RunsService.js"
 import { type CallContext, McpProtocol } from "./Protocol.js"
-import { diagnoseToolInput, patternToolInput } from "./ToolInputs.js"
+import {
+  DIAGNOSE_TOOL,
+  detectionSummary,
+  GET_RUN_TOOL,
+  LIST_RUNS_TOOL,
+  LIST_TOOL,
+  reportSummary,
+  runListSummary,
+  runSummary,
+  SUBMIT_RUN_TOOL,
+  submittedSummary,
+  toolName
+} from "./ToolTexts.js"
+import {
+  diagnoseToolInput,
+  GetRunArguments,
+  getRunToolInput,
+  ListRunsArguments,
+  listRunsToolInput,
+  patternToolInput,
+  submitRunToolInput
+} from "./ToolInputs.js"
 
-export const toolName = (slug: string) => `svc_${slug}`
-export const DIAGNOSE_TOOL = "svc_diagnose"
-export const LIST_TOOL = "svc_list_patterns"
+/** A tool's operation for the guards (Auth/Operations.ts): its name, and the least role of a key that may call it. */
+const toolOperation = (name: string, role: Role): Operation => ({ label: `call ${name}`, role, authenticated: true, counted: true })
 
-
-/** Every tool reads and computes; none changes anything the caller sees (baselines aside). */
+/** The analysis tools read and compute; none changes anything the caller sees (baselines aside). */
 const READ_ONLY = new McpSchema.ToolAnnotations({
   readOnlyHint: true,
   destructiveHint: false,
   idempotentHint: true,
   // The analyses call a language model outside this service.
   openWorldHint: true
+})
+
+/** `svc_submit_run` stores a run (or finds the one of the same trace and options). */
+const SUBMITS = new McpSchema.ToolAnnotations({
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  // The run is diagnosed in the background, through a language model outside this service.
+  openWorldHint: true
+})
+
+/** The runs tools that read the store: nothing outside this service. */
+const READS_RUNS = new McpSchema.ToolAnnotations({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false
 })
 
 const listInput = { type: "object", properties: {} }
@@ -82,43 +124,17 @@ const envelopeOf = (args: unknown): Effect.Effect<Record<string, unknown>, Valid
     return { ...args, trace: parsed }
   })
 
-/** A detection in a few lines: headline, findings, the interventions to make. */
-export const detectionSummary = (entry: CatalogueEntry, detection: Detection, cached: boolean): string => {
-  const code = entry.pattern.code
-  const lines = [
-    `${code.friendly} (${code.slug}): severity ${detection.severity}, confidence ${detection.confidence.toFixed(2)}, profile ${detection.profile}${cached ? " (cached)" : ""}.`
-  ]
-  if (detection.summary.length > 0) lines.push(detection.summary)
-  if (detection.findings.length > 0) {
-    lines.push("Findings:")
-    for (const finding of detection.findings.slice(0, 5)) {
-      lines.push(`- ${finding.title} (${finding.severity}, ${finding.evidence.length} evidence quotes)`)
-    }
-  }
-  if (detection.interventions.length > 0) {
-    lines.push("Interventions:")
-    for (const intervention of detection.interventions.slice(0, 3)) lines.push(`- ${intervention.type}: ${intervention.description}`)
-  }
-  lines.push("structuredContent holds the full detection, with the evidence quoted from the trace.")
-  return lines.join("\n")
+/** A tool's arguments by its schema: a validation_error naming the field paths otherwise. */
+const decodeArguments = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (args: unknown): Either.Either<A, ValidationError> =>
+    Either.mapLeft(decode(args ?? {}), (error) => new ValidationError({ message: formatParseError(error) }))
 }
+const listRunsArguments = decodeArguments(ListRunsArguments)
+const getRunArguments = decodeArguments(GetRunArguments)
 
-/** A diagnose in a few lines: verdict, decisive step, the first interventions. */
-export const reportSummary = (report: DiagnoseReport): string => {
-  const ran = report.patterns.filter((run) => run.error === null).length
-  const lines = [
-    `Diagnose of a ${report.trace.format} trace (${report.trace.events} events): severity ${report.severity}, confidence ${report.confidence.toFixed(2)}; ${ran} of ${report.patterns.length} lenses ran (${report.patterns.map((run) => `${run.pattern} ${run.status}`).join(", ")}).`,
-    report.summary
-  ]
-  const step = report.decisive_step
-  if (step !== null) lines.push(`Decisive step: event ${step.event} (${step.source}) by ${step.actor}, cited by ${step.patterns.join(", ")}.`)
-  if (report.interventions.length > 0) {
-    lines.push("Interventions, most valuable first:")
-    for (const intervention of report.interventions.slice(0, 3)) lines.push(`${intervention.rank}. ${intervention.type}: ${intervention.description}`)
-  }
-  lines.push("structuredContent holds the whole report: findings with evidence, triage, usage.")
-  return lines.join("\n")
-}
+/** The largest trace string kept as the trace file's text, for SARIF's lines (as REST keeps a body's). */
+const LINES_UP_TO = 8 * 1024 * 1024
 
 /** Registers the tools with the McpServer. */
 export const McpToolsLive = Layer.effectDiscard(
@@ -127,6 +143,7 @@ export const McpToolsLive = Layer.effectDiscard(
     const protocol = yield* McpProtocol
     const analyses = yield* AnalyzeService
     const diagnoses = yield* DiagnoseService
+    const runs = yield* RunsService
     const catalogue = yield* Catalogue
     const reporting = yield* ErrorReporting
 
@@ -136,30 +153,31 @@ export const McpToolsLive = Layer.effectDiscard(
     })
 
     /**
-     * One analysis call from its arguments to its result: recorded once (`surface="mcp"`), a
-     * failure turned into the tool error of the same kind, a server-side failure reported.
+     * One tool call from its arguments to its result: a failure turned into the tool error of the
+     * same kind (a trace limit answered at the HTTP level over HTTP), a server-side failure
+     * reported, `settle` told how it ended (where an analysis records itself).
      */
-    const analysisCall = <A extends { readonly cached: boolean }, E extends ApiError>(
-      pattern: string,
+    const toolCall = <A, E extends ApiError>(
+      label: string | null,
       run: (context: CallContext, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient>,
-      succeed: (value: A) => McpSchema.CallToolResult
+      succeed: (value: A) => McpSchema.CallToolResult,
+      settle: (exit: Exit.Exit<A, E>, track: Tracked) => void = () => undefined
     ) =>
       Effect.gen(function*() {
-        const startedAt = performance.now()
         const track: Tracked = { mode: "unknown", requestId: "none" }
         const context = yield* contextOfCall
         return yield* run(context, track).pipe(
           Effect.onExit((exit) =>
             Effect.gen(function*() {
-              const { mode, requestId } = track
-              recordAnalysis({ surface: "mcp", pattern, mode, status: statusOfExit(exit, (value) => value.cached) }, (performance.now() - startedAt) / 1000)
+              settle(exit, track)
               if (Exit.isSuccess(exit)) return
               const failure = Cause.failureOption(exit.cause)
               if (failure._tag === "None") return
               const error = failure.value
               if (error._tag === "RequestTooLarge") context.refuse(error)
               const { kind, status } = errorKinds[error._tag]
-              if (status >= 500) yield* reporting.report({ kind, status, message: error.message, requestId, pattern, mode: mode === "unknown" ? null : mode })
+              const { mode, requestId } = track
+              if (status >= 500) yield* reporting.report({ kind, status, message: error.message, requestId, pattern: label, mode: mode === "unknown" ? null : mode })
             })
           ),
           Effect.map(succeed)
@@ -174,9 +192,22 @@ export const McpToolsLive = Layer.effectDiscard(
         )
       )
 
+    /** One analysis call: a tool call recorded once (`surface="mcp"`). */
+    const analysisCall = <A extends { readonly cached: boolean }, E extends ApiError>(
+      pattern: string,
+      run: (context: CallContext, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient>,
+      succeed: (value: A) => McpSchema.CallToolResult
+    ) =>
+      Effect.suspend(() => {
+        const startedAt = performance.now()
+        return toolCall(pattern, run, succeed, (exit, { mode }) =>
+          recordAnalysis({ surface: "mcp", pattern, mode, status: statusOfExit(exit, (value) => value.cached) }, (performance.now() - startedAt) / 1000))
+      })
+
     for (const entry of catalogue.entries) {
       const code = entry.pattern.code
       const slug = code.slug
+      const operation = toolOperation(toolName(slug), "read")
       yield* server.addTool({
         tool: new McpSchema.Tool({
           name: toolName(slug),
@@ -190,7 +221,7 @@ export const McpToolsLive = Layer.effectDiscard(
             slug,
             (context, track) =>
               Effect.gen(function*() {
-                const caller = yield* context.caller
+                const caller = yield* context.caller(operation)
                 track.requestId = caller.requestId
                 const envelope = yield* envelopeOf(args)
                 const { prepared, outcome } = yield* analyses.analyze(slug, envelope, caller, (mode) => {
@@ -207,6 +238,7 @@ export const McpToolsLive = Layer.effectDiscard(
       })
     }
 
+    const diagnoseOperation = toolOperation(DIAGNOSE_TOOL, "read")
     yield* server.addTool({
       tool: new McpSchema.Tool({
         name: DIAGNOSE_TOOL,
@@ -223,7 +255,7 @@ export const McpToolsLive = Layer.effectDiscard(
           DIAGNOSE_LABEL,
           (context, track) =>
             Effect.gen(function*() {
-              const caller = yield* context.caller
+              const caller = yield* context.caller(diagnoseOperation)
               track.requestId = caller.requestId
               const envelope = yield* envelopeOf(args)
               const { report } = yield* diagnoses.diagnose(envelope, caller.keyName, caller.requestId)
@@ -236,6 +268,7 @@ export const McpToolsLive = Layer.effectDiscard(
 
     const listing: unknown = JSON.parse(decoder.decode(catalogue.listJson))
     const listText = catalogue.entries.map(({ pattern: { code } }) => `${toolName(code.slug)}: ${code.friendly} (${code.name}). ${code.summary}`).join("\n")
+    const listOperation = toolOperation(LIST_TOOL, "read")
     yield* server.addTool({
       tool: new McpSchema.Tool({
         name: LIST_TOOL,
@@ -245,10 +278,96 @@ export const McpToolsLive = Layer.effectDiscard(
         annotations: READ_ONLY
       }),
       handle: () =>
-        Effect.map(Effect.flatMap(contextOfCall, (context) => context.caller), () =>
+        Effect.map(Effect.flatMap(contextOfCall, (context) => context.caller(listOperation)), () =>
           new McpSchema.CallToolResult({ content: [text(listText)], structuredContent: Predicate.isRecord(listing) ? listing : {} })).pipe(
             Effect.catchAll((error) => Effect.succeed(errorResult(error)))
           )
+    })
+
+    // The runs (DECISIONS §17): the same effects as /v1/runs, in the caller's data scope.
+    const submitOperation = toolOperation(SUBMIT_RUN_TOOL, "ingest")
+    yield* server.addTool({
+      tool: new McpSchema.Tool({
+        name: SUBMIT_RUN_TOOL,
+        title: "Submit an agent run for diagnosis in the background",
+        description:
+          `Stores an agent run and diagnoses it in the background, as ${DIAGNOSE_TOOL} would (same trace and options), with optional \`labels\` and \`external_id\`. ` +
+          `Answers at once with the run's id and state; ${GET_RUN_TOOL} gives its report once done. The same trace with the same options is the same run; ` +
+          "an `external_id` already naming another trace's run is a conflict. A key of role ingest may call this tool alone.",
+        inputSchema: submitRunToolInput,
+        annotations: SUBMITS
+      }),
+      handle: (args: unknown) =>
+        toolCall(
+          null,
+          (context, track) =>
+            Effect.gen(function*() {
+              const caller = yield* context.caller(submitOperation)
+              track.requestId = caller.requestId
+              const envelope = yield* envelopeOf(args)
+              // A trace sent as text is the trace file: its lines locate SARIF results, as a REST body's do.
+              const sent = Predicate.isRecord(args) ? args["trace"] : undefined
+              const file = typeof sent === "string" && sent.length <= LINES_UP_TO ? sent : undefined
+              return yield* runs.submit(envelope, caller.keyName, undefined, file)
+            }),
+          (submitted) => new McpSchema.CallToolResult({ content: [text(submittedSummary(submitted))], structuredContent: submitted })
+        )
+    })
+
+    const listRunsOperation = toolOperation(LIST_RUNS_TOOL, "read")
+    yield* server.addTool({
+      tool: new McpSchema.Tool({
+        name: LIST_RUNS_TOOL,
+        title: "List the submitted runs",
+        description:
+          "Lists the runs of this key's scope, newest first: filter by state, severity, pattern, label (`key:value`), external id and submission time (`since`, `until`); " +
+          "page with `limit` and the previous page's `next_cursor` as `cursor`.",
+        inputSchema: listRunsToolInput,
+        annotations: READS_RUNS
+      }),
+      handle: (args: unknown) =>
+        toolCall(
+          null,
+          (context, track) =>
+            Effect.gen(function*() {
+              const caller = yield* context.caller(listRunsOperation)
+              track.requestId = caller.requestId
+              const { limit, ...filters } = yield* listRunsArguments(args)
+              return yield* runs.list(caller.keyName, { ...filters, limit: limit === undefined ? undefined : String(limit) })
+            }),
+          (list) => new McpSchema.CallToolResult({ content: [text(runListSummary(list))], structuredContent: list })
+        )
+    })
+
+    const getRunOperation = toolOperation(GET_RUN_TOOL, "read")
+    yield* server.addTool({
+      tool: new McpSchema.Tool({
+        name: GET_RUN_TOOL,
+        title: "Get a run and its report",
+        description:
+          "One run of this key's scope by id: its state and, once done, its diagnose report. `output: markdown` gives the report as the readable page diagnose renders, as the text; " +
+          "structuredContent is the run with its report either way.",
+        inputSchema: getRunToolInput,
+        annotations: READS_RUNS
+      }),
+      handle: (args: unknown) =>
+        toolCall(
+          null,
+          (context, track) =>
+            Effect.gen(function*() {
+              const caller = yield* context.caller(getRunOperation)
+              track.requestId = caller.requestId
+              const { id, output = "json" } = yield* getRunArguments(args)
+              const run = yield* runs.get(caller.keyName, id)
+              if (output === "json" || run.report === undefined) return { run, page: runSummary(run) }
+              // The page diagnose renders, with what the run kept for it (its events).
+              const { context: reportContext, report } = yield* runs.report(caller.keyName, id)
+              const render = yield* Effect.promise(() => loadRenderer(output))
+              const rendered = render({ report, context: reportContext, body: { report } })
+              return { run, page: rendered._tag === "Text" ? rendered.text : JSON.stringify(rendered.value) }
+            }),
+          ({ page, run }) => new McpSchema.CallToolResult({ content: [text(page)], structuredContent: run })
+        )
     })
   })
 )

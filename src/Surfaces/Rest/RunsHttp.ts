@@ -4,13 +4,14 @@
  * diagnose renders (`?output=`, else `Accept`); the export streams JSON Lines page by page.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option, Stream } from "effect"
 import { Api } from "../../Api.js"
 import { queryOptions } from "../../Intake/Intake.js"
 import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
-import { ValidationError } from "../../Errors.js"
+import { StoreUnavailable, ValidationError } from "../../Errors.js"
 import { readFilter, RunsService } from "../../Runs/RunsService.js"
 import { outputOf, renderedResponse } from "./DiagnoseHttp.js"
 
@@ -21,13 +22,26 @@ const encoder = new TextEncoder()
 /** The body's text for the trace file's lines (SARIF), when it is text of a size worth searching. */
 const LINES_UP_TO = 8 * 1024 * 1024
 
+/**
+ * HttpApi writes a declared error's status and body, never its headers: a 503 `store_unavailable`
+ * gets its Retry-After here, as the edge's own refusals get theirs (Edge/Replies.ts).
+ */
+const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tapError(effect, (error) =>
+    error instanceof StoreUnavailable
+      ? HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfterSeconds))))
+      : Effect.void)
+
 export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
   Effect.gen(function*() {
     const runs = yield* RunsService
     return handlers
       .handleRaw("submitRuns", ({ request }) =>
-        Effect.gen(function*() {
+        withRetryAfter(Effect.gen(function*() {
           const edge = yield* CurrentRequest
+          // the store before the body: 503 comes before 415 and 400 (DECISIONS §16)
+          yield* runs.ready
           const contentType = request.headers["content-type"]
           yield* requireJson(contentType, { jsonLines: true })
           const bytes = edge.body ?? EMPTY
@@ -35,22 +49,22 @@ export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const text = bytes.byteLength <= LINES_UP_TO && !contentType?.includes("zip") ? decoder.decode(bytes) : undefined
           const submitted = yield* runs.submit(body, edge.keyName, queryOptions(request.url), text)
           return HttpServerResponse.unsafeJson(submitted, { status: 202 })
-        }))
-      .handle("listRuns", ({ urlParams }) => Effect.flatMap(CurrentRequest, (edge) => runs.list(edge.keyName, urlParams)))
-      .handle("getRun", ({ path }) => Effect.flatMap(CurrentRequest, (edge) => runs.get(edge.keyName, path.id)))
+        })))
+      .handle("listRuns", ({ urlParams }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.list(edge.keyName, urlParams))))
+      .handle("getRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.get(edge.keyName, path.id))))
       .handleRaw("getRunReport", ({ path, request }) =>
-        Effect.gen(function*() {
+        withRetryAfter(Effect.gen(function*() {
           const edge = yield* CurrentRequest
           const url = new URL(request.url, "http://localhost")
           const output = outputOf(url.searchParams.get("output") ?? undefined, request.headers["accept"])
           if (output instanceof ValidationError) return yield* output
           const { context, report } = yield* runs.report(edge.keyName, path.id)
           return yield* renderedResponse(output, report, { ...context, artifact: url.searchParams.get("artifact") ?? undefined })
-        }))
-      .handle("retryRun", ({ path }) => Effect.flatMap(CurrentRequest, (edge) => runs.retry(edge.keyName, path.id)))
-      .handle("deleteRun", ({ path }) => Effect.flatMap(CurrentRequest, (edge) => runs.remove(edge.keyName, path.id)))
+        })))
+      .handle("retryRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.retry(edge.keyName, path.id))))
+      .handle("deleteRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.remove(edge.keyName, path.id))))
       .handleRaw("exportRuns", ({ urlParams }) =>
-        Effect.gen(function*() {
+        withRetryAfter(Effect.gen(function*() {
           const edge = yield* CurrentRequest
           const filter = yield* readFilter(urlParams)
           // The first page before the answer starts, so an unavailable store is a 503, not a cut stream.
@@ -66,5 +80,5 @@ export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           )
           const lines = Stream.concat(Stream.fromIterable(first.lines), first.next === null ? Stream.empty : rest)
           return HttpServerResponse.stream(Stream.map(lines, (line) => encoder.encode(`${line}\n`)), { contentType: "application/x-ndjson" })
-        }))
+        })))
   }))

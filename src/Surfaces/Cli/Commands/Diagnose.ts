@@ -5,25 +5,16 @@ import { Effect, Option } from "effect"
 import { isAbsolute, relative, resolve } from "node:path"
 import { maxSeverity } from "../../../Catalogue/Severity.js"
 import type { DiagnoseReport } from "../../../Contract/DiagnoseReport.js"
-import { loadRenderer } from "../../../Diagnose/Render/Outputs.js"
 import { OUTPUT_NAMES } from "../../../Registry/Derived.js"
 import { DIAGNOSE_OUTPUTS } from "../../../Registry/Outputs.js"
-import type { DiagnoseAnswer } from "../Backend.js"
-import { intake, optional, out, remote, run, traceFile } from "../CommonOptions.js"
+import { intake, lensFields, lenses, optional, out, remote, run, traceFile } from "../CommonOptions.js"
 import { EXIT } from "../ExitCodes.js"
 import { failOn, reached } from "../FailOn.js"
 import { commandHelp, EXIT_CODES } from "../Help.js"
-import type { TraceInput } from "../Input.js"
-import { emit, pretty, withNewline } from "../Output.js"
+import { emit } from "../Output.js"
 import { printable } from "../Printable.js"
+import { printedOf, renderReport } from "../Report.js"
 import { intakeOf, runCommand, type Terminal, trackRequest } from "../Running.js"
-
-/** The report in an output of the registry, through its renderer (loaded on first use): text as it is, JSON indented. */
-const renderReport = (format: (typeof OUTPUT_NAMES)[number], answer: DiagnoseAnswer, input: TraceInput, artifact: string) =>
-  Effect.map(Effect.promise(() => loadRenderer(format)), (render) => {
-    const rendered = render({ report: answer.report, context: { events: answer.events, artifact, body: input.text }, body: answer.body })
-    return rendered._tag === "Text" ? withNewline(rendered.text) : pretty(rendered.value)
-  })
 
 /** Whether an output's renderer shows the run's events (against a service, one more request fetches them). */
 const showsEvents = (format: string): boolean => DIAGNOSE_OUTPUTS.some((output) => output.name === format && output.events)
@@ -52,9 +43,7 @@ export const makeDiagnose = (terminal: Terminal) =>
       file: traceFile,
       ...intake,
       ...run,
-      patterns: optional(Options.text("patterns"), "Run exactly these patterns, comma-separated, instead of the ones triage picks."),
-      maxPatterns: optional(Options.integer("max-patterns"), "How many of triage's best patterns run (default 5, at most 12)."),
-      budgetTokens: optional(Options.integer("budget-tokens"), "The most tokens the lenses may spend (estimated before running); lenses beyond it are skipped."),
+      ...lenses,
       format: Options.choice("format", OUTPUT_NAMES).pipe(
         Options.withDescription("The report's format (default markdown)."),
         Options.withDefault("markdown")
@@ -67,11 +56,7 @@ export const makeDiagnose = (terminal: Terminal) =>
     (options) =>
       runCommand(terminal, "diagnose", (progress) =>
         Effect.gen(function*() {
-          const { backend, input, envelope } = yield* intakeOf(options, "diagnose", progress, {
-            patterns: Option.getOrUndefined(Option.map(options.patterns, (list) => list.split(",").map((name) => name.trim()).filter((name) => name.length > 0))),
-            max_patterns: Option.getOrUndefined(options.maxPatterns),
-            budget_tokens: Option.getOrUndefined(options.budgetTokens)
-          })
+          const { backend, input, envelope } = yield* intakeOf(options, "diagnose", progress, lensFields(options))
           const answer = yield* trackRequest(
             progress,
             backend,
@@ -79,7 +64,12 @@ export const makeDiagnose = (terminal: Terminal) =>
             backend.diagnose(envelope, showsEvents(options.format))
           )
           const artifact = Option.getOrElse(options.artifact, () => artifactOf(input.path))
-          const text = yield* renderReport(options.format, answer, input, artifact)
+          const rendered = yield* renderReport(options.format, {
+            report: answer.report,
+            context: { events: answer.events, artifact, body: input.text },
+            body: answer.body
+          })
+          const text = printedOf(rendered)
           progress.stop()
           yield* emit(text, options.out)
           const report = answer.report

@@ -1,0 +1,88 @@
+/**
+ * The MCP tools' names and the short text summaries of their results (Tools.ts): the first
+ * content block of each, a few lines for the model, while `structuredContent` carries the whole
+ * REST body.
+ */
+import type { CatalogueEntry } from "../../Catalogue/Catalogue.js"
+import type { Detection } from "../../Catalogue/Detection.js"
+import type { DiagnoseReport } from "../../Contract/DiagnoseReport.js"
+import type { Run, SubmitRunsResponse } from "../../Contract/RunsContract.js"
+
+export const toolName = (slug: string) => `svc_${slug}`
+export const DIAGNOSE_TOOL = "svc_diagnose"
+export const LIST_TOOL = "svc_list_patterns"
+export const SUBMIT_RUN_TOOL = "svc_submit_run"
+export const LIST_RUNS_TOOL = "svc_list_runs"
+export const GET_RUN_TOOL = "svc_get_run"
+
+/** A detection in a few lines: headline, findings, the interventions to make. */
+export const detectionSummary = (entry: CatalogueEntry, detection: Detection, cached: boolean): string => {
+  const code = entry.pattern.code
+  const lines = [
+    `${code.friendly} (${code.slug}): severity ${detection.severity}, confidence ${detection.confidence.toFixed(2)}, profile ${detection.profile}${cached ? " (cached)" : ""}.`
+  ]
+  if (detection.summary.length > 0) lines.push(detection.summary)
+  if (detection.findings.length > 0) {
+    lines.push("Findings:")
+    for (const finding of detection.findings.slice(0, 5)) {
+      lines.push(`- ${finding.title} (${finding.severity}, ${finding.evidence.length} evidence quotes)`)
+    }
+  }
+  if (detection.interventions.length > 0) {
+    lines.push("Interventions:")
+    for (const intervention of detection.interventions.slice(0, 3)) lines.push(`- ${intervention.type}: ${intervention.description}`)
+  }
+  lines.push("structuredContent holds the full detection, with the evidence quoted from the trace.")
+  return lines.join("\n")
+}
+
+/** A diagnose in a few lines: verdict, decisive step, the first interventions. */
+export const reportSummary = (report: DiagnoseReport): string => {
+  const ran = report.patterns.filter((run) => run.error === null).length
+  const lines = [
+    `Diagnose of a ${report.trace.format} trace (${report.trace.events} events): severity ${report.severity}, confidence ${report.confidence.toFixed(2)}; ${ran} of ${report.patterns.length} lenses ran (${report.patterns.map((run) => `${run.pattern} ${run.status}`).join(", ")}).`,
+    report.summary
+  ]
+  const step = report.decisive_step
+  if (step !== null) lines.push(`Decisive step: event ${step.event} (${step.source}) by ${step.actor}, cited by ${step.patterns.join(", ")}.`)
+  if (report.interventions.length > 0) {
+    lines.push("Interventions, most valuable first:")
+    for (const intervention of report.interventions.slice(0, 3)) lines.push(`${intervention.rank}. ${intervention.type}: ${intervention.description}`)
+  }
+  lines.push("structuredContent holds the whole report: findings with evidence, triage, usage.")
+  return lines.join("\n")
+}
+
+/** A submission in a few lines: the runs made or found, the traces refused. */
+export const submittedSummary = (submitted: typeof SubmitRunsResponse.Type): string => {
+  const lines = [`${submitted.runs.length} run(s) submitted, diagnosed in the background:`]
+  for (const run of submitted.runs) lines.push(`- ${run.id}: ${run.status}${run.trace_id === null ? "" : ` (trace ${run.trace_id})`}`)
+  if (submitted.rejected.length > 0) {
+    lines.push(`${submitted.rejected.length} trace(s) refused:`)
+    for (const refused of submitted.rejected.slice(0, 5)) lines.push(`- #${refused.index}: ${refused.error}: ${refused.message}`)
+  }
+  lines.push(`Follow a run with ${GET_RUN_TOOL} (its report once it is done).`)
+  return lines.join("\n")
+}
+
+/** A run in one line: id, state and why, severity, when. */
+const runLine = (run: Run): string => {
+  const state = run.reason !== null ? `${run.status} (${run.reason})` : run.error !== null ? `${run.status} (${run.error.error}: ${run.error.message})` : run.status
+  const named = run.external_id === null ? "" : `, external_id ${run.external_id}`
+  return `${run.id}: ${state}${run.severity === null ? "" : `, severity ${run.severity}`}, submitted ${run.submitted_at}${named}`
+}
+
+/** A page of runs, one line each, and how to get the next. */
+export const runListSummary = (list: { readonly runs: ReadonlyArray<Run>; readonly next_cursor: string | null }): string => {
+  const lines = list.runs.length === 0 ? ["No runs match."] : [`${list.runs.length} run(s), newest first:`, ...list.runs.map((run) => `- ${runLine(run)}`)]
+  if (list.next_cursor !== null) lines.push(`More: call ${LIST_RUNS_TOOL} again with cursor ${JSON.stringify(list.next_cursor)}.`)
+  return lines.join("\n")
+}
+
+/** A run and, once done, its report in a few lines. */
+export const runSummary = (run: Run & { readonly report?: DiagnoseReport }): string => {
+  const lines = [`Run ${runLine(run)}; ${run.attempts} attempt(s).`]
+  if (run.report !== undefined) lines.push(reportSummary(run.report))
+  else if (run.status === "queued" || run.status === "running") lines.push(`Not done yet: call ${GET_RUN_TOOL} again later.`)
+  return lines.join("\n")
+}
