@@ -4,7 +4,8 @@
  * (before a model call, during one, while finishing); after a restart every run ends done or
  * failed with a kind, none is missing, none has two reports, and no run made more than one extra
  * attempt of model calls. SIGTERM: the workers stop claiming, readiness fails, and what runs is
- * finished or given back within the grace.
+ * finished or given back within the grace. And start-up warns when Redis is set while runs stay in
+ * this process's SQLite file.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
@@ -247,4 +248,18 @@ describe("SIGTERM with runs in progress (the built service)", () => {
     expect(double.calls).toHaveLength(8)
     expect((await runsIn(home)).filter((run) => run.status === "done")).toHaveLength(8)
   }, 60_000)
+})
+
+describe("start-up with Redis but the SQLite store", () => {
+  it("warns that replicas would not share runs", async () => {
+    // a Redis that is not there: the service starts on its fallbacks, and says what replicas would not share
+    const service = await spawnService(double.url, { SVC_REDIS_URL: "redis://127.0.0.1:1" })
+    try {
+      const warned = service.logs.some(({ line }) => typeof line["message"] === "string" && line["message"].includes("replicas do not share runs"))
+      expect(warned).toBe(true)
+    } finally {
+      service.child.kill("SIGTERM")
+      await service.exited
+    }
+  }, 30_000)
 })

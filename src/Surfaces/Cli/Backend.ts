@@ -58,11 +58,11 @@ export interface ImportOutcome {
 
 /** Why `svc runs import` does not take --url. */
 export const IMPORT_IS_LOCAL =
-  "svc runs import writes to the store of this environment (SVC_DATABASE_URL, else SVC_HOME/svc.db), and a service has no import route: run it without --url where the service's store is configured (the same SVC_HOME or SVC_DATABASE_URL)"
+  "svc runs import writes to the store of this environment (SVC_HOME/svc.db), and a service has no import route: run it without --url where the service's store is configured (the same SVC_HOME)"
 
 /**
  * The runs of DECISIONS §17, in the caller's scope. In-process there are no workers: a run
- * submitted here waits in the store (SVC_DATABASE_URL, else SVC_HOME/svc.db) for the workers of a
+ * submitted here waits in the store (SVC_HOME/svc.db) for the workers of a
  * `svc serve` on the same store.
  */
 export interface RunsBackend {

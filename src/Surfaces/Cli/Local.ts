@@ -3,7 +3,7 @@
  * same configuration from the environment and the same providers, no HTTP server. The guards run
  * per call as for `svc mcp` (SVC_API_KEY, its role, rate limit); the services report progress to
  * the command's listener. Logs go to stderr, at SVC_LOG_LEVEL when it is set, else errors only.
- * The runs are those of the store the configuration names (SVC_DATABASE_URL, else SVC_HOME/svc.db),
+ * The runs are those of the store the configuration names (SVC_HOME/svc.db),
  * with no workers here: a run submitted in-process waits for a `svc serve` on the same store.
  */
 import { Cause, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"

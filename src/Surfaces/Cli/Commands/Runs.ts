@@ -1,8 +1,8 @@
 /**
  * `svc runs`: the runs of DECISIONS §17 (submitted once, diagnosed in the background by the
  * workers of `svc serve`): submit (RunsSubmit.ts), list, show, wait, retry, export and import. In
- * this process they read and write the store the configuration names (SVC_DATABASE_URL, else
- * SVC_HOME/svc.db) with no workers of their own; with --url, a running service's runs.
+ * this process they read and write the store of SVC_HOME (svc.db) with no workers of their own;
+ * with --url, a running service's runs.
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -322,7 +322,7 @@ const makeImport = (terminal: Terminal) =>
   ).pipe(
     Command.withDescription(
       commandHelp(
-        "Import runs exported by `svc runs export` into the store of this environment (SVC_DATABASE_URL, else SVC_HOME/svc.db; admin role), with their states and reports; a run the store holds already is left as it is. Prints {imported, existing, refused}; exit 2 when a line was refused. Not with --url: a service has no import route, so run it where the service's store is configured.",
+        "Import runs exported by `svc runs export` into the store of this environment (SVC_HOME/svc.db; admin role), with their states and reports; a run the store holds already is left as it is. Prints {imported, existing, refused}; exit 2 when a line was refused. Not with --url: a service has no import route, so run it where the service's store is configured.",
         [
           ["svc runs export --url http://old:8000 | SVC_HOME=/srv/svc svc runs import -", "move a service's runs into another store"],
           ["svc runs import runs.jsonl", "into this SVC_HOME"]
@@ -335,7 +335,7 @@ export const makeRuns = (terminal: Terminal) =>
   Command.make("runs").pipe(
     Command.withDescription(
       commandHelp(
-        "Runs: traces submitted once and diagnosed in the background by the workers of `svc serve` (SVC_WORKERS), kept in its store and listed. In this process (no --url) the commands read and write the store of SVC_HOME (or SVC_DATABASE_URL) and run no workers: a run submitted here is diagnosed by a `svc serve` on the same store.",
+        "Runs: traces submitted once and diagnosed in the background by the workers of `svc serve` (SVC_WORKERS), kept in its store and listed. In this process (no --url) the commands read and write the store of SVC_HOME (svc.db) and run no workers: a run submitted here is diagnosed by a `svc serve` on the same store.",
         [
           ["svc runs submit run.json --url http://127.0.0.1:8000", "submit; prints the run ids"],
           ["svc runs wait run_abc --url http://127.0.0.1:8000 && svc runs show run_abc --format markdown --url http://127.0.0.1:8000", "wait for a run, then read its report"],

@@ -15,6 +15,7 @@ import { commandHelp } from "../Help.js"
 import { envelopeOf, readHints, readTrace, traceFilesOf } from "../Input.js"
 import { emit, pretty } from "../Output.js"
 import { printable } from "../Printable.js"
+import { setOwn } from "../../../Text.js"
 import { backendOf, runCommand, selectOf, type Terminal } from "../Running.js"
 
 /** `--label key=value`, repeated, as the request's labels (the service checks keys and values). */
@@ -24,7 +25,7 @@ const labelsOf = (pairs: ReadonlyArray<string>): Either.Either<Record<string, st
   for (const pair of pairs) {
     const at = pair.indexOf("=")
     if (at < 1) return Either.left(new CliFailure({ kind: "usage", message: `--label must be key=value (got ${printable(JSON.stringify(pair.slice(0, 80)))})` }))
-    labels[pair.slice(0, at)] = pair.slice(at + 1)
+    setOwn(labels, pair.slice(0, at), pair.slice(at + 1))
   }
   return Either.right(labels)
 }
@@ -104,7 +105,7 @@ export const makeRunsSubmit = (terminal: Terminal) =>
             ...(rejected > 0 ? [`${counted(rejected, "trace")} rejected`] : []),
             ...(refusedFiles > 0 ? [`${counted(refusedFiles, "file")} refused`] : []),
             // In-process there are no workers (only `svc serve` starts them).
-            ...(backend.where === "in-process" ? ["queued for the workers of a `svc serve` on the same store (SVC_HOME, or SVC_DATABASE_URL)"] : [])
+            ...(backend.where === "in-process" ? ["queued for the workers of a `svc serve` on the same store (the same SVC_HOME)"] : [])
           ]
           process.stderr.write(`svc runs submit: ${counted(runs.length, "run")} from ${counted(files.length, "file")}${notes.map((note) => `; ${note}`).join("")}\n`)
           const text = options.json
@@ -120,7 +121,7 @@ export const makeRunsSubmit = (terminal: Terminal) =>
   ).pipe(
     Command.withDescription(
       commandHelp(
-        "Submit traces as runs, diagnosed in the background: one request per file, one run per trace a file holds (the same trace with the same options is the existing run). Prints the run ids; each file's count goes to standard error. In-process (no --url) nothing is diagnosed: the runs wait in the store (SVC_HOME/svc.db, or SVC_DATABASE_URL) for the workers of a `svc serve` on the same store.",
+        "Submit traces as runs, diagnosed in the background: one request per file, one run per trace a file holds (the same trace with the same options is the existing run). Prints the run ids; each file's count goes to standard error. In-process (no --url) nothing is diagnosed: the runs wait in the store (SVC_HOME/svc.db) for the workers of a `svc serve` on the same store.",
         [
           ["svc runs submit run.json --url http://127.0.0.1:8000", "one run per trace of the file, on a running service"],
           ["svc runs submit traces/ --label team=billing --label env=ci --mode quick", "every file of a directory, with labels"],
