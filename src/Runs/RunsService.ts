@@ -50,10 +50,15 @@ export const StoredRequest = Schema.Struct({
 })
 export type StoredRequest = typeof StoredRequest.Type
 
-const decodeStored = Schema.decodeUnknownEither(Schema.parseJson(StoredRequest))
-const decodeReport = Schema.decodeUnknownEither(Schema.parseJson(DiagnoseReport))
-const decodeLines = Schema.decodeUnknownEither(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Int })))
-const decodeExport = Schema.decodeUnknownEither(Schema.parseJson(RunExport))
+/** A decoder compiled when first used: start-up does not build what only a stored run needs. */
+const onFirstUse = <A>(make: () => (input: unknown) => A): ((input: unknown) => A) => {
+  let made: ((input: unknown) => A) | undefined
+  return (input) => (made ??= make())(input)
+}
+const decodeStored = onFirstUse(() => Schema.decodeUnknownEither(Schema.parseJson(StoredRequest)))
+const decodeReport = onFirstUse(() => Schema.decodeUnknownEither(Schema.parseJson(DiagnoseReport)))
+const decodeLines = onFirstUse(() => Schema.decodeUnknownEither(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Int }))))
+const decodeExport = onFirstUse(() => Schema.decodeUnknownEither(Schema.parseJson(RunExport)))
 const isSkipReason = Schema.is(SkipReason)
 const isSeverity = Schema.is(Severity)
 
