@@ -139,6 +139,12 @@ export interface AppConfigShape {
     readonly retentionDays: number
     /** SVC_DAILY_TOKEN_BUDGET: the tokens a scope's runs may spend per UTC day; none: unlimited. */
     readonly dailyTokenBudget: Option.Option<number>
+    /** SVC_DATABASE_URL: `postgres://` or `postgresql://`, the store the replicas share; none: SQLite in SVC_HOME. A secret. */
+    readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+    /** SVC_DATABASE_POOL: connections to PostgreSQL, per process. */
+    readonly pool: number
+    /** SVC_DATABASE_STATEMENT_TIMEOUT: a statement running longer is cancelled by PostgreSQL. */
+    readonly statementTimeout: Duration.Duration
   }
   /** Shared state for several replicas (DECISIONS §15); none: everything stays in the process. */
   readonly redis: {
@@ -177,6 +183,15 @@ const isRedisUrl = (text: string): boolean => {
   try {
     const url = new URL(text)
     return (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname.length > 0
+  } catch {
+    return false
+  }
+}
+
+const isPostgresUrl = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return (url.protocol === "postgres:" || url.protocol === "postgresql:") && url.hostname.length > 0
   } catch {
     return false
   }
@@ -329,7 +344,10 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     workers: integer("SVC_WORKERS", "an integer 0-64", { min: 0, max: 64 }).pipe(Config.withDefault(2)),
     leaseSeconds: integer("SVC_RUN_LEASE_SECONDS", "an integer number of seconds 5-3600", { min: 5, max: 3600 }).pipe(Config.withDefault(60)),
     retentionDays: integer("SVC_RETENTION_DAYS", "an integer number of days 1-36500", { min: 1, max: 36_500 }).pipe(Config.withDefault(30)),
-    dailyTokenBudget: Config.option(positiveInteger("SVC_DAILY_TOKEN_BUDGET", 2 ** 50))
+    dailyTokenBudget: Config.option(positiveInteger("SVC_DAILY_TOKEN_BUDGET", 2 ** 50)),
+    databaseUrl: optionalCheckedSecret("SVC_DATABASE_URL", "a postgres:// or postgresql:// URL (unset: SQLite in SVC_HOME/svc.db)", isPostgresUrl),
+    pool: integer("SVC_DATABASE_POOL", "an integer 1-1000", { min: 1, max: 1000 }).pipe(Config.withDefault(10)),
+    statementTimeout: duration("SVC_DATABASE_STATEMENT_TIMEOUT", { examples: "30, 30s, 1500ms" }).pipe(Config.withDefault(Duration.seconds(30)))
   }),
   redis: Config.all({
     url: optionalCheckedSecret("SVC_REDIS_URL", "a redis:// or rediss:// URL", isRedisUrl),

@@ -115,9 +115,9 @@ export const RunWorkersLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const { redis, runs } = yield* AppConfig
     // Replicas share Redis, and so each other's cache and limits, but not runs: each keeps its own svc.db.
-    if (redis.url._tag === "Some") {
+    if (redis.url._tag === "Some" && runs.databaseUrl._tag === "None") {
       yield* Effect.logWarning(
-        "SVC_REDIS_URL is set but runs are kept in this replica's SQLite file (SVC_HOME/svc.db): replicas do not share runs; run one replica for the runs API, or use PostgreSQL when it is supported (docs/runs.md)"
+        "SVC_REDIS_URL is set but runs are kept in this replica's SQLite file (SVC_HOME/svc.db): replicas do not share runs; set SVC_DATABASE_URL to a PostgreSQL they share, or run one replica (docs/runs.md)"
       )
     }
     if (runs.workers === 0) return
@@ -136,7 +136,9 @@ export const RunWorkersLive = Layer.scopedDiscard(
       const store = access.exists()
         ? yield* access.store.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5))))
         : yield* access.whenOpen
-      const released = yield* store.releaseAll
+      // SQLite is one process's: a lease in it is a dead process's. PostgreSQL's leases may be other
+      // replicas', alive: a dead one's lapse and the upkeep gives its runs back.
+      const released = store.shared ? 0 : yield* store.releaseAll
       if (released > 0) yield* Effect.logWarning("runs a previous process held were queued again").pipe(Effect.annotateLogs({ runs: released }))
       const runner = makeRunner(store, diagnoses, budget)
       // a run in progress is work in flight: the drain waits for it (within the grace)

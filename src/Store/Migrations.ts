@@ -2,7 +2,8 @@
  * The store's schema (DECISIONS §17), as migrations applied at start in order, each once (the
  * Migrator keeps what ran in `svc_migrations`). A migration is never edited after it ships: a
  * change is a new one, and a test applies the later ones to a database the earlier ones made.
- * Times are integer milliseconds since the epoch (UTC); JSON columns are text.
+ * Times are integer milliseconds since the epoch (UTC), BIGINT (SQLite reads it as its INTEGER,
+ * 64-bit; PostgreSQL's integer is 32-bit); JSON columns are text. One text for both dialects.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -21,10 +22,10 @@ const runs = Effect.gen(function*() {
     external_id TEXT,
     labels TEXT NOT NULL,
     source TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    submitted_at INTEGER NOT NULL,
-    started_at INTEGER,
-    finished_at INTEGER,
+    attempts BIGINT NOT NULL DEFAULT 0,
+    submitted_at BIGINT NOT NULL,
+    started_at BIGINT,
+    finished_at BIGINT,
     severity TEXT,
     dedupe_key TEXT NOT NULL,
     request TEXT NOT NULL,
@@ -33,8 +34,8 @@ const runs = Effect.gen(function*() {
     patterns TEXT,
     cache_keys TEXT,
     lease_owner TEXT,
-    lease_until INTEGER,
-    not_before INTEGER NOT NULL DEFAULT 0
+    lease_until BIGINT,
+    not_before BIGINT NOT NULL DEFAULT 0
   )`
   // listing, newest first, per scope
   yield* sql`CREATE INDEX runs_by_scope ON runs (scope, submitted_at DESC, id DESC)`
@@ -49,8 +50,8 @@ const runs = Effect.gen(function*() {
   yield* sql`CREATE TABLE budgets (
     scope TEXT NOT NULL,
     day TEXT NOT NULL,
-    reserved INTEGER NOT NULL DEFAULT 0,
-    spent INTEGER NOT NULL DEFAULT 0,
+    reserved BIGINT NOT NULL DEFAULT 0,
+    spent BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (scope, day)
   )`
 })

@@ -6,10 +6,10 @@
  * one opener at a time; once open, the store stays open until the service stops.
  */
 import type { SqlError } from "@effect/sql"
-import { Context, Deferred, Effect, Exit, FiberId, Layer, Predicate, Scope } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Option, Predicate, type Redacted, Scope } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { AppConfig } from "../Config.js"
+import { AppConfig, type AppConfigShape } from "../Config.js"
 import { StoreUnavailable } from "../Errors.js"
 import { countStoreError } from "../Observability/Metrics.js"
 import type { RunStoreShape } from "./Runs.js"
@@ -54,8 +54,20 @@ export const inStore = <A, E>(
 ): Effect.Effect<A, Exclude<E, Extract<E, SqlError.SqlError>> | StoreUnavailable> =>
   Effect.catchIf(effect, (error): error is Extract<E, SqlError.SqlError> => Predicate.isTagged(error, "SqlError"), (error) => storeUnavailable(op, error))
 
-/** The store of a database file, opened in `scope` (tests give their own). */
-export const makeRunStoreAccess = (file: string, scope: Scope.Scope): Effect.Effect<RunStoreAccessShape> =>
+/** Where the runs live (DECISIONS §17): SVC_HOME/svc.db, or the PostgreSQL of SVC_DATABASE_URL. */
+export type StoreTarget =
+  | { readonly _tag: "SQLite"; readonly file: string }
+  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted<string>; readonly pool: number; readonly statementTimeoutMs: number }
+
+/** The store the configuration names. */
+export const storeTarget = (config: AppConfigShape): StoreTarget =>
+  Option.match(config.runs.databaseUrl, {
+    onNone: (): StoreTarget => ({ _tag: "SQLite", file: databaseFile(config.home) }),
+    onSome: (url): StoreTarget => ({ _tag: "Postgres", url, pool: config.runs.pool, statementTimeoutMs: Duration.toMillis(config.runs.statementTimeout) })
+  })
+
+/** The store of a target, opened in `scope` (tests give their own). */
+export const makeRunStoreAccess = (target: StoreTarget, scope: Scope.Scope): Effect.Effect<RunStoreAccessShape> =>
   Effect.gen(function*() {
     const lock = yield* Effect.makeSemaphore(1)
     const ready = yield* Deferred.make<RunStoreShape>()
@@ -65,8 +77,9 @@ export const makeRunStoreAccess = (file: string, scope: Scope.Scope): Effect.Eff
       if (opened !== undefined) return opened
       const child = yield* Scope.fork(scope, { _tag: "Sequential" })
       // loaded here: a service that never opens the store never parses @effect/sql or the driver
-      const [{ makeRunStore, RunStore }, { sqliteLayer }] = yield* Effect.promise(() => Promise.all([import("./Runs.js"), import("./Sql.js")]))
-      const layer = Layer.effect(RunStore, makeRunStore).pipe(Layer.provide(sqliteLayer(file)))
+      const [{ makeRunStore, RunStore }, { postgresLayer, sqliteLayer }] = yield* Effect.promise(() => Promise.all([import("./Runs.js"), import("./Sql.js")]))
+      const client = target._tag === "SQLite" ? sqliteLayer(target.file) : postgresLayer(target.url, target)
+      const layer = Layer.effect(RunStore, makeRunStore).pipe(Layer.provide(client))
       const built = yield* Effect.exit(Layer.buildWithScope(layer, child))
       if (Exit.isFailure(built)) {
         yield* Scope.close(child, built)
@@ -79,7 +92,8 @@ export const makeRunStoreAccess = (file: string, scope: Scope.Scope): Effect.Eff
     })
     return {
       store: Effect.suspend(() => (opened !== undefined ? Effect.succeed(opened) : lock.withPermits(1)(open))),
-      exists: () => existsSync(file),
+      // PostgreSQL always holds runs the workers may take; a SQLite file only once made
+      exists: () => target._tag === "Postgres" || existsSync(target.file),
       whenOpen: Deferred.await(ready),
       queued: () => {
         const woken = wake
@@ -90,11 +104,11 @@ export const makeRunStoreAccess = (file: string, scope: Scope.Scope): Effect.Eff
     }
   })
 
-/** The store of SVC_HOME/svc.db, open until the service stops. */
+/** The store the configuration names, open until the service stops. */
 export const RunStoreAccessLive = Layer.scoped(
   RunStoreAccess,
   Effect.gen(function*() {
-    const { home } = yield* AppConfig
-    return yield* makeRunStoreAccess(databaseFile(home), yield* Effect.scope)
+    const config = yield* AppConfig
+    return yield* makeRunStoreAccess(storeTarget(config), yield* Effect.scope)
   })
 )

@@ -9,7 +9,7 @@
  * Scopes are the data scope tokens of Auth/Scopes.ts; every read and write of one run names its
  * scope, so a run of another scope is simply not found.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Data, Effect, Option, Predicate } from "effect"
 import { cursorOf, readCursor } from "./Cursor.js"
 
@@ -98,6 +98,8 @@ export interface RunFilter {
 export class ExternalIdConflict extends Data.TaggedError("ExternalIdConflict")<{ readonly externalId: string; readonly runId: string }> {}
 
 export interface RunStoreShape {
+  /** Whether other processes share this store (PostgreSQL): their leases are alive, never released at start. */
+  readonly shared: boolean
   /** A new run, or the existing one for the same trace and options (`created: false`). */
   readonly submit: (run: NewRun) => Effect.Effect<{ readonly run: RunRecord; readonly created: boolean }, ExternalIdConflict | SqlError.SqlError>
   /** One run with all it keeps. */
@@ -160,9 +162,16 @@ const text = (row: Record<string, unknown>, key: string): string | null => {
   const value = row[key]
   return typeof value === "string" ? value : null
 }
+/** An integer column: a number, a bigint, or (PostgreSQL's BIGINT as the driver reads it) digits. */
 const integer = (row: Record<string, unknown>, key: string): number | null => {
   const value = row[key]
-  return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : null
+  return typeof value === "number"
+    ? value
+    : typeof value === "bigint"
+    ? Number(value)
+    : typeof value === "string" && /^-?\d+$/.test(value)
+    ? Number(value)
+    : null
 }
 
 /** A stored `labels` column: a JSON object of strings. */
@@ -244,6 +253,21 @@ const escapeLike = (text: string): string => text.replace(/[%_\\]/g, (wildcard) 
 export const makeRunStore = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
+  // What differs between SQLite and PostgreSQL, all of it here; the rest is one text for both.
+  const postgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const dialect = {
+    /** A label's value in the labels' JSON text. */
+    label: (key: string, value: string) =>
+      postgres ? sql`(labels::jsonb ->> ${key}) = ${value}` : sql`json_extract(labels, ${`$."${key}"`}) = ${value}`,
+    /** The oldest due queued run, taken by one claimer: PostgreSQL's replicas skip the rows another holds. */
+    nextQueued: (now: number) =>
+      postgres
+        ? sql`SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now} ORDER BY submitted_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
+        : sql`SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now} ORDER BY submitted_at, id LIMIT 1`,
+    /** The larger of 0 and an expression. */
+    atLeastZero: (expression: Statement.Fragment) => (postgres ? sql`GREATEST(0, ${expression})` : sql`MAX(0, ${expression})`)
+  }
+
   const byId: RunStoreShape["get"] = (scope, id) =>
     Effect.map(
       sql`SELECT ${sql.unsafe(RUN_COLUMNS)}, dedupe_key, request, report, lines, patterns, cache_keys FROM runs WHERE scope = ${scope} AND id = ${id}`,
@@ -297,7 +321,7 @@ export const makeRunStore = Effect.gen(function*() {
       ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
       ...(filter.severity === undefined ? [] : [sql`severity = ${filter.severity}`]),
       ...(filter.pattern === undefined ? [] : [sql`patterns LIKE ${`%,${escapeLike(filter.pattern)},%`} ESCAPE '\\'`]),
-      ...(filter.label === undefined ? [] : [sql`json_extract(labels, ${`$."${filter.label[0]}"`}) = ${filter.label[1]}`]),
+      ...(filter.label === undefined ? [] : [dialect.label(filter.label[0], filter.label[1])]),
       ...(filter.externalId === undefined ? [] : [sql`external_id = ${filter.externalId}`]),
       ...(filter.since === undefined ? [] : [sql`submitted_at >= ${filter.since}`]),
       ...(filter.until === undefined ? [] : [sql`submitted_at < ${filter.until}`]),
@@ -318,7 +342,7 @@ export const makeRunStore = Effect.gen(function*() {
     Effect.map(
       sql`UPDATE runs SET status = 'running', lease_owner = ${owner}, lease_until = ${now + leaseMs}, attempts = attempts + 1,
             started_at = COALESCE(started_at, ${now})
-          WHERE id = (SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now} ORDER BY submitted_at, id LIMIT 1)
+          WHERE id = (${dialect.nextQueued(now)})
             AND status = 'queued'
           RETURNING id, scope, request, attempts, submitted_at`,
       (rows) => {
@@ -418,8 +442,10 @@ export const makeRunStore = Effect.gen(function*() {
     const day = utcDay(now)
     // one statement: the row made if absent, and added to only while it stays within the limit
     return Effect.map(
-      sql`INSERT INTO budgets (scope, day, reserved, spent) SELECT ${scope}, ${day}, ${tokens}, 0 WHERE ${tokens} <= ${limit}
-          ON CONFLICT (scope, day) DO UPDATE SET reserved = reserved + ${tokens} WHERE reserved + spent + ${tokens} <= ${limit}
+      sql`INSERT INTO budgets (scope, day, reserved, spent)
+            SELECT CAST(${scope} AS TEXT), CAST(${day} AS TEXT), CAST(${tokens} AS BIGINT), 0 WHERE CAST(${tokens} AS BIGINT) <= CAST(${limit} AS BIGINT)
+          ON CONFLICT (scope, day) DO UPDATE SET reserved = budgets.reserved + ${tokens}
+            WHERE budgets.reserved + budgets.spent + ${tokens} <= ${limit}
           RETURNING reserved`,
       (rows) => rows.length > 0
     )
@@ -427,7 +453,8 @@ export const makeRunStore = Effect.gen(function*() {
 
   const settle: RunStoreShape["settle"] = (scope, reservedAt, reserved, actual) =>
     Effect.asVoid(
-      sql`UPDATE budgets SET reserved = MAX(0, reserved - ${reserved}), spent = spent + ${actual} WHERE scope = ${scope} AND day = ${utcDay(reservedAt)}`
+      sql`UPDATE budgets SET reserved = ${dialect.atLeastZero(sql`reserved - ${reserved}`)}, spent = spent + ${actual}
+          WHERE scope = ${scope} AND day = ${utcDay(reservedAt)}`
     )
 
   const budgetOf: RunStoreShape["budgetOf"] = (scope, now) =>
@@ -437,6 +464,7 @@ export const makeRunStore = Effect.gen(function*() {
     })
 
   return {
+    shared: postgres,
     purge,
     requeueBudget,
     queued,

@@ -13,7 +13,7 @@
  * a power loss). Migrations (Store/Migrations.ts) run when the layer is built.
  */
 import { Migrator, SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import { mkdir } from "node:fs/promises"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -29,6 +29,43 @@ const MIGRATIONS_TABLE = "svc_migrations"
 /** Applies every migration not yet applied; the applied ones, `[id, name]`, in order. */
 export const migrate = (migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = MIGRATIONS) =>
   Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: MIGRATIONS_TABLE })
+
+export interface PostgresOptions {
+  /** Connections per process (SVC_DATABASE_POOL). */
+  readonly pool: number
+  /** PostgreSQL cancels a statement running longer (SVC_DATABASE_STATEMENT_TIMEOUT). */
+  readonly statementTimeoutMs: number
+}
+
+/** The URL with the statement timeout as a connection parameter, unless the URL sets one. */
+const withStatementTimeout = (url: string, ms: number): string => {
+  const parsed = new URL(url)
+  if (!parsed.searchParams.has("statement_timeout") && !parsed.searchParams.has("options")) parsed.searchParams.set("statement_timeout", String(ms))
+  return parsed.href
+}
+
+/**
+ * A PostgreSQL SqlClient on `url` (SVC_DATABASE_URL, a secret: never logged, the driver's errors
+ * are not shown to clients), pooled and migrated. Replicas starting together race to migrate: the
+ * Migrator's lock fails all but one, whose open is tried again (RunStoreAccess).
+ */
+export const postgresLayer = (
+  url: Redacted.Redacted<string>,
+  options: PostgresOptions,
+  migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = MIGRATIONS
+) =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const { PgClient } = yield* Effect.promise(() => import("@effect/sql-pg"))
+      const client = PgClient.layer({
+        url: Redacted.make(withStatementTimeout(Redacted.value(url), options.statementTimeoutMs)),
+        maxConnections: options.pool,
+        connectTimeout: Duration.seconds(5),
+        applicationName: "pattern-analysis-service"
+      })
+      return Layer.provideMerge(Layer.effectDiscard(migrate(migrations)), client)
+    })
+  )
 
 /** A SQLite SqlClient on `file`, configured and migrated. */
 export const sqliteLayer = (file: string, migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = MIGRATIONS) =>

@@ -1,10 +1,12 @@
 /**
  * Global test setup: makes sure the tools the tests drive exist on this machine (Debian's
- * chromium, prometheus/promtool, redis-server, openssl; tmux, zsh and fish for the `svc` terminal and completion tests),
+ * chromium, prometheus/promtool, redis-server, postgresql (its server programs live off the PATH,
+ * in /usr/lib/postgresql/<version>/bin), openssl; tmux, zsh and fish for the `svc` terminal and completion tests),
  * installing them when missing, and builds dist/ for the tests
  * that start the production bundle. Runs once per `npm test`.
  */
 import { execFileSync } from "node:child_process"
+import { postgresBin } from "../support/Postgres.js"
 import { which } from "../support/Tools.js"
 
 const DEBIAN_PACKAGES: ReadonlyArray<readonly [command: string, debianPackage: string]> = [
@@ -19,6 +21,7 @@ const DEBIAN_PACKAGES: ReadonlyArray<readonly [command: string, debianPackage: s
 
 export default function setup() {
   const missing = DEBIAN_PACKAGES.filter(([command]) => which(command) === undefined).map(([, pkg]) => pkg)
+  if (postgresBin() === undefined) missing.push("postgresql")
   if (missing.length > 0) {
     if (which("apt-get") === undefined) {
       throw new Error(`the tests need ${missing.join(", ")}; install them (no apt-get on this machine)`)

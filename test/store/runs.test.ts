@@ -4,14 +4,15 @@
  * de-duplication, `external_id` conflicts, scopes, listing with a cursor, and the queue: claims,
  * leases that lapse, finishes that a lost lease discards, releases with backoff, retry and delete.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { existsSync, statSync } from "node:fs"
 import { MIGRATIONS } from "../../src/Store/Migrations.js"
 import { makeRunStore, utcDay } from "../../src/Store/Runs.js"
 import { sqliteLayer } from "../../src/Store/Sql.js"
-import { freshDatabase, newRun, openRunStore } from "../support/RunStore.js"
+import { type Cluster, startCluster } from "../support/Postgres.js"
+import { freshDatabase, newRun, openPostgresStore, openRunStore } from "../support/RunStore.js"
 
 const openSql = (file: string, migrations = MIGRATIONS) => Effect.map(Layer.build(sqliteLayer(file, migrations)), (context) => Context.get(context, SqlClient.SqlClient))
 
@@ -67,10 +68,31 @@ describe("the runs store (SQLite)", () => {
       // opened again: nothing runs twice
       yield* Effect.scoped(Layer.build(sqliteLayer(file, later)))
     }))
+})
 
+/** One suite, two stores (DECISIONS §17): the same queries on SQLite and on PostgreSQL. */
+let cluster: Cluster | undefined
+beforeAll(async () => {
+  cluster = await startCluster()
+}, 60_000)
+afterAll(() => cluster?.stop())
+
+const STORES = [
+  { name: "SQLite", open: () => openRunStore(freshDatabase()) },
+  {
+    name: "PostgreSQL",
+    open: () =>
+      Effect.suspend(() => {
+        if (cluster === undefined) return Effect.dieMessage("the PostgreSQL cluster did not start")
+        return openPostgresStore(cluster.freshDatabase())
+      })
+  }
+] as const
+
+describe.each(STORES)("the runs store on $name", ({ open }) => {
   it.scoped("submits once per trace and options: the same again is the same run; a reused external_id is a conflict", () =>
     Effect.gen(function*() {
-      const store = yield* openRunStore(freshDatabase())
+      const store = yield* open()
       const first = yield* store.submit(newRun("r1", { externalId: "ci-42", labels: { team: "payments" } }))
       expect(first.created).toBe(true)
       expect(first.run).toMatchObject({ id: "r1", status: "queued", externalId: "ci-42", labels: { team: "payments" }, attempts: 0 })
@@ -86,7 +108,7 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("lists newest first, filtered, a page at a time with an opaque cursor", () =>
     Effect.gen(function*() {
-      const store = yield* openRunStore(freshDatabase())
+      const store = yield* open()
       for (let i = 0; i < 7; i++) yield* store.submit(newRun(`r${i}`, { submittedAt: 1_000 + Math.floor(i / 2) }))
       yield* store.submit(newRun("other", { scope: "key:bob", submittedAt: 5_000 }))
       const first = yield* store.list("shared", {}, 3, null)
@@ -103,7 +125,7 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("claims the oldest queued run with a lease; a finish from a lapsed lease is discarded; nothing ends twice", () =>
     Effect.gen(function*() {
-      const store = yield* openRunStore(freshDatabase())
+      const store = yield* open()
       yield* store.submit(newRun("old", { submittedAt: 1_000 }))
       yield* store.submit(newRun("new", { submittedAt: 2_000 }))
       const claimed = yield* store.claim("worker-a", 10_000, LEASE)
@@ -125,7 +147,7 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("releases with backoff (not claimed before it), requeues every running run at start, retries and deletes within a scope", () =>
     Effect.gen(function*() {
-      const store = yield* openRunStore(freshDatabase())
+      const store = yield* open()
       yield* store.submit(newRun("r1"))
       yield* store.claim("w", 1_000, LEASE)
       expect(yield* store.release("r1", "w", 31_000)).toBe(true)
@@ -145,7 +167,7 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("keeps a scope's daily token budget: reservations within the limit, atomically; a new UTC day starts at zero; settling spends the actual", () =>
     Effect.gen(function*() {
-      const store = yield* openRunStore(freshDatabase())
+      const store = yield* open()
       const lastMinute = Date.UTC(2026, 10, 24, 23, 59, 0)
       const nextDay = Date.UTC(2026, 10, 25, 0, 0, 1)
       expect([utcDay(lastMinute), utcDay(nextDay)]).toEqual(["2026-11-24", "2026-11-25"])
@@ -166,7 +188,7 @@ describe("the runs store (SQLite)", () => {
 
   it.scoped("purges the runs that finished before the cutoff, and only those, naming them", () =>
     Effect.gen(function*() {
-      const store = yield* openRunStore(freshDatabase())
+      const store = yield* open()
       for (const [id, at] of [["old", 1_000], ["recent", 2_000], ["queued", 3_000]] as const) yield* store.submit(newRun(id, { submittedAt: at }))
       for (const [id, at] of [["old", 10_000], ["recent", 50_000]] as const) {
         const claimed = yield* store.claim(`w-${id}`, at - 1, LEASE)
