@@ -15,6 +15,7 @@
             pkgs.chromium      # docs tests drive it through playwright-core
             pkgs.prometheus    # promtool check metrics, and a real scraper
             pkgs.redis         # shared state for several replicas (SVC_REDIS_URL) in the tests
+            pkgs.postgresql    # the runs store the replicas share (SVC_DATABASE_URL): ephemeral clusters in the tests
             pkgs.git
           ];
           shellHook = ''

@@ -5,16 +5,22 @@
  * cluster belongs to the `postgres` user (`runuser -u postgres`). Stopped with `stop()` (fast).
  */
 import { execFileSync } from "node:child_process"
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, realpathSync } from "node:fs"
 import { tmpdir, userInfo } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { freePort } from "./Net.js"
+import { which } from "./Tools.js"
 
-/** Debian keeps the server's programs per major version, off the PATH: the newest's directory. */
+/**
+ * The directory of the server's programs: Debian keeps them per major version, off the PATH (the
+ * newest's); elsewhere (the Nix shell) `initdb` is on the PATH.
+ */
 export const postgresBin = (): string | undefined => {
   const root = "/usr/lib/postgresql"
   const versions = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : []
-  return versions.map((version) => join(root, version, "bin")).find((dir) => existsSync(join(dir, "initdb")))
+  const debian = versions.map((version) => join(root, version, "bin")).find((dir) => existsSync(join(dir, "initdb")))
+  const onPath = which("initdb")
+  return debian ?? (onPath === undefined ? undefined : dirname(realpathSync(onPath)))
 }
 
 const binDir = (): string => {
