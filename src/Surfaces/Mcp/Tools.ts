@@ -31,7 +31,8 @@ import { formatParseError } from "../../Intake/Intake.js"
 import { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import { recordAnalysis, statusOfExit } from "../../Observability/Metrics.js"
 import { RunsService } from "../../Runs/RunsService.js"
-import { type CallContext, McpProtocol } from "./Protocol.js"
+import { type CallContext, type Caller, McpProtocol } from "./Protocol.js"
+import type { GuardFailure } from "../../Auth/Guards.js"
 import {
   DIAGNOSE_TOOL,
   detectionSummary,
@@ -159,14 +160,20 @@ export const McpToolsLive = Layer.effectDiscard(
      */
     const toolCall = <A, E extends ApiError>(
       label: string | null,
-      run: (context: CallContext, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient>,
+      operation: Operation,
+      run: (caller: Caller, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient>,
       succeed: (value: A) => McpSchema.CallToolResult,
-      settle: (exit: Exit.Exit<A, E>, track: Tracked) => void = () => undefined
+      settle: (exit: Exit.Exit<A, E | GuardFailure>, track: Tracked) => void = () => undefined
     ) =>
       Effect.gen(function*() {
         const track: Tracked = { mode: "unknown", requestId: "none" }
         const context = yield* contextOfCall
-        return yield* run(context, track).pipe(
+        // the guards for this tool's operation, once per call; the request id for what follows
+        const called = Effect.flatMap(context.caller(operation), (caller) => {
+          track.requestId = caller.requestId
+          return run(caller, track)
+        })
+        return yield* called.pipe(
           Effect.onExit((exit) =>
             Effect.gen(function*() {
               settle(exit, track)
@@ -195,12 +202,13 @@ export const McpToolsLive = Layer.effectDiscard(
     /** One analysis call: a tool call recorded once (`surface="mcp"`). */
     const analysisCall = <A extends { readonly cached: boolean }, E extends ApiError>(
       pattern: string,
-      run: (context: CallContext, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient>,
+      operation: Operation,
+      run: (caller: Caller, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient>,
       succeed: (value: A) => McpSchema.CallToolResult
     ) =>
       Effect.suspend(() => {
         const startedAt = performance.now()
-        return toolCall(pattern, run, succeed, (exit, { mode }) =>
+        return toolCall(pattern, operation, run, succeed, (exit, { mode }) =>
           recordAnalysis({ surface: "mcp", pattern, mode, status: statusOfExit(exit, (value) => value.cached) }, (performance.now() - startedAt) / 1000))
       })
 
@@ -219,10 +227,9 @@ export const McpToolsLive = Layer.effectDiscard(
         handle: (args: unknown) =>
           analysisCall(
             slug,
-            (context, track) =>
+            operation,
+            (caller, track) =>
               Effect.gen(function*() {
-                const caller = yield* context.caller(operation)
-                track.requestId = caller.requestId
                 const envelope = yield* envelopeOf(args)
                 const { prepared, outcome } = yield* analyses.analyze(slug, envelope, caller, (mode) => {
                   track.mode = mode
@@ -253,10 +260,9 @@ export const McpToolsLive = Layer.effectDiscard(
       handle: (args: unknown) =>
         analysisCall(
           DIAGNOSE_LABEL,
-          (context, track) =>
+          diagnoseOperation,
+          (caller, track) =>
             Effect.gen(function*() {
-              const caller = yield* context.caller(diagnoseOperation)
-              track.requestId = caller.requestId
               const envelope = yield* envelopeOf(args)
               const { report } = yield* diagnoses.diagnose(envelope, caller.keyName, caller.requestId)
               track.mode = report.mode
@@ -300,10 +306,9 @@ export const McpToolsLive = Layer.effectDiscard(
       handle: (args: unknown) =>
         toolCall(
           null,
-          (context, track) =>
+          submitOperation,
+          (caller) =>
             Effect.gen(function*() {
-              const caller = yield* context.caller(submitOperation)
-              track.requestId = caller.requestId
               const envelope = yield* envelopeOf(args)
               // A trace sent as text is the trace file: its lines locate SARIF results, as a REST body's do.
               const sent = Predicate.isRecord(args) ? args["trace"] : undefined
@@ -328,10 +333,9 @@ export const McpToolsLive = Layer.effectDiscard(
       handle: (args: unknown) =>
         toolCall(
           null,
-          (context, track) =>
+          listRunsOperation,
+          (caller) =>
             Effect.gen(function*() {
-              const caller = yield* context.caller(listRunsOperation)
-              track.requestId = caller.requestId
               const { limit, ...filters } = yield* listRunsArguments(args)
               return yield* runs.list(caller.keyName, { ...filters, limit: limit === undefined ? undefined : String(limit) })
             }),
@@ -353,10 +357,9 @@ export const McpToolsLive = Layer.effectDiscard(
       handle: (args: unknown) =>
         toolCall(
           null,
-          (context, track) =>
+          getRunOperation,
+          (caller) =>
             Effect.gen(function*() {
-              const caller = yield* context.caller(getRunOperation)
-              track.requestId = caller.requestId
               const { id, output = "json" } = yield* getRunArguments(args)
               const run = yield* runs.get(caller.keyName, id)
               if (output === "json" || run.report === undefined) return { run, page: runSummary(run) }
