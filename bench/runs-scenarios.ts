@@ -1,6 +1,7 @@
 /**
  * The runs scenarios (DECISIONS §17), shared by bench/runs.ts (bench size, timed) and
- * test/runs/bench.test.ts (CI size, correctness only), against a built service:
+ * test/runs/bench.test.ts (CI size, correctness only), against a built service (bench/replicas.ts
+ * uses its traces and requests):
  * - `queueRuns`: distinct small traces submitted as JSON Lines bodies to a service without workers
  *   (SVC_WORKERS=0) on a fresh SVC_HOME, a few bodies at a time, between two passes of the same
  *   bodies through `POST /v1/traces/normalize` (the same edge, reading and limits, without
@@ -62,13 +63,13 @@ export const jsonLines = (records: ReadonlyArray<unknown>): string => records.ma
 /** The options every run and diagnose of these scenarios is given: one lens, one model call each. */
 export const RUN_QUERY = "mode=quick&patterns=lewin"
 
-interface Answer {
+export interface Answer {
   readonly status: number
   readonly text: string
 }
 
 /** One request with the bench key; the answer's status and text (status 0: no HTTP answer, the text is the socket error). */
-const send = (agent: Agent, method: string, url: string, body?: { readonly text: string; readonly contentType: string }) =>
+export const send = (agent: Agent, method: string, url: string, body?: { readonly text: string; readonly contentType: string }) =>
   new Promise<Answer>((resolve) => {
     const headers: Record<string, string | number> = { authorization: `Bearer ${BENCH_KEY}` }
     if (body !== undefined) {
@@ -85,7 +86,7 @@ const send = (agent: Agent, method: string, url: string, body?: { readonly text:
   })
 
 /** Runs `send(i)` for i < count, `concurrency` at a time; the answers in order. */
-const inParallel = async (count: number, concurrency: number, run: (i: number) => Promise<Answer>): Promise<Array<Answer>> => {
+export const inParallel = async (count: number, concurrency: number, run: (i: number) => Promise<Answer>): Promise<Array<Answer>> => {
   const answers: Array<Answer> = []
   let next = 0
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
@@ -97,13 +98,13 @@ const inParallel = async (count: number, concurrency: number, run: (i: number) =
   return answers
 }
 
-const expectStatus = (what: string, answers: ReadonlyArray<Answer>, status: number) => {
+export const expectStatus = (what: string, answers: ReadonlyArray<Answer>, status: number) => {
   const wrong = answers.find((answer) => answer.status !== status)
   if (wrong !== undefined) throw new Error(`${what}: answered ${wrong.status}, not ${status}: ${wrong.text.slice(0, 300)}`)
 }
 
-const decodeSubmitted = Schema.decodeUnknownSync(Schema.parseJson(SubmitRunsResponse))
-const decodeList = Schema.decodeUnknownSync(Schema.parseJson(RunList))
+export const decodeSubmitted = Schema.decodeUnknownSync(Schema.parseJson(SubmitRunsResponse))
+export const decodeList = Schema.decodeUnknownSync(Schema.parseJson(RunList))
 const decodeRun = Schema.decodeUnknownSync(Schema.parseJson(RunWithReport))
 const NormalizedCount = Schema.parseJson(Schema.Union(
   Schema.Struct({ traces: Schema.Array(Schema.Unknown) }),
@@ -112,7 +113,7 @@ const NormalizedCount = Schema.parseJson(Schema.Union(
 const decodeNormalized = Schema.decodeUnknownSync(NormalizedCount)
 
 /** Every run the list answers for `query`, page by page (200 a page): the runs, pages and ms. */
-const listAll = async (agent: Agent, url: string, query: string) => {
+export const listAll = async (agent: Agent, url: string, query: string) => {
   const runs: Array<Run> = []
   let cursor: string | null = null
   let pages = 0
@@ -130,7 +131,7 @@ const listAll = async (agent: Agent, url: string, query: string) => {
 }
 
 /** Stops the service with SIGTERM (its drain, the store closed, so the WAL is checkpointed); SIGKILL after 20 s. */
-const terminate = (child: ChildProcess) =>
+export const terminate = (child: ChildProcess) =>
   new Promise<{ readonly code: number | null; readonly signal: string | null }>((resolve) => {
     if (child.exitCode !== null) return resolve({ code: child.exitCode, signal: null })
     const kill = setTimeout(() => child.kill("SIGKILL"), 20_000)

@@ -30,7 +30,10 @@ import type { DiagnoseReport } from "../Contract/DiagnoseReport.js"
 /** Failures another attempt may not meet: the provider's 429/5xx or outage (after its retries), deadlines. */
 const TRANSIENT: ReadonlySet<string> = new Set([errorKinds.Timeout.kind])
 
-/** How often the upkeep runs. */
+/**
+ * How often the upkeep runs, at most: it also runs once per lease, so a dead replica's runs (whose
+ * leases only the upkeep releases) wait about one lease after theirs lapsed, not up to 30 s more.
+ */
 const UPKEEP = Duration.seconds(30)
 
 const DAY_MS = 86_400_000
@@ -159,7 +162,7 @@ export const RunWorkersLive = Layer.scopedDiscard(
       }
       yield* upkeep(store, cache, runs.retentionDays).pipe(
         Effect.catchAll((error) => Effect.logWarning("runs upkeep failed", error)),
-        Effect.repeat(Schedule.spaced(UPKEEP)),
+        Effect.repeat(Schedule.spaced(Duration.min(UPKEEP, Duration.millis(leaseMs)))),
         Effect.forkScoped
       )
     })

@@ -6,7 +6,7 @@
  * one opener at a time; once open, the store stays open until the service stops.
  */
 import type { SqlError } from "@effect/sql"
-import { Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Option, Predicate, type Redacted, Scope } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Option, Predicate, type Redacted, Scope } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { AppConfig, type AppConfigShape } from "../Config.js"
@@ -44,8 +44,15 @@ export const storeUnavailable = (op: string, cause: unknown): Effect.Effect<neve
     Effect.fail(new StoreUnavailable({ message: "the runs store is unavailable; retry later (analyze and diagnose are not affected)", retryAfterSeconds: RETRY_AFTER_SECONDS }))
   )
 
-const describe = (cause: unknown): string =>
-  cause instanceof Error ? `${cause.name}: ${cause.message}` : typeof cause === "object" && cause !== null && "message" in cause ? String(cause.message) : String(cause)
+/**
+ * The failure and what caused it: a SqlError says only "Failed to execute statement"; the driver's
+ * error under it says why (a statement timeout, a refused connection, a lost one).
+ */
+const describe = (cause: unknown, depth = 0): string => {
+  const own = cause instanceof Error ? `${cause.name}: ${cause.message}` : typeof cause === "object" && cause !== null && "message" in cause ? String(cause.message) : String(cause)
+  const inner = cause instanceof Error ? cause.cause : undefined
+  return inner === undefined || inner === null || depth >= 3 ? own : `${own} (caused by ${describe(inner, depth + 1)})`
+}
 
 /** A store operation with its SQL failure as the one `store_unavailable`. */
 export const inStore = <A, E>(
@@ -83,7 +90,8 @@ export const makeRunStoreAccess = (target: StoreTarget, scope: Scope.Scope): Eff
       const built = yield* Effect.exit(Layer.buildWithScope(layer, child))
       if (Exit.isFailure(built)) {
         yield* Scope.close(child, built)
-        return yield* storeUnavailable("open", built.cause)
+        // the failure itself (an Error with its driver cause), not the Cause around it: the log says why
+        return yield* storeUnavailable("open", Cause.squash(built.cause))
       }
       const store = Context.get(built.value, RunStore)
       opened = store

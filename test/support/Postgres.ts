@@ -3,9 +3,11 @@
  * setup when missing): `initdb` into a temp directory, `pg_ctl` on a free loopback port, a
  * database per call of `freshDatabase`. CI runs as root and `initdb` refuses root, so as root the
  * cluster belongs to the `postgres` user (`runuser -u postgres`). Stopped with `stop()` (fast).
+ * With `{ tls: true }` the server speaks TLS with a certificate for 127.0.0.1 and localhost signed
+ * by a CA made for the cluster (`openssl`, Debian's), whose certificate is `caFile`.
  */
-import { execFileSync } from "node:child_process"
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, realpathSync } from "node:fs"
+import { execFile, execFileSync } from "node:child_process"
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir, userInfo } from "node:os"
 import { dirname, join } from "node:path"
 import { freePort } from "./Net.js"
@@ -29,8 +31,47 @@ const binDir = (): string => {
   return found
 }
 
+/** A self-signed certificate authority made with `openssl` in `dir`: its certificate and key files. */
+export interface CertificateAuthority {
+  readonly certFile: string
+  readonly keyFile: string
+}
+
+const openssl = (args: ReadonlyArray<string>) => execFileSync("openssl", [...args], { stdio: "pipe" })
+
+/** A new self-signed CA (`name` is its common name and the files' prefix), valid for two days. */
+export const makeCertificateAuthority = (dir: string, name: string): CertificateAuthority => {
+  const certFile = join(dir, `${name}.pem`)
+  const keyFile = join(dir, `${name}.key`)
+  openssl([
+    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+    "-subj", `/CN=${name}`, "-keyout", keyFile, "-out", certFile,
+    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"
+  ])
+  return { certFile, keyFile }
+}
+
+/** A server certificate for 127.0.0.1 and localhost (CN and subjectAltName), signed by `ca`. */
+const makeServerCertificate = (dir: string, ca: CertificateAuthority): { readonly certFile: string; readonly keyFile: string } => {
+  const certFile = join(dir, "server.crt")
+  const keyFile = join(dir, "server.key")
+  const request = join(dir, "server.csr")
+  const extensions = join(dir, "server.ext")
+  writeFileSync(extensions, "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n")
+  openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", keyFile, "-out", request])
+  openssl(["x509", "-req", "-in", request, "-CA", ca.certFile, "-CAkey", ca.keyFile, "-CAcreateserial", "-days", "2", "-extfile", extensions, "-out", certFile])
+  return { certFile, keyFile }
+}
+
+export interface ClusterOptions {
+  /** TLS on (`ssl=on`), with a certificate for 127.0.0.1 and localhost signed by the cluster's own CA. */
+  readonly tls?: boolean
+}
+
 export interface Cluster {
   readonly port: number
+  /** With `tls`: the CA certificate (PEM) that signed the server's certificate; else undefined. */
+  readonly caFile: string | undefined
   /** A new, empty database on the cluster; its URL. */
   readonly freshDatabase: () => string
   /** The URL of a database, as a given user. */
@@ -39,11 +80,30 @@ export interface Cluster {
   readonly start: () => void
   /** Runs SQL as the superuser on a database. */
   readonly psql: (database: string, sql: string) => string
+  /** The same without blocking this process's event loop (a service in this process keeps serving). */
+  readonly psqlAsync: (database: string, sql: string) => Promise<string>
 }
 
 let databases = 0
 
-export const startCluster = async (): Promise<Cluster> => {
+/**
+ * The cluster's CA and server certificate in its directory; the server's files belong to the
+ * server's user and its key is 0600 (PostgreSQL refuses a key others may read).
+ */
+const makeTls = (dir: string, asRoot: boolean): { readonly caFile: string; readonly certFile: string; readonly keyFile: string } => {
+  const ca = makeCertificateAuthority(dir, "cluster-ca")
+  const server = makeServerCertificate(dir, ca)
+  if (asRoot) {
+    const postgres = Number(execFileSync("id", ["-u", "postgres"]).toString().trim())
+    const group = Number(execFileSync("id", ["-g", "postgres"]).toString().trim())
+    chownSync(server.certFile, postgres, group)
+    chownSync(server.keyFile, postgres, group)
+  }
+  chmodSync(server.keyFile, 0o600)
+  return { caFile: ca.certFile, ...server }
+}
+
+export const startCluster = async (clusterOptions: ClusterOptions = {}): Promise<Cluster> => {
   const bin = binDir()
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), "svc-pg-"))
@@ -58,7 +118,9 @@ export const startCluster = async (): Promise<Cluster> => {
   }
   const data = join(dir, "data")
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"])
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
+  const tls = clusterOptions.tls === true ? makeTls(dir, asRoot) : undefined
+  const tlsOptions = tls === undefined ? "" : ` -c ssl=on -c ssl_cert_file=${tls.certFile} -c ssl_key_file=${tls.keyFile}`
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${tlsOptions}`
   const start = () => {
     run("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"])
   }
@@ -66,13 +128,19 @@ export const startCluster = async (): Promise<Cluster> => {
     run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])
   }
   start()
-  const psql = (database: string, sql: string) =>
-    execFileSync("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-Atc", sql], { stdio: "pipe" }).toString("utf8")
+  const psqlArgs = (database: string, sql: string) => ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-Atc", sql]
+  const psql = (database: string, sql: string) => execFileSync("psql", psqlArgs(database, sql), { stdio: "pipe" }).toString("utf8")
+  const psqlAsync = (database: string, sql: string) =>
+    new Promise<string>((resolve, reject) =>
+      execFile("psql", psqlArgs(database, sql), { encoding: "utf8" }, (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(`psql: ${stderr}`, { cause: error }))))
+    )
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
   return {
     port,
+    caFile: tls?.caFile,
     urlOf,
     psql,
+    psqlAsync,
     start,
     stop,
     freshDatabase: () => {
