@@ -20,8 +20,7 @@
  *   npx tsx bench/replicas.ts   (part of `npm run bench`, which builds first;
  *   BENCH_REPLICAS_SERVER=/path/to/server.mjs measures another build)
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { cpus, totalmem } from "node:os"
+import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { Agent } from "node:http"
@@ -29,7 +28,7 @@ import packageJson from "../package.json" with { type: "json" }
 import type { Run } from "../src/Contract/RunsContract.js"
 import { type Cluster, startCluster } from "../test/support/Postgres.js"
 import { decodeList, decodeSubmitted, expectStatus, inParallel, jsonLines, listAll, RUN_QUERY, send, smolagentsRecord, terminate } from "./runs-scenarios.js"
-import { cpuMsOf, launchService, type LaunchedService, round2, type Row, startDouble } from "./support.js"
+import { cpuMsOf, launchService, type LaunchedService, machineOf, round2, type Row, startDouble, writeResults } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const SERVER = process.env["BENCH_REPLICAS_SERVER"] ?? join(repo, "dist", "server.mjs")
@@ -40,7 +39,6 @@ const WORKERS = 4
 const REPLICAS = 3
 const LATENCY_MS = 200
 const PER_BODY = 60
-const CORES = cpus().length
 
 /** /proc/<pid>/stat's fields after the command: [state, ppid, …]; utime is index 11, cutime 13 (clock ticks of 10 ms). */
 const statFields = (pid: string): ReadonlyArray<string> | undefined => {
@@ -367,14 +365,7 @@ const main = async () => {
       }
     }
   ]
-  const machine = { cpus: CORES, cpu: cpus()[0]?.model ?? "unknown", memory_gib: round2(totalmem() / 2 ** 30), node: process.version }
-  const report = { started: started.toISOString(), scenario: "replicas", machine, rows }
-  mkdirSync(join(repo, "bench", "results"), { recursive: true })
-  writeFileSync(join(repo, "bench", "results", `replicas-${started.toISOString().replace(/[:.]/g, "-")}.json`), `${JSON.stringify(report, null, 2)}\n`)
-  writeFileSync(join(repo, "bench", "results", "replicas-latest.json"), `${JSON.stringify(report, null, 2)}\n`)
-  console.table(rows.map(({ detail: _detail, ...row }) => row))
-  for (const row of rows) if (row.detail !== undefined) console.log(`${row.scenario}: ${JSON.stringify(row.detail)}`)
-  console.log(`machine: ${JSON.stringify(machine)}`)
+  writeResults({ started: started.toISOString(), scenario: "replicas", machine: machineOf(), rows }, "replicas-", "replicas-latest.json")
 }
 
 main().then(() => process.exit(0), (error: unknown) => {

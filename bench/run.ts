@@ -10,7 +10,7 @@ import autocannon from "autocannon"
 import { type ChildProcess, fork, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { request as httpRequest, Agent } from "node:http"
-import { cpus, tmpdir, totalmem } from "node:os"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
@@ -30,7 +30,9 @@ import {
   type Row,
   startDouble,
   stopChild,
-  track
+  track,
+  machineOf,
+  writeResults
 } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
@@ -585,15 +587,9 @@ const main = async () => {
   }
   await stop(instant)
 
-  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memory_gib: round2(totalmem() / 2 ** 30), node: process.version }
-  const report = { started: started.toISOString(), rounds: ROUNDS, seconds_per_round: DURATION, connections: CONNECTIONS, machine, rows }
-  const stamp = started.toISOString().replace(/[:.]/g, "-")
-  writeFileSync(join(repo, "bench", "results", `${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`)
+  const report = { started: started.toISOString(), rounds: ROUNDS, seconds_per_round: DURATION, connections: CONNECTIONS, machine: machineOf(), rows }
   // latest.json is the full run that docs/performance.md records; partial runs do not replace it.
-  if (ONLY.size === 0) writeFileSync(join(repo, "bench", "results", "latest.json"), `${JSON.stringify(report, null, 2)}\n`)
-  console.table(rows.map(({ detail: _detail, ...row }) => row))
-  for (const row of rows) if (row.detail !== undefined) console.log(`${row.scenario}: ${JSON.stringify(row.detail)}`)
-  console.log(`machine: ${JSON.stringify(machine)}`)
+  writeResults(report, "", ONLY.size === 0 ? "latest.json" : undefined)
 }
 
 main().then(() => process.exit(0), (error: unknown) => {

@@ -23,12 +23,10 @@
  *   npx tsx bench/runs.ts   (part of `npm run bench`, which builds first; BENCH_ONLY=runs runs it alone;
  *   BENCH_RUNS_SERVER=/path/to/server.mjs measures another build)
  */
-import { mkdirSync, writeFileSync } from "node:fs"
-import { cpus, totalmem } from "node:os"
 import { join } from "node:path"
 import packageJson from "../package.json" with { type: "json" }
 import { queueRuns, RUN_QUERY, type StoreFiles, workerThroughput } from "./runs-scenarios.js"
-import { median, round2, type Row } from "./support.js"
+import { machineOf, median, round2, type Row, writeResults } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
@@ -163,15 +161,9 @@ const main = async () => {
     ...(wants("runs-queue") ? await queueRows() : []),
     ...(wants("runs-workers") ? await workerRows() : [])
   ]
-  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memory_gib: round2(totalmem() / 2 ** 30), node: process.version }
-  const report = { started: started.toISOString(), scenario: "runs", rounds: ROUNDS, machine, rows }
-  mkdirSync(join(repo, "bench", "results"), { recursive: true })
-  writeFileSync(join(repo, "bench", "results", `runs-${started.toISOString().replace(/[:.]/g, "-")}.json`), `${JSON.stringify(report, null, 2)}\n`)
+  const report = { started: started.toISOString(), scenario: "runs", rounds: ROUNDS, machine: machineOf(), rows }
   // runs-latest.json is the whole file's run (docs/performance.md records it); a part alone does not replace it.
-  if (wants("runs-queue") && wants("runs-workers")) writeFileSync(join(repo, "bench", "results", "runs-latest.json"), `${JSON.stringify(report, null, 2)}\n`)
-  console.table(rows.map(({ detail: _detail, ...row }) => row))
-  for (const row of rows) if (row.detail !== undefined) console.log(`${row.scenario}: ${JSON.stringify(row.detail)}`)
-  console.log(`machine: ${JSON.stringify(machine)}`)
+  writeResults(report, "runs-", wants("runs-queue") && wants("runs-workers") ? "runs-latest.json" : undefined)
 }
 
 main().then(() => process.exit(0), (error: unknown) => {

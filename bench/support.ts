@@ -2,13 +2,13 @@
  * What the bench scripts share (bench/run.ts, bench/agents.ts, bench/compare.ts): launching a
  * built service and the provider double, a free loopback port, stopping a child process the way
  * the service drains, one authenticated POST, the ledger trace, a process's CPU time from /proc,
- * medians and rounding.
+ * medians and rounding, and the results file.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { type Agent, request as httpRequest } from "node:http"
 import { createServer as createNetServer } from "node:net"
-import { tmpdir } from "node:os"
+import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 
@@ -237,4 +237,26 @@ export const otlpExport = (bytes: number) => {
     size += JSON.stringify(span).length
   }
   return { resourceSpans: [{ resource: { attributes: [attr("service.name", "ledger-agent")] }, scopeSpans: [{ scope: { name: "bench" }, spans }] }] }
+}
+
+/** The machine a bench ran on, for its results file. */
+export const machineOf = () => ({ cpus: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memory_gib: round2(totalmem() / 2 ** 30), node: process.version })
+
+/**
+ * A bench's results: `bench/results/<prefix><time>.json`, and `<latest>` too when the run was whole
+ * (a partial run does not replace what docs/performance.md records); then the rows on stdout.
+ */
+export const writeResults = <Report extends { readonly started: string; readonly machine: unknown; readonly rows: ReadonlyArray<Row> }>(
+  report: Report,
+  prefix: string,
+  latest: string | undefined
+): void => {
+  const dir = join(import.meta.dirname, "results")
+  mkdirSync(dir, { recursive: true })
+  const text = `${JSON.stringify(report, null, 2)}\n`
+  writeFileSync(join(dir, `${prefix}${report.started.replace(/[:.]/g, "-")}.json`), text)
+  if (latest !== undefined) writeFileSync(join(dir, latest), text)
+  console.table(report.rows.map(({ detail: _detail, ...row }) => row))
+  for (const row of report.rows) if (row.detail !== undefined) console.log(`${row.scenario}: ${JSON.stringify(row.detail)}`)
+  console.log(`machine: ${JSON.stringify(report.machine)}`)
 }

@@ -179,23 +179,17 @@ export const parseRateLimit = (raw: string): Option.Option<RateLimitSetting> | u
   return Option.some({ requests, windowSeconds })
 }
 
-const isRedisUrl = (text: string): boolean => {
+/** A URL of one of `protocols` (`redis:`, …) that names a host. */
+const isUrlOf = (...protocols: ReadonlyArray<string>) => (text: string): boolean => {
   try {
     const url = new URL(text)
-    return (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname.length > 0
+    return protocols.includes(url.protocol) && url.hostname.length > 0
   } catch {
     return false
   }
 }
-
-const isPostgresUrl = (text: string): boolean => {
-  try {
-    const url = new URL(text)
-    return (url.protocol === "postgres:" || url.protocol === "postgresql:") && url.hostname.length > 0
-  } catch {
-    return false
-  }
-}
+const isRedisUrl = isUrlOf("redis:", "rediss:")
+const isPostgresUrl = isUrlOf("postgres:", "postgresql:")
 
 const MiB = 1024 * 1024
 

@@ -13,9 +13,10 @@ import { mkdtempSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Run, RunList, RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContract.js"
+import { type Run, RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContract.js"
 import { defaultReply, exampleTrace, type ProviderDouble, type Script, startProviderDouble } from "../support/ProviderDouble.js"
 import { type Spawned, spawnService } from "../support/Spawned.js"
+import { allRunsAt } from "./support.js"
 
 const RUNS = 200
 const WORKERS = "8"
@@ -31,7 +32,6 @@ afterAll(async () => {
   await double.close()
 })
 
-const decodeList = Schema.decodeUnknownSync(RunList)
 const decodeSubmitted = Schema.decodeUnknownSync(SubmitRunsResponse)
 const decodeRun = Schema.decodeUnknownSync(RunWithReport)
 
@@ -54,17 +54,6 @@ const submitAll = async (url: string): Promise<ReadonlyArray<string>> => {
   return ids
 }
 
-const allRuns = async (url: string): Promise<Array<Run>> => {
-  const runs: Array<Run> = []
-  let cursor: string | null = null
-  do {
-    const query: string = cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`
-    const page = decodeList(await (await fetch(`${url}/v1/runs?limit=200${query}`)).json())
-    runs.push(...page.runs)
-    cursor = page.next_cursor
-  } while (cursor !== null)
-  return runs
-}
 
 const until = async (what: string, check: () => Promise<boolean> | boolean, ms = 60_000) => {
   const deadline = Date.now() + ms
@@ -88,7 +77,7 @@ const callsPerRun = (): Map<number, number> => {
 const runsIn = async (home: string): Promise<Array<Run>> => {
   const api = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: "0" })
   try {
-    return await allRuns(api.url)
+    return await allRunsAt(api.url)
   } finally {
     api.child.kill("SIGTERM")
     await api.exited
@@ -115,8 +104,8 @@ const recovers = async (home: string, ids: ReadonlyArray<string>) => {
   double.script = () => undefined
   const after = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: WORKERS })
   try {
-    await until("every run to end", async () => (await allRuns(after.url)).every((run) => run.status === "done" || run.status === "failed"))
-    const runs = await allRuns(after.url)
+    await until("every run to end", async () => (await allRunsAt(after.url)).every((run) => run.status === "done" || run.status === "failed"))
+    const runs = await allRunsAt(after.url)
     expect(runs.map((run) => run.id).sort()).toEqual([...ids].sort())
     for (const run of runs) {
       if (run.status === "failed") expect(run.error?.error, run.id).toMatch(/^[a-z_]+$/)
@@ -156,7 +145,7 @@ describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => 
     const port = typeof address === "object" && address !== null ? address.port : 0
     try {
       const service = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: WORKERS, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` })
-      await until("8 runs running", async () => (await allRuns(service.url)).filter((run) => run.status === "running").length === 8)
+      await until("8 runs running", async () => (await allRunsAt(service.url)).filter((run) => run.status === "running").length === 8)
       kill(service)
       expect((await service.exited).signal).toBe("SIGKILL")
     } finally {
@@ -175,7 +164,7 @@ describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => 
     double.script = () => ({ kind: "hang" })
     const service = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: WORKERS })
     await until("8 calls in flight", () => double.calls.length >= 8)
-    const running = (await allRuns(service.url)).filter((run) => run.status === "running")
+    const running = (await allRunsAt(service.url)).filter((run) => run.status === "running")
     expect(running).toHaveLength(8)
     kill(service)
     expect((await service.exited).signal).toBe("SIGKILL")

@@ -15,10 +15,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Predicate, Schema } from "effect"
 import { spawn } from "node:child_process"
-import { type Run, RunList, RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContract.js"
+import { RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContract.js"
 import { type Cluster, startCluster } from "../support/Postgres.js"
 import { defaultReply, exampleOutput, exampleTrace, type ProviderDouble, type Reply, startProviderDouble } from "../support/ProviderDouble.js"
 import { type Spawned, spawnService } from "../support/Spawned.js"
+import { allRunsAt } from "./support.js"
 
 const base = exampleTrace("lewin")
 let batches = 0
@@ -37,7 +38,6 @@ const traces = () => {
   }
 }
 
-const decodeList = Schema.decodeUnknownSync(RunList)
 const decodeSubmitted = Schema.decodeUnknownSync(SubmitRunsResponse)
 const decodeRun = Schema.decodeUnknownSync(RunWithReport)
 
@@ -57,19 +57,6 @@ const submitOne = async (url: string, trace: Record<string, unknown>): Promise<s
   return run.id
 }
 
-const allRuns = async (url: string): Promise<Array<Run>> => {
-  const runs: Array<Run> = []
-  let cursor: string | null = null
-  do {
-    const query: string = cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`
-    const response = await fetch(`${url}/v1/runs?limit=200${query}`)
-    expect(response.status).toBe(200)
-    const page = decodeList(await response.json())
-    runs.push(...page.runs)
-    cursor = page.next_cursor
-  } while (cursor !== null)
-  return runs
-}
 
 const until = async (what: string, check: () => Promise<boolean> | boolean, ms = 60_000) => {
   const deadline = Date.now() + ms
@@ -82,7 +69,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, ms =
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const allDone = async (url: string, ids: ReadonlyArray<string>) => {
-  const runs = await allRuns(url)
+  const runs = await allRunsAt(url)
   const wanted = new Set(ids)
   return runs.filter((run) => wanted.has(run.id) && run.status === "done").length === wanted.size
 }
@@ -174,7 +161,7 @@ describe("replicas over one PostgreSQL (the built service)", () => {
     await until("every run to be done", () => allDone(urlOf(spawned, 0), ids), 60_000)
 
     for (const one of spawned) {
-      const listed = await allRuns(one.url)
+      const listed = await allRunsAt(one.url)
       expect(listed.map((run) => run.id).sort()).toEqual([...ids].sort())
       expect(listed.every((run) => run.status === "done" && run.attempts === 1)).toBe(true)
     }
@@ -213,7 +200,7 @@ describe("replicas over one PostgreSQL (the built service)", () => {
     // the lease (5 s) and the upkeep (every lease, at most 30 s): about 10 s, not 35
     expect(Date.now() - killedAt).toBeLessThan(15_000)
 
-    const runs = await allRuns(survivor)
+    const runs = await allRunsAt(survivor)
     expect(runs.map((run) => run.id).sort()).toEqual([...ids].sort())
     const idOf = new Map(ids.map((id, i) => [id, i]))
     for (const run of runs) {
@@ -279,7 +266,7 @@ describe("replicas over one PostgreSQL (the built service)", () => {
 
     const ids = accepted.map((run) => run.id)
     await until("every accepted run to be done", () => allDone(urlOf(spawned, 0), ids), 40_000)
-    const runs = await allRuns(urlOf(spawned, 1))
+    const runs = await allRunsAt(urlOf(spawned, 1))
     const byId = new Map(runs.map((run) => [run.id, run]))
     for (const id of ids) {
       expect(byId.get(id)?.status, id).toBe("done")

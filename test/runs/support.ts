@@ -10,7 +10,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { definitions } from "../../patterns/index.js"
-import { RunList, RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContract.js"
+import { type Run, RunList, RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContract.js"
 import { exampleOutput, type RecordedCall, type Reply } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
 
@@ -124,6 +124,21 @@ export const submitOne = async (service: RunningService, body: unknown, options:
 
 export const getRun = async (service: RunningService, id: string, key?: string) =>
   decoded(await call(service, "GET", `/v1/runs/${id}`, key === undefined ? {} : { key }), 200, RunWithReport)
+
+/** Every run a service at `url` lists (no key), page after page. */
+export const allRunsAt = async (url: string): Promise<Array<Run>> => {
+  const runs: Array<Run> = []
+  let cursor: string | null = null
+  do {
+    const query: string = cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`
+    const response = await fetch(`${url}/v1/runs?limit=200${query}`)
+    expect(response.status).toBe(200)
+    const page = Schema.decodeUnknownSync(RunList)(await response.json())
+    runs.push(...page.runs)
+    cursor = page.next_cursor
+  } while (cursor !== null)
+  return runs
+}
 
 export const listRuns = async (service: RunningService, query = "", key?: string) =>
   decoded(await call(service, "GET", `/v1/runs${query}`, key === undefined ? {} : { key }), 200, RunList)
