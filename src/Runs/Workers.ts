@@ -6,8 +6,9 @@
  * purge (with the purged runs' cache entries), runs skipped for the budget re-queued when a new UTC
  * day starts, and the `svc_runs_queued` gauge.
  *
- * At start every lease is released (SQLite has one process: any lease is a dead one's, its run is
- * run again, at most one extra attempt). On SIGTERM the workers stop claiming at once (readiness
+ * On SQLite every lease is released at start (one process: any lease is a dead one's, its run is
+ * run again, at most one extra attempt); on PostgreSQL the other replicas' leases are alive, and a
+ * dead replica's lapse and are released by the upkeep, which runs at least once per lease. On SIGTERM the workers stop claiming at once (readiness
  * turns `draining`); runs in progress count as work in flight, so the drain gives them the grace;
  * what is still running after it is interrupted and given back to the queue.
  */

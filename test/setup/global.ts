@@ -20,6 +20,9 @@ const DEBIAN_PACKAGES: ReadonlyArray<readonly [command: string, debianPackage: s
 ]
 
 export default function setup() {
+  // Each test project runs the global setup; the tools and the build are needed once per run.
+  if (process.env["SVC_TEST_SETUP_DONE"] === "1") return
+  process.env["SVC_TEST_SETUP_DONE"] = "1"
   const missing = DEBIAN_PACKAGES.filter(([command]) => which(command) === undefined).map(([, pkg]) => pkg)
   if (postgresBin() === undefined) missing.push("postgresql")
   if (missing.length > 0) {
