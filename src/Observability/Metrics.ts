@@ -21,7 +21,7 @@ export const analysesTotal = Metric.counter("svc_analyses", {
 })
 
 export const storeErrors = Metric.counter("svc_store_errors", {
-  description: "Failed operations on the shared state store (Redis) by store and operation; each fell back as documented.",
+  description: "Failed operations on a store by store and operation: redis (each fell back as documented) and sql (the runs store: 503 store_unavailable).",
   incremental: true
 })
 
