@@ -94,6 +94,10 @@ export class DiagnoseService extends Context.Tag("DiagnoseService")<DiagnoseServ
  * The planned spend of one lens in a mode (tokens in and out), before it runs: the trace as the
  * mode's budget takes it, the system prompt and schema, and the mode's further passes.
  */
+/** The characters of a trace's text (task, outcome, events): what the estimate reads. */
+export const traceCharsOf = (trace: NormalizedTrace): number =>
+  trace.events.reduce((sum, event) => sum + event.content.length, trace.task.length + trace.outcome.length)
+
 export const estimateTokens = (mode: Mode, traceChars: number): number => {
   const plan = MODE_PLANS[mode]
   const trace = Math.ceil(Math.min(traceChars, plan.traceChars * plan.maxChunks) / 4)
@@ -176,8 +180,7 @@ export const DiagnoseServiceLive = Layer.effect(
           yield* Effect.forEach(entries, (entry) =>
             Effect.zipRight(analyses.pace, Effect.sync(() => triageOne(entry, format, trace, hints, shape))))
         )
-        const traceChars = trace.events.reduce((sum, event) => sum + event.content.length, trace.task.length + trace.outcome.length)
-        const perRun = estimateTokens(mode, traceChars)
+        const perRun = estimateTokens(mode, traceCharsOf(trace))
         const chosen: Array<Candidate> = []
         const skipped = new Map<string, string>()
         const wanted = named === undefined

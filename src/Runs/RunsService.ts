@@ -13,12 +13,13 @@ import { Severity } from "../Catalogue/Severity.js"
 import {
   DEFAULT_PAGE,
   ExternalId,
+  LABEL_KEY,
   MAX_PAGE,
   type Run,
   RunExport,
   RunLabels,
   type RunOptions,
-  type RunStatus,
+  RunStatus,
   SkipReason
 } from "../Contract/RunsContract.js"
 import { DiagnoseReport, type ReportContext } from "../Contract/DiagnoseReport.js"
@@ -142,8 +143,7 @@ export interface ListQuery {
   readonly until?: string | undefined
 }
 
-const STATUSES: ReadonlyArray<RunStatus> = ["queued", "running", "done", "failed", "skipped"]
-const isStatus = (value: string): value is RunStatus => STATUSES.some((status) => status === value)
+const isStatus = Schema.is(RunStatus)
 
 const readTime = (name: string, value: string | undefined): Either.Either<number | undefined, ValidationError> => {
   if (value === undefined) return Either.right(undefined)
@@ -154,13 +154,13 @@ const readTime = (name: string, value: string | undefined): Either.Either<number
 export const readFilter = (query: ListQuery): Either.Either<RunFilter, ValidationError> =>
   Either.gen(function*() {
     const status = query.status
-    if (status !== undefined && !isStatus(status)) return yield* Either.left(new ValidationError({ message: `status must be one of ${STATUSES.join(", ")}` }))
+    if (status !== undefined && !isStatus(status)) return yield* Either.left(new ValidationError({ message: `status must be one of ${RunStatus.literals.join(", ")}` }))
     if (query.severity !== undefined && !isSeverity(query.severity)) {
       return yield* Either.left(new ValidationError({ message: `severity must be one of ${Severity.literals.join(", ")}` }))
     }
     const label = query.label === undefined ? undefined : query.label.split(":")
     const labelKey = label?.[0]
-    if (label !== undefined && (label.length < 2 || labelKey === undefined || !/^[a-z0-9_.-]{1,64}$/.test(labelKey))) {
+    if (label !== undefined && (label.length < 2 || labelKey === undefined || !LABEL_KEY.test(labelKey))) {
       return yield* Either.left(new ValidationError({ message: "label must be key:value, the key of 1-64 characters of [a-z0-9_.-]" }))
     }
     return {
@@ -374,18 +374,7 @@ export const RunsServiceLive = Layer.effect(
       Effect.gen(function*() {
         const scope = yield* scopeOf(keyName)
         const store = yield* access.store
-        const now = yield* Clock.currentTimeMillis
-        let count = 0
-        let cursor: string | null = null
-        do {
-          const page: { readonly runs: ReadonlyArray<RunRecord>; readonly nextCursor: string | null } = yield* inStore(
-            "list",
-            store.list(scope, { status }, MAX_PAGE, cursor)
-          )
-          for (const run of page.runs) if (yield* inStore("retry", store.retry(scope, run.id, now))) count += 1
-          cursor = page.nextCursor
-        } while (cursor !== null)
-        return count
+        return yield* inStore("retry", store.retryAll(scope, status, yield* Clock.currentTimeMillis))
       })
 
     const remove: RunsServiceShape["remove"] = (keyName, id) =>
@@ -401,12 +390,9 @@ export const RunsServiceLive = Layer.effect(
       Effect.gen(function*() {
         const scope = yield* scopeOf(keyName)
         const store = yield* access.store
-        const page = yield* inStore("export", store.list(scope, filter, EXPORT_PAGE, cursor))
+        const page = yield* inStore("export", store.listStored(scope, filter, EXPORT_PAGE, cursor))
         const lines: Array<string> = []
-        for (const record of page.runs) {
-          const found = yield* inStore("export", store.get(scope, record.id))
-          if (Option.isNone(found)) continue
-          const run = found.value
+        for (const run of page.runs) {
           const request = readStoredRequest(run.request)
           if (Either.isLeft(request)) continue
           const report = yield* reportOf(run)

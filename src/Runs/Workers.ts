@@ -17,7 +17,7 @@ import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { AppConfig } from "../Config.js"
-import { DiagnoseService, estimateTokens } from "../Diagnose/DiagnoseService.js"
+import { DiagnoseService, estimateTokens, traceCharsOf } from "../Diagnose/DiagnoseService.js"
 import { errorKinds } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
@@ -79,8 +79,7 @@ export const makeRunner = (
     if (Either.isLeft(stored)) return { _tag: "End", end: { status: "failed", error: { error: errorKinds.InternalError.kind, message: stored.left } } } satisfies RunResult
     const request = admittedOf(stored.right)
     if (request.trace.content === "absent") return { _tag: "End", end: { status: "skipped", reason: "no_content" } } satisfies RunResult
-    const chars = request.trace.events.reduce((sum, event) => sum + event.content.length, request.trace.task.length + request.trace.outcome.length)
-    const estimate = estimateTokens(request.options.mode, chars) * (request.options.patterns?.length ?? request.options.maxPatterns)
+    const estimate = estimateTokens(request.options.mode, traceCharsOf(request.trace)) * (request.options.patterns?.length ?? request.options.maxPatterns)
     if (dailyBudget !== undefined && !(yield* store.reserve(claimed.scope, startedAt, estimate, dailyBudget))) {
       return { _tag: "End", end: { status: "skipped", reason: "budget" } } satisfies RunResult
     }

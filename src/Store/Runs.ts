@@ -10,10 +10,10 @@
  * scope, so a run of another scope is simply not found.
  */
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
-import { Context, Data, Effect, Option, Predicate } from "effect"
+import { Context, Data, Effect, Option, Predicate, Schema } from "effect"
+import { RunStatus } from "../Contract/RunsContract.js"
 import { cursorOf, readCursor } from "./Cursor.js"
 
-export type RunStatus = "queued" | "running" | "done" | "failed" | "skipped"
 
 /** A run as the store keeps it (the API's Run is made from it). */
 export interface RunRecord {
@@ -111,6 +111,13 @@ export interface RunStoreShape {
     limit: number,
     cursor: string | null
   ) => Effect.Effect<{ readonly runs: ReadonlyArray<RunRecord>; readonly nextCursor: string | null }, SqlError.SqlError>
+  /** The same page with all each run keeps (the export), in one query. */
+  readonly listStored: (
+    scope: string,
+    filter: RunFilter,
+    limit: number,
+    cursor: string | null
+  ) => Effect.Effect<{ readonly runs: ReadonlyArray<StoredRun>; readonly nextCursor: string | null }, SqlError.SqlError>
   /** Takes the oldest queued run whose backoff is over, with a lease until `now + leaseMs`. */
   readonly claim: (owner: string, now: number, leaseMs: number) => Effect.Effect<Option.Option<ClaimedRun>, SqlError.SqlError>
   /** Extends a lease this owner still holds: false when it lapsed and was taken. */
@@ -125,6 +132,8 @@ export interface RunStoreShape {
   readonly releaseAll: Effect.Effect<number, SqlError.SqlError>
   /** Re-queues a failed or skipped run with its attempts anew; false when there is none such in the scope. */
   readonly retry: (scope: string, id: string, now: number) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Re-queues every run of the scope in a state (failed or skipped), in one statement; how many. */
+  readonly retryAll: (scope: string, status: "failed" | "skipped", now: number) => Effect.Effect<number, SqlError.SqlError>
   /** Removes a run and all it holds; the cache keys it used, or undefined when there is none in the scope. */
   readonly remove: (scope: string, id: string) => Effect.Effect<ReadonlyArray<string> | undefined, SqlError.SqlError>
   /** Removes the runs that finished before `before` (SVC_RETENTION_DAYS); what they were (for the cache). */
@@ -155,8 +164,10 @@ export class RunStore extends Context.Tag("RunStore")<RunStore, RunStoreShape>()
 const RUN_COLUMNS =
   "id, scope, status, reason, error_kind, error_message, trace_id, external_id, labels, source, attempts, submitted_at, started_at, finished_at, severity"
 
-const STATUSES: ReadonlySet<string> = new Set(["queued", "running", "done", "failed", "skipped"])
-const isStatus = (value: unknown): value is RunStatus => typeof value === "string" && STATUSES.has(value)
+/** The columns of a run with all it keeps. */
+const STORED_COLUMNS = `${RUN_COLUMNS}, dedupe_key, request, report, lines, patterns, cache_keys`
+
+const isStatus = Schema.is(RunStatus)
 
 const text = (row: Record<string, unknown>, key: string): string | null => {
   const value = row[key]
@@ -270,7 +281,7 @@ export const makeRunStore = Effect.gen(function*() {
 
   const byId: RunStoreShape["get"] = (scope, id) =>
     Effect.map(
-      sql`SELECT ${sql.unsafe(RUN_COLUMNS)}, dedupe_key, request, report, lines, patterns, cache_keys FROM runs WHERE scope = ${scope} AND id = ${id}`,
+      sql`SELECT ${sql.unsafe(STORED_COLUMNS)} FROM runs WHERE scope = ${scope} AND id = ${id}`,
       (rows) => Option.fromNullable(storedOf(rows[0]))
     )
 
@@ -314,7 +325,9 @@ export const makeRunStore = Effect.gen(function*() {
       return { run: created, created: true }
     })
 
-  const list: RunStoreShape["list"] = (scope, filter, limit, cursor) => {
+  /** A page of the scope's runs, newest first, of `columns` read by `read`. */
+  const page = <A extends RunRecord>(columns: string, read: (rows: ReadonlyArray<unknown>) => Array<A>) =>
+  (scope: string, filter: RunFilter, limit: number, cursor: string | null) => {
     const after = readCursor(cursor)
     const conditions = [
       sql`scope = ${scope}`,
@@ -328,15 +341,17 @@ export const makeRunStore = Effect.gen(function*() {
       ...(after === undefined ? [] : [sql`(submitted_at < ${after[0]} OR (submitted_at = ${after[0]} AND id < ${after[1]}))`])
     ]
     return Effect.map(
-      sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE ${sql.and(conditions)} ORDER BY submitted_at DESC, id DESC LIMIT ${limit + 1}`,
+      sql`SELECT ${sql.unsafe(columns)} FROM runs WHERE ${sql.and(conditions)} ORDER BY submitted_at DESC, id DESC LIMIT ${limit + 1}`,
       (rows) => {
-        const runs = records(rows)
-        const page = runs.slice(0, limit)
-        const last = page.at(-1)
-        return { runs: page, nextCursor: runs.length > limit && last !== undefined ? cursorOf(last) : null }
+        const runs = read(rows)
+        const shown = runs.slice(0, limit)
+        const last = shown.at(-1)
+        return { runs: shown, nextCursor: runs.length > limit && last !== undefined ? cursorOf(last) : null }
       }
     )
   }
+  const list: RunStoreShape["list"] = page(RUN_COLUMNS, records)
+  const listStored: RunStoreShape["listStored"] = page(STORED_COLUMNS, (rows) => rows.flatMap((row) => storedOf(row) ?? []))
 
   const claim: RunStoreShape["claim"] = (owner, now, leaseMs) =>
     Effect.map(
@@ -393,12 +408,14 @@ export const makeRunStore = Effect.gen(function*() {
     sql`UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' RETURNING id`
   )
 
-  const retry: RunStoreShape["retry"] = (scope, id, now) =>
-    Effect.map(
-      changed(sql`UPDATE runs SET status = 'queued', reason = NULL, error_kind = NULL, error_message = NULL, finished_at = NULL, not_before = ${now}, attempts = 0
-                  WHERE scope = ${scope} AND id = ${id} AND status IN ('failed', 'skipped') RETURNING id`),
-      (count) => count > 0
-    )
+  /** Queued again, attempts anew: the runs `which` picks among the scope's failed and skipped ones. */
+  const requeue = (scope: string, which: Statement.Fragment, now: number) =>
+    changed(sql`UPDATE runs SET status = 'queued', reason = NULL, error_kind = NULL, error_message = NULL, finished_at = NULL, not_before = ${now}, attempts = 0
+                WHERE scope = ${scope} AND ${which} AND status IN ('failed', 'skipped') RETURNING id`)
+
+  const retry: RunStoreShape["retry"] = (scope, id, now) => Effect.map(requeue(scope, sql`id = ${id}`, now), (count) => count > 0)
+
+  const retryAll: RunStoreShape["retryAll"] = (scope, status, now) => requeue(scope, sql`status = ${status}`, now)
 
   const remove: RunStoreShape["remove"] = (scope, id) =>
     Effect.map(sql`DELETE FROM runs WHERE scope = ${scope} AND id = ${id} RETURNING cache_keys`, (rows) => {
@@ -475,6 +492,8 @@ export const makeRunStore = Effect.gen(function*() {
     submit,
     get: byId,
     list,
+    listStored,
+    retryAll,
     claim,
     renew,
     finish,

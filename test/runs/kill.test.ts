@@ -193,18 +193,24 @@ describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => 
   }, 120_000)
 })
 
+/** 200 runs queued, then a service with 8 workers and these drain settings, its 8 runs each in a model call the double answers by `script`. */
+const eightInFlight = async (script: Script, drainDelay: string, grace: string) => {
+  const { home, ids } = await queuedHome()
+  double.reset()
+  double.script = script
+  const service = await spawnService(double.url, {
+    SVC_HOME: home,
+    SVC_WORKERS: WORKERS,
+    SVC_DRAIN_DELAY_SECONDS: drainDelay,
+    SVC_SHUTDOWN_GRACE_SECONDS: grace
+  })
+  await until("8 calls in flight", () => double.calls.length >= 8)
+  return { home, ids, service }
+}
+
 describe("SIGTERM with runs in progress (the built service)", () => {
   it("stops claiming, fails readiness, gives back what outlasts the grace, and exits", async () => {
-    const { home, ids } = await queuedHome()
-    double.reset()
-    double.script = () => ({ kind: "hang" })
-    const service = await spawnService(double.url, {
-      SVC_HOME: home,
-      SVC_WORKERS: WORKERS,
-      SVC_DRAIN_DELAY_SECONDS: "0.5",
-      SVC_SHUTDOWN_GRACE_SECONDS: "1"
-    })
-    await until("8 calls in flight", () => double.calls.length >= 8)
+    const { home, ids, service } = await eightInFlight(() => ({ kind: "hang" }), "0.5", "1")
     const signalled = Date.now()
     service.child.kill("SIGTERM")
     await until("readiness to fail", async () => (await fetch(`${service.url}/readyz`)).status === 503, 2_000)
@@ -222,16 +228,7 @@ describe("SIGTERM with runs in progress (the built service)", () => {
   }, 60_000)
 
   it("finishes the runs that end within the grace", async () => {
-    const { home } = await queuedHome()
-    double.reset()
-    double.script = (call) => ({ kind: "delay", ms: 1_500, then: defaultReply(call) })
-    const service = await spawnService(double.url, {
-      SVC_HOME: home,
-      SVC_WORKERS: WORKERS,
-      SVC_DRAIN_DELAY_SECONDS: "0",
-      SVC_SHUTDOWN_GRACE_SECONDS: "10"
-    })
-    await until("8 calls in flight", () => double.calls.length >= 8)
+    const { home, service } = await eightInFlight((call) => ({ kind: "delay", ms: 1_500, then: defaultReply(call) }), "0", "10")
     service.child.kill("SIGTERM")
     expect((await service.exited).code).toBe(0)
     expect(double.calls).toHaveLength(8)
