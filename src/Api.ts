@@ -16,6 +16,7 @@ import { documentQueryOptions } from "./Contract/AnalyzeContract.js"
 import { AnalyzeGroup } from "./Contract/AnalyzeGroup.generated.js"
 import { DiagnoseGroup, documentDiagnoseOutputs } from "./Contract/DiagnoseContract.js"
 import { TracesGroup } from "./Contract/TracesContract.js"
+import { OtlpGroup } from "./Contract/OtlpContract.js"
 import { RunsGroup } from "./Contract/RunsContract.js"
 import { apiKeyRequirement, declareSecuritySchemes } from "./Contract/Security.js"
 import { CatalogueResponse, CompositionResponse, PatternRecord, PlaybooksResponse } from "./Catalogue/Resources.js"
@@ -168,6 +169,7 @@ export class Api extends HttpApi.make("pattern-analysis-service")
   .add(TracesGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(DiagnoseGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(RunsGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(OtlpGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(DocsGroup)
   .addError(InternalErrorWire)
   .annotate(OpenApi.Title, "pattern-analysis-service")

@@ -31,6 +31,21 @@ export { parseDuration } from "./Config/Settings.js"
 
 export type ProviderName = "anthropic" | "openai" | "local"
 
+/**
+ * SVC_OTLP_DIAGNOSE (DECISIONS §18): `failed` queues the traces that failed, `all` every trace,
+ * `sample` the failures and a share `rate` of the rest (by a hash of the trace id).
+ */
+export type OtlpDiagnose =
+  | { readonly _tag: "failed" }
+  | { readonly _tag: "all" }
+  | { readonly _tag: "sample"; readonly rate: number }
+
+const parseOtlpDiagnose = (text: string): Option.Option<OtlpDiagnose> => {
+  if (text === "failed" || text === "all") return Option.some({ _tag: text })
+  const rate = /^sample:(0(?:\.\d+)?|1(?:\.0+)?)$/.exec(text)?.[1]
+  return rate === undefined ? Option.none() : Option.some({ _tag: "sample", rate: Number(rate) })
+}
+
 export interface RateLimitSetting {
   readonly requests: number
   readonly windowSeconds: number
@@ -145,6 +160,25 @@ export interface AppConfigShape {
     readonly pool: number
     /** SVC_DATABASE_STATEMENT_TIMEOUT: a statement running longer is cancelled by PostgreSQL. */
     readonly statementTimeout: Duration.Duration
+  }
+  /** OTLP in (DECISIONS §18): spans kept per trace until it completes, then a run. */
+  readonly otlp: {
+    /** SVC_OTLP_DIAGNOSE: which complete traces are queued; the others are runs `skipped`. */
+    readonly diagnose: OtlpDiagnose
+    /** SVC_OTLP_QUIET_SECONDS: a trace whose root ended is complete after this long without a span. */
+    readonly quietSeconds: number
+    /** SVC_OTLP_MAX_AGE_SECONDS: a trace is complete this long after its first span, whatever came. */
+    readonly maxAgeSeconds: number
+    /** SVC_OTLP_RATE_LIMIT: spans (and log records) accepted per second per scope; none: off. */
+    readonly rateLimit: Option.Option<number>
+    /** SVC_OTLP_MAX_SPANS_PER_TRACE: spans kept per pending trace; past it they are refused in `partialSuccess`. */
+    readonly maxSpansPerTrace: number
+    /** SVC_OTLP_PENDING_BYTES_PER_SCOPE: bytes of pending spans one scope may hold; past it 429. */
+    readonly pendingBytesPerScope: number
+    /** SVC_OTLP_PENDING_BYTES: bytes of pending spans all scopes may hold; past it 429. */
+    readonly pendingBytes: number
+    /** OTEL_SERVICE_NAME (default `pattern-analysis-service`): this service's own spans, dropped on arrival (no loop). */
+    readonly ownServiceName: string
   }
   /** Shared state for several replicas (DECISIONS §15); none: everything stays in the process. */
   readonly redis: {
@@ -342,6 +376,22 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     databaseUrl: optionalCheckedSecret("SVC_DATABASE_URL", "a postgres:// or postgresql:// URL (unset: SQLite in SVC_HOME/svc.db)", isPostgresUrl),
     pool: integer("SVC_DATABASE_POOL", "an integer 1-1000", { min: 1, max: 1000 }).pipe(Config.withDefault(10)),
     statementTimeout: duration("SVC_DATABASE_STATEMENT_TIMEOUT", { examples: "30, 30s, 1500ms" }).pipe(Config.withDefault(Duration.seconds(30)))
+  }),
+  otlp: Config.all({
+    diagnose: setting("SVC_OTLP_DIAGNOSE", "failed, all or sample:<rate> with a rate 0-1", parseOtlpDiagnose).pipe(
+      Config.withDefault<OtlpDiagnose>({ _tag: "failed" })
+    ),
+    quietSeconds: integer("SVC_OTLP_QUIET_SECONDS", "an integer number of seconds 1-86400", { min: 1, max: 86_400 }).pipe(Config.withDefault(30)),
+    maxAgeSeconds: integer("SVC_OTLP_MAX_AGE_SECONDS", "an integer number of seconds 1-604800", { min: 1, max: 604_800 }).pipe(Config.withDefault(600)),
+    rateLimit: setting("SVC_OTLP_RATE_LIMIT", "a positive integer (spans per second per scope) or off", (text) =>
+      text === "off" ? Option.some(Option.none<number>()) : /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 1e9 ? Option.some(Option.some(Number(text))) : Option.none()
+    ).pipe(Config.withDefault(Option.some(20_000))),
+    maxSpansPerTrace: integer("SVC_OTLP_MAX_SPANS_PER_TRACE", "an integer 1-1000000", { min: 1, max: 1_000_000 }).pipe(Config.withDefault(10_000)),
+    pendingBytesPerScope: integer("SVC_OTLP_PENDING_BYTES_PER_SCOPE", "an integer number of bytes >= 1024", { min: 1024, max: 2 ** 40 }).pipe(
+      Config.withDefault(64 * MiB)
+    ),
+    pendingBytes: integer("SVC_OTLP_PENDING_BYTES", "an integer number of bytes >= 1024", { min: 1024, max: 2 ** 40 }).pipe(Config.withDefault(256 * MiB)),
+    ownServiceName: optionalText("OTEL_SERVICE_NAME").pipe(Config.map(Option.getOrElse(() => "pattern-analysis-service")))
   }),
   redis: Config.all({
     url: optionalCheckedSecret("SVC_REDIS_URL", "a redis:// or rediss:// URL", isRedisUrl),

@@ -18,10 +18,11 @@ import { ProbesHttpLive } from "./Surfaces/Rest/ProbesHttp.js"
 import { DiagnoseHttpLive } from "./Surfaces/Rest/DiagnoseHttp.js"
 import { McpHttpOnFirstUse } from "./Surfaces/Mcp/Entry.js"
 import { TracesHttpLive } from "./Surfaces/Rest/TracesHttp.js"
+import { OtlpHttpLive } from "./Surfaces/Rest/OtlpHttp.js"
 import { RunsHttpLive } from "./Surfaces/Rest/RunsHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, TracesHttpLive, DiagnoseHttpLive, RunsHttpLive, DocsHttpLive]),
+  Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, TracesHttpLive, DiagnoseHttpLive, RunsHttpLive, OtlpHttpLive, DocsHttpLive]),
   Layer.provide(AnalyzeRestLive)
 )
 

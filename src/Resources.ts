@@ -33,6 +33,8 @@ import { TraceReaderLive } from "./Intake/TraceReader.js"
 import { RunStoreAccessLive } from "./Store/RunStoreAccess.js"
 import { RunsServiceLive } from "./Runs/RunsService.js"
 import { RunWorkersLive } from "./Runs/Workers.js"
+import { OtlpAssemblyLive } from "./Otlp/Assembly.js"
+import { OtlpReceiverLive } from "./Otlp/Receiver.js"
 
 /** Where each kind of state lives, as the configuration says. */
 export const stateChoice = (config: AppConfigShape) => {
@@ -76,7 +78,11 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   const Tracker = RequestTrackerLive
   const Store = RunStoreAccessLive.pipe(Layer.provide(ConfigLive))
   const Workers = options.serving ? RunWorkersLive.pipe(Layer.provide([ConfigLive, Diagnoses, Cache, Readiness, Tracker])) : Layer.empty
-  const Runs = Layer.mergeAll(RunsServiceLive.pipe(Layer.provide([Scopes, Diagnoses, Cache])), Workers).pipe(Layer.provideMerge(Store))
+  const RunsServices = RunsServiceLive.pipe(Layer.provide([Scopes, Diagnoses, Cache]))
+  // OTLP in (DECISIONS §18): the receiver of every process that serves; `svc serve` also completes traces into runs
+  const Receiver = OtlpReceiverLive.pipe(Layer.provide([ConfigLive, Scopes, Redact]))
+  const Assembly = options.serving ? OtlpAssemblyLive.pipe(Layer.provide([ConfigLive, RunsServices])) : Layer.empty
+  const Runs = Layer.mergeAll(RunsServices, Workers, Receiver, Assembly).pipe(Layer.provideMerge(Store))
   const Keys = (options.serving ? ApiKeysLive : ApiKeysOnceLive).pipe(Layer.provide(ConfigLive))
   // The one guard of every surface (auth, roles, rate limit), with the keys and limiter it reads.
   const Guards = GuardsLive.pipe(Layer.provideMerge(Layer.mergeAll(Keys, Limiter, ErrorReportingLive.pipe(Layer.provide(ConfigLive)))), Layer.provide(ConfigLive))

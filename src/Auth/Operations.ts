@@ -39,6 +39,9 @@ export const requiredRole = (method: string, path: string): Role => {
   return "read"
 }
 
+/** The OTLP endpoints: limited in spans per second per scope by their receiver, not by the request limiter (DECISIONS §18). */
+const OTLP_ROUTES: ReadonlySet<string> = new Set(["/v1/traces", "/v1/logs", "/v1/metrics"])
+
 /** The operation of an HTTP request (its label built only when a refusal names it: not per request). */
 export const httpOperation = (method: string, path: string): Operation => ({
   get label() {
@@ -46,7 +49,7 @@ export const httpOperation = (method: string, path: string): Operation => ({
   },
   role: requiredRole(method, path),
   authenticated: !isAuthExempt(path),
-  counted: !OPEN.has(path)
+  counted: !OPEN.has(path) && !(method === "POST" && OTLP_ROUTES.has(path))
 })
 
 const local = (label: string, role: Role = "read"): Operation => ({ label, role, authenticated: true, counted: true })

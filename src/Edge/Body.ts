@@ -10,6 +10,7 @@
 import { Context, Effect, Predicate } from "effect"
 import { isUtf8 } from "node:buffer"
 import type { IncomingMessage } from "node:http"
+import { gunzip } from "node:zlib"
 import { Overloaded, RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_KEYS } from "../Config.js"
 import { readZip, type ZipEntry } from "./Zip.js"
@@ -170,13 +171,43 @@ export const overloaded = () =>
     retryAfterSeconds: 1
   })
 
-/** The 415 of a body in an encoding this service does not read (it reads bodies as sent). */
-export const encodingRefusal = (encoding: string | undefined): UnsupportedMediaType | null => {
+/** Whether a Content-Encoding is gzip (the one compression read, on the OTLP endpoints). */
+export const isGzip = (encoding: string | undefined): boolean => encoding?.trim().toLowerCase() === "gzip"
+
+/**
+ * The 415 of a body in an encoding this service does not read: bodies are read as sent, but for
+ * gzip on the OTLP endpoints (`gzip`: OTLP/HTTP's exporters compress with it).
+ */
+export const encodingRefusal = (encoding: string | undefined, gzip = false): UnsupportedMediaType | null => {
   if (encoding === undefined) return null
   const value = encoding.trim().toLowerCase()
-  if (value === "" || value === "identity") return null
+  if (value === "" || value === "identity" || (gzip && value === "gzip")) return null
   return new UnsupportedMediaType({
-    message: `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; send the body uncompressed`
+    message: gzip
+      ? `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; send gzip or the body uncompressed`
+      : `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; send the body uncompressed`
+  })
+}
+
+/**
+ * Inflates a gzip body under the body limit, which counts inflated bytes too (DECISIONS §18): zlib
+ * stops as soon as the output passes `limit`, so a small body that would inflate to gigabytes is
+ * refused after `limit` bytes, never held whole. The inflated bytes are reserved in the budget of
+ * bodies held at once. Off the event loop (zlib's thread pool).
+ */
+export const inflateBody = (
+  compressed: Uint8Array,
+  limit: number,
+  budget: { readonly reserve: (bytes: number) => boolean },
+  done: (outcome: BodyOutcome | { readonly _tag: "Undecodable" }) => void
+): void => {
+  gunzip(compressed, { maxOutputLength: limit }, (error, inflated) => {
+    if (error !== null) {
+      // ERR_BUFFER_TOO_LARGE: past maxOutputLength
+      return done(error instanceof RangeError || ("code" in error && error.code === "ERR_BUFFER_TOO_LARGE") ? { _tag: "TooLarge" } : { _tag: "Undecodable" })
+    }
+    if (!budget.reserve(inflated.byteLength)) return done({ _tag: "Overloaded" })
+    done({ _tag: "Read", bytes: new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.byteLength) })
   })
 }
 

@@ -19,11 +19,11 @@ import { Scopes } from "../Auth/Scopes.js"
 import { CachedReplies } from "../Cache/CachedReplies.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
-import { type ApiError, errorKinds, InternalError } from "../Errors.js"
+import { type ApiError, errorKinds, InternalError, ValidationError } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
-import { bodyTooLarge, encodingRefusal, InflightBudget, isJsonContentType, overloaded, readBody } from "./Body.js"
+import { bodyTooLarge, type BodyOutcome, encodingRefusal, InflightBudget, inflateBody, isGzip, isJsonContentType, overloaded, readBody } from "./Body.js"
 import { makeCors } from "./Cors.js"
 import { httpOperation } from "../Auth/Operations.js"
 import { type GuardOutcome, Guards } from "../Auth/Guards.js"
@@ -34,6 +34,7 @@ import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./Request
 import { requestIdFrom } from "./RequestContext.js"
 import { ANALYZE_PREFIX, DIAGNOSE_LABEL, DIAGNOSE_PATH, MCP_PATH, routeTemplate } from "./Routes.js"
 import { makeStaticResponses } from "./StaticResponses.js"
+import { encodingOf, OTLP_PATHS } from "../Otlp/Status.js"
 
 /** A node request handler. */
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
@@ -102,7 +103,7 @@ export const makeEdge = (
         ))
         if (!response.headersSent) {
           const reply = errorReply(new InternalError({ message: "the request failed unexpectedly; the request id identifies it in the logs" }))
-          send(response, reply.status, JSON_TYPE, reply.body, requestId, reply.headers, true)
+          send(response, reply.status, reply.contentType, reply.body, requestId, reply.headers, true)
         } else {
           response.destroy()
         }
@@ -141,6 +142,8 @@ export const makeEdge = (
         ? DIAGNOSE_LABEL
         : null
       const knownPattern = pattern !== null && slugs.has(pattern)
+      // OTLP's endpoints answer errors as a google.rpc.Status (DECISIONS §5), the edge's own refusals included
+      const otlp = OTLP_PATHS.has(path)
       // Prepared replies exist for the analyze endpoints of known patterns only, and for bodies
       // alone: options in the query change the answer, and hits are kept by body.
       const replyable = knownPattern && !(request.url ?? "").includes("?")
@@ -172,10 +175,10 @@ export const makeEdge = (
         if (pattern !== null) recordAnalysis({ surface: "rest", pattern, mode, status }, (performance.now() - startedAt) / 1000)
       }
       const refuse = (error: ApiError, close: boolean) => {
-        const reply = errorReply(error)
+        const reply = errorReply(error, otlp ? encodingOf(headerValue(request.headers, "content-type")) : undefined)
         const kind = errorKinds[error._tag].kind
         failure = { kind, message: error.message, pattern, mode: null }
-        send(response, reply.status, JSON_TYPE, reply.body, requestId, reply.headers, close)
+        send(response, reply.status, reply.contentType, reply.body, requestId, reply.headers, close)
         recordHere(kind)
       }
 
@@ -218,10 +221,11 @@ export const makeEdge = (
         // refused before a byte is read; the body is still coming, so the connection closes.
         const declared = Number(headerValue(request.headers, "content-length") ?? "0")
         if (!inflight.fits(Math.min(Number.isFinite(declared) ? declared : 0, limits.maxBodyBytes))) return refuse(overloaded(), true)
-        const unreadable = encodingRefusal(headerValue(request.headers, "content-encoding"))
+        const contentEncoding = headerValue(request.headers, "content-encoding")
+        const unreadable = encodingRefusal(contentEncoding, otlp)
         if (unreadable !== null) return refuse(unreadable, true)
         if (declared > limits.maxBodyBytes) return refuse(bodyTooLarge(limits.maxBodyBytes), true)
-        readBody(request, limits.maxBodyBytes, held, (outcome) => guard(response, requestId, () => {
+        const answer = (outcome: BodyOutcome) => {
           switch (outcome._tag) {
             case "TooLarge":
               return refuse(bodyTooLarge(limits.maxBodyBytes), !request.complete)
@@ -242,6 +246,16 @@ export const makeEdge = (
               return recordHere("cache_hit", hit.mode)
             }
           }
+        }
+        const gzipped = otlp && isGzip(contentEncoding)
+        readBody(request, limits.maxBodyBytes, held, (read) => guard(response, requestId, () => {
+          if (gzipped && read._tag === "Read") {
+            return inflateBody(read.bytes, limits.maxBodyBytes, held, (inflated) => guard(response, requestId, () => {
+              if (inflated._tag === "Undecodable") return refuse(new ValidationError({ message: "the body is not valid gzip (Content-Encoding: gzip)" }), false)
+              answer(inflated)
+            }))
+          }
+          answer(read)
         }))
       }
 

@@ -10,14 +10,18 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Cause, Effect, Option } from "effect"
 import { type ApiError, errorKinds, InternalError, MethodNotAllowed, NotFound, ValidationError } from "../Errors.js"
+import type { Encoding } from "../Otlp/Model.js"
+import { encodingOf, OTLP_PATHS } from "../Otlp/Status.js"
 import { errorReply, pathOf } from "./Replies.js"
 import { CurrentRequest, EdgeIncomingMessage, type EdgeRequest } from "./RequestContext.js"
 import { allowedMethods } from "./Routes.js"
 
-/** The JSON error response of an ApiError, with the headers its kind requires. */
-export const errorResponse = (error: ApiError): HttpServerResponse.HttpServerResponse => {
-  const reply = errorReply(error)
-  return HttpServerResponse.text(reply.body, { status: reply.status, contentType: "application/json", headers: reply.headers })
+/** The error response of an ApiError, with the headers its kind requires (a Status on the OTLP endpoints). */
+export const errorResponse = (error: ApiError, otlp?: Encoding): HttpServerResponse.HttpServerResponse => {
+  const reply = errorReply(error, otlp)
+  return typeof reply.body === "string"
+    ? HttpServerResponse.text(reply.body, { status: reply.status, contentType: reply.contentType, headers: reply.headers })
+    : HttpServerResponse.uint8Array(reply.body, { status: reply.status, contentType: reply.contentType, headers: reply.headers })
 }
 
 const isApiError = (u: unknown): u is ApiError =>
@@ -57,11 +61,12 @@ export const answerToFailure = (cause: Cause.Cause<unknown>, method: string, pat
   return { error, log }
 }
 
-const respondToFailure = (cause: Cause.Cause<unknown>, method: string, path: string, edge: EdgeRequest) => {
-  const answer = answerToFailure(cause, method, path, edge)
+const respondToFailure = (request: HttpServerRequest.HttpServerRequest, edge: EdgeRequest) => (cause: Cause.Cause<unknown>) => {
+  const path = pathOf(request.url)
+  const answer = answerToFailure(cause, request.method, path, edge)
   // The client went away; nobody reads this response.
   if (answer === undefined) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
-  const response = errorResponse(answer.error)
+  const response = errorResponse(answer.error, OTLP_PATHS.has(path) ? encodingOf(request.headers["content-type"]) : undefined)
   return answer.log === null ? Effect.succeed(response) : Effect.as(answer.log, response)
 }
 
@@ -72,7 +77,7 @@ export const behindEdge = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<ne
     const edge = incoming instanceof EdgeIncomingMessage ? incoming.edge : undefined
     if (edge === undefined) return Effect.die(new Error("a request reached the app without passing the edge"))
     return app.pipe(
-      Effect.catchAllCause((cause) => respondToFailure(cause, request.method, pathOf(request.url), edge)),
+      Effect.catchAllCause(respondToFailure(request, edge)),
       Effect.provideService(CurrentRequest, edge),
       Effect.annotateLogs("request_id", edge.requestId)
     )

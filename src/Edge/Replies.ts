@@ -5,6 +5,8 @@
 import type { ServerResponse } from "node:http"
 import { Effect } from "effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"
+import type { Encoding } from "../Otlp/Model.js"
+import { statusBody } from "../Otlp/Status.js"
 import { type HeaderBag, headerValue } from "./Headers.js"
 
 /** Applied to every response (CSP allows the self-hosted docs pages and nothing else). */
@@ -29,32 +31,39 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-store"
 }
 
-/** An error as it goes on the wire: status, the headers its kind requires, the JSON body. */
+/**
+ * An error as it goes on the wire: status, the headers its kind requires, the body: the JSON
+ * `{detail}`, or on the OTLP endpoints a `google.rpc.Status` in the request's encoding (§5).
+ */
 export interface ErrorReply {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string
+  readonly contentType: string
+  readonly body: string | Uint8Array
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = {}
 
 /** Writes an error reply as a whole response (headers already set on the response are kept). */
 export const writeErrorReply = (response: ServerResponse, error: ApiError): void => {
-  const { body, headers, status } = errorReply(error)
-  response.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  const { body, contentType, headers, status } = errorReply(error)
+  response.writeHead(status, { ...headers, "content-type": contentType, "content-length": Buffer.byteLength(body) })
   response.end(body)
 }
 
-export const errorReply = (error: ApiError): ErrorReply => {
+export const errorReply = (error: ApiError, otlp?: Encoding): ErrorReply => {
   const { kind, status } = errorKinds[error._tag]
-  const body = JSON.stringify(errorBody(kind, error.message))
+  const { body, contentType } = otlp === undefined
+    ? { body: JSON.stringify(errorBody(kind, error.message)), contentType: "application/json" }
+    : statusBody(status, error.message, otlp)
   switch (error._tag) {
     case "Unauthorized":
-      return { status, body, headers: { "www-authenticate": 'Bearer realm="svc"' } }
+      return { status, body, contentType, headers: { "www-authenticate": 'Bearer realm="svc"' } }
     case "RateLimited":
       return {
         status,
         body,
+        contentType,
         headers: {
           "retry-after": String(error.retryAfterSeconds),
           "x-ratelimit-limit": String(error.limit),
@@ -62,12 +71,12 @@ export const errorReply = (error: ApiError): ErrorReply => {
         }
       }
     case "MethodNotAllowed":
-      return { status, body, headers: { allow: error.allow } }
+      return { status, body, contentType, headers: { allow: error.allow } }
     case "Overloaded":
     case "StoreUnavailable":
-      return { status, body, headers: { "retry-after": String(error.retryAfterSeconds) } }
+      return { status, body, contentType, headers: { "retry-after": String(error.retryAfterSeconds) } }
     default:
-      return { status, body, headers: NO_HEADERS }
+      return { status, body, contentType, headers: NO_HEADERS }
   }
 }
 

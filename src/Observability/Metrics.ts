@@ -99,6 +99,21 @@ export const runQueueSeconds = Metric.histogram(
   "Time from a run's submission to a worker's first claim of it, in seconds."
 )
 
+export const otlpItemsTotal = Metric.counter("svc_otlp_items", {
+  description:
+    "OTLP items received, by signal (traces: spans, logs: log records, metrics: data points) and outcome: accepted (kept), rejected (refused in partialSuccess), late (after their trace completed), dropped (logs outside a GenAI trace, metrics), own (this service's own spans) (DECISIONS §18).",
+  incremental: true
+})
+
+export const otlpTracesTotal = Metric.counter("svc_otlp_traces", {
+  description: "OTLP traces completed, by outcome: queued, skipped (not_failed, sampled_out), no_agent (no GenAI, OpenInference or tool span), refused (the run could not be made).",
+  incremental: true
+})
+
+export const otlpPendingTraces = Metric.gauge("svc_otlp_pending_traces", {
+  description: "OTLP traces waiting to complete (all scopes), as last counted by this process."
+})
+
 const MAX_MODEL_LABELS = 32
 const modelLabels = new Set<string>()
 /** Model names come from requests: the first 32 distinct ones are labels, the rest are `other`. */
@@ -255,6 +270,22 @@ export const runMetrics = {
   ended: (status: "done" | "failed" | "skipped"): void => runCounter(status)(1),
   queued: (count: number): void => setQueued(count),
   waited: (seconds: number): void => queueHistogram(seconds)
+}
+
+const otlpItemCounter = memo((key: string) => {
+  const [signal = "", outcome = ""] = key.split(SEP)
+  return labelled(otlpItemsTotal, { signal, outcome })
+})
+const otlpTraceCounter = memo((outcome: string) => labelled(otlpTracesTotal, { outcome }))
+const setPendingTraces = labelled(otlpPendingTraces, {})
+
+/** The OTLP receiver's metrics (DECISIONS §18), updated in place. */
+export const otlpMetrics = {
+  items: (signal: "traces" | "logs" | "metrics", outcome: "accepted" | "rejected" | "late" | "dropped" | "own", count: number): void => {
+    if (count > 0) otlpItemCounter(`${signal}${SEP}${outcome}`)(count)
+  },
+  trace: (outcome: "queued" | "not_failed" | "sampled_out" | "no_agent" | "refused"): void => otlpTraceCounter(outcome)(1),
+  pending: (count: number): void => setPendingTraces(count)
 }
 
 /** Counts one HTTP response by method, route template and status code, in place. */

@@ -194,6 +194,14 @@ export interface RunReport {
 
 export type SubmitFailure = AdmitFailure | Conflict | StoreUnavailable
 
+/** A run made by the OTLP receiver from a complete trace (DECISIONS §18), not by a client's body. */
+export interface OtlpOrigin {
+  readonly source: "otlp"
+  readonly labels: Readonly<Record<string, string>>
+  /** Made skipped for this reason (not chosen for diagnosis: `not_failed`, `sampled_out`); absent: queued. */
+  readonly skipped?: typeof SkipReason.Type | undefined
+}
+
 export interface RunsServiceShape {
   /** The store, opened if it is not yet: a surface refuses with 503 before it reads a body (DECISIONS §16's order). */
   readonly ready: Effect.Effect<void, StoreUnavailable>
@@ -205,7 +213,8 @@ export interface RunsServiceShape {
     body: Record<string, unknown> | Array<unknown>,
     keyName: string | null,
     query?: QueryOptions,
-    text?: string
+    text?: string,
+    origin?: OtlpOrigin
   ) => Effect.Effect<SubmitOutcome, SubmitFailure>
   readonly list: (
     keyName: string | null,
@@ -254,10 +263,10 @@ export const RunsServiceLive = Layer.effect(
         return scoped === undefined ? Effect.fail(unverifiedCaller()) : Effect.succeed(scopeTokenOf(scoped.data))
       })
 
-    const submit: RunsServiceShape["submit"] = (body, keyName, query = NO_QUERY, text) =>
+    const submit: RunsServiceShape["submit"] = (body, keyName, query = NO_QUERY, text, origin) =>
       Effect.gen(function*() {
         const scope = yield* scopeOf(keyName)
-        const fields = yield* runFields(body)
+        const fields = origin === undefined ? yield* runFields(body) : { externalId: null, labels: origin.labels }
         const admitted = yield* diagnoses.admitEach(body, keyName, query)
         if (fields.externalId !== null && admitted.traces.length > 1) {
           return yield* new ValidationError({
@@ -285,7 +294,8 @@ export const RunsServiceLive = Layer.effect(
               traceId: request.trace.id,
               externalId: fields.externalId,
               labels: fields.labels,
-              source: "api",
+              source: origin?.source ?? "api",
+              skipped: origin?.skipped,
               dedupeKey: dedupeKeyOf(kept),
               request: JSON.stringify({ ...kept, key_name: keyName, redactions: request.redactions } satisfies StoredRequest),
               lines,

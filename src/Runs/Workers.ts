@@ -78,7 +78,11 @@ export const makeRunner = (
     const stored = readStoredRequest(claimed.request)
     if (Either.isLeft(stored)) return { _tag: "End", end: { status: "failed", error: { error: errorKinds.InternalError.kind, message: stored.left } } } satisfies RunResult
     const request = admittedOf(stored.right)
-    if (request.trace.content === "absent") return { _tag: "End", end: { status: "skipped", reason: "no_content" } } satisfies RunResult
+    if (request.trace.content === "absent") {
+      // no model call: the diagnose answers with the triage and every lens skipped (DECISIONS §18)
+      const { report } = yield* diagnoses.run(request, stored.right.key_name, `run:${claimed.id}`)
+      return { _tag: "End", end: { status: "skipped", reason: "no_content", report: { text: JSON.stringify(report), severity: report.severity } } } satisfies RunResult
+    }
     const estimate = estimateTokens(request.options.mode, traceCharsOf(request.trace)) * (request.options.patterns?.length ?? request.options.maxPatterns)
     if (dailyBudget !== undefined && !(yield* store.reserve(claimed.scope, startedAt, estimate, dailyBudget))) {
       return { _tag: "End", end: { status: "skipped", reason: "budget" } } satisfies RunResult

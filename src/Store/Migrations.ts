@@ -56,7 +56,48 @@ const runs = Effect.gen(function*() {
   )`
 })
 
+/**
+ * 2: OTLP's pending traces (DECISIONS §18): a row per (scope, trace id) with what completion needs
+ * (first and last arrival, whether the root ended, counts), claimed with a lease by one replica and
+ * kept after it became a run (late spans are counted against it); the spans themselves in groups
+ * of one request's spans of one trace, resource and instrumentation scope, keyed by a digest of
+ * the group so a batch sent again (the exporter's retry, through any replica) is kept once.
+ */
+const otlp = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE otlp_traces (
+    scope TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    key_name TEXT,
+    state TEXT NOT NULL,
+    first_at BIGINT NOT NULL,
+    last_at BIGINT NOT NULL,
+    rooted BIGINT NOT NULL DEFAULT 0,
+    spans BIGINT NOT NULL DEFAULT 0,
+    bytes BIGINT NOT NULL DEFAULT 0,
+    late BIGINT NOT NULL DEFAULT 0,
+    lease_owner TEXT,
+    lease_until BIGINT,
+    run_id TEXT,
+    done_at BIGINT,
+    PRIMARY KEY (scope, trace_id)
+  )`
+  // completion: open traces by their last arrival; retention: done ones by when
+  yield* sql`CREATE INDEX otlp_traces_due ON otlp_traces (state, last_at)`
+  yield* sql`CREATE INDEX otlp_traces_done ON otlp_traces (done_at)`
+  yield* sql`CREATE TABLE otlp_items (
+    scope TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    received_at BIGINT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (scope, trace_id, item_id)
+  )`
+})
+
 /** The migrations by `<id>_<name>`, for `Migrator.fromRecord`. */
 export const MIGRATIONS: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_runs": runs
+  "0001_runs": runs,
+  "0002_otlp": otlp
 }

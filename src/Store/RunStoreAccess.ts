@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { AppConfig, type AppConfigShape } from "../Config.js"
 import { StoreUnavailable } from "../Errors.js"
 import { countStoreError } from "../Observability/Metrics.js"
+import type { OtlpStoreShape } from "./Otlp.js"
 import type { RunStoreShape } from "./Runs.js"
 
 /** Seconds a client is told to wait before it tries the store again. */
@@ -20,6 +21,8 @@ const RETRY_AFTER_SECONDS = 5
 export interface RunStoreAccessShape {
   /** The store, opened on first use; fails while it cannot be opened. */
   readonly store: Effect.Effect<RunStoreShape, StoreUnavailable>
+  /** OTLP's pending traces, in the same database (opened with it). */
+  readonly otlp: Effect.Effect<OtlpStoreShape, StoreUnavailable>
   /** Whether the database exists already (runs may wait in it): the workers open it at start then. */
   readonly exists: () => boolean
   /** The store once something opened it (the workers of a new database wait for the first run). */
@@ -79,27 +82,31 @@ export const makeRunStoreAccess = (target: StoreTarget, scope: Scope.Scope): Eff
     const lock = yield* Effect.makeSemaphore(1)
     const ready = yield* Deferred.make<RunStoreShape>()
     let wake = yield* Deferred.make<void>()
-    let opened: RunStoreShape | undefined
+    let opened: { readonly runs: RunStoreShape; readonly otlp: OtlpStoreShape } | undefined
     const open = Effect.gen(function*() {
       if (opened !== undefined) return opened
       const child = yield* Scope.fork(scope, { _tag: "Sequential" })
       // loaded here: a service that never opens the store never parses @effect/sql or the driver
-      const [{ makeRunStore, RunStore }, { postgresLayer, sqliteLayer }] = yield* Effect.promise(() => Promise.all([import("./Runs.js"), import("./Sql.js")]))
+      const [{ makeRunStore, RunStore }, { makeOtlpStore, OtlpStore }, { postgresLayer, sqliteLayer }] = yield* Effect.promise(() =>
+        Promise.all([import("./Runs.js"), import("./Otlp.js"), import("./Sql.js")])
+      )
       const client = target._tag === "SQLite" ? sqliteLayer(target.file) : postgresLayer(target.url, target)
-      const layer = Layer.effect(RunStore, makeRunStore).pipe(Layer.provide(client))
+      const layer = Layer.merge(Layer.effect(RunStore, makeRunStore), Layer.effect(OtlpStore, makeOtlpStore)).pipe(Layer.provide(client))
       const built = yield* Effect.exit(Layer.buildWithScope(layer, child))
       if (Exit.isFailure(built)) {
         yield* Scope.close(child, built)
         // the failure itself (an Error with its driver cause), not the Cause around it: the log says why
         return yield* storeUnavailable("open", Cause.squash(built.cause))
       }
-      const store = Context.get(built.value, RunStore)
-      opened = store
-      yield* Deferred.succeed(ready, store)
-      return store
+      const stores = { runs: Context.get(built.value, RunStore), otlp: Context.get(built.value, OtlpStore) }
+      opened = stores
+      yield* Deferred.succeed(ready, stores.runs)
+      return stores
     })
+    const stores = Effect.suspend(() => (opened !== undefined ? Effect.succeed(opened) : lock.withPermits(1)(open)))
     return {
-      store: Effect.suspend(() => (opened !== undefined ? Effect.succeed(opened) : lock.withPermits(1)(open))),
+      store: Effect.map(stores, (both) => both.runs),
+      otlp: Effect.map(stores, (both) => both.otlp),
       // PostgreSQL always holds runs the workers may take; a SQLite file only once made
       exists: () => target._tag === "Postgres" || existsSync(target.file),
       whenOpen: Deferred.await(ready),

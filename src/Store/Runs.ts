@@ -11,7 +11,8 @@
  */
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Data, Effect, Option, Predicate, Schema } from "effect"
-import { RunStatus } from "../Contract/RunsContract.js"
+import { RunStatus, SkipReason } from "../Contract/RunsContract.js"
+import { integer, text } from "./Columns.js"
 import { cursorOf, readCursor } from "./Cursor.js"
 
 
@@ -47,6 +48,8 @@ export interface NewRun {
   /** The trace file's line of each event source, as JSON (SARIF's physical locations); null: unknown. */
   readonly lines: string | null
   readonly submittedAt: number
+  /** Made `skipped` for this reason instead of queued (OTLP's traces not chosen for diagnosis); retry queues it. */
+  readonly skipped?: typeof SkipReason.Type | undefined
 }
 
 /** A run as exported (`svc runs export`), to restore in another store. */
@@ -81,7 +84,8 @@ export type RunEnd =
     readonly cacheKeys: ReadonlyArray<string>
   }
   | { readonly status: "failed"; readonly error: { readonly error: string; readonly message: string } }
-  | { readonly status: "skipped"; readonly reason: string }
+  /** `no_content` keeps the triage report the diagnose made without a model call (DECISIONS §18). */
+  | { readonly status: "skipped"; readonly reason: string; readonly report?: { readonly text: string; readonly severity: string } | undefined }
 
 export interface RunFilter {
   readonly status?: RunStatus | undefined
@@ -168,22 +172,6 @@ const RUN_COLUMNS =
 const STORED_COLUMNS = `${RUN_COLUMNS}, dedupe_key, request, report, lines, patterns, cache_keys`
 
 const isStatus = Schema.is(RunStatus)
-
-const text = (row: Record<string, unknown>, key: string): string | null => {
-  const value = row[key]
-  return typeof value === "string" ? value : null
-}
-/** An integer column: a number, a bigint, or (PostgreSQL's BIGINT as the driver reads it) digits. */
-const integer = (row: Record<string, unknown>, key: string): number | null => {
-  const value = row[key]
-  return typeof value === "number"
-    ? value
-    : typeof value === "bigint"
-    ? Number(value)
-    : typeof value === "string" && /^-?\d+$/.test(value)
-    ? Number(value)
-    : null
-}
 
 /** A stored `labels` column: a JSON object of strings. */
 const labelsOf = (raw: string | null): Readonly<Record<string, string>> => {
@@ -294,8 +282,12 @@ export const makeRunStore = Effect.gen(function*() {
     Effect.gen(function*() {
       const same = yield* sameRun(run)
       if (same !== undefined) return { run: same, created: false }
-      const inserted = yield* sql`INSERT INTO runs (id, scope, status, trace_id, external_id, labels, source, submitted_at, dedupe_key, request, lines)
-        VALUES (${run.id}, ${run.scope}, 'queued', ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.submittedAt}, ${run.dedupeKey}, ${run.request}, ${run.lines})
+      const status: RunStatus = run.skipped === undefined ? "queued" : "skipped"
+      const reason: string | null = run.skipped ?? null
+      // a skipped run is finished when made: retention counts from then
+      const finishedAt = run.skipped === undefined ? null : run.submittedAt
+      const inserted = yield* sql`INSERT INTO runs (id, scope, status, reason, trace_id, external_id, labels, source, submitted_at, finished_at, dedupe_key, request, lines)
+        VALUES (${run.id}, ${run.scope}, ${status}, ${reason}, ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.submittedAt}, ${finishedAt}, ${run.dedupeKey}, ${run.request}, ${run.lines})
         ON CONFLICT DO NOTHING RETURNING id`
       if (inserted.length === 0) {
         // another submit of the same trace came first, or the external id names another trace's run
@@ -309,8 +301,8 @@ export const makeRunStore = Effect.gen(function*() {
       const created: RunRecord = {
         id: run.id,
         scope: run.scope,
-        status: "queued",
-        reason: null,
+        status,
+        reason,
         error: null,
         traceId: run.traceId,
         externalId: run.externalId,
@@ -319,7 +311,7 @@ export const makeRunStore = Effect.gen(function*() {
         attempts: 0,
         submittedAt: run.submittedAt,
         startedAt: null,
-        finishedAt: null,
+        finishedAt,
         severity: null
       }
       return { run: created, created: true }
@@ -390,6 +382,7 @@ export const makeRunStore = Effect.gen(function*() {
       ? sql`UPDATE runs SET status = 'failed', error_kind = ${end.error.error}, error_message = ${end.error.message}, finished_at = ${now},
               lease_owner = NULL, lease_until = NULL WHERE ${held} RETURNING id`
       : sql`UPDATE runs SET status = 'skipped', reason = ${end.reason}, finished_at = ${now},
+              report = ${end.report?.text ?? null}, severity = ${end.report?.severity ?? null},
               lease_owner = NULL, lease_until = NULL WHERE ${held} RETURNING id`
     return Effect.map(changed(statement), (count) => count > 0)
   }

@@ -125,7 +125,7 @@ const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
   ["Surfaces"],
   ["Resources"],
   ["Edge"],
-  ["Runs"],
+  ["Runs", "Otlp"],
   ["Diagnose"],
   ["Analysis"],
   ["Intake"],

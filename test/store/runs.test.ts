@@ -26,7 +26,7 @@ describe("the runs store (SQLite)", () => {
       const mode = yield* sql`PRAGMA journal_mode`
       expect(mode).toEqual([{ journal_mode: "wal" }])
       const applied = yield* sql`SELECT migration_id, name FROM svc_migrations ORDER BY migration_id`
-      expect(applied).toEqual([{ migration_id: 1, name: "runs" }])
+      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }])
       expect(statSync(file).isFile()).toBe(true)
     }))
 
@@ -52,19 +52,23 @@ describe("the runs store (SQLite)", () => {
       expect(existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0).toBe(0)
     }))
 
-  it.scoped("applies a migration added later to a database the first one made, once", () =>
+  it.scoped("applies the migrations added later to a database the first one made, once", () =>
     Effect.gen(function*() {
       const file = freshDatabase()
-      yield* Effect.scoped(Layer.build(sqliteLayer(file)))
+      const first = MIGRATIONS["0001_runs"]
+      if (first === undefined) throw new Error("the first migration is missing")
+      yield* Effect.scoped(Layer.build(sqliteLayer(file, { "0001_runs": first })))
       const later = {
         ...MIGRATIONS,
-        "0002_note": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE runs ADD COLUMN note TEXT`)
+        "0003_note": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE runs ADD COLUMN note TEXT`)
       }
       const sql = yield* openSql(file, later)
       const applied = yield* sql`SELECT migration_id, name FROM svc_migrations ORDER BY migration_id`
-      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "note" }])
+      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }, { migration_id: 3, name: "note" }])
       const columns = yield* sql`SELECT name FROM pragma_table_info('runs') WHERE name = 'note'`
       expect(columns).toHaveLength(1)
+      // the shipped later migration (0002, OTLP's pending traces) made its tables on the older database
+      expect(yield* sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('otlp_traces', 'otlp_items') ORDER BY name`).toEqual([{ name: "otlp_items" }, { name: "otlp_traces" }])
       // opened again: nothing runs twice
       yield* Effect.scoped(Layer.build(sqliteLayer(file, later)))
     }))

@@ -1,0 +1,239 @@
+/**
+ * OTLP traces completed and made runs (DECISIONS §18), by every `svc serve`: a trace is complete
+ * when its root ended and nothing arrived for SVC_OTLP_QUIET_SECONDS, or SVC_OTLP_MAX_AGE_SECONDS
+ * after its first span; one replica claims it with a lease (Store/Otlp.ts), reads its spans, and
+ * submits them as one run through RunsService (the runs' one path: admission, redaction, limits,
+ * the same run for the same trace), queued or `skipped` as SVC_OTLP_DIAGNOSE decides:
+ *
+ * - `failed` (default): queued when a span has an error status or an `exception` event, or the
+ *   root says `svc.diagnose=true`; else `skipped: not_failed`;
+ * - `all`: every trace queued;
+ * - `sample:<rate>`: failures, and the successes whose trace id hashes under the rate (the same
+ *   on every replica); else `skipped: sampled_out`.
+ *
+ * A skipped run is diagnosed on demand (retry). A trace with no GenAI, OpenInference or tool span
+ * (an instrumented web service's ordinary request) is no agent's run: it is counted and dropped.
+ * A replica that dies holding a claim leaves it to lapse; another claims it again, and the same
+ * trace submitted twice is the one run.
+ */
+import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { hostname } from "node:os"
+import { AppConfig, type OtlpDiagnose } from "../Config.js"
+import { NO_QUERY } from "../Intake/Intake.js"
+import { otlpMetrics } from "../Observability/Metrics.js"
+import { RunsService } from "../Runs/RunsService.js"
+import type { OtlpStoreShape, ClaimedTrace } from "../Store/Otlp.js"
+import { RunStoreAccess } from "../Store/RunStoreAccess.js"
+import type { AnyValue, KeyValue, LogRecord, Resource, Span } from "./Model.js"
+import { isLocalRoot, stringAttribute } from "./Receiver.js"
+
+/** Traces claimed per round; a claim lasts this long before another replica may take it. */
+const CLAIM_BATCH = 50
+const CLAIM_LEASE = Duration.seconds(60)
+/** Done traces are kept (late spans are counted against them) as long as runs are. */
+const DAY_MS = 86_400_000
+
+/** A group of spans as the receiver kept it. */
+interface SpanGroup {
+  readonly resource: Resource
+  readonly scope: unknown
+  readonly schemaUrl?: string
+  readonly spans?: ReadonlyArray<Span>
+  readonly logRecords?: ReadonlyArray<LogRecord>
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** What decides a trace's run: its root, whether it failed, its labels, whether it is an agent's. */
+export interface TraceSummary {
+  readonly failed: boolean
+  readonly agent: boolean
+  readonly labels: Readonly<Record<string, string>>
+}
+
+/** Attribute keys that make a span an agent's: GenAI, OpenInference, tool, Vercel AI, ADK, OpenLLMetry. */
+const AGENT_PREFIXES = ["gen_ai.", "llm.", "openinference.", "tool.", "ai.", "gcp.vertex.agent.", "traceloop."]
+const isAgentKey = (key: string): boolean => key === "input.value" || key === "output.value" || AGENT_PREFIXES.some((prefix) => key.startsWith(prefix))
+
+const truthy = (value: AnyValue | undefined): boolean =>
+  value !== undefined && (("boolValue" in value && value.boolValue) || ("stringValue" in value && value.stringValue.toLowerCase() === "true"))
+const attribute = (attributes: ReadonlyArray<KeyValue>, key: string): AnyValue | undefined => attributes.find((each) => each.key === key)?.value
+
+/**
+ * Reads a complete trace's spans (DECISIONS §18): its root is the span without a parent here (the
+ * earliest, when several), else the top ancestor present of its agent spans; labels come from the
+ * root's resource and the agent nearest the root.
+ */
+export const summarize = (spans: ReadonlyArray<{ readonly span: Span; readonly resource: Resource }>, logs: number): TraceSummary => {
+  const byId = new Map(spans.map((each) => [each.span.spanId, each]))
+  const agentSpans = spans.filter((each) => each.span.attributes.some((kv) => isAgentKey(kv.key)))
+  let failed = false
+  for (const { span } of spans) {
+    if (span.status?.code === 2 || span.events.some((event) => event.name === "exception")) failed = true
+  }
+  const topOf = (start: { readonly span: Span; readonly resource: Resource }) => {
+    let current = start
+    for (let hops = 0; hops < spans.length; hops++) {
+      const parent = current.span.parentSpanId === undefined || isLocalRoot(current.span) ? undefined : byId.get(current.span.parentSpanId)
+      if (parent === undefined) return current
+      current = parent
+    }
+    return current
+  }
+  const roots = spans.filter((each) => isLocalRoot(each.span)).sort((a, b) => (BigInt(a.span.startTimeUnixNano) < BigInt(b.span.startTimeUnixNano) ? -1 : 1))
+  const first = agentSpans[0]
+  const root = roots[0] ?? (first === undefined ? spans[0] : topOf(first))
+  if (root !== undefined && truthy(attribute(root.span.attributes, "svc.diagnose"))) failed = true
+  // the agent nearest the root: breadth first from it
+  let agent: string | undefined
+  if (root !== undefined) {
+    const children = new Map<string, Array<Span>>()
+    for (const { span } of spans) {
+      if (span.parentSpanId === undefined) continue
+      const list = children.get(span.parentSpanId)
+      if (list === undefined) children.set(span.parentSpanId, [span])
+      else list.push(span)
+    }
+    const queue: Array<Span> = [root.span]
+    for (let index = 0; index < queue.length && agent === undefined; index++) {
+      const span = queue[index]
+      if (span === undefined) break
+      agent = stringAttribute(span.attributes, "gen_ai.agent.name")
+      queue.push(...(children.get(span.spanId) ?? []))
+    }
+    agent ??= agentSpans.map((each) => stringAttribute(each.span.attributes, "gen_ai.agent.name")).find((name) => name !== undefined)
+  }
+  const resource = root?.resource.attributes ?? []
+  const labels: Record<string, string> = {}
+  const put = (key: string, value: string | undefined) => {
+    if (value !== undefined && value.length > 0) labels[key] = value.slice(0, 256)
+  }
+  put("service", stringAttribute(resource, "service.name"))
+  put("agent", agent)
+  put("version", stringAttribute(resource, "service.version"))
+  put("environment", stringAttribute(resource, "deployment.environment.name") ?? stringAttribute(resource, "deployment.environment"))
+  return { failed, agent: agentSpans.length > 0 || logs > 0, labels }
+}
+
+/** A trace id's place in [0, 1): the first 32 bits of its SHA-256 (the same on every replica). */
+export const sampleOf = (traceId: string): number => createHash("sha256").update(traceId).digest().readUInt32BE(0) / 2 ** 32
+
+/** Queued (undefined), or skipped for the reason SVC_OTLP_DIAGNOSE gives. */
+export const decide = (policy: OtlpDiagnose, failed: boolean, traceId: string): "not_failed" | "sampled_out" | undefined => {
+  if (failed || policy._tag === "all") return undefined
+  if (policy._tag === "failed") return "not_failed"
+  return sampleOf(traceId) < policy.rate ? undefined : "sampled_out"
+}
+
+/** A claimed trace's groups as the OTLP/JSON document the span readers take, and its summary. */
+export const documentOf = (groups: ReadonlyArray<{ readonly kind: string; readonly body: string }>) => {
+  const resourceSpans: Array<unknown> = []
+  const resourceLogs: Array<unknown> = []
+  const spans: Array<{ readonly span: Span; readonly resource: Resource }> = []
+  const seen = new Set<string>()
+  let logs = 0
+  for (const group of groups) {
+    const parsed: unknown = JSON.parse(group.body)
+    if (!isGroup(parsed)) continue
+    const scope = { scope: parsed.scope ?? undefined, schemaUrl: parsed.schemaUrl }
+    if (parsed.spans !== undefined) {
+      // a span sent twice in different batches (a retry re-batched) is kept once
+      const fresh: Array<Span> = []
+      for (const span of parsed.spans) {
+        if (seen.has(span.spanId)) continue
+        seen.add(span.spanId)
+        fresh.push(span)
+        spans.push({ span, resource: parsed.resource })
+      }
+      resourceSpans.push({ resource: parsed.resource, scopeSpans: [{ ...scope, spans: fresh }] })
+    }
+    if (parsed.logRecords !== undefined) {
+      logs += parsed.logRecords.length
+      resourceLogs.push({ resource: parsed.resource, scopeLogs: [{ ...scope, logRecords: parsed.logRecords }] })
+    }
+  }
+  return { document: { resourceSpans, resourceLogs }, spans, logs }
+}
+
+/** The groups this module reads were written by the receiver (Receiver.ts): their shape is checked, not trusted. */
+const isGroup = (value: unknown): value is SpanGroup =>
+  isRecord(value) && isRecord(value["resource"]) && Array.isArray(value["resource"]["attributes"]) &&
+  (Array.isArray(value["spans"]) || Array.isArray(value["logRecords"]))
+
+export const OtlpAssemblyLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const { otlp, runs: runSettings } = yield* AppConfig
+    const access = yield* RunStoreAccess
+    const runs = yield* RunsService
+    const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`
+    const quietMs = otlp.quietSeconds * 1000
+    const maxAgeMs = otlp.maxAgeSeconds * 1000
+
+    /** One claimed trace made a run (or dropped), and marked done. */
+    const assemble = (store: OtlpStoreShape, trace: ClaimedTrace) =>
+      Effect.gen(function*() {
+        const { document, logs, spans } = documentOf(yield* store.groups(trace.scope, trace.traceId))
+        const summary = summarize(spans, logs)
+        let runId: string | null = null
+        if (!summary.agent) {
+          otlpMetrics.trace("no_agent")
+        } else {
+          const skipped = decide(otlp.diagnose, summary.failed, trace.traceId)
+          const submitted = yield* runs.submit(document, trace.keyName, NO_QUERY, undefined, { source: "otlp", labels: summary.labels, skipped }).pipe(
+            Effect.map((outcome) => outcome.runs[0]?.id ?? null),
+            // the run cannot be made (the trace is over the limits, holds nothing readable, or its key
+            // is gone): dropped, and the log says why; an unavailable store leaves the claim to lapse
+            Effect.catchIf(
+              (error) => error._tag !== "StoreUnavailable",
+              (error) => Effect.as(Effect.logWarning("an OTLP trace could not become a run").pipe(Effect.annotateLogs({ trace_id: trace.traceId, reason: error.message })), null)
+            )
+          )
+          runId = submitted
+          otlpMetrics.trace(submitted === null ? "refused" : skipped ?? "queued")
+        }
+        const now = yield* Clock.currentTimeMillis
+        yield* store.complete(trace.scope, trace.traceId, owner, runId, now)
+      })
+
+    const round = (store: OtlpStoreShape) =>
+      Effect.gen(function*() {
+        for (;;) {
+          const now = yield* Clock.currentTimeMillis
+          const claimed = yield* store.claimComplete(owner, now, { quietMs, maxAgeMs, leaseMs: Duration.toMillis(CLAIM_LEASE), limit: CLAIM_BATCH })
+          for (const trace of claimed) yield* assemble(store, trace)
+          if (claimed.length < CLAIM_BATCH) return
+        }
+      })
+
+    const upkeep = (store: OtlpStoreShape) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        yield* store.purge(now - runSettings.retentionDays * DAY_MS)
+        otlpMetrics.pending(yield* store.pendingTraces)
+      })
+
+    // a trace is looked at within a third of its quiet window (at least every 5 s, at most 4 times a second)
+    const every = Duration.millis(Math.min(5_000, Math.max(250, Math.floor(quietMs / 3))))
+    const start = Effect.gen(function*() {
+      // the store once something opened it (the first OTLP request), or at once when it exists
+      yield* access.exists() ? access.store.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5)))) : access.whenOpen
+      const store = yield* access.otlp
+      yield* round(store).pipe(
+        Effect.catchAll((error) => Effect.logWarning("OTLP trace assembly failed; trying again", error)),
+        Effect.repeat(Schedule.spaced(every)),
+        Effect.forkScoped
+      )
+      yield* upkeep(store).pipe(
+        Effect.catchAll((error) => Effect.logWarning("OTLP upkeep failed", error)),
+        Effect.repeat(Schedule.spaced(Duration.minutes(1))),
+        Effect.forkScoped
+      )
+    })
+    yield* start.pipe(
+      Effect.tapErrorCause((cause) => Effect.logWarning("OTLP trace assembly could not start; trying again", cause)),
+      Effect.retry(Schedule.spaced(Duration.seconds(5))),
+      Effect.forkScoped
+    )
+  })
+)

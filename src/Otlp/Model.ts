@@ -1,0 +1,149 @@
+/**
+ * OTLP's messages as the receiver holds them (DECISIONS §18): the OTLP/JSON form, whichever
+ * encoding they arrived in. Protobuf is decoded into this form (Proto.ts) and JSON is checked into
+ * it (Json.ts), so both encodings of the same spans are the same objects from here on: the pending
+ * spans kept in the store are these, and a completed trace is handed to the span reader as an
+ * OTLP/JSON document (`resourceSpans`, `resourceLogs`), the format it already reads.
+ *
+ * The form's rules (OTLP/JSON): trace and span ids are lowercase hex (32 and 16 digits; empty when
+ * absent), 64-bit integers are decimal strings, enums are integers, field names lowerCamelCase.
+ * Absent optional fields are absent, not defaults.
+ */
+
+/** An attribute's value: one of OTLP's AnyValue cases (an empty object: no value). */
+export type AnyValue =
+  | { readonly stringValue: string }
+  | { readonly boolValue: boolean }
+  | { readonly intValue: string }
+  | { readonly doubleValue: number }
+  | { readonly arrayValue: { readonly values: ReadonlyArray<AnyValue> } }
+  | { readonly kvlistValue: { readonly values: ReadonlyArray<KeyValue> } }
+  /** Base64, as OTLP/JSON writes bytes. */
+  | { readonly bytesValue: string }
+  | Readonly<Record<string, never>>
+
+export interface KeyValue {
+  readonly key: string
+  readonly value: AnyValue
+}
+
+export interface Resource {
+  readonly attributes: ReadonlyArray<KeyValue>
+  readonly droppedAttributesCount?: number
+}
+
+export interface InstrumentationScope {
+  readonly name: string
+  readonly version?: string
+  readonly attributes?: ReadonlyArray<KeyValue>
+}
+
+export interface SpanEvent {
+  readonly timeUnixNano: string
+  readonly name: string
+  readonly attributes: ReadonlyArray<KeyValue>
+  readonly droppedAttributesCount?: number
+}
+
+export interface SpanLink {
+  readonly traceId: string
+  readonly spanId: string
+  readonly traceState?: string
+  readonly attributes: ReadonlyArray<KeyValue>
+  readonly flags?: number
+}
+
+export interface SpanStatus {
+  /** 0 unset, 1 ok, 2 error. */
+  readonly code?: number
+  readonly message?: string
+}
+
+export interface Span {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId?: string
+  readonly traceState?: string
+  /** W3C trace flags in bits 0-7; bits 8 and 9: whether the parent is known to be remote, and is. */
+  readonly flags?: number
+  readonly name: string
+  /** 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  readonly kind?: number
+  readonly startTimeUnixNano: string
+  readonly endTimeUnixNano: string
+  readonly attributes: ReadonlyArray<KeyValue>
+  readonly droppedAttributesCount?: number
+  readonly events: ReadonlyArray<SpanEvent>
+  readonly droppedEventsCount?: number
+  readonly links: ReadonlyArray<SpanLink>
+  readonly droppedLinksCount?: number
+  readonly status?: SpanStatus
+}
+
+export interface ScopeSpans {
+  readonly scope?: InstrumentationScope
+  readonly spans: ReadonlyArray<Span>
+  readonly schemaUrl?: string
+}
+
+export interface ResourceSpans {
+  readonly resource?: Resource
+  readonly scopeSpans: ReadonlyArray<ScopeSpans>
+  readonly schemaUrl?: string
+}
+
+/** `ExportTraceServiceRequest`. */
+export interface TracesRequest {
+  readonly resourceSpans: ReadonlyArray<ResourceSpans>
+}
+
+export interface LogRecord {
+  readonly timeUnixNano?: string
+  readonly observedTimeUnixNano?: string
+  readonly severityNumber?: number
+  readonly severityText?: string
+  readonly body?: AnyValue
+  readonly attributes: ReadonlyArray<KeyValue>
+  readonly droppedAttributesCount?: number
+  readonly flags?: number
+  /** Empty when the record has no trace context. */
+  readonly traceId: string
+  readonly spanId: string
+  readonly eventName?: string
+}
+
+export interface ScopeLogs {
+  readonly scope?: InstrumentationScope
+  readonly logRecords: ReadonlyArray<LogRecord>
+  readonly schemaUrl?: string
+}
+
+export interface ResourceLogs {
+  readonly resource?: Resource
+  readonly scopeLogs: ReadonlyArray<ScopeLogs>
+  readonly schemaUrl?: string
+}
+
+/** `ExportLogsServiceRequest`. */
+export interface LogsRequest {
+  readonly resourceLogs: ReadonlyArray<ResourceLogs>
+}
+
+/** `ExportMetricsServiceRequest`, as far as the receiver reads it: metrics are counted and discarded. */
+export interface MetricsRequest {
+  readonly dataPoints: number
+}
+
+/** The `partialSuccess` of an `Export…ServiceResponse`: what was refused, and why. */
+export interface PartialSuccess {
+  /** Spans, log records or data points refused. */
+  readonly rejected: number
+  /** Empty when nothing was refused. */
+  readonly errorMessage: string
+}
+
+/** The three OTLP/HTTP signals. */
+export type Signal = "traces" | "logs" | "metrics"
+
+/** The encodings OTLP/HTTP speaks: its protobuf binary, and OTLP/JSON. */
+export type Encoding = "protobuf" | "json"

@@ -1,0 +1,355 @@
+/**
+ * The OTLP receiver (DECISIONS §18): one effect per export request, whichever encoding it came in.
+ *
+ *   decode (protobuf or OTLP/JSON, into Model's one form) → this service's own spans and logs
+ *   outside a GenAI trace dropped → spans with invalid ids refused → spans per second per scope
+ *   (SVC_OTLP_RATE_LIMIT, 429) → the store (503) → pending bytes (SVC_OTLP_PENDING_BYTES[_PER_SCOPE],
+ *   429) → spans per trace (SVC_OTLP_MAX_SPANS_PER_TRACE, refused in partialSuccess) → redaction
+ *   (§20) → kept, per trace, in the store → 200 with what was refused.
+ *
+ * A 200 means the batch is in the store: the answer is written after the store's statements return.
+ * Traces are completed and made runs by Assembly.ts.
+ */
+import { Clock, Context, Effect, Either, Layer, Option } from "effect"
+import { createHash } from "node:crypto"
+import { scopeTokenOf, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
+import { AppConfig } from "../Config.js"
+import { type InternalError, RateLimited, type StoreUnavailable, ValidationError } from "../Errors.js"
+import { otlpMetrics } from "../Observability/Metrics.js"
+import { Redaction } from "../Redaction/Redaction.js"
+import type { RedactionPass } from "../Redaction/Redactor.js"
+import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
+import type { OtlpStoreShape, PendingGroup, PendingTrace } from "../Store/Otlp.js"
+import { readLogsJson, readMetricsJson, readTracesJson } from "./Json.js"
+import type { AnyValue, KeyValue, LogRecord, PartialSuccess, Resource, Signal, Span } from "./Model.js"
+import { SpanRateLimiter } from "./SpanRate.js"
+
+export type ReceiveFailure = ValidationError | RateLimited | StoreUnavailable | InternalError
+
+export interface OtlpReceiverShape {
+  /** The store, opened if it is not yet: 503 before the body is read further (DECISIONS §16's order). */
+  readonly ready: Effect.Effect<void, StoreUnavailable>
+  /** One export request's body, decoded, checked and kept; what was refused (null: nothing). */
+  readonly receive: (signal: Signal, body: OtlpBody, keyName: string | null) => Effect.Effect<PartialSuccess | null, ReceiveFailure>
+}
+
+/** An export request's body as the surface read it: OTLP/JSON parsed (under the JSON bounds), or protobuf bytes. */
+export type OtlpBody =
+  | { readonly encoding: "json"; readonly value: unknown }
+  | { readonly encoding: "protobuf"; readonly bytes: Uint8Array }
+
+export class OtlpReceiver extends Context.Tag("OtlpReceiver")<OtlpReceiver, OtlpReceiverShape>() {}
+
+const TRACE_ID = /^[0-9a-f]{32}$/
+const SPAN_ID = /^[0-9a-f]{16}$/
+const ZERO_TRACE = "0".repeat(32)
+const ZERO_SPAN = "0".repeat(16)
+/** `flags` bits 8 and 9: the parent's remoteness is known, and it is remote (a local root). */
+const PARENT_IS_REMOTE = 0x300
+
+/** The log records kept: GenAI message and evaluation events (DECISIONS §18); others are dropped. */
+const GENAI_EVENTS: ReadonlySet<string> = new Set([
+  "gen_ai.system.message",
+  "gen_ai.user.message",
+  "gen_ai.assistant.message",
+  "gen_ai.tool.message",
+  "gen_ai.choice",
+  "gen_ai.client.inference.operation.details",
+  "gen_ai.evaluation.result"
+])
+
+/** An attribute's string value, if it has one. */
+export const stringAttribute = (attributes: ReadonlyArray<KeyValue> | undefined, key: string): string | undefined => {
+  if (attributes === undefined) return undefined
+  for (const attribute of attributes) {
+    if (attribute.key === key && "stringValue" in attribute.value) return attribute.value.stringValue
+  }
+  return undefined
+}
+
+/** A log record's event name: OTLP's `eventName`, else the `event.name` attribute (GenAI instrumentations write either). */
+const eventNameOf = (record: LogRecord): string | undefined => record.eventName ?? stringAttribute(record.attributes, "event.name")
+
+/** Whether a span is its trace's root here: no parent, or a parent in another service. */
+export const isLocalRoot = (span: Span): boolean =>
+  span.parentSpanId === undefined || span.parentSpanId === "" || ((span.flags ?? 0) & PARENT_IS_REMOTE) === PARENT_IS_REMOTE
+
+
+// ---------------------------------------------------------------------------------------------
+// Redaction of the values a span carries (DECISIONS §20): every string value of attributes, event
+// and log attributes and bodies, and status messages; never ids, names, times or keys.
+
+const redactValue = (value: AnyValue, pass: RedactionPass): AnyValue => {
+  if ("stringValue" in value) return { stringValue: pass.text(value.stringValue) }
+  if ("arrayValue" in value) return { arrayValue: { values: value.arrayValue.values.map((item) => redactValue(item, pass)) } }
+  if ("kvlistValue" in value) return { kvlistValue: { values: redactAttributes(value.kvlistValue.values, pass) } }
+  return value
+}
+const redactAttributes = (attributes: ReadonlyArray<KeyValue>, pass: RedactionPass): ReadonlyArray<KeyValue> =>
+  attributes.map((attribute) => ({ key: attribute.key, value: redactValue(attribute.value, pass) }))
+const redactSpan = (span: Span, pass: RedactionPass): Span => ({
+  ...span,
+  attributes: redactAttributes(span.attributes, pass),
+  events: span.events.map((event) => ({ ...event, attributes: redactAttributes(event.attributes, pass) })),
+  links: span.links.map((link) => ({ ...link, attributes: redactAttributes(link.attributes, pass) })),
+  ...(span.status?.message === undefined ? {} : { status: { ...span.status, message: pass.text(span.status.message) } })
+})
+const redactLog = (record: LogRecord, pass: RedactionPass): LogRecord => ({
+  ...record,
+  attributes: redactAttributes(record.attributes, pass),
+  ...(record.body === undefined ? {} : { body: redactValue(record.body, pass) })
+})
+const redactResource = (resource: Resource | undefined, pass: RedactionPass): Resource | undefined =>
+  resource === undefined ? undefined : { ...resource, attributes: redactAttributes(resource.attributes, pass) }
+
+// ---------------------------------------------------------------------------------------------
+// A batch, flattened: each span or record with its resource and instrumentation scope (by index,
+// so a group is made of the ones that share both).
+
+interface Located<A> {
+  readonly item: A
+  readonly traceId: string
+  /** Index of its resource group and scope group in the request. */
+  readonly resource: number
+  readonly scope: number
+}
+
+interface Flattened<A> {
+  readonly items: Array<Located<A>>
+  readonly resources: Array<Resource | undefined>
+  readonly scopes: Array<{ readonly scope: unknown; readonly schemaUrl?: string | undefined }>
+  /** Items refused for an invalid id, dropped as this service's own, or dropped as not GenAI. */
+  invalid: number
+  own: number
+  dropped: number
+}
+
+const validIds = (traceId: string, spanId: string): boolean =>
+  TRACE_ID.test(traceId) && traceId !== ZERO_TRACE && SPAN_ID.test(spanId) && spanId !== ZERO_SPAN
+
+const message = (parts: ReadonlyArray<string>): string => parts.join("; ")
+
+export const OtlpReceiverLive = Layer.effect(
+  OtlpReceiver,
+  Effect.gen(function*() {
+    const { otlp } = yield* AppConfig
+    const access = yield* RunStoreAccess
+    const scopes = yield* Scopes
+    const redaction = yield* Redaction
+    const limiter = Option.map(otlp.rateLimit, (rate) => new SpanRateLimiter(rate))
+    // the protobuf codec, loaded on the first protobuf request: the service starts without protobufjs
+    const protobufCodec = yield* Effect.cached(Effect.promise(() => import("./Proto.js")))
+    /** Pending bytes as last read from the store, with what this process added since (read at most once a second). */
+    let pending: { at: number; all: number; byScope: Map<string, number> } = { at: Number.NEGATIVE_INFINITY, all: 0, byScope: new Map() }
+    const PENDING_FRESH_MS = 1_000
+
+    /** A body decoded by `read` (JSON) or `codec` (protobuf); 400 naming what is wrong. */
+    const decode = <A>(
+      signal: Signal,
+      body: OtlpBody,
+      read: (value: unknown) => Either.Either<A, string>,
+      codec: (proto: typeof import("./Proto.js"), bytes: Uint8Array) => Either.Either<A, string>
+    ) =>
+      Effect.gen(function*() {
+        const decoded = body.encoding === "json" ? read(body.value) : codec(yield* protobufCodec, body.bytes)
+        return Either.isLeft(decoded)
+          ? yield* new ValidationError({ message: `the body is not an OTLP ${signal} export request: ${decoded.left}` })
+          : decoded.right
+      })
+
+    /** The spans of a traces request, located; own and invalid ones counted out. */
+    const flattenSpans = (request: { readonly resourceSpans: ReadonlyArray<{ readonly resource?: Resource | undefined; readonly scopeSpans: ReadonlyArray<{ readonly scope?: unknown; readonly spans: ReadonlyArray<Span>; readonly schemaUrl?: string | undefined }> }> }): Flattened<Span> => {
+      const out: Flattened<Span> = { items: [], resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
+      for (const group of request.resourceSpans) {
+        const own = stringAttribute(group.resource?.attributes, "service.name") === otlp.ownServiceName
+        const resource = out.resources.push(group.resource) - 1
+        for (const scoped of group.scopeSpans) {
+          if (own) {
+            out.own += scoped.spans.length
+            continue
+          }
+          const scope = out.scopes.push({ scope: scoped.scope, schemaUrl: scoped.schemaUrl }) - 1
+          for (const span of scoped.spans) {
+            if (validIds(span.traceId, span.spanId)) out.items.push({ item: span, traceId: span.traceId, resource, scope })
+            else out.invalid++
+          }
+        }
+      }
+      return out
+    }
+
+    /** The log records of a logs request, located; those outside a GenAI trace dropped. */
+    const flattenLogs = (request: { readonly resourceLogs: ReadonlyArray<{ readonly resource?: Resource | undefined; readonly scopeLogs: ReadonlyArray<{ readonly scope?: unknown; readonly logRecords: ReadonlyArray<LogRecord>; readonly schemaUrl?: string | undefined }> }> }): Flattened<LogRecord> => {
+      const out: Flattened<LogRecord> = { items: [], resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
+      for (const group of request.resourceLogs) {
+        const own = stringAttribute(group.resource?.attributes, "service.name") === otlp.ownServiceName
+        const resource = out.resources.push(group.resource) - 1
+        for (const scoped of group.scopeLogs) {
+          if (own) {
+            out.own += scoped.logRecords.length
+            continue
+          }
+          const scope = out.scopes.push({ scope: scoped.scope, schemaUrl: scoped.schemaUrl }) - 1
+          for (const record of scoped.logRecords) {
+            const name = eventNameOf(record)
+            if (!TRACE_ID.test(record.traceId) || record.traceId === ZERO_TRACE || name === undefined || !GENAI_EVENTS.has(name)) out.dropped++
+            else out.items.push({ item: record, traceId: record.traceId, resource, scope })
+          }
+        }
+      }
+      return out
+    }
+
+    const pendingBytes = (store: OtlpStoreShape, scope: string, now: number) =>
+      Effect.gen(function*() {
+        if (now - pending.at > PENDING_FRESH_MS || !pending.byScope.has(scope)) {
+          const read = yield* store.pendingBytes(scope)
+          const byScope = now - pending.at > PENDING_FRESH_MS ? new Map<string, number>() : pending.byScope
+          byScope.set(scope, read.scope)
+          pending = { at: now, all: read.all, byScope }
+        }
+        return { all: pending.all, scope: pending.byScope.get(scope) ?? 0 }
+      })
+
+    /** How a batch's items of one signal are kept: redacted, and which of them is a trace's root. */
+    interface ItemKind<A> {
+      readonly signal: "traces" | "logs"
+      readonly kind: PendingGroup["kind"]
+      readonly noun: string
+      readonly redact: (item: A, pass: RedactionPass) => A
+      readonly isRoot: (item: A) => boolean
+    }
+    const SPANS: ItemKind<Span> = { signal: "traces", kind: "spans", noun: "spans", redact: redactSpan, isRoot: isLocalRoot }
+    const LOGS: ItemKind<LogRecord> = { signal: "logs", kind: "logs", noun: "log records", redact: redactLog, isRoot: () => false }
+
+    /** Keeps a flattened batch: limits, per-trace groups, redaction, the store; what was refused. */
+    const keep = <A>(flat: Flattened<A>, of: ItemKind<A>, scope: string, keyName: string | null) =>
+      Effect.gen(function*() {
+        otlpMetrics.items(of.signal, "own", flat.own)
+        otlpMetrics.items(of.signal, "dropped", flat.dropped)
+        const refusals: Array<string> = []
+        let rejected = flat.invalid
+        if (flat.invalid > 0) refusals.push(`${flat.invalid} ${of.noun} with an invalid trace or span id`)
+        if (flat.items.length === 0) {
+          otlpMetrics.items(of.signal, "rejected", rejected)
+          return rejected === 0 ? null : { rejected, errorMessage: message(refusals) }
+        }
+
+        const now = yield* Clock.currentTimeMillis
+        if (Option.isSome(limiter)) {
+          const wait = limiter.value.take(scope, flat.items.length, now)
+          if (wait > 0) {
+            return yield* new RateLimited({
+              message: `this scope sends more than SVC_OTLP_RATE_LIMIT=${limiter.value.rate} spans per second; retry after ${wait} s`,
+              retryAfterSeconds: wait,
+              limit: limiter.value.rate
+            })
+          }
+        }
+
+        const store = yield* access.otlp
+        // by trace, in arrival order
+        const byTrace = new Map<string, Array<Located<A>>>()
+        for (const located of flat.items) {
+          const list = byTrace.get(located.traceId)
+          if (list === undefined) byTrace.set(located.traceId, [located])
+          else list.push(located)
+        }
+        const known = yield* inStore("otlp", store.known(scope, Array.from(byTrace.keys())))
+        const redactor = yield* redaction.forKey(keyName)
+        const pass = redactor.enabled ? redactor.pass() : undefined
+        const resources = flat.resources.map((resource) => (pass === undefined ? resource : redactResource(resource, pass)))
+
+        const traces: Array<PendingTrace> = []
+        let over = 0
+        let batchBytes = 0
+        for (const [traceId, located] of byTrace) {
+          const before = known.get(traceId)
+          // a trace no longer open takes nothing: all of it is late, counted by the store
+          const room = before === undefined || before.state === "open" ? Math.max(0, otlp.maxSpansPerTrace - (before?.items ?? 0)) : located.length
+          const kept = located.length > room ? located.slice(0, room) : located
+          over += located.length - kept.length
+          if (kept.length === 0) continue
+          // one group per resource and instrumentation scope, in the order they came
+          const grouped = new Map<number, { resource: number; scope: number; items: Array<A> }>()
+          let rooted = false
+          for (const each of kept) {
+            const key = each.resource * 65_536 + each.scope
+            let group = grouped.get(key)
+            if (group === undefined) {
+              group = { resource: each.resource, scope: each.scope, items: [] }
+              grouped.set(key, group)
+            }
+            if (of.isRoot(each.item)) rooted = true
+            group.items.push(pass === undefined ? each.item : of.redact(each.item, pass))
+          }
+          const groups: Array<PendingGroup> = []
+          for (const group of grouped.values()) {
+            const scoped = flat.scopes[group.scope]
+            const body = JSON.stringify({
+              resource: resources[group.resource] ?? { attributes: [] },
+              scope: scoped?.scope ?? null,
+              schemaUrl: scoped?.schemaUrl,
+              [of.kind === "spans" ? "spans" : "logRecords"]: group.items
+            })
+            batchBytes += body.length
+            groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body })
+          }
+          traces.push({ traceId, rooted, items: kept.length, groups })
+        }
+        if (over > 0) refusals.push(`${over} past SVC_OTLP_MAX_SPANS_PER_TRACE=${otlp.maxSpansPerTrace} for their trace`)
+        rejected += over
+
+        const held = yield* inStore("otlp", pendingBytes(store, scope, now))
+        const overAll = held.all + batchBytes > otlp.pendingBytes
+        if (overAll || held.scope + batchBytes > otlp.pendingBytesPerScope) {
+          const which = overAll ? `SVC_OTLP_PENDING_BYTES=${otlp.pendingBytes}` : `SVC_OTLP_PENDING_BYTES_PER_SCOPE=${otlp.pendingBytesPerScope}`
+          const retryAfterSeconds = Math.min(otlp.quietSeconds, 30)
+          return yield* new RateLimited({
+            message: `pending spans would pass ${which} bytes until their traces complete; retry after ${retryAfterSeconds} s`,
+            retryAfterSeconds,
+            limit: overAll ? otlp.pendingBytes : otlp.pendingBytesPerScope
+          })
+        }
+
+        const states = yield* inStore("otlp", store.add(scope, keyName, now, traces))
+        let late = 0
+        const lateTraces: Array<string> = []
+        for (const trace of traces) {
+          const state = states.get(trace.traceId)
+          if (state === undefined || state.state === "open") continue
+          late += trace.items
+          if (lateTraces.length < 3) lateTraces.push(`${trace.traceId}${state.runId === null ? "" : ` (run ${state.runId})`}`)
+        }
+        pending.all += batchBytes
+        pending.byScope.set(scope, (pending.byScope.get(scope) ?? 0) + batchBytes)
+        if (late > 0) refusals.push(`${late} arrived after their trace completed: ${lateTraces.join(", ")}`)
+        otlpMetrics.items(of.signal, "late", late)
+        otlpMetrics.items(of.signal, "rejected", rejected)
+        otlpMetrics.items(of.signal, "accepted", flat.items.length - over - late)
+        rejected += late
+        return rejected === 0 ? null : { rejected, errorMessage: message(refusals) }
+      })
+
+    const receive: OtlpReceiverShape["receive"] = (signal, body, keyName) =>
+      Effect.gen(function*() {
+        const scoped = scopes.of(keyName)
+        if (scoped === undefined) return yield* unverifiedCaller()
+        const scope = scopeTokenOf(scoped.data)
+        switch (signal) {
+          case "metrics": {
+            // accepted and discarded (DECISIONS §18)
+            const metrics = yield* decode(signal, body, readMetricsJson, (proto, body) => proto.decodeMetrics(body))
+            otlpMetrics.items("metrics", "dropped", metrics.dataPoints)
+            return null
+          }
+          case "traces":
+            return yield* keep(flattenSpans(yield* decode(signal, body, readTracesJson, (proto, body) => proto.decodeTraces(body))), SPANS, scope, keyName)
+          case "logs":
+            return yield* keep(flattenLogs(yield* decode(signal, body, readLogsJson, (proto, body) => proto.decodeLogs(body))), LOGS, scope, keyName)
+        }
+      })
+
+    return { ready: Effect.asVoid(access.otlp), receive }
+  })
+)

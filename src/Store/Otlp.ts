@@ -1,0 +1,234 @@
+/**
+ * OTLP's pending traces in the store (DECISIONS §18), beside the runs and in the same database
+ * (Migrations.ts 0002): spans are kept per (scope, trace id) until the trace is complete, one
+ * replica claims its completion with a lease, and the trace is marked done with the run it became.
+ *
+ * No transaction (Sql.ts: the store runs none): a batch is written as one upsert of its traces'
+ * rows, then one insert of its span groups for the traces still open. A group's key is a digest
+ * of its text, so a batch sent again (the exporter retries what got no 200, through any replica)
+ * adds nothing; a crash between the two statements leaves at most a trace row whose spans the
+ * retry brings. A trace claimed or done when a batch arrives gets none of its spans: they are
+ * late, counted on the trace's row and answered as refused.
+ */
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Context, Effect, Predicate } from "effect"
+import { integer, text } from "./Columns.js"
+
+/** A batch's spans of one trace, grouped by resource and instrumentation scope. */
+export interface PendingTrace {
+  readonly traceId: string
+  /** Whether the batch holds the trace's root: a span without a parent, or whose parent is remote. */
+  readonly rooted: boolean
+  /** Spans and log records in the groups. */
+  readonly items: number
+  readonly groups: ReadonlyArray<PendingGroup>
+}
+
+export interface PendingGroup {
+  /** A digest of `body`: the same group sent again is kept once. */
+  readonly id: string
+  readonly kind: "spans" | "logs"
+  /** `{resource, scope, spans | logRecords}` as OTLP/JSON text. */
+  readonly body: string
+}
+
+/** What the store knew of a trace before a batch. */
+export interface KnownTrace {
+  readonly state: TraceState
+  readonly items: number
+  readonly runId: string | null
+}
+
+export type TraceState = "open" | "claimed" | "done"
+
+/** A trace claimed for completion. */
+export interface ClaimedTrace {
+  readonly scope: string
+  readonly traceId: string
+  /** The key whose batch opened it (the run is submitted in its name); null with auth off. */
+  readonly keyName: string | null
+  readonly firstAt: number
+  readonly late: number
+}
+
+export interface OtlpStoreShape {
+  /** Bytes of pending spans: all scopes', and `scope`'s. */
+  readonly pendingBytes: (scope: string) => Effect.Effect<{ readonly all: number; readonly scope: number }, SqlError.SqlError>
+  /** What is known of these traces of a scope. */
+  readonly known: (scope: string, traceIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, KnownTrace>, SqlError.SqlError>
+  /**
+   * Adds a batch's traces: each open one's arrival recorded and its groups kept; the state each
+   * trace was in (a trace not open took none: its spans are late, counted on its row).
+   */
+  readonly add: (
+    scope: string,
+    keyName: string | null,
+    now: number,
+    traces: ReadonlyArray<PendingTrace>
+  ) => Effect.Effect<ReadonlyMap<string, { readonly state: TraceState; readonly runId: string | null }>, SqlError.SqlError>
+  /**
+   * Claims up to `limit` complete traces for `owner` until `now + leaseMs`: open ones whose root
+   * ended and that got nothing for `quietMs`, or whose first span is `maxAgeMs` old, and claimed
+   * ones whose lease lapsed (their replica died).
+   */
+  readonly claimComplete: (
+    owner: string,
+    now: number,
+    options: { readonly quietMs: number; readonly maxAgeMs: number; readonly leaseMs: number; readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<ClaimedTrace>, SqlError.SqlError>
+  /** A claimed trace's groups, in arrival order. */
+  readonly groups: (scope: string, traceId: string) => Effect.Effect<ReadonlyArray<{ readonly kind: string; readonly body: string }>, SqlError.SqlError>
+  /** Marks a claimed trace done (with its run, if one was made) and drops its spans: false when `owner` lost the claim. */
+  readonly complete: (scope: string, traceId: string, owner: string, runId: string | null, now: number) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Removes done traces older than `before`, and spans no open trace holds; how many traces. */
+  readonly purge: (before: number) => Effect.Effect<number, SqlError.SqlError>
+  /** Open and claimed traces, all scopes (the `svc_otlp_pending_traces` gauge). */
+  readonly pendingTraces: Effect.Effect<number, SqlError.SqlError>
+}
+
+export class OtlpStore extends Context.Tag("OtlpStore")<OtlpStore, OtlpStoreShape>() {}
+
+const isState = (value: unknown): value is TraceState => value === "open" || value === "claimed" || value === "done"
+
+/** Rows per statement: far below SQLite's 32,766 variables with the widest row (10 columns). */
+const ROWS_PER_STATEMENT = 500
+
+const chunks = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size))
+  return out
+}
+
+export const makeOtlpStore = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const postgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+
+  const pendingBytes: OtlpStoreShape["pendingBytes"] = (scope) =>
+    Effect.map(
+      sql`SELECT COALESCE(SUM(bytes), 0) AS total, COALESCE(SUM(CASE WHEN scope = ${scope} THEN bytes ELSE 0 END), 0) AS own
+          FROM otlp_traces WHERE state <> 'done'`,
+      (rows) => {
+        const row = rows[0]
+        return Predicate.isRecord(row) ? { all: integer(row, "total") ?? 0, scope: integer(row, "own") ?? 0 } : { all: 0, scope: 0 }
+      }
+    )
+
+  const known: OtlpStoreShape["known"] = (scope, traceIds) =>
+    Effect.gen(function*() {
+      const out = new Map<string, KnownTrace>()
+      for (const ids of chunks(traceIds, ROWS_PER_STATEMENT)) {
+        const rows = yield* sql`SELECT trace_id, state, spans, run_id FROM otlp_traces WHERE scope = ${scope} AND ${sql.in("trace_id", ids)}`
+        for (const row of rows) {
+          const traceId = text(row, "trace_id")
+          const state = row["state"]
+          if (traceId !== null && isState(state)) out.set(traceId, { state, items: integer(row, "spans") ?? 0, runId: text(row, "run_id") })
+        }
+      }
+      return out
+    })
+
+  const add: OtlpStoreShape["add"] = (scope, keyName, now, traces) =>
+    Effect.gen(function*() {
+      const states = new Map<string, { readonly state: TraceState; readonly runId: string | null }>()
+      for (const part of chunks(traces, ROWS_PER_STATEMENT)) {
+        const rows = part.map((trace) => ({
+          scope,
+          trace_id: trace.traceId,
+          key_name: keyName,
+          state: "open",
+          first_at: now,
+          last_at: now,
+          rooted: trace.rooted ? 1 : 0,
+          spans: trace.items,
+          bytes: trace.groups.reduce((sum, group) => sum + group.body.length, 0),
+          late: 0
+        }))
+        // an open trace takes the batch; a claimed or done one counts it as late and keeps what it had
+        const returned = yield* sql`INSERT INTO otlp_traces ${sql.insert(rows)}
+          ON CONFLICT (scope, trace_id) DO UPDATE SET
+            last_at = CASE WHEN otlp_traces.state = 'open' THEN excluded.last_at ELSE otlp_traces.last_at END,
+            rooted = CASE WHEN otlp_traces.state = 'open' AND excluded.rooted = 1 THEN 1 ELSE otlp_traces.rooted END,
+            spans = CASE WHEN otlp_traces.state = 'open' THEN otlp_traces.spans + excluded.spans ELSE otlp_traces.spans END,
+            bytes = CASE WHEN otlp_traces.state = 'open' THEN otlp_traces.bytes + excluded.bytes ELSE otlp_traces.bytes END,
+            late = CASE WHEN otlp_traces.state = 'open' THEN otlp_traces.late ELSE otlp_traces.late + excluded.spans END
+          RETURNING trace_id, state, run_id`
+        for (const row of returned) {
+          const traceId = text(row, "trace_id")
+          const state = row["state"]
+          if (traceId !== null && isState(state)) states.set(traceId, { state, runId: text(row, "run_id") })
+        }
+      }
+      const groups = traces.flatMap((trace) =>
+        states.get(trace.traceId)?.state === "open"
+          ? trace.groups.map((group) => ({ scope, trace_id: trace.traceId, item_id: group.id, kind: group.kind, received_at: now, body: group.body }))
+          : []
+      )
+      for (const part of chunks(groups, ROWS_PER_STATEMENT)) {
+        yield* sql`INSERT INTO otlp_items ${sql.insert(part)} ON CONFLICT DO NOTHING`
+      }
+      return states
+    })
+
+  const claimComplete: OtlpStoreShape["claimComplete"] = (owner, now, options) => {
+    const due = sql`SELECT scope, trace_id FROM otlp_traces
+      WHERE (state = 'open' AND ((rooted = 1 AND last_at <= ${now - options.quietMs}) OR first_at <= ${now - options.maxAgeMs}))
+         OR (state = 'claimed' AND lease_until < ${now})
+      LIMIT ${options.limit}`
+    // PostgreSQL's replicas skip the rows another is claiming
+    const locked = postgres ? sql`${due} FOR UPDATE SKIP LOCKED` : due
+    return Effect.map(
+      sql`UPDATE otlp_traces SET state = 'claimed', lease_owner = ${owner}, lease_until = ${now + options.leaseMs}
+          WHERE (scope, trace_id) IN (${locked})
+            AND (state = 'open' OR (state = 'claimed' AND lease_until < ${now}))
+          RETURNING scope, trace_id, key_name, first_at, late`,
+      (rows) =>
+        rows.flatMap((row) => {
+          const scope = text(row, "scope")
+          const traceId = text(row, "trace_id")
+          return scope === null || traceId === null
+            ? []
+            : [{ scope, traceId, keyName: text(row, "key_name"), firstAt: integer(row, "first_at") ?? now, late: integer(row, "late") ?? 0 }]
+        })
+    )
+  }
+
+  const groups: OtlpStoreShape["groups"] = (scope, traceId) =>
+    Effect.map(
+      sql`SELECT kind, body FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId} ORDER BY received_at, item_id`,
+      (rows) =>
+        rows.flatMap((row) => {
+          const kind = text(row, "kind")
+          const body = text(row, "body")
+          return kind === null || body === null ? [] : [{ kind, body }]
+        })
+    )
+
+  const complete: OtlpStoreShape["complete"] = (scope, traceId, owner, runId, now) =>
+    Effect.gen(function*() {
+      const updated = yield* sql`UPDATE otlp_traces SET state = 'done', run_id = ${runId}, done_at = ${now}, lease_owner = NULL, lease_until = NULL
+          WHERE scope = ${scope} AND trace_id = ${traceId} AND state = 'claimed' AND lease_owner = ${owner}
+          RETURNING trace_id`
+      if (updated.length === 0) return false
+      yield* sql`DELETE FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId}`
+      return true
+    })
+
+  const purge: OtlpStoreShape["purge"] = (before) =>
+    Effect.gen(function*() {
+      const removed = yield* sql`DELETE FROM otlp_traces WHERE state = 'done' AND done_at < ${before} RETURNING trace_id`
+      // spans of a trace done meanwhile (a batch written as its trace completed), or whose row went
+      yield* sql`DELETE FROM otlp_items WHERE NOT EXISTS (
+        SELECT 1 FROM otlp_traces t WHERE t.scope = otlp_items.scope AND t.trace_id = otlp_items.trace_id AND t.state <> 'done')`
+      return removed.length
+    })
+
+  const pendingTraces: OtlpStoreShape["pendingTraces"] = Effect.map(
+    sql`SELECT COUNT(*) AS n FROM otlp_traces WHERE state <> 'done'`,
+    (rows) => {
+      const row = rows[0]
+      return Predicate.isRecord(row) ? integer(row, "n") ?? 0 : 0
+    }
+  )
+
+  return { pendingBytes, known, add, claimComplete, groups, complete, purge, pendingTraces } satisfies OtlpStoreShape
+})

@@ -1,0 +1,68 @@
+/**
+ * OTLP in over REST (DECISIONS §18): thin handlers over the OTLP receiver. The edge read the body
+ * (inflating gzip under the body limit) and applied the guards; here the store comes first (503),
+ * then the media type (415), then the receiver. Answers and errors are in the request's encoding:
+ * the `Export…ServiceResponse`, or a `google.rpc.Status` (Forward.ts's `errorResponse`, the one
+ * writer of error replies).
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect } from "effect"
+import { Api } from "../../Api.js"
+import { errorResponse } from "../../Edge/Forward.js"
+import { headerValue } from "../../Edge/Headers.js"
+import { CurrentRequest } from "../../Edge/RequestContext.js"
+import { type ApiError, errorKinds, UnsupportedMediaType } from "../../Errors.js"
+import { exportResponseJson } from "../../Otlp/Json.js"
+import type { Signal } from "../../Otlp/Model.js"
+import { type OtlpBody, OtlpReceiver } from "../../Otlp/Receiver.js"
+import { parseJsonObject } from "../../Edge/Body.js"
+import { encodingOf, JSON_TYPE, PROTOBUF_TYPE } from "../../Otlp/Status.js"
+
+const EMPTY = new Uint8Array(0)
+
+/** The media types OTLP/HTTP sends (protobuf also as `application/protobuf`). */
+const readable = (contentType: string | undefined): boolean => {
+  const media = contentType?.split(";")[0]?.trim().toLowerCase()
+  return media === PROTOBUF_TYPE || media === "application/protobuf" || media === JSON_TYPE
+}
+
+export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
+  Effect.gen(function*() {
+    const receiver = yield* OtlpReceiver
+    // loaded on the first protobuf request: a service that never gets one never parses protobufjs
+    const protobufCodec = yield* Effect.cached(Effect.promise(() => import("../../Otlp/Proto.js")))
+
+    const serve = (signal: Signal) => ({ request }: { readonly request: { readonly headers: Readonly<Record<string, string | undefined>> } }) =>
+      Effect.gen(function*() {
+        const edge = yield* CurrentRequest
+        const encoding = encodingOf(headerValue(request.headers, "content-type"))
+        const answer = Effect.gen(function*() {
+          yield* receiver.ready
+          const contentType = headerValue(request.headers, "content-type")
+          if (!readable(contentType)) {
+            return yield* new UnsupportedMediaType({
+              message: `Content-Type ${JSON.stringify((contentType ?? "").slice(0, 60))} is not OTLP/HTTP's; send application/x-protobuf or application/json`
+            })
+          }
+          const bytes = edge.body ?? EMPTY
+          // OTLP/JSON parsed here under the JSON bounds (depth, keys: 400), protobuf decoded by the receiver
+          const body: OtlpBody = encoding === "json" ? { encoding, value: yield* parseJsonObject(bytes) } : { encoding, bytes }
+          const partial = yield* receiver.receive(signal, body, edge.keyName)
+          return encoding === "protobuf"
+            ? HttpServerResponse.uint8Array((yield* protobufCodec).encodeExportResponse(signal, partial), { contentType: PROTOBUF_TYPE })
+            : HttpServerResponse.unsafeJson(exportResponseJson(signal, partial))
+        })
+        return yield* answer.pipe(
+          Effect.catchAll((error: ApiError) => {
+            edge.noteFailure({ kind: errorKinds[error._tag].kind, message: error.message, pattern: null, mode: null })
+            return Effect.succeed(errorResponse(error, encoding))
+          })
+        )
+      })
+
+    return handlers
+      .handleRaw("exportTraces", serve("traces"))
+      .handleRaw("exportLogs", serve("logs"))
+      .handleRaw("exportMetrics", serve("metrics"))
+  }))
