@@ -28,9 +28,8 @@ import { RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { AnyValue, KeyValue, LogRecord, Resource, Span } from "./Model.js"
 import { isLocalRoot, stringAttribute } from "./Receiver.js"
 
-/** Traces claimed per round; a claim lasts this long before another replica may take it. */
+/** Traces claimed per round (a claim lasts SVC_RUN_LEASE_SECONDS, as a worker's on a run, before another replica may take it). */
 const CLAIM_BATCH = 50
-const CLAIM_LEASE = Duration.seconds(60)
 /** Done traces are kept (late spans are counted against them) as long as runs are. */
 const DAY_MS = 86_400_000
 
@@ -149,8 +148,15 @@ export const documentOf = (groups: ReadonlyArray<{ readonly kind: string; readon
       resourceSpans.push({ resource: parsed.resource, scopeSpans: [{ ...scope, spans: fresh }] })
     }
     if (parsed.logRecords !== undefined) {
-      logs += parsed.logRecords.length
-      resourceLogs.push({ resource: parsed.resource, scopeLogs: [{ ...scope, logRecords: parsed.logRecords }] })
+      // a record sent twice (a retry re-batched) is kept once: the same record is the same text
+      const fresh = parsed.logRecords.filter((record) => {
+        const key = JSON.stringify(record)
+        if (seen.has(key)) return false
+        seen.add(key)
+        return true
+      })
+      logs += fresh.length
+      resourceLogs.push({ resource: parsed.resource, scopeLogs: [{ ...scope, logRecords: fresh }] })
     }
   }
   return { document: { resourceSpans, resourceLogs }, spans, logs }
@@ -200,7 +206,7 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
       Effect.gen(function*() {
         for (;;) {
           const now = yield* Clock.currentTimeMillis
-          const claimed = yield* store.claimComplete(owner, now, { quietMs, maxAgeMs, leaseMs: Duration.toMillis(CLAIM_LEASE), limit: CLAIM_BATCH })
+          const claimed = yield* store.claimComplete(owner, now, { quietMs, maxAgeMs, leaseMs: runSettings.leaseSeconds * 1000, limit: CLAIM_BATCH })
           for (const trace of claimed) yield* assemble(store, trace)
           if (claimed.length < CLAIM_BATCH) return
         }
@@ -219,6 +225,9 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
       // the store once something opened it (the first OTLP request), or at once when it exists
       yield* access.exists() ? access.store.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5)))) : access.whenOpen
       const store = yield* access.otlp
+      // SQLite is one process's: a claim in it is a dead process's (PostgreSQL's lapse, as runs' leases do)
+      const released = (yield* access.store).shared ? 0 : yield* store.releaseAll
+      if (released > 0) yield* Effect.logWarning("OTLP traces a previous process was completing are open again").pipe(Effect.annotateLogs({ traces: released }))
       yield* round(store).pipe(
         Effect.catchAll((error) => Effect.logWarning("OTLP trace assembly failed; trying again", error)),
         Effect.repeat(Schedule.spaced(every)),

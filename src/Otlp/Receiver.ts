@@ -292,8 +292,9 @@ export const OtlpReceiverLive = Layer.effect(
               schemaUrl: scoped?.schemaUrl,
               [of.kind === "spans" ? "spans" : "logRecords"]: group.items
             })
-            batchBytes += body.length
-            groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body })
+            const bytes = Buffer.byteLength(body)
+            batchBytes += bytes
+            groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body, items: group.items.length, bytes })
           }
           traces.push({ traceId, rooted, items: kept.length, groups })
         }

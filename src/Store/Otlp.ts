@@ -4,11 +4,12 @@
  * replica claims its completion with a lease, and the trace is marked done with the run it became.
  *
  * No transaction (Sql.ts: the store runs none): a batch is written as one upsert of its traces'
- * rows, then one insert of its span groups for the traces still open. A group's key is a digest
- * of its text, so a batch sent again (the exporter retries what got no 200, through any replica)
- * adds nothing; a crash between the two statements leaves at most a trace row whose spans the
- * retry brings. A trace claimed or done when a batch arrives gets none of its spans: they are
- * late, counted on the trace's row and answered as refused.
+ * rows (the arrival), one insert of its span groups for the traces still open, and the counts of
+ * what that insert kept. A group's key is a digest of its text, so a batch sent again (the
+ * exporter retries what got no 200, through any replica) adds nothing and counts nothing; a crash
+ * between the statements leaves at most a trace row whose spans the retry brings. A trace claimed
+ * or done when a batch arrives gets none of its spans: they are late, counted on the trace's row
+ * and answered as refused.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Predicate } from "effect"
@@ -30,6 +31,9 @@ export interface PendingGroup {
   readonly kind: "spans" | "logs"
   /** `{resource, scope, spans | logRecords}` as OTLP/JSON text. */
   readonly body: string
+  /** Spans or log records in it, and its UTF-8 bytes (what the pending bounds count). */
+  readonly items: number
+  readonly bytes: number
 }
 
 /** What the store knew of a trace before a batch. */
@@ -57,8 +61,9 @@ export interface OtlpStoreShape {
   /** What is known of these traces of a scope. */
   readonly known: (scope: string, traceIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, KnownTrace>, SqlError.SqlError>
   /**
-   * Adds a batch's traces: each open one's arrival recorded and its groups kept; the state each
-   * trace was in (a trace not open took none: its spans are late, counted on its row).
+   * Adds a batch's traces: each open one's arrival recorded and its groups kept, counted once
+   * however often they are sent; the state each trace was in (a trace not open took none: its
+   * spans are late, counted on its row; so are spans whose trace completed while they were written).
    */
   readonly add: (
     scope: string,
@@ -82,6 +87,8 @@ export interface OtlpStoreShape {
   readonly complete: (scope: string, traceId: string, owner: string, runId: string | null, now: number) => Effect.Effect<boolean, SqlError.SqlError>
   /** Removes done traces older than `before`, and spans no open trace holds; how many traces. */
   readonly purge: (before: number) => Effect.Effect<number, SqlError.SqlError>
+  /** Every claim back to open (SQLite at start: one process, so any claim is a dead one's); how many. */
+  readonly releaseAll: Effect.Effect<number, SqlError.SqlError>
   /** Open and claimed traces, all scopes (the `svc_otlp_pending_traces` gauge). */
   readonly pendingTraces: Effect.Effect<number, SqlError.SqlError>
 }
@@ -129,7 +136,7 @@ export const makeOtlpStore = Effect.gen(function*() {
 
   const add: OtlpStoreShape["add"] = (scope, keyName, now, traces) =>
     Effect.gen(function*() {
-      const states = new Map<string, { readonly state: TraceState; readonly runId: string | null }>()
+      const states = new Map<string, { state: TraceState; readonly runId: string | null }>()
       for (const part of chunks(traces, ROWS_PER_STATEMENT)) {
         const rows = part.map((trace) => ({
           scope,
@@ -139,18 +146,15 @@ export const makeOtlpStore = Effect.gen(function*() {
           first_at: now,
           last_at: now,
           rooted: trace.rooted ? 1 : 0,
-          spans: trace.items,
-          bytes: trace.groups.reduce((sum, group) => sum + group.body.length, 0),
+          spans: 0,
+          bytes: 0,
           late: 0
         }))
-        // an open trace takes the batch; a claimed or done one counts it as late and keeps what it had
+        // the arrival, on an open trace; the counts follow from what the insert below kept
         const returned = yield* sql`INSERT INTO otlp_traces ${sql.insert(rows)}
           ON CONFLICT (scope, trace_id) DO UPDATE SET
             last_at = CASE WHEN otlp_traces.state = 'open' THEN excluded.last_at ELSE otlp_traces.last_at END,
-            rooted = CASE WHEN otlp_traces.state = 'open' AND excluded.rooted = 1 THEN 1 ELSE otlp_traces.rooted END,
-            spans = CASE WHEN otlp_traces.state = 'open' THEN otlp_traces.spans + excluded.spans ELSE otlp_traces.spans END,
-            bytes = CASE WHEN otlp_traces.state = 'open' THEN otlp_traces.bytes + excluded.bytes ELSE otlp_traces.bytes END,
-            late = CASE WHEN otlp_traces.state = 'open' THEN otlp_traces.late ELSE otlp_traces.late + excluded.spans END
+            rooted = CASE WHEN otlp_traces.state = 'open' AND excluded.rooted = 1 THEN 1 ELSE otlp_traces.rooted END
           RETURNING trace_id, state, run_id`
         for (const row of returned) {
           const traceId = text(row, "trace_id")
@@ -163,8 +167,32 @@ export const makeOtlpStore = Effect.gen(function*() {
           ? trace.groups.map((group) => ({ scope, trace_id: trace.traceId, item_id: group.id, kind: group.kind, received_at: now, body: group.body }))
           : []
       )
+      // a group sent before (an exporter's retry, through any replica) is not inserted, nor counted again
+      const inserted = new Set<string>()
       for (const part of chunks(groups, ROWS_PER_STATEMENT)) {
-        yield* sql`INSERT INTO otlp_items ${sql.insert(part)} ON CONFLICT DO NOTHING`
+        const rows = yield* sql`INSERT INTO otlp_items ${sql.insert(part)} ON CONFLICT DO NOTHING RETURNING trace_id, item_id`
+        for (const row of rows) inserted.add(`${text(row, "trace_id")}/${text(row, "item_id")}`)
+      }
+      for (const trace of traces) {
+        const state = states.get(trace.traceId)
+        if (state === undefined) continue
+        if (state.state !== "open") {
+          yield* sql`UPDATE otlp_traces SET late = late + ${trace.items} WHERE scope = ${scope} AND trace_id = ${trace.traceId}`
+          continue
+        }
+        const kept = trace.groups.filter((group) => inserted.has(`${trace.traceId}/${group.id}`))
+        if (kept.length === 0) continue
+        const items = kept.reduce((sum, group) => sum + group.items, 0)
+        const bytes = kept.reduce((sum, group) => sum + group.bytes, 0)
+        const counted = yield* sql`UPDATE otlp_traces SET spans = spans + ${items}, bytes = bytes + ${bytes}
+          WHERE scope = ${scope} AND trace_id = ${trace.traceId} AND state = 'open' RETURNING trace_id`
+        if (counted.length === 0) {
+          // completed between the arrival and the insert: what was inserted is in no run (the purge drops it), so it is late
+          const late = yield* sql`UPDATE otlp_traces SET late = late + ${items} WHERE scope = ${scope} AND trace_id = ${trace.traceId} RETURNING state, run_id`
+          const row = late[0]
+          const after = row === undefined ? undefined : row["state"]
+          states.set(trace.traceId, { state: isState(after) ? after : "done", runId: row === undefined ? null : text(row, "run_id") })
+        }
       }
       return states
     })
@@ -222,6 +250,11 @@ export const makeOtlpStore = Effect.gen(function*() {
       return removed.length
     })
 
+  const releaseAll: OtlpStoreShape["releaseAll"] = Effect.map(
+    sql`UPDATE otlp_traces SET state = 'open', lease_owner = NULL, lease_until = NULL WHERE state = 'claimed' RETURNING trace_id`,
+    (rows) => rows.length
+  )
+
   const pendingTraces: OtlpStoreShape["pendingTraces"] = Effect.map(
     sql`SELECT COUNT(*) AS n FROM otlp_traces WHERE state <> 'done'`,
     (rows) => {
@@ -230,5 +263,5 @@ export const makeOtlpStore = Effect.gen(function*() {
     }
   )
 
-  return { pendingBytes, known, add, claimComplete, groups, complete, purge, pendingTraces } satisfies OtlpStoreShape
+  return { pendingBytes, known, add, claimComplete, groups, complete, purge, releaseAll, pendingTraces } satisfies OtlpStoreShape
 })

@@ -1,0 +1,161 @@
+/**
+ * OTLP in across replicas (DECISIONS §18), with the built service (dist/server.mjs) as two real
+ * processes on one ephemeral PostgreSQL cluster (a fresh database per test), fed by the REAL
+ * OpenTelemetry exporters (test/support/OtlpAgent.ts) whose batches of two alternate between the
+ * replicas, so every trace's spans and log records arrive through both:
+ * - each trace becomes exactly one run, whose trace is the one a single replica makes of the same
+ *   agent run sent whole (the spans from both replicas), and completion is claimed once although
+ *   both replicas' assembly loops race every 333 ms (the replicas' trace counters sum to the traces);
+ * - a replica SIGKILLed while spans it took are pending: the other completes them, and the traces
+ *   the killed one had claimed (its claim put in the store as it would have, with a short lease:
+ *   Assembly.ts's CLAIM_LEASE is a fixed 60 s) once that lease lapses.
+ * Same SVC_REDACT_KEY on both, so their redaction placeholders agree.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import type { RunExport } from "../../src/Contract/RunsContract.js"
+import { runAgent } from "../support/OtlpAgent.js"
+import { type Cluster, startCluster } from "../support/Postgres.js"
+import { type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
+import { type Spawned, spawnService } from "../support/Spawned.js"
+import { exportedRuns, metricTotal, until } from "./support.js"
+
+let cluster: Cluster
+let double: ProviderDouble
+const replicas: Array<Spawned> = []
+
+beforeAll(async () => {
+  const [started, providers] = await Promise.all([startCluster(), startProviderDouble()])
+  cluster = started
+  double = providers
+}, 60_000)
+afterEach(async () => {
+  for (const replica of replicas.splice(0)) {
+    if (replica.child.exitCode === null && replica.child.signalCode === null) {
+      replica.child.kill("SIGKILL")
+      await replica.exited
+    }
+  }
+})
+afterAll(async () => {
+  await double.close()
+  cluster.stop()
+})
+
+const REDACT_KEY = "otlp-replicas-test-redaction-key-0123456789"
+
+/** A replica on `database`: no workers (the runs stay queued), every complete trace a run, short assembly. */
+const replica = async (database: string, env: Record<string, string> = {}): Promise<Spawned> => {
+  const spawned = await spawnService(double.url, {
+    SVC_DATABASE_URL: database,
+    SVC_WORKERS: "0",
+    SVC_OTLP_QUIET_SECONDS: "1",
+    SVC_OTLP_DIAGNOSE: "all",
+    SVC_REDACT_KEY: REDACT_KEY,
+    ...env
+  })
+  replicas.push(spawned)
+  return spawned
+}
+
+/** The database's name in a cluster URL. */
+const nameOf = (url: string): string => new URL(url).pathname.slice(1)
+
+const metricsOf = async (spawned: Spawned): Promise<string> => (await fetch(`${spawned.url}/metrics`)).text()
+
+/** What a run's trace says, without the times and ids that differ between two runs of the agent. */
+const shapeOf = (run: RunExport) => run.trace.events.map((event) => [event.kind, event.role, event.actor, event.tool ?? "", event.content])
+
+const runsOf = async (url: string, traceIds: ReadonlyArray<string>): Promise<Map<string, Array<RunExport>>> => {
+  const byTrace = new Map<string, Array<RunExport>>(traceIds.map((id) => [id, []]))
+  for (const run of await exportedRuns(url)) {
+    const list = run.run.trace_id === null ? undefined : byTrace.get(run.run.trace_id)
+    list?.push(run)
+  }
+  return byTrace
+}
+
+describe("OTLP in, two replicas on one PostgreSQL (the built service, the real exporters)", () => {
+  it("one run per trace whose batches went to both replicas, holding the spans of both; completion claimed once", async () => {
+    const database = cluster.freshDatabase()
+    const [one, two] = await Promise.all([replica(database), replica(database)])
+    // the same agent run sent whole to one replica: what a trace's run holds
+    const whole = await runAgent({ endpoint: one.url })
+    // six traces, batches of two spans (and of two log records) alternating between the replicas
+    const split = await runAgent({ endpoint: one.url, secondEndpoint: two.url, batchSize: 2, traces: 6 })
+    for (const outcome of [whole, split]) expect(outcome.exports.filter((call) => !call.ok)).toEqual([])
+    expect(split.exports.filter((call) => call.signal === "traces").length).toBeGreaterThanOrEqual(split.spans / 2)
+    const traceIds = [...whole.traceIds, ...split.traceIds]
+    expect(new Set(traceIds).size).toBe(7)
+
+    await until("a run for each of the 7 traces", async () => [...(await runsOf(two.url, traceIds)).values()].every((runs) => runs.length > 0), 20_000)
+    // a round more of both assembly loops: nothing else is made
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    const byTrace = await runsOf(one.url, traceIds)
+    const [reference] = byTrace.get(whole.traceIds[0] ?? "") ?? []
+    if (reference === undefined) throw new Error("no run of the whole trace")
+    expect(reference.run.source).toBe("otlp")
+    expect(reference.trace.events.length).toBeGreaterThan(5)
+    for (const id of split.traceIds) {
+      const runs = byTrace.get(id) ?? []
+      expect(runs, id).toHaveLength(1)
+      const [run] = runs
+      if (run === undefined) continue
+      expect(run.run.source).toBe("otlp")
+      expect(run.run.labels).toMatchObject({ service: "weather-agent", agent: "weather_agent" })
+      expect(shapeOf(run), id).toEqual(shapeOf(reference))
+    }
+
+    // both replicas took spans and log records; together, every one of them, none late
+    const [metricsOne, metricsTwo] = await Promise.all([metricsOf(one), metricsOf(two)])
+    const accepted = (text: string, signal: string) => metricTotal(text, "svc_otlp_items_total", { signal, outcome: "accepted" })
+    expect(accepted(metricsTwo, "traces")).toBeGreaterThan(0)
+    expect(accepted(metricsOne, "traces") + accepted(metricsTwo, "traces")).toBe(whole.spans + split.spans)
+    expect(accepted(metricsOne, "logs") + accepted(metricsTwo, "logs")).toBe(whole.logs + split.logs)
+    expect(metricTotal(metricsOne, "svc_otlp_items_total", { outcome: "late" }) + metricTotal(metricsTwo, "svc_otlp_items_total", { outcome: "late" })).toBe(0)
+    // each trace completed by one replica, once: the replicas' completions sum to the traces
+    expect(metricTotal(metricsOne, "svc_otlp_traces_total") + metricTotal(metricsTwo, "svc_otlp_traces_total")).toBe(7)
+    // and the store agrees: seven traces done, each with its run, none late, no span left
+    const rows = cluster.psql(nameOf(database), "SELECT state, COUNT(*), SUM(late), COUNT(run_id) FROM otlp_traces GROUP BY state")
+    expect(rows.trim()).toBe("done|7|0|7")
+    expect(cluster.psql(nameOf(database), "SELECT COUNT(*) FROM otlp_items").trim()).toBe("0")
+  }, 40_000)
+
+  it("a replica SIGKILLed with pending spans: the other completes them, and what it had claimed once the claim lapses", async () => {
+    const database = cluster.freshDatabase()
+    // the replica to be killed never completes a trace within the test (its quiet window is 30 s)
+    const [doomed, survivor] = await Promise.all([replica(database, { SVC_OTLP_QUIET_SECONDS: "30" }), replica(database, { SVC_OTLP_QUIET_SECONDS: "2" })])
+    const sent = await runAgent({ endpoint: doomed.url, secondEndpoint: survivor.url, batchSize: 2, traces: 4 })
+    expect(sent.exports.filter((call) => !call.ok)).toEqual([])
+    doomed.child.kill("SIGKILL")
+    expect((await doomed.exited).signal).toBe("SIGKILL")
+    const database_ = nameOf(database)
+    const open = cluster.psql(database_, "SELECT COUNT(*) FROM otlp_traces WHERE state = 'open'").trim()
+    expect(open, "every trace still pending when the replica died").toBe("4")
+    // the dead replica had claimed two of them just before it died, as its assembly does, with a lease of 4 s
+    const [claimedA, claimedB, ...unclaimed] = sent.traceIds
+    const leaseUntil = Date.now() + 4_000
+    cluster.psql(
+      database_,
+      `UPDATE otlp_traces SET state = 'claimed', lease_owner = 'killed-replica', lease_until = ${leaseUntil} WHERE trace_id IN ('${claimedA}', '${claimedB}')`
+    )
+    // meanwhile, the same agent run sent whole to the survivor: what a trace's run holds
+    const whole = await runAgent({ endpoint: survivor.url })
+    const traceIds = [...sent.traceIds, ...whole.traceIds]
+    await until("a run for each of the 5 traces", async () => [...(await runsOf(survivor.url, traceIds)).values()].every((runs) => runs.length > 0), 20_000)
+    const byTrace = await runsOf(survivor.url, traceIds)
+    const [reference] = byTrace.get(whole.traceIds[0] ?? "") ?? []
+    if (reference === undefined) throw new Error("no run of the whole trace")
+    for (const id of sent.traceIds) {
+      const runs = byTrace.get(id) ?? []
+      expect(runs, id).toHaveLength(1)
+      const [run] = runs
+      if (run !== undefined) expect(shapeOf(run), id).toEqual(shapeOf(reference))
+    }
+    const submittedAt = (id: string | undefined) => Date.parse(byTrace.get(id ?? "")?.[0]?.run.submitted_at ?? "")
+    // the claimed ones waited for the lease; the others did not
+    expect(submittedAt(claimedA)).toBeGreaterThanOrEqual(leaseUntil)
+    expect(submittedAt(claimedB)).toBeGreaterThanOrEqual(leaseUntil)
+    for (const id of unclaimed) expect(submittedAt(id)).toBeLessThan(leaseUntil)
+    expect(cluster.psql(database_, "SELECT state, COUNT(*), COUNT(run_id) FROM otlp_traces GROUP BY state").trim()).toBe("done|5|5")
+  }, 40_000)
+})
