@@ -142,8 +142,8 @@ export const makeEdge = (
         ? DIAGNOSE_LABEL
         : null
       const knownPattern = pattern !== null && slugs.has(pattern)
-      // OTLP's endpoints answer errors as a google.rpc.Status (DECISIONS §5), the edge's own refusals included
-      const otlp = OTLP_PATHS.has(path)
+      // OTLP's endpoints (exactly POST) answer errors as a google.rpc.Status (DECISIONS §5), the edge's own refusals included
+      const otlp = method === "POST" && OTLP_PATHS.has(path)
       // Prepared replies exist for the analyze endpoints of known patterns only, and for bodies
       // alone: options in the query change the answer, and hits are kept by body.
       const replyable = knownPattern && !(request.url ?? "").includes("?")

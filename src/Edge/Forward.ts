@@ -66,7 +66,7 @@ const respondToFailure = (request: HttpServerRequest.HttpServerRequest, edge: Ed
   const answer = answerToFailure(cause, request.method, path, edge)
   // The client went away; nobody reads this response.
   if (answer === undefined) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
-  const response = errorResponse(answer.error, OTLP_PATHS.has(path) ? encodingOf(request.headers["content-type"]) : undefined)
+  const response = errorResponse(answer.error, request.method === "POST" && OTLP_PATHS.has(path) ? encodingOf(request.headers["content-type"]) : undefined)
   return answer.log === null ? Effect.succeed(response) : Effect.as(answer.log, response)
 }
 

@@ -26,7 +26,7 @@ import { RunsService } from "../Runs/RunsService.js"
 import type { OtlpStoreShape, ClaimedTrace } from "../Store/Otlp.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { AnyValue, KeyValue, LogRecord, Resource, Span } from "./Model.js"
-import { isLocalRoot, stringAttribute } from "./Receiver.js"
+import { isAgentSpan, isLocalRoot, stringAttribute } from "./Spans.js"
 
 /** Traces claimed per round (a claim lasts SVC_RUN_LEASE_SECONDS, as a worker's on a run, before another replica may take it). */
 const CLAIM_BATCH = 50
@@ -51,9 +51,6 @@ export interface TraceSummary {
   readonly labels: Readonly<Record<string, string>>
 }
 
-/** Attribute keys that make a span an agent's: GenAI, OpenInference, tool, Vercel AI, ADK, OpenLLMetry. */
-const AGENT_PREFIXES = ["gen_ai.", "llm.", "openinference.", "tool.", "ai.", "gcp.vertex.agent.", "traceloop."]
-const isAgentKey = (key: string): boolean => key === "input.value" || key === "output.value" || AGENT_PREFIXES.some((prefix) => key.startsWith(prefix))
 
 const truthy = (value: AnyValue | undefined): boolean =>
   value !== undefined && (("boolValue" in value && value.boolValue) || ("stringValue" in value && value.stringValue.toLowerCase() === "true"))
@@ -66,7 +63,7 @@ const attribute = (attributes: ReadonlyArray<KeyValue>, key: string): AnyValue |
  */
 export const summarize = (spans: ReadonlyArray<{ readonly span: Span; readonly resource: Resource }>, logs: number): TraceSummary => {
   const byId = new Map(spans.map((each) => [each.span.spanId, each]))
-  const agentSpans = spans.filter((each) => each.span.attributes.some((kv) => isAgentKey(kv.key)))
+  const agentSpans = spans.filter((each) => isAgentSpan(each.span))
   let failed = false
   for (const { span } of spans) {
     if (span.status?.code === 2 || span.events.some((event) => event.name === "exception")) failed = true

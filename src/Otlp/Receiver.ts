@@ -1,11 +1,13 @@
 /**
  * The OTLP receiver (DECISIONS §18): one effect per export request, whichever encoding it came in.
  *
- *   decode (protobuf or OTLP/JSON, into Model's one form) → this service's own spans and logs
- *   outside a GenAI trace dropped → spans with invalid ids refused → spans per second per scope
- *   (SVC_OTLP_RATE_LIMIT, 429) → the store (503) → pending bytes (SVC_OTLP_PENDING_BYTES[_PER_SCOPE],
- *   429) → spans per trace (SVC_OTLP_MAX_SPANS_PER_TRACE, refused in partialSuccess) → redaction
- *   (§20) → kept, per trace, in the store → 200 with what was refused.
+ *   decode (protobuf or OTLP/JSON, into Model's one form) → spans and logs of this service's own
+ *   `service.name` dropped, and log records that are not a GenAI event of a trace → spans with
+ *   invalid ids refused → spans per second per scope (SVC_OTLP_RATE_LIMIT, 429; given back if the
+ *   batch is refused later) → the store (503) → spans per trace (SVC_OTLP_MAX_SPANS_PER_TRACE,
+ *   refused in partialSuccess; a group kept already is neither) and redaction (§20) → pending
+ *   bytes (SVC_OTLP_PENDING_BYTES[_PER_SCOPE], 429) → kept, per trace, in the store → 200 with
+ *   what was refused.
  *
  * A 200 means the batch is in the store: the answer is written after the store's statements return.
  * Traces are completed and made runs by Assembly.ts.
@@ -23,6 +25,7 @@ import type { OtlpStoreShape, PendingGroup, PendingTrace } from "../Store/Otlp.j
 import { readLogsJson, readMetricsJson, readTracesJson } from "./Json.js"
 import type { AnyValue, KeyValue, LogRecord, PartialSuccess, Resource, Signal, Span } from "./Model.js"
 import { SpanRateLimiter } from "./SpanRate.js"
+import { endsRoot, stringAttribute } from "./Spans.js"
 
 export type ReceiveFailure = ValidationError | RateLimited | StoreUnavailable | InternalError
 
@@ -44,8 +47,6 @@ const TRACE_ID = /^[0-9a-f]{32}$/
 const SPAN_ID = /^[0-9a-f]{16}$/
 const ZERO_TRACE = "0".repeat(32)
 const ZERO_SPAN = "0".repeat(16)
-/** `flags` bits 8 and 9: the parent's remoteness is known, and it is remote (a local root). */
-const PARENT_IS_REMOTE = 0x300
 
 /** The log records kept: GenAI message and evaluation events (DECISIONS §18); others are dropped. */
 const GENAI_EVENTS: ReadonlySet<string> = new Set([
@@ -58,22 +59,8 @@ const GENAI_EVENTS: ReadonlySet<string> = new Set([
   "gen_ai.evaluation.result"
 ])
 
-/** An attribute's string value, if it has one. */
-export const stringAttribute = (attributes: ReadonlyArray<KeyValue> | undefined, key: string): string | undefined => {
-  if (attributes === undefined) return undefined
-  for (const attribute of attributes) {
-    if (attribute.key === key && "stringValue" in attribute.value) return attribute.value.stringValue
-  }
-  return undefined
-}
-
 /** A log record's event name: OTLP's `eventName`, else the `event.name` attribute (GenAI instrumentations write either). */
 const eventNameOf = (record: LogRecord): string | undefined => record.eventName ?? stringAttribute(record.attributes, "event.name")
-
-/** Whether a span is its trace's root here: no parent, or a parent in another service. */
-export const isLocalRoot = (span: Span): boolean =>
-  span.parentSpanId === undefined || span.parentSpanId === "" || ((span.flags ?? 0) & PARENT_IS_REMOTE) === PARENT_IS_REMOTE
-
 
 // ---------------------------------------------------------------------------------------------
 // Redaction of the values a span carries (DECISIONS §20): every string value of attributes, event
@@ -219,7 +206,7 @@ export const OtlpReceiverLive = Layer.effect(
       readonly redact: (item: A, pass: RedactionPass) => A
       readonly isRoot: (item: A) => boolean
     }
-    const SPANS: ItemKind<Span> = { signal: "traces", kind: "spans", noun: "spans", redact: redactSpan, isRoot: isLocalRoot }
+    const SPANS: ItemKind<Span> = { signal: "traces", kind: "spans", noun: "spans", redact: redactSpan, isRoot: endsRoot }
     const LOGS: ItemKind<LogRecord> = { signal: "logs", kind: "logs", noun: "log records", redact: redactLog, isRoot: () => false }
 
     /** Keeps a flattened batch: limits, per-trace groups, redaction, the store; what was refused. */
@@ -247,89 +234,109 @@ export const OtlpReceiverLive = Layer.effect(
           }
         }
 
-        const store = yield* access.otlp
-        // by trace, in arrival order
-        const byTrace = new Map<string, Array<Located<A>>>()
-        for (const located of flat.items) {
-          const list = byTrace.get(located.traceId)
-          if (list === undefined) byTrace.set(located.traceId, [located])
-          else list.push(located)
-        }
-        const known = yield* inStore("otlp", store.known(scope, Array.from(byTrace.keys())))
-        const redactor = yield* redaction.forKey(keyName)
-        const pass = redactor.enabled ? redactor.pass() : undefined
-        const resources = flat.resources.map((resource) => (pass === undefined ? resource : redactResource(resource, pass)))
+        // what the limiter took is given back when the batch is refused after it (store, pending bytes)
+        const kept = Effect.gen(function*() {
+          const store = yield* access.otlp
+          // by trace, in arrival order
+          const byTrace = new Map<string, Array<Located<A>>>()
+          for (const located of flat.items) {
+            const list = byTrace.get(located.traceId)
+            if (list === undefined) byTrace.set(located.traceId, [located])
+            else list.push(located)
+          }
+          const known = yield* inStore("otlp", store.known(scope, Array.from(byTrace.keys())))
+          const redactor = yield* redaction.forKey(keyName)
+          const pass = redactor.enabled ? redactor.pass() : undefined
+          const resources = flat.resources.map((resource) => (pass === undefined ? resource : redactResource(resource, pass)))
 
-        const traces: Array<PendingTrace> = []
-        let over = 0
-        let batchBytes = 0
-        for (const [traceId, located] of byTrace) {
-          const before = known.get(traceId)
-          // a trace no longer open takes nothing: all of it is late, counted by the store
-          const room = before === undefined || before.state === "open" ? Math.max(0, otlp.maxSpansPerTrace - (before?.items ?? 0)) : located.length
-          const kept = located.length > room ? located.slice(0, room) : located
-          over += located.length - kept.length
-          if (kept.length === 0) continue
-          // one group per resource and instrumentation scope, in the order they came
-          const grouped = new Map<number, { resource: number; scope: number; items: Array<A> }>()
-          let rooted = false
-          for (const each of kept) {
-            const key = each.resource * 65_536 + each.scope
-            let group = grouped.get(key)
-            if (group === undefined) {
-              group = { resource: each.resource, scope: each.scope, items: [] }
-              grouped.set(key, group)
+          /** A trace's items as the groups kept: one per resource and instrumentation scope, in the order they came. */
+          const groupsOf = (items: ReadonlyArray<Located<A>>) => {
+            const grouped = new Map<number, { resource: number; scope: number; items: Array<A> }>()
+            let rooted = false
+            for (const each of items) {
+              const key = each.resource * 65_536 + each.scope
+              let group = grouped.get(key)
+              if (group === undefined) {
+                group = { resource: each.resource, scope: each.scope, items: [] }
+                grouped.set(key, group)
+              }
+              if (of.isRoot(each.item)) rooted = true
+              group.items.push(pass === undefined ? each.item : of.redact(each.item, pass))
             }
-            if (of.isRoot(each.item)) rooted = true
-            group.items.push(pass === undefined ? each.item : of.redact(each.item, pass))
+            const groups: Array<PendingGroup & { readonly members: ReadonlyArray<Located<A>> }> = []
+            for (const group of grouped.values()) {
+              const scoped = flat.scopes[group.scope]
+              const body = JSON.stringify({
+                resource: resources[group.resource] ?? { attributes: [] },
+                scope: scoped?.scope ?? null,
+                schemaUrl: scoped?.schemaUrl,
+                [of.kind === "spans" ? "spans" : "logRecords"]: group.items
+              })
+              const members = items.filter((each) => each.resource === group.resource && each.scope === group.scope)
+              groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body, items: group.items.length, bytes: Buffer.byteLength(body), members })
+            }
+            return { groups, rooted }
           }
-          const groups: Array<PendingGroup> = []
-          for (const group of grouped.values()) {
-            const scoped = flat.scopes[group.scope]
-            const body = JSON.stringify({
-              resource: resources[group.resource] ?? { attributes: [] },
-              scope: scoped?.scope ?? null,
-              schemaUrl: scoped?.schemaUrl,
-              [of.kind === "spans" ? "spans" : "logRecords"]: group.items
+
+          const traces: Array<PendingTrace> = []
+          let over = 0
+          let batchBytes = 0
+          for (const [traceId, located] of byTrace) {
+            const before = known.get(traceId)
+            // a trace no longer open takes nothing: all of it is late, counted by the store
+            const room = before === undefined || before.state === "open" ? Math.max(0, otlp.maxSpansPerTrace - (before?.items ?? 0)) : located.length
+            let made = groupsOf(located)
+            if (located.length > room) {
+              // past the cap: a group kept already (this batch sent again) is neither counted nor refused;
+              // the cap cuts the rest
+              const stored = yield* inStore("otlp", store.existing(scope, traceId, made.groups.map((group) => group.id)))
+              const fresh = made.groups.filter((group) => !stored.has(group.id)).flatMap((group) => group.members)
+              const kept = fresh.slice(0, room)
+              over += fresh.length - kept.length
+              made = groupsOf(kept)
+            }
+            if (made.groups.length === 0) continue
+            const groups: Array<PendingGroup> = made.groups.map(({ body, bytes, id, items, kind }) => ({ body, bytes, id, items, kind }))
+            for (const group of groups) batchBytes += group.bytes
+            traces.push({ traceId, rooted: made.rooted, items: groups.reduce((sum, group) => sum + group.items, 0), groups })
+          }
+          if (over > 0) refusals.push(`${over} past SVC_OTLP_MAX_SPANS_PER_TRACE=${otlp.maxSpansPerTrace} for their trace`)
+          rejected += over
+
+          const held = yield* inStore("otlp", pendingBytes(store, scope, now))
+          const overAll = held.all + batchBytes > otlp.pendingBytes
+          if (overAll || held.scope + batchBytes > otlp.pendingBytesPerScope) {
+            const which = overAll ? `SVC_OTLP_PENDING_BYTES=${otlp.pendingBytes}` : `SVC_OTLP_PENDING_BYTES_PER_SCOPE=${otlp.pendingBytesPerScope}`
+            const retryAfterSeconds = Math.min(otlp.quietSeconds, 30)
+            return yield* new RateLimited({
+              message: `pending spans would pass ${which} bytes until their traces complete; retry after ${retryAfterSeconds} s`,
+              retryAfterSeconds,
+              limit: overAll ? otlp.pendingBytes : otlp.pendingBytesPerScope
             })
-            const bytes = Buffer.byteLength(body)
-            batchBytes += bytes
-            groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body, items: group.items.length, bytes })
           }
-          traces.push({ traceId, rooted, items: kept.length, groups })
-        }
-        if (over > 0) refusals.push(`${over} past SVC_OTLP_MAX_SPANS_PER_TRACE=${otlp.maxSpansPerTrace} for their trace`)
-        rejected += over
 
-        const held = yield* inStore("otlp", pendingBytes(store, scope, now))
-        const overAll = held.all + batchBytes > otlp.pendingBytes
-        if (overAll || held.scope + batchBytes > otlp.pendingBytesPerScope) {
-          const which = overAll ? `SVC_OTLP_PENDING_BYTES=${otlp.pendingBytes}` : `SVC_OTLP_PENDING_BYTES_PER_SCOPE=${otlp.pendingBytesPerScope}`
-          const retryAfterSeconds = Math.min(otlp.quietSeconds, 30)
-          return yield* new RateLimited({
-            message: `pending spans would pass ${which} bytes until their traces complete; retry after ${retryAfterSeconds} s`,
-            retryAfterSeconds,
-            limit: overAll ? otlp.pendingBytes : otlp.pendingBytesPerScope
-          })
-        }
-
-        const states = yield* inStore("otlp", store.add(scope, keyName, now, traces))
-        let late = 0
-        const lateTraces: Array<string> = []
-        for (const trace of traces) {
-          const state = states.get(trace.traceId)
-          if (state === undefined || state.state === "open") continue
-          late += trace.items
-          if (lateTraces.length < 3) lateTraces.push(`${trace.traceId}${state.runId === null ? "" : ` (run ${state.runId})`}`)
-        }
-        pending.all += batchBytes
-        pending.byScope.set(scope, (pending.byScope.get(scope) ?? 0) + batchBytes)
-        if (late > 0) refusals.push(`${late} arrived after their trace completed: ${lateTraces.join(", ")}`)
-        otlpMetrics.items(of.signal, "late", late)
-        otlpMetrics.items(of.signal, "rejected", rejected)
-        otlpMetrics.items(of.signal, "accepted", flat.items.length - over - late)
-        rejected += late
-        return rejected === 0 ? null : { rejected, errorMessage: message(refusals) }
+          const states = yield* inStore("otlp", store.add(scope, keyName, now, traces))
+          let late = 0
+          const lateTraces: Array<string> = []
+          for (const trace of traces) {
+            const state = states.get(trace.traceId)
+            if (state === undefined || state.state === "open") continue
+            late += trace.items
+            if (lateTraces.length < 3) lateTraces.push(`${trace.traceId}${state.runId === null ? "" : ` (run ${state.runId})`}`)
+          }
+          pending.all += batchBytes
+          pending.byScope.set(scope, (pending.byScope.get(scope) ?? 0) + batchBytes)
+          if (late > 0) refusals.push(`${late} arrived after their trace completed: ${lateTraces.join(", ")}`)
+          otlpMetrics.items(of.signal, "late", late)
+          otlpMetrics.items(of.signal, "rejected", rejected)
+          otlpMetrics.items(of.signal, "accepted", traces.reduce((sum, trace) => sum + trace.items, 0) - late)
+          rejected += late
+          return rejected === 0 ? null : { rejected, errorMessage: message(refusals) }
+        })
+        return yield* Option.match(limiter, {
+          onNone: () => kept,
+          onSome: (spans) => Effect.tapError(kept, () => Effect.sync(() => spans.giveBack(scope, flat.items.length)))
+        })
       })
 
     const receive: OtlpReceiverShape["receive"] = (signal, body, keyName) =>

@@ -31,6 +31,12 @@ export class SpanRateLimiter {
     return 0
   }
 
+  /** Gives back spans taken for a batch that was refused after all (store unavailable, pending bytes). */
+  giveBack(scope: string, count: number): void {
+    const bucket = this.buckets.get(scope)
+    if (bucket !== undefined) bucket.tokens = Math.min(this.rate, bucket.tokens + count)
+  }
+
   private sweep(now: number): void {
     if (now - this.sweptAt < IDLE_MS && this.buckets.size < MAX_BUCKETS) return
     this.sweptAt = now

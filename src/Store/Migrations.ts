@@ -91,6 +91,7 @@ const otlp = Effect.gen(function*() {
     item_id TEXT NOT NULL,
     kind TEXT NOT NULL,
     received_at BIGINT NOT NULL,
+    position BIGINT NOT NULL,
     body TEXT NOT NULL,
     PRIMARY KEY (scope, trace_id, item_id)
   )`

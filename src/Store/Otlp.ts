@@ -58,6 +58,8 @@ export interface ClaimedTrace {
 export interface OtlpStoreShape {
   /** Bytes of pending spans: all scopes', and `scope`'s. */
   readonly pendingBytes: (scope: string) => Effect.Effect<{ readonly all: number; readonly scope: number }, SqlError.SqlError>
+  /** Which of these groups of a trace are kept already. */
+  readonly existing: (scope: string, traceId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, SqlError.SqlError>
   /** What is known of these traces of a scope. */
   readonly known: (scope: string, traceIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, KnownTrace>, SqlError.SqlError>
   /**
@@ -113,7 +115,7 @@ export const makeOtlpStore = Effect.gen(function*() {
   const pendingBytes: OtlpStoreShape["pendingBytes"] = (scope) =>
     Effect.map(
       sql`SELECT COALESCE(SUM(bytes), 0) AS total, COALESCE(SUM(CASE WHEN scope = ${scope} THEN bytes ELSE 0 END), 0) AS own
-          FROM otlp_traces WHERE state <> 'done'`,
+          FROM otlp_traces WHERE state IN ('open', 'claimed')`,
       (rows) => {
         const row = rows[0]
         return Predicate.isRecord(row) ? { all: integer(row, "total") ?? 0, scope: integer(row, "own") ?? 0 } : { all: 0, scope: 0 }
@@ -129,6 +131,19 @@ export const makeOtlpStore = Effect.gen(function*() {
           const traceId = text(row, "trace_id")
           const state = row["state"]
           if (traceId !== null && isState(state)) out.set(traceId, { state, items: integer(row, "spans") ?? 0, runId: text(row, "run_id") })
+        }
+      }
+      return out
+    })
+
+  const existing: OtlpStoreShape["existing"] = (scope, traceId, ids) =>
+    Effect.gen(function*() {
+      const out = new Set<string>()
+      for (const part of chunks(ids, ROWS_PER_STATEMENT)) {
+        const rows = yield* sql`SELECT item_id FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId} AND ${sql.in("item_id", part)}`
+        for (const row of rows) {
+          const id = text(row, "item_id")
+          if (id !== null) out.add(id)
         }
       }
       return out
@@ -164,7 +179,7 @@ export const makeOtlpStore = Effect.gen(function*() {
       }
       const groups = traces.flatMap((trace) =>
         states.get(trace.traceId)?.state === "open"
-          ? trace.groups.map((group) => ({ scope, trace_id: trace.traceId, item_id: group.id, kind: group.kind, received_at: now, body: group.body }))
+          ? trace.groups.map((group, position) => ({ scope, trace_id: trace.traceId, item_id: group.id, kind: group.kind, received_at: now, position, body: group.body }))
           : []
       )
       // a group sent before (an exporter's retry, through any replica) is not inserted, nor counted again
@@ -222,7 +237,7 @@ export const makeOtlpStore = Effect.gen(function*() {
 
   const groups: OtlpStoreShape["groups"] = (scope, traceId) =>
     Effect.map(
-      sql`SELECT kind, body FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId} ORDER BY received_at, item_id`,
+      sql`SELECT kind, body FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId} ORDER BY received_at, position, item_id`,
       (rows) =>
         rows.flatMap((row) => {
           const kind = text(row, "kind")
@@ -256,12 +271,12 @@ export const makeOtlpStore = Effect.gen(function*() {
   )
 
   const pendingTraces: OtlpStoreShape["pendingTraces"] = Effect.map(
-    sql`SELECT COUNT(*) AS n FROM otlp_traces WHERE state <> 'done'`,
+    sql`SELECT COUNT(*) AS n FROM otlp_traces WHERE state IN ('open', 'claimed')`,
     (rows) => {
       const row = rows[0]
       return Predicate.isRecord(row) ? integer(row, "n") ?? 0 : 0
     }
   )
 
-  return { pendingBytes, known, add, claimComplete, groups, complete, purge, releaseAll, pendingTraces } satisfies OtlpStoreShape
+  return { pendingBytes, existing, known, add, claimComplete, groups, complete, purge, releaseAll, pendingTraces } satisfies OtlpStoreShape
 })

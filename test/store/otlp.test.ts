@@ -262,7 +262,7 @@ describe.each(STORES)("the OTLP pending-trace store on $name", ({ open }) => {
       expect(yield* store.complete("shared", old, "w", "run_old", 10_000)).toBe(true)
       expect(yield* store.complete("shared", recent, "w", "run_recent", 50_000)).toBe(true)
       // orphans: spans of a trace that completed as they were written, and spans of a trace whose row is gone
-      const orphan = (traceId: string, id: string) => ({ scope: "shared", trace_id: traceId, item_id: id, kind: "spans", received_at: 9_000, body: "{}" })
+      const orphan = (traceId: string, id: string) => ({ scope: "shared", trace_id: traceId, item_id: id, kind: "spans", received_at: 9_000, position: 0, body: "{}" })
       yield* sql`INSERT INTO otlp_items ${sql.insert([orphan(old, "o1"), orphan(recent, "o2"), orphan(tid(99), "o3")])}`
       expect(yield* store.purge(30_000)).toBe(1)
       const known = yield* store.known("shared", [old, recent, open_, claimed])
