@@ -66,14 +66,43 @@ const eventNameOf = (record: LogRecord): string | undefined => record.eventName 
 // Redaction of the values a span carries (DECISIONS §20): every string value of attributes, event
 // and log attributes and bodies, and status messages; never ids, names, times or keys.
 
+// A value redaction leaves as it was is kept, not copied: most are (ids, models, counts), and a
+// batch of 512 spans would otherwise be built twice.
 const redactValue = (value: AnyValue, pass: RedactionPass): AnyValue => {
-  if ("stringValue" in value) return { stringValue: pass.text(value.stringValue) }
-  if ("arrayValue" in value) return { arrayValue: { values: value.arrayValue.values.map((item) => redactValue(item, pass)) } }
-  if ("kvlistValue" in value) return { kvlistValue: { values: redactAttributes(value.kvlistValue.values, pass) } }
+  if ("stringValue" in value) {
+    const text = pass.text(value.stringValue)
+    return text === value.stringValue ? value : { stringValue: text }
+  }
+  if ("arrayValue" in value) {
+    const values = redactValues(value.arrayValue.values, pass)
+    return values === value.arrayValue.values ? value : { arrayValue: { values } }
+  }
+  if ("kvlistValue" in value) {
+    const values = redactAttributes(value.kvlistValue.values, pass)
+    return values === value.kvlistValue.values ? value : { kvlistValue: { values } }
+  }
   return value
 }
-const redactAttributes = (attributes: ReadonlyArray<KeyValue>, pass: RedactionPass): ReadonlyArray<KeyValue> =>
-  attributes.map((attribute) => ({ key: attribute.key, value: redactValue(attribute.value, pass) }))
+const redactValues = (values: ReadonlyArray<AnyValue>, pass: RedactionPass): ReadonlyArray<AnyValue> => {
+  let out: Array<AnyValue> | undefined
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index]
+    if (value === undefined) continue
+    const redacted = redactValue(value, pass)
+    if (redacted !== value) (out ??= values.slice())[index] = redacted
+  }
+  return out ?? values
+}
+const redactAttributes = (attributes: ReadonlyArray<KeyValue>, pass: RedactionPass): ReadonlyArray<KeyValue> => {
+  let out: Array<KeyValue> | undefined
+  for (let index = 0; index < attributes.length; index++) {
+    const attribute = attributes[index]
+    if (attribute === undefined) continue
+    const value = redactValue(attribute.value, pass)
+    if (value !== attribute.value) (out ??= attributes.slice())[index] = { key: attribute.key, value }
+  }
+  return out ?? attributes
+}
 const redactSpan = (span: Span, pass: RedactionPass): Span => ({
   ...span,
   attributes: redactAttributes(span.attributes, pass),
@@ -116,6 +145,9 @@ const validIds = (traceId: string, spanId: string): boolean =>
 
 const message = (parts: ReadonlyArray<string>): string => parts.join("; ")
 
+/** Export requests worked on at once per process (see `batches`). */
+const BATCHES_AT_ONCE = 2
+
 export const OtlpReceiverLive = Layer.effect(
   OtlpReceiver,
   Effect.gen(function*() {
@@ -124,6 +156,11 @@ export const OtlpReceiverLive = Layer.effect(
     const scopes = yield* Scopes
     const redaction = yield* Redaction
     const limiter = Option.map(otlp.rateLimit, (rate) => new SpanRateLimiter(rate))
+    // Batches decoded and kept at once, per process. The work is CPU and the SQLite driver's calls
+    // are synchronous, so more at once adds no throughput, only batches held decoded (memory: a
+    // 512-span batch is a few MB of objects); the others wait with their bodies, which
+    // SVC_API_MAX_INFLIGHT_BYTES bounds.
+    const batches = yield* Effect.makeSemaphore(BATCHES_AT_ONCE)
     // the protobuf codec, loaded on the first protobuf request: the service starts without protobufjs
     const protobufCodec = yield* Effect.cached(Effect.promise(() => import("./Proto.js")))
     /** Pending bytes as last read from the store, with what this process added since (read at most once a second). */
@@ -251,17 +288,18 @@ export const OtlpReceiverLive = Layer.effect(
 
           /** A trace's items as the groups kept: one per resource and instrumentation scope, in the order they came. */
           const groupsOf = (items: ReadonlyArray<Located<A>>) => {
-            const grouped = new Map<number, { resource: number; scope: number; items: Array<A> }>()
+            const grouped = new Map<number, { resource: number; scope: number; items: Array<A>; members: Array<Located<A>> }>()
             let rooted = false
             for (const each of items) {
               const key = each.resource * 65_536 + each.scope
               let group = grouped.get(key)
               if (group === undefined) {
-                group = { resource: each.resource, scope: each.scope, items: [] }
+                group = { resource: each.resource, scope: each.scope, items: [], members: [] }
                 grouped.set(key, group)
               }
               if (of.isRoot(each.item)) rooted = true
               group.items.push(pass === undefined ? each.item : of.redact(each.item, pass))
+              group.members.push(each)
             }
             const groups: Array<PendingGroup & { readonly members: ReadonlyArray<Located<A>> }> = []
             for (const group of grouped.values()) {
@@ -272,8 +310,7 @@ export const OtlpReceiverLive = Layer.effect(
                 schemaUrl: scoped?.schemaUrl,
                 [of.kind === "spans" ? "spans" : "logRecords"]: group.items
               })
-              const members = items.filter((each) => each.resource === group.resource && each.scope === group.scope)
-              groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body, items: group.items.length, bytes: Buffer.byteLength(body), members })
+              groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body, items: group.items.length, bytes: Buffer.byteLength(body), members: group.members })
             }
             return { groups, rooted }
           }
@@ -340,7 +377,7 @@ export const OtlpReceiverLive = Layer.effect(
       })
 
     const receive: OtlpReceiverShape["receive"] = (signal, body, keyName) =>
-      Effect.gen(function*() {
+      batches.withPermits(1)(Effect.gen(function*() {
         const scoped = scopes.of(keyName)
         if (scoped === undefined) return yield* unverifiedCaller()
         const scope = scopeTokenOf(scoped.data)
@@ -356,7 +393,7 @@ export const OtlpReceiverLive = Layer.effect(
           case "logs":
             return yield* keep(flattenLogs(yield* decode(signal, body, readLogsJson, (proto, body) => proto.decodeLogs(body))), LOGS, scope, keyName)
         }
-      })
+      }))
 
     return { ready: Effect.asVoid(access.otlp), receive }
   })
