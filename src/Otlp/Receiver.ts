@@ -23,7 +23,7 @@ import type { RedactionPass } from "../Redaction/Redactor.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { OtlpStoreShape, PendingGroup, PendingTrace } from "../Store/Otlp.js"
 import { readLogsJson, readMetricsJson, readTracesJson } from "./Json.js"
-import type { AnyValue, KeyValue, LogRecord, PartialSuccess, Resource, Signal, Span } from "./Model.js"
+import type { AnyValue, KeyValue, LogsRequest, TracesRequest, LogRecord, PartialSuccess, Resource, Signal, Span } from "./Model.js"
 import { SpanRateLimiter } from "./SpanRate.js"
 import { endsRoot, stringAttribute } from "./Spans.js"
 
@@ -181,48 +181,55 @@ export const OtlpReceiverLive = Layer.effect(
           : decoded.right
       })
 
-    /** The spans of a traces request, located; own and invalid ones counted out. */
-    const flattenSpans = (request: { readonly resourceSpans: ReadonlyArray<{ readonly resource?: Resource | undefined; readonly scopeSpans: ReadonlyArray<{ readonly scope?: unknown; readonly spans: ReadonlyArray<Span>; readonly schemaUrl?: string | undefined }> }> }): Flattened<Span> => {
-      const out: Flattened<Span> = { items: [], resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
-      for (const group of request.resourceSpans) {
+    /**
+     * A request's items, located by resource and instrumentation scope: those of this service's
+     * own `service.name` counted out; each other one kept, refused or dropped as `sort` says.
+     */
+    const flatten = <A>(
+      groups: ReadonlyArray<{ readonly resource?: Resource | undefined; readonly scoped: ReadonlyArray<{ readonly scope?: unknown; readonly schemaUrl?: string | undefined; readonly items: ReadonlyArray<A> }> }>,
+      sort: (item: A) => { readonly _tag: "Keep"; readonly traceId: string } | { readonly _tag: "Invalid" } | { readonly _tag: "Drop" }
+    ): Flattened<A> => {
+      const out: Flattened<A> = { items: [], resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
+      for (const group of groups) {
         const own = stringAttribute(group.resource?.attributes, "service.name") === otlp.ownServiceName
         const resource = out.resources.push(group.resource) - 1
-        for (const scoped of group.scopeSpans) {
+        for (const scoped of group.scoped) {
           if (own) {
-            out.own += scoped.spans.length
+            out.own += scoped.items.length
             continue
           }
           const scope = out.scopes.push({ scope: scoped.scope, schemaUrl: scoped.schemaUrl }) - 1
-          for (const span of scoped.spans) {
-            if (validIds(span.traceId, span.spanId)) out.items.push({ item: span, traceId: span.traceId, resource, scope })
-            else out.invalid++
+          for (const item of scoped.items) {
+            const sorted = sort(item)
+            if (sorted._tag === "Keep") out.items.push({ item, traceId: sorted.traceId, resource, scope })
+            else if (sorted._tag === "Invalid") out.invalid++
+            else out.dropped++
           }
         }
       }
       return out
     }
+    const INVALID = { _tag: "Invalid" } as const
+    const DROP = { _tag: "Drop" } as const
 
-    /** The log records of a logs request, located; those outside a GenAI trace dropped. */
-    const flattenLogs = (request: { readonly resourceLogs: ReadonlyArray<{ readonly resource?: Resource | undefined; readonly scopeLogs: ReadonlyArray<{ readonly scope?: unknown; readonly logRecords: ReadonlyArray<LogRecord>; readonly schemaUrl?: string | undefined }> }> }): Flattened<LogRecord> => {
-      const out: Flattened<LogRecord> = { items: [], resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
-      for (const group of request.resourceLogs) {
-        const own = stringAttribute(group.resource?.attributes, "service.name") === otlp.ownServiceName
-        const resource = out.resources.push(group.resource) - 1
-        for (const scoped of group.scopeLogs) {
-          if (own) {
-            out.own += scoped.logRecords.length
-            continue
-          }
-          const scope = out.scopes.push({ scope: scoped.scope, schemaUrl: scoped.schemaUrl }) - 1
-          for (const record of scoped.logRecords) {
-            const name = eventNameOf(record)
-            if (!TRACE_ID.test(record.traceId) || record.traceId === ZERO_TRACE || name === undefined || !GENAI_EVENTS.has(name)) out.dropped++
-            else out.items.push({ item: record, traceId: record.traceId, resource, scope })
-          }
+    /** The spans of a traces request: those with invalid ids refused. */
+    const flattenSpans = (request: TracesRequest): Flattened<Span> =>
+      flatten(
+        request.resourceSpans.map((group) => ({ resource: group.resource, scoped: group.scopeSpans.map((scoped) => ({ scope: scoped.scope, schemaUrl: scoped.schemaUrl, items: scoped.spans })) })),
+        (span) => (validIds(span.traceId, span.spanId) ? { _tag: "Keep", traceId: span.traceId } : INVALID)
+      )
+
+    /** The log records of a logs request: those that are not a GenAI event of a trace dropped. */
+    const flattenLogs = (request: LogsRequest): Flattened<LogRecord> =>
+      flatten(
+        request.resourceLogs.map((group) => ({ resource: group.resource, scoped: group.scopeLogs.map((scoped) => ({ scope: scoped.scope, schemaUrl: scoped.schemaUrl, items: scoped.logRecords })) })),
+        (record) => {
+          const name = eventNameOf(record)
+          return !TRACE_ID.test(record.traceId) || record.traceId === ZERO_TRACE || name === undefined || !GENAI_EVENTS.has(name)
+            ? DROP
+            : { _tag: "Keep", traceId: record.traceId }
         }
-      }
-      return out
-    }
+      )
 
     const pendingBytes = (store: OtlpStoreShape, scope: string, now: number) =>
       Effect.gen(function*() {
