@@ -219,8 +219,10 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
     // a trace is looked at within a third of its quiet window (at least every 5 s, at most 4 times a second)
     const every = Duration.millis(Math.min(5_000, Math.max(250, Math.floor(quietMs / 3))))
     const start = Effect.gen(function*() {
-      // the store once something opened it (the first OTLP request), or at once when it exists
-      yield* access.exists() ? access.store.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5)))) : access.whenOpen
+      // The store once something opened it: an OTLP request, the runs API, or the workers, which
+      // open an existing store at start (SVC_WORKERS > 0). Not opened here: a process that never
+      // uses the store never loads the driver nor takes SQLite's locks.
+      yield* access.whenOpen
       const store = yield* access.otlp
       // SQLite is one process's: a claim in it is a dead process's (PostgreSQL's lapse, as runs' leases do)
       const released = (yield* access.store).shared ? 0 : yield* store.releaseAll

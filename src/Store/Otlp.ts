@@ -219,7 +219,7 @@ export const makeOtlpStore = Effect.gen(function*() {
       LIMIT ${options.limit}`
     // PostgreSQL's replicas skip the rows another is claiming
     const locked = postgres ? sql`${due} FOR UPDATE SKIP LOCKED` : due
-    return Effect.map(
+    const claim = Effect.map(
       sql`UPDATE otlp_traces SET state = 'claimed', lease_owner = ${owner}, lease_until = ${now + options.leaseMs}
           WHERE (scope, trace_id) IN (${locked})
             AND (state = 'open' OR (state = 'claimed' AND lease_until < ${now}))
@@ -233,6 +233,9 @@ export const makeOtlpStore = Effect.gen(function*() {
             : [{ scope, traceId, keyName: text(row, "key_name"), firstAt: integer(row, "first_at") ?? now, late: integer(row, "late") ?? 0 }]
         })
     )
+    // Most rounds find nothing due: a read first, so an idle round takes no write lock (SQLite's
+    // writers wait on each other, and its driver waits on the event loop)
+    return Effect.flatMap(sql`SELECT 1 AS due FROM (${due}) d LIMIT 1`, (rows) => (rows.length === 0 ? Effect.succeed([]) : claim))
   }
 
   const groups: OtlpStoreShape["groups"] = (scope, traceId) =>
@@ -258,16 +261,26 @@ export const makeOtlpStore = Effect.gen(function*() {
 
   const purge: OtlpStoreShape["purge"] = (before) =>
     Effect.gen(function*() {
-      const removed = yield* sql`DELETE FROM otlp_traces WHERE state = 'done' AND done_at < ${before} RETURNING trace_id`
+      // reads first: an idle store's upkeep takes no write lock
+      const old = yield* sql`SELECT 1 AS old FROM otlp_traces WHERE state = 'done' AND done_at < ${before} LIMIT 1`
+      const removed = old.length === 0 ? [] : yield* sql`DELETE FROM otlp_traces WHERE state = 'done' AND done_at < ${before} RETURNING trace_id`
       // spans of a trace done meanwhile (a batch written as its trace completed), or whose row went
-      yield* sql`DELETE FROM otlp_items WHERE NOT EXISTS (
-        SELECT 1 FROM otlp_traces t WHERE t.scope = otlp_items.scope AND t.trace_id = otlp_items.trace_id AND t.state <> 'done')`
+      const orphan = sql`NOT EXISTS (SELECT 1 FROM otlp_traces t WHERE t.scope = otlp_items.scope AND t.trace_id = otlp_items.trace_id AND t.state <> 'done')`
+      const orphans = yield* sql`SELECT 1 AS orphan FROM otlp_items WHERE ${orphan} LIMIT 1`
+      if (orphans.length > 0) yield* sql`DELETE FROM otlp_items WHERE ${orphan}`
       return removed.length
     })
 
-  const releaseAll: OtlpStoreShape["releaseAll"] = Effect.map(
-    sql`UPDATE otlp_traces SET state = 'open', lease_owner = NULL, lease_until = NULL WHERE state = 'claimed' RETURNING trace_id`,
-    (rows) => rows.length
+  const releaseAll: OtlpStoreShape["releaseAll"] = Effect.flatMap(
+    // a read first: at start there is usually nothing to release, and then no write lock is taken
+    sql`SELECT 1 AS claimed FROM otlp_traces WHERE state = 'claimed' LIMIT 1`,
+    (found) =>
+      found.length === 0
+        ? Effect.succeed(0)
+        : Effect.map(
+          sql`UPDATE otlp_traces SET state = 'open', lease_owner = NULL, lease_until = NULL WHERE state = 'claimed' RETURNING trace_id`,
+          (rows) => rows.length
+        )
   )
 
   const pendingTraces: OtlpStoreShape["pendingTraces"] = Effect.map(
