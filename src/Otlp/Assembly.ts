@@ -16,7 +16,7 @@
  * A replica that dies holding a claim leaves it to lapse; another claims it again, and the same
  * trace submitted twice is the one run.
  */
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Duration, Effect, Layer, Predicate, Schedule } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { AppConfig, type OtlpDiagnose } from "../Config.js"
@@ -41,8 +41,6 @@ interface SpanGroup {
   readonly spans?: ReadonlyArray<Span>
   readonly logRecords?: ReadonlyArray<LogRecord>
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** What decides a trace's run: its root, whether it failed, its labels, whether it is an agent's. */
 export interface TraceSummary {
@@ -161,7 +159,7 @@ export const documentOf = (groups: ReadonlyArray<{ readonly kind: string; readon
 
 /** The groups this module reads were written by the receiver (Receiver.ts): their shape is checked, not trusted. */
 const isGroup = (value: unknown): value is SpanGroup =>
-  isRecord(value) && isRecord(value["resource"]) && Array.isArray(value["resource"]["attributes"]) &&
+  Predicate.isRecord(value) && Predicate.isRecord(value["resource"]) && Array.isArray(value["resource"]["attributes"]) &&
   (Array.isArray(value["spans"]) || Array.isArray(value["logRecords"]))
 
 export const OtlpAssemblyLive = Layer.scopedDiscard(

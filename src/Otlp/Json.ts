@@ -430,12 +430,3 @@ export const exportResponseJson = (signal: Signal, partial: PartialSuccess | nul
     ? {}
     : { partialSuccess: { [REJECTED[signal]]: String(partial.rejected), errorMessage: partial.errorMessage } }
 
-/** A `google.rpc.Status` in OTLP/JSON, the body of a refused request. */
-export const statusJson = (
-  code: number,
-  message: string
-): { readonly code: number; readonly message: string; readonly details: ReadonlyArray<never> } => ({
-  code,
-  message,
-  details: []
-})

@@ -801,11 +801,10 @@ export const encodeExportResponse = (signal: Signal, partial: PartialSuccess | n
     .finish()
 }
 
-/** A `google.rpc.Status`, OTLP/HTTP's body for a refused request; no details. */
-export const encodeStatus = (code: number, message: string): Uint8Array =>
-  StatusType.encode({ code, message }).finish()
-
-/** A `google.rpc.Status`'s code and message (details ignored); Left on malformed bytes. */
+/**
+ * A `google.rpc.Status`'s code and message (details ignored); Left on malformed bytes. Refusals are
+ * written by Status.ts (two fields, without loading this module); this reads them back.
+ */
 export const decodeStatus = (bytes: Uint8Array): Either.Either<{ readonly code: number; readonly message: string }, string> =>
   decodeWith(StatusType, bytes, (status) =>
     isFields(status) ? { code: count(status.code), message: text(status.message) } : { code: 0, message: "" })

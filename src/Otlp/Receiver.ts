@@ -10,6 +10,7 @@
  *   what was refused.
  *
  * A 200 means the batch is in the store: the answer is written after the store's statements return.
+ * The receiver is the one owner of the codec: it decodes the requests and encodes their answers.
  * Traces are completed and made runs by Assembly.ts.
  */
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
@@ -22,16 +23,19 @@ import { Redaction } from "../Redaction/Redaction.js"
 import type { RedactionPass } from "../Redaction/Redactor.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { OtlpStoreShape, PendingGroup, PendingTrace } from "../Store/Otlp.js"
-import { readLogsJson, readMetricsJson, readTracesJson } from "./Json.js"
-import type { AnyValue, KeyValue, LogsRequest, TracesRequest, LogRecord, PartialSuccess, Resource, Signal, Span } from "./Model.js"
+import { exportResponseJson, readLogsJson, readMetricsJson, readTracesJson } from "./Json.js"
+import type { AnyValue, Encoding, KeyValue, LogsRequest, TracesRequest, LogRecord, PartialSuccess, Resource, Signal, Span } from "./Model.js"
 import { SpanRateLimiter } from "./SpanRate.js"
 import { endsRoot, stringAttribute } from "./Spans.js"
+import { JSON_TYPE, PROTOBUF_TYPE } from "./Status.js"
 
 export type ReceiveFailure = ValidationError | RateLimited | StoreUnavailable | InternalError
 
 export interface OtlpReceiverShape {
   /** The store, opened if it is not yet: 503 before the body is read further (DECISIONS §16's order). */
   readonly ready: Effect.Effect<void, StoreUnavailable>
+  /** The `Export…ServiceResponse` of a request kept, in its encoding. */
+  readonly response: (signal: Signal, encoding: Encoding, partial: PartialSuccess | null) => Effect.Effect<{ readonly contentType: string; readonly body: Uint8Array }>
   /** One export request's body, decoded, checked and kept; what was refused (null: nothing). */
   readonly receive: (signal: Signal, body: OtlpBody, keyName: string | null) => Effect.Effect<PartialSuccess | null, ReceiveFailure>
 }
@@ -402,6 +406,12 @@ export const OtlpReceiverLive = Layer.effect(
         }
       }))
 
-    return { ready: Effect.asVoid(access.otlp), receive }
+    const utf8 = new TextEncoder()
+    const response: OtlpReceiverShape["response"] = (signal, encoding, partial) =>
+      encoding === "protobuf"
+        ? Effect.map(protobufCodec, (proto) => ({ contentType: PROTOBUF_TYPE, body: proto.encodeExportResponse(signal, partial) }))
+        : Effect.succeed({ contentType: JSON_TYPE, body: utf8.encode(JSON.stringify(exportResponseJson(signal, partial))) })
+
+    return { ready: Effect.asVoid(access.otlp), receive, response }
   })
 )

@@ -20,11 +20,14 @@ export const OTLP_PATHS: ReadonlyMap<string, "traces" | "logs" | "metrics"> = ne
 export const PROTOBUF_TYPE = "application/x-protobuf"
 export const JSON_TYPE = "application/json"
 
-/** The encoding a request asked in, by its Content-Type: protobuf when its body is protobuf, else JSON. */
-export const encodingOf = (contentType: string | undefined): Encoding => {
+/** The encoding of a body OTLP/HTTP sends, by its Content-Type (protobuf also as `application/protobuf`); undefined: not OTLP's. */
+export const bodyEncodingOf = (contentType: string | undefined): Encoding | undefined => {
   const type = contentType?.split(";")[0]?.trim().toLowerCase()
-  return type === PROTOBUF_TYPE || type === "application/protobuf" ? "protobuf" : "json"
+  return type === PROTOBUF_TYPE || type === "application/protobuf" ? "protobuf" : type === JSON_TYPE ? "json" : undefined
 }
+
+/** The encoding a request is answered in: protobuf when its body is protobuf, else JSON. */
+export const encodingOf = (contentType: string | undefined): Encoding => bodyEncodingOf(contentType) ?? "json"
 
 /** gRPC's code for an HTTP status (google.rpc.Code), as OTLP/HTTP's Status carries it. */
 export const grpcCodeOf = (status: number): number => {

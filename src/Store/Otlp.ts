@@ -12,7 +12,7 @@
  * and answered as refused.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Effect, Predicate } from "effect"
+import { Array as Arr, Context, Effect, Predicate } from "effect"
 import { integer, text } from "./Columns.js"
 
 /** A batch's spans of one trace, grouped by resource and instrumentation scope. */
@@ -102,11 +102,6 @@ const isState = (value: unknown): value is TraceState => value === "open" || val
 /** Rows per statement: far below SQLite's 32,766 variables with the widest row (10 columns). */
 const ROWS_PER_STATEMENT = 500
 
-const chunks = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size))
-  return out
-}
 
 export const makeOtlpStore = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -125,7 +120,7 @@ export const makeOtlpStore = Effect.gen(function*() {
   const known: OtlpStoreShape["known"] = (scope, traceIds) =>
     Effect.gen(function*() {
       const out = new Map<string, KnownTrace>()
-      for (const ids of chunks(traceIds, ROWS_PER_STATEMENT)) {
+      for (const ids of Arr.chunksOf(traceIds, ROWS_PER_STATEMENT)) {
         const rows = yield* sql`SELECT trace_id, state, spans, run_id FROM otlp_traces WHERE scope = ${scope} AND ${sql.in("trace_id", ids)}`
         for (const row of rows) {
           const traceId = text(row, "trace_id")
@@ -139,7 +134,7 @@ export const makeOtlpStore = Effect.gen(function*() {
   const existing: OtlpStoreShape["existing"] = (scope, traceId, ids) =>
     Effect.gen(function*() {
       const out = new Set<string>()
-      for (const part of chunks(ids, ROWS_PER_STATEMENT)) {
+      for (const part of Arr.chunksOf(ids, ROWS_PER_STATEMENT)) {
         const rows = yield* sql`SELECT item_id FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId} AND ${sql.in("item_id", part)}`
         for (const row of rows) {
           const id = text(row, "item_id")
@@ -152,7 +147,7 @@ export const makeOtlpStore = Effect.gen(function*() {
   const add: OtlpStoreShape["add"] = (scope, keyName, now, traces) =>
     Effect.gen(function*() {
       const states = new Map<string, { state: TraceState; readonly runId: string | null }>()
-      for (const part of chunks(traces, ROWS_PER_STATEMENT)) {
+      for (const part of Arr.chunksOf(traces, ROWS_PER_STATEMENT)) {
         const rows = part.map((trace) => ({
           scope,
           trace_id: trace.traceId,
@@ -184,7 +179,7 @@ export const makeOtlpStore = Effect.gen(function*() {
       )
       // a group sent before (an exporter's retry, through any replica) is not inserted, nor counted again
       const inserted = new Set<string>()
-      for (const part of chunks(groups, ROWS_PER_STATEMENT)) {
+      for (const part of Arr.chunksOf(groups, ROWS_PER_STATEMENT)) {
         const rows = yield* sql`INSERT INTO otlp_items ${sql.insert(part)} ON CONFLICT DO NOTHING RETURNING trace_id, item_id`
         for (const row of rows) inserted.add(`${text(row, "trace_id")}/${text(row, "item_id")}`)
       }

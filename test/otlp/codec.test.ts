@@ -22,7 +22,8 @@ import { resourceFromAttributes } from "@opentelemetry/resources"
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from "@opentelemetry/sdk-logs"
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics"
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { exportResponseJson, readLogsJson, readMetricsJson, readTracesJson, statusJson } from "../../src/Otlp/Json.js"
+import { exportResponseJson, readLogsJson, readMetricsJson, readTracesJson } from "../../src/Otlp/Json.js"
+import { statusBody, statusProtobuf } from "../../src/Otlp/Status.js"
 import type { AnyValue, KeyValue, LogRecord, LogsRequest, Span, TracesRequest } from "../../src/Otlp/Model.js"
 import {
   decodeLogs,
@@ -31,7 +32,6 @@ import {
   decodeTraces,
   encodeExportResponse,
   encodeLogs,
-  encodeStatus,
   encodeTraces,
   unsignedDecimal
 } from "../../src/Otlp/Proto.js"
@@ -405,14 +405,14 @@ describe("OTLP codec: responses", () => {
     expect(exportResponseJson("metrics", { rejected: 9, errorMessage: "" })).toStrictEqual({ partialSuccess: { rejectedDataPoints: "9", errorMessage: "" } })
   })
 
-  it("round-trips google.rpc.Status", () => {
-    expect(right(decodeStatus(encodeStatus(3, "resourceSpans[0]: expected an array")))).toStrictEqual({
+  it("round-trips google.rpc.Status (written by Status.ts, read by the codec)", () => {
+    expect(right(decodeStatus(statusProtobuf(3, "resourceSpans[0]: expected an array")))).toStrictEqual({
       code: 3,
       message: "resourceSpans[0]: expected an array"
     })
-    expect(right(decodeStatus(encodeStatus(0, "")))).toStrictEqual({ code: 0, message: "" })
+    expect(right(decodeStatus(statusProtobuf(0, "")))).toStrictEqual({ code: 0, message: "" })
     expect(left(decodeStatus(new Uint8Array([0x0a, 0x05, 0x01])))).toMatch(/^not an OTLP Status: /)
-    expect(statusJson(8, "slow down")).toStrictEqual({ code: 8, message: "slow down", details: [] })
+    expect(statusBody(429, "slow down", "json")).toStrictEqual({ contentType: "application/json", body: JSON.stringify({ code: 8, message: "slow down", details: [] }) })
   })
 })
 

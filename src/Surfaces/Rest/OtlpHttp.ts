@@ -13,25 +13,16 @@ import { errorResponse } from "../../Edge/Forward.js"
 import { headerValue } from "../../Edge/Headers.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { type ApiError, errorKinds, UnsupportedMediaType } from "../../Errors.js"
-import { exportResponseJson } from "../../Otlp/Json.js"
 import type { Signal } from "../../Otlp/Model.js"
 import { type OtlpBody, OtlpReceiver } from "../../Otlp/Receiver.js"
 import { parseJsonObject } from "../../Edge/Body.js"
-import { encodingOf, JSON_TYPE, PROTOBUF_TYPE } from "../../Otlp/Status.js"
+import { bodyEncodingOf, encodingOf } from "../../Otlp/Status.js"
 
 const EMPTY = new Uint8Array(0)
-
-/** The media types OTLP/HTTP sends (protobuf also as `application/protobuf`). */
-const readable = (contentType: string | undefined): boolean => {
-  const media = contentType?.split(";")[0]?.trim().toLowerCase()
-  return media === PROTOBUF_TYPE || media === "application/protobuf" || media === JSON_TYPE
-}
 
 export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
   Effect.gen(function*() {
     const receiver = yield* OtlpReceiver
-    // loaded on the first protobuf request: a service that never gets one never parses protobufjs
-    const protobufCodec = yield* Effect.cached(Effect.promise(() => import("../../Otlp/Proto.js")))
 
     const serve = (signal: Signal) => ({ request }: { readonly request: { readonly headers: Readonly<Record<string, string | undefined>> } }) =>
       Effect.gen(function*() {
@@ -40,7 +31,7 @@ export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
         const answer = Effect.gen(function*() {
           yield* receiver.ready
           const contentType = headerValue(request.headers, "content-type")
-          if (!readable(contentType)) {
+          if (bodyEncodingOf(contentType) === undefined) {
             return yield* new UnsupportedMediaType({
               message: `Content-Type ${JSON.stringify((contentType ?? "").slice(0, 60))} is not OTLP/HTTP's; send application/x-protobuf or application/json`
             })
@@ -49,9 +40,8 @@ export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
           // OTLP/JSON parsed here under the JSON bounds (depth, keys: 400), protobuf decoded by the receiver
           const body: OtlpBody = encoding === "json" ? { encoding, value: yield* parseJsonObject(bytes) } : { encoding, bytes }
           const partial = yield* receiver.receive(signal, body, edge.keyName)
-          return encoding === "protobuf"
-            ? HttpServerResponse.uint8Array((yield* protobufCodec).encodeExportResponse(signal, partial), { contentType: PROTOBUF_TYPE })
-            : HttpServerResponse.unsafeJson(exportResponseJson(signal, partial))
+          const answered = yield* receiver.response(signal, encoding, partial)
+          return HttpServerResponse.uint8Array(answered.body, { contentType: answered.contentType })
         })
         return yield* answer.pipe(
           Effect.catchAll((error: ApiError) => {
