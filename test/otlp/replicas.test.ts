@@ -7,7 +7,7 @@
  *   agent run sent whole (the spans from both replicas), and completion is claimed once although
  *   both replicas' assembly loops race every 333 ms (the replicas' trace counters sum to the traces);
  * - a replica SIGKILLed while spans it took are pending: the other completes them, and the traces
- *   the killed one had claimed (its claim put in the store as it would have, with a short lease:
+ *   the killed one had claimed (its claim put in the store as it would have, with a shorter lease:
  *   Assembly.ts's CLAIM_LEASE is a fixed 60 s) once that lease lapses.
  * Same SVC_REDACT_KEY on both, so their redaction placeholders agree.
  */
@@ -122,8 +122,10 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
 
   it("a replica SIGKILLed with pending spans: the other completes them, and what it had claimed once the claim lapses", async () => {
     const database = cluster.freshDatabase()
-    // the replica to be killed never completes a trace within the test (its quiet window is 30 s)
-    const [doomed, survivor] = await Promise.all([replica(database, { SVC_OTLP_QUIET_SECONDS: "30" }), replica(database, { SVC_OTLP_QUIET_SECONDS: "2" })])
+    // the replica to be killed never completes a trace within the test (its quiet window is 60 s);
+    // the survivor's is 8 s, room for the agent, the kill and the check on a loaded CI machine
+    // (with 2 s, a loaded run once saw the survivor complete every trace before the check)
+    const [doomed, survivor] = await Promise.all([replica(database, { SVC_OTLP_QUIET_SECONDS: "60" }), replica(database, { SVC_OTLP_QUIET_SECONDS: "8" })])
     const sent = await runAgent({ endpoint: doomed.url, secondEndpoint: survivor.url, batchSize: 2, traces: 4 })
     expect(sent.exports.filter((call) => !call.ok)).toEqual([])
     doomed.child.kill("SIGKILL")
@@ -131,9 +133,10 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
     const database_ = nameOf(database)
     const open = cluster.psql(database_, "SELECT COUNT(*) FROM otlp_traces WHERE state = 'open'").trim()
     expect(open, "every trace still pending when the replica died").toBe("4")
-    // the dead replica had claimed two of them just before it died, as its assembly does, with a lease of 4 s
+    // the dead replica had claimed two of them just before it died, as its assembly does, with a
+    // lease of 14 s: past the survivor's quiet window and a round of its assembly (8 s + 2.7 s)
     const [claimedA, claimedB, ...unclaimed] = sent.traceIds
-    const leaseUntil = Date.now() + 4_000
+    const leaseUntil = Date.now() + 14_000
     cluster.psql(
       database_,
       `UPDATE otlp_traces SET state = 'claimed', lease_owner = 'killed-replica', lease_until = ${leaseUntil} WHERE trace_id IN ('${claimedA}', '${claimedB}')`
@@ -141,7 +144,7 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
     // meanwhile, the same agent run sent whole to the survivor: what a trace's run holds
     const whole = await runAgent({ endpoint: survivor.url })
     const traceIds = [...sent.traceIds, ...whole.traceIds]
-    await until("a run for each of the 5 traces", async () => [...(await runsOf(survivor.url, traceIds)).values()].every((runs) => runs.length > 0), 20_000)
+    await until("a run for each of the 5 traces", async () => [...(await runsOf(survivor.url, traceIds)).values()].every((runs) => runs.length > 0), 40_000)
     const byTrace = await runsOf(survivor.url, traceIds)
     const [reference] = byTrace.get(whole.traceIds[0] ?? "") ?? []
     if (reference === undefined) throw new Error("no run of the whole trace")
@@ -157,5 +160,5 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
     expect(submittedAt(claimedB)).toBeGreaterThanOrEqual(leaseUntil)
     for (const id of unclaimed) expect(submittedAt(id)).toBeLessThan(leaseUntil)
     expect(cluster.psql(database_, "SELECT state, COUNT(*), COUNT(run_id) FROM otlp_traces GROUP BY state").trim()).toBe("done|5|5")
-  }, 40_000)
+  }, 70_000)
 })
