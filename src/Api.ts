@@ -18,6 +18,7 @@ import { DiagnoseGroup, documentDiagnoseOutputs } from "./Contract/DiagnoseContr
 import { TracesGroup } from "./Contract/TracesContract.js"
 import { OtlpGroup } from "./Contract/OtlpContract.js"
 import { RunsGroup } from "./Contract/RunsContract.js"
+import { ProblemsGroup } from "./Contract/ProblemsContract.js"
 import { apiKeyRequirement, declareSecuritySchemes } from "./Contract/Security.js"
 import { CatalogueResponse, CompositionResponse, PatternRecord, PlaybooksResponse } from "./Catalogue/Resources.js"
 import {
@@ -169,6 +170,7 @@ export class Api extends HttpApi.make("pattern-analysis-service")
   .add(TracesGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(DiagnoseGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(RunsGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(ProblemsGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(OtlpGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(DocsGroup)
   .addError(InternalErrorWire)

@@ -7,6 +7,7 @@
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, Option, type Redacted } from "effect"
 import { type KeyRole, parseKeyRoles } from "./Config/KeyRoles.js"
+import { type AlertSettings, isWebhookUrl, readAlertSettings } from "./Config/Alerts.js"
 import { corsOriginValid, isAddressRange } from "./Config/Entries.js"
 import { type InvalidConfiguration, invalidConfiguration } from "./Config/Describe.js"
 import { type ApiKeyEntry, keyList } from "./Config/KeyList.js"
@@ -180,6 +181,8 @@ export interface AppConfigShape {
     /** OTEL_SERVICE_NAME (default `pattern-analysis-service`): this service's own spans, dropped on arrival (no loop). */
     readonly ownServiceName: string
   }
+  /** Problems' alerts (DECISIONS §19): webhooks per scope, their signing secret, the alerting severity, links. */
+  readonly alerts: AlertSettings
   /** Shared state for several replicas (DECISIONS §15); none: everything stays in the process. */
   readonly redis: {
     /** `redis://` or `rediss://` (TLS); its password is a secret. */
@@ -393,6 +396,15 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     pendingBytes: integer("SVC_OTLP_PENDING_BYTES", "an integer number of bytes >= 1024", { min: 1024, max: 2 ** 40 }).pipe(Config.withDefault(256 * MiB)),
     ownServiceName: optionalText("OTEL_SERVICE_NAME").pipe(Config.map(Option.getOrElse(() => "pattern-analysis-service")))
   }),
+  alerts: Config.all({
+    webhooksFile: optionalText("SVC_ALERT_WEBHOOKS_FILE"),
+    webhooks: list("SVC_ALERT_WEBHOOKS", "http(s) URLs separated by commas", { valid: isWebhookUrl }).pipe(Config.withDefault<ReadonlyArray<string>>([])),
+    secret: optionalSecret("SVC_ALERT_SECRET"),
+    minSeverity: optionalText("SVC_ALERT_MIN_SEVERITY"),
+    publicUrl: optionalHttpUrl("SVC_PUBLIC_URL")
+  }).pipe(
+    Config.mapOrFail((raw) => Either.mapLeft(readAlertSettings(raw), (refused) => ConfigError.InvalidData([refused.name], refused.message)))
+  ),
   redis: Config.all({
     url: optionalCheckedSecret("SVC_REDIS_URL", "a redis:// or rediss:// URL", isRedisUrl),
     prefix: setting("SVC_REDIS_PREFIX", "1-64 characters of [A-Za-z0-9:_.-]", Option.liftPredicate((text: string) => /^[A-Za-z0-9:_.-]{1,64}$/.test(text))).pipe(

@@ -20,9 +20,10 @@ import { McpHttpOnFirstUse } from "./Surfaces/Mcp/Entry.js"
 import { TracesHttpLive } from "./Surfaces/Rest/TracesHttp.js"
 import { OtlpHttpLive } from "./Surfaces/Rest/OtlpHttp.js"
 import { RunsHttpLive } from "./Surfaces/Rest/RunsHttp.js"
+import { ProblemsHttpLive } from "./Surfaces/Rest/ProblemsHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, TracesHttpLive, DiagnoseHttpLive, RunsHttpLive, OtlpHttpLive, DocsHttpLive]),
+  Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, TracesHttpLive, DiagnoseHttpLive, RunsHttpLive, ProblemsHttpLive, OtlpHttpLive, DocsHttpLive]),
   Layer.provide(AnalyzeRestLive)
 )
 

@@ -33,6 +33,8 @@ import { TraceReaderLive } from "./Intake/TraceReader.js"
 import { RunStoreAccessLive } from "./Store/RunStoreAccess.js"
 import { RunsServiceLive } from "./Runs/RunsService.js"
 import { RunWorkersLive } from "./Runs/Workers.js"
+import { AlertDeliveryLive, AlertRoutesLive } from "./Runs/Alerts.js"
+import { ProblemsServiceLive } from "./Runs/ProblemsService.js"
 import { OtlpAssemblyLive } from "./Otlp/Assembly.js"
 import { OtlpReceiverLive } from "./Otlp/Receiver.js"
 
@@ -76,13 +78,16 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   // which are finalized before it closes (each gives its run back first).
   const Readiness = ReadinessLive
   const Tracker = RequestTrackerLive
-  const Store = RunStoreAccessLive.pipe(Layer.provide(ConfigLive))
+  const Store = RunStoreAccessLive.pipe(Layer.provide(AlertRoutesLive), Layer.provide(ConfigLive))
   const Workers = options.serving ? RunWorkersLive.pipe(Layer.provide([ConfigLive, Diagnoses, Cache, Readiness, Tracker])) : Layer.empty
   const RunsServices = RunsServiceLive.pipe(Layer.provide([Scopes, Diagnoses, Cache]))
   // OTLP in (DECISIONS §18): the receiver of every process that serves; `svc serve` also completes traces into runs
   const Receiver = OtlpReceiverLive.pipe(Layer.provide([ConfigLive, Scopes, Redact]))
   const Assembly = options.serving ? OtlpAssemblyLive.pipe(Layer.provide([ConfigLive, RunsServices])) : Layer.empty
-  const Runs = Layer.mergeAll(RunsServices, Workers, Receiver, Assembly).pipe(Layer.provideMerge(Store))
+  // problems (DECISIONS §19): read and changed by every surface; their alerts delivered by `svc serve`
+  const Problems = ProblemsServiceLive.pipe(Layer.provide([Scopes, Catalogue]))
+  const Deliveries = options.serving ? AlertDeliveryLive.pipe(Layer.provide([ConfigLive, Readiness])) : Layer.empty
+  const Runs = Layer.mergeAll(RunsServices, Workers, Receiver, Assembly, Problems, Deliveries).pipe(Layer.provideMerge(Store))
   const Keys = (options.serving ? ApiKeysLive : ApiKeysOnceLive).pipe(Layer.provide(ConfigLive))
   // The one guard of every surface (auth, roles, rate limit), with the keys and limiter it reads.
   const Guards = GuardsLive.pipe(Layer.provideMerge(Layer.mergeAll(Keys, Limiter, ErrorReportingLive.pipe(Layer.provide(ConfigLive)))), Layer.provide(ConfigLive))

@@ -30,12 +30,12 @@ const INGEST_ROUTES: ReadonlySet<string> = new Set(["/v1/runs", "/v1/traces", "/
 
 /**
  * The least role a request needs, by method and path: submitting runs and OTLP is `ingest`;
- * deleting, retrying, resolving and merging is `admin`; everything else is `read`.
+ * deleting, retrying, resolving (PATCH), merging and detaching is `admin`; everything else is `read`.
  */
 export const requiredRole = (method: string, path: string): Role => {
   if (method === "POST" && INGEST_ROUTES.has(path)) return "ingest"
   if (method === "DELETE" || method === "PATCH") return "admin"
-  if (method === "POST" && (/^\/v1\/runs\/[^/]+\/retry$/.test(path) || /^\/v1\/problems\/[^/]+\/merge$/.test(path))) return "admin"
+  if (method === "POST" && (/^\/v1\/runs\/[^/]+\/retry$/.test(path) || /^\/v1\/problems\/[^/]+\/(merge|detach)$/.test(path))) return "admin"
   return "read"
 }
 

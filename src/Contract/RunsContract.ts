@@ -117,9 +117,25 @@ export const Run = Schema.Struct({
 }).annotations({ identifier: "Run", description: "A trace submitted for diagnosis in the background." })
 export type Run = typeof Run.Type
 
+export const ProblemStatus = Schema.Literal("open", "resolved", "ignored", "regressed").annotations({
+  identifier: "ProblemStatus",
+  description:
+    "open → resolved (by an admin, optionally in a version) → regressed (seen again; with `resolved_in_version`, only on a `version` label the problem was not seen on before it was resolved); `ignored` keeps counting without alerts."
+})
+
+export const ProblemRef = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  severity: Severity,
+  status: ProblemStatus
+}).annotations({ identifier: "ProblemRef", description: "A problem a run's findings joined." })
+
 export const RunWithReport = Schema.Struct({
   ...Run.fields,
-  report: Schema.optional(DiagnoseReport).annotations({ description: "The diagnose report, once the run is done." })
+  report: Schema.optional(DiagnoseReport).annotations({ description: "The diagnose report, once the run is done." }),
+  problems: Schema.optional(Schema.Array(ProblemRef)).annotations({
+    description: "The problems its findings joined (DECISIONS §19), most severe first; present once the run is done."
+  })
 }).annotations({ identifier: "RunWithReport", description: "A run, with its report when done." })
 
 export const RunList = Schema.Struct({

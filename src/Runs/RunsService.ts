@@ -145,7 +145,7 @@ export interface ListQuery {
 
 const isStatus = Schema.is(RunStatus)
 
-const readTime = (name: string, value: string | undefined): Either.Either<number | undefined, ValidationError> => {
+export const readTime = (name: string, value: string | undefined): Either.Either<number | undefined, ValidationError> => {
   if (value === undefined) return Either.right(undefined)
   const ms = Date.parse(value)
   return Number.isFinite(ms) ? Either.right(ms) : Either.left(new ValidationError({ message: `${name} must be an ISO-8601 time (got ${JSON.stringify(value.slice(0, 40))})` }))
@@ -174,7 +174,7 @@ export const readFilter = (query: ListQuery): Either.Either<RunFilter, Validatio
     }
   })
 
-const readLimit = (limit: string | undefined): Either.Either<number, ValidationError> => {
+export const readLimit = (limit: string | undefined): Either.Either<number, ValidationError> => {
   if (limit === undefined) return Either.right(DEFAULT_PAGE)
   const value = Number(limit)
   return /^\d+$/.test(limit) && value >= 1 && value <= MAX_PAGE
@@ -347,7 +347,12 @@ export const RunsServiceLive = Layer.effect(
       Effect.gen(function*() {
         const run = yield* stored(keyName, id)
         const report = yield* reportOf(run)
-        return report === undefined ? wireRun(run) : { ...wireRun(run), report }
+        if (report === undefined) return wireRun(run)
+        if (run.status !== "done") return { ...wireRun(run), report }
+        // the problems its findings joined (DECISIONS §19): a run links to them, they link back
+        const problems = yield* access.problems
+        const joined = yield* inStore("get", problems.ofRun(run.scope, run.id))
+        return { ...wireRun(run), report, problems: joined.map((problem) => ({ id: problem.id, title: problem.title, severity: problem.severity, status: problem.status })) }
       })
 
     const report: RunsServiceShape["report"] = (keyName, id) =>

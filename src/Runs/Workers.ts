@@ -27,6 +27,7 @@ import type { ClaimedRun, RunStoreShape } from "../Store/Runs.js"
 import { admittedOf, readStoredRequest } from "./RunsService.js"
 import { DEFAULT_WORKER, type RunResult, type RunRunner, workerLoop } from "./Worker.js"
 import type { DiagnoseReport } from "../Contract/DiagnoseReport.js"
+import { type FingerprintTrace, problemFindingsOf } from "../Problems/Fingerprint.js"
 
 /** Failures another attempt may not meet: the provider's 429/5xx or outage (after its retries), deadlines. */
 const TRANSIENT: ReadonlySet<string> = new Set([errorKinds.Timeout.kind])
@@ -40,10 +41,11 @@ const UPKEEP = Duration.seconds(30)
 const DAY_MS = 86_400_000
 
 /**
- * How a finished diagnose ends its run: done when any lens ran (its report says which failed);
- * when none ran, the lenses' error: transient (the run goes back to the queue) or final.
+ * How a finished diagnose ends its run: done when any lens ran (its report says which failed), with
+ * its findings fingerprinted against the run's trace; when none ran, the lenses' error: transient
+ * (the run goes back to the queue) or final.
  */
-export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<string>): RunResult => {
+export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<string>, trace: FingerprintTrace): RunResult => {
   const ran = report.patterns.filter((run) => run.error === null)
   const failed = report.patterns.flatMap((run) => (run.error === null ? [] : [run.error]))
   const first = failed[0]
@@ -60,7 +62,10 @@ export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<
       report: JSON.stringify(report),
       severity: report.severity,
       patterns: Array.from(new Set(report.findings.map((finding) => finding.pattern))),
-      cacheKeys
+      cacheKeys,
+      // the findings that join problems (DECISIONS §19), in the finish's transaction
+      findings: problemFindingsOf(report.findings, trace),
+      tokens: report.usage.input_tokens + report.usage.output_tokens
     }
   }
 }
@@ -94,7 +99,7 @@ export const makeRunner = (
       const spent = Exit.isSuccess(exit) ? exit.value.report.usage.input_tokens + exit.value.report.usage.output_tokens : 0
       yield* store.settle(claimed.scope, startedAt, estimate, spent)
     }
-    if (Exit.isSuccess(exit)) return resultOfReport(exit.value.report, exit.value.cacheKeys)
+    if (Exit.isSuccess(exit)) return resultOfReport(exit.value.report, exit.value.cacheKeys, request.trace)
     return yield* Effect.failCause(exit.cause)
   }).pipe(
     Effect.catchAll((error): Effect.Effect<RunResult> => {
@@ -148,17 +153,20 @@ export const RunWorkersLive = Layer.scopedDiscard(
       const released = store.shared ? 0 : yield* store.releaseAll
       if (released > 0) yield* Effect.logWarning("runs a previous process held were queued again").pipe(Effect.annotateLogs({ runs: released }))
       const runner = makeRunner(store, diagnoses, budget)
-      // a run in progress is work in flight: the drain waits for it (within the grace)
-      const tracked: RunRunner = (claimed) => Effect.acquireUseRelease(Effect.sync(tracker.started), () => runner(claimed), () => Effect.sync(tracker.finished))
+      // a run in progress is work in flight until its finish committed (with its problems): the
+      // drain waits for it (within the grace)
+      const around = <A, E>(working: Effect.Effect<A, E>) =>
+        Effect.acquireUseRelease(Effect.sync(tracker.started), () => working, () => Effect.sync(tracker.finished))
       for (let index = 0; index < runs.workers; index++) {
         const options = {
           ...DEFAULT_WORKER,
           owner: `${process}-${index}`,
           leaseMs,
           accepting: () => readiness.current() === "ready",
-          wake: access.nextQueued
+          wake: access.nextQueued,
+          around
         }
-        yield* workerLoop(store, tracked, options).pipe(
+        yield* workerLoop(store, runner, options).pipe(
           Effect.tapErrorCause((cause) => Effect.logWarning("run worker stopped on a store error; starting again", cause)),
           Effect.retry(Schedule.spaced(Duration.seconds(5))),
           Effect.forkScoped

@@ -97,8 +97,114 @@ const otlp = Effect.gen(function*() {
   )`
 })
 
+/**
+ * 3: problems (DECISIONS §19): the same failure across a scope's runs. A fingerprint names one
+ * problem (a merge points it at another); a run's link to a problem keeps the finding's title and
+ * quotes (removed with the run); runs per UTC day and labels seen are aggregates that outlive the
+ * runs; the patterns and labels are rows of their own so each list filter has an index. The alert
+ * outbox holds each webhook call until it is delivered (at least once, across crashes). Runs keep
+ * the tokens they spent (the digest sums them).
+ */
+const problems = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE problems (
+    id TEXT PRIMARY KEY,
+    scope TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    title TEXT NOT NULL,
+    normalized_title TEXT NOT NULL,
+    cites TEXT NOT NULL,
+    playbook TEXT,
+    patterns TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    severity_rank BIGINT NOT NULL,
+    status TEXT NOT NULL,
+    run_count BIGINT NOT NULL DEFAULT 0,
+    first_seen BIGINT NOT NULL,
+    last_seen BIGINT NOT NULL,
+    resolved_at BIGINT,
+    resolved_in_version TEXT,
+    versions_before TEXT,
+    regressed_at BIGINT,
+    regression_alerted_at BIGINT,
+    merged_into TEXT
+  )`
+  // the list, most recently seen first, and its filters by status and severity
+  yield* sql`CREATE INDEX problems_by_scope ON problems (scope, last_seen DESC, id DESC)`
+  yield* sql`CREATE INDEX problems_by_status ON problems (scope, status, last_seen DESC, id DESC)`
+  yield* sql`CREATE INDEX problems_by_severity ON problems (scope, severity, last_seen DESC, id DESC)`
+  yield* sql`CREATE INDEX problems_by_first_seen ON problems (scope, first_seen)`
+  yield* sql`CREATE TABLE problem_fingerprints (
+    scope TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    problem_id TEXT NOT NULL,
+    PRIMARY KEY (scope, fingerprint)
+  )`
+  yield* sql`CREATE INDEX problem_fingerprints_by_problem ON problem_fingerprints (problem_id)`
+  yield* sql`CREATE TABLE problem_runs (
+    problem_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    seen_at BIGINT NOT NULL,
+    severity TEXT NOT NULL,
+    finding TEXT NOT NULL,
+    PRIMARY KEY (problem_id, run_id)
+  )`
+  yield* sql`CREATE INDEX problem_runs_by_run ON problem_runs (scope, run_id)`
+  yield* sql`CREATE INDEX problem_runs_by_problem ON problem_runs (problem_id, seen_at DESC)`
+  yield* sql`CREATE TABLE problem_days (
+    problem_id TEXT NOT NULL,
+    day TEXT NOT NULL,
+    runs BIGINT NOT NULL,
+    PRIMARY KEY (problem_id, day)
+  )`
+  yield* sql`CREATE TABLE problem_labels (
+    problem_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    label_key TEXT NOT NULL,
+    label_value TEXT NOT NULL,
+    runs BIGINT NOT NULL,
+    first_seen BIGINT NOT NULL,
+    last_seen BIGINT NOT NULL,
+    PRIMARY KEY (problem_id, label_key, label_value)
+  )`
+  yield* sql`CREATE INDEX problem_labels_by_value ON problem_labels (scope, label_key, label_value, problem_id)`
+  yield* sql`CREATE TABLE problem_patterns (
+    problem_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    pattern TEXT NOT NULL,
+    PRIMARY KEY (problem_id, pattern)
+  )`
+  yield* sql`CREATE INDEX problem_patterns_by_pattern ON problem_patterns (scope, pattern, problem_id)`
+  yield* sql`CREATE TABLE alert_outbox (
+    id TEXT PRIMARY KEY,
+    scope TEXT NOT NULL,
+    event TEXT NOT NULL,
+    problem_id TEXT,
+    run_id TEXT,
+    url TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    next_at BIGINT NOT NULL,
+    attempts BIGINT NOT NULL DEFAULT 0,
+    state TEXT NOT NULL,
+    lease_owner TEXT,
+    lease_until BIGINT,
+    last_status BIGINT,
+    last_error TEXT,
+    delivered_at BIGINT
+  )`
+  yield* sql`CREATE INDEX alert_outbox_due ON alert_outbox (state, next_at)`
+  yield* sql`CREATE INDEX alert_outbox_by_scope ON alert_outbox (scope, created_at DESC, id DESC)`
+  yield* sql`ALTER TABLE runs ADD COLUMN tokens BIGINT`
+  // the digest and compare: a scope's runs by when they finished
+  yield* sql`CREATE INDEX runs_by_scope_finished ON runs (scope, finished_at)`
+})
+
 /** The migrations by `<id>_<name>`, for `Migrator.fromRecord`. */
 export const MIGRATIONS: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_runs": runs,
-  "0002_otlp": otlp
+  "0002_otlp": otlp,
+  "0003_problems": problems
 }

@@ -13,6 +13,7 @@ import { AppConfig, type AppConfigShape } from "../Config.js"
 import { StoreUnavailable } from "../Errors.js"
 import { countStoreError } from "../Observability/Metrics.js"
 import type { OtlpStoreShape } from "./Otlp.js"
+import { type AlertPolicy, AlertRoutes, type ProblemStoreShape } from "./Problems.js"
 import type { RunStoreShape } from "./Runs.js"
 
 /** Seconds a client is told to wait before it tries the store again. */
@@ -23,6 +24,8 @@ export interface RunStoreAccessShape {
   readonly store: Effect.Effect<RunStoreShape, StoreUnavailable>
   /** OTLP's pending traces, in the same database (opened with it). */
   readonly otlp: Effect.Effect<OtlpStoreShape, StoreUnavailable>
+  /** Problems and the alert outbox (DECISIONS §19), in the same database (opened with it). */
+  readonly problems: Effect.Effect<ProblemStoreShape, StoreUnavailable>
   /** Whether the database exists already (runs may wait in it): the workers open it at start then. */
   readonly exists: () => boolean
   /** The store once something opened it (the workers of a new database wait for the first run). */
@@ -77,28 +80,29 @@ export const storeTarget = (config: AppConfigShape): StoreTarget =>
   })
 
 /** The store of a target, opened in `scope` (tests give their own). */
-export const makeRunStoreAccess = (target: StoreTarget, scope: Scope.Scope): Effect.Effect<RunStoreAccessShape> =>
+export const makeRunStoreAccess = (target: StoreTarget, scope: Scope.Scope, alerts: AlertPolicy): Effect.Effect<RunStoreAccessShape> =>
   Effect.gen(function*() {
     const lock = yield* Effect.makeSemaphore(1)
     const ready = yield* Deferred.make<RunStoreShape>()
     let wake = yield* Deferred.make<void>()
-    let opened: { readonly runs: RunStoreShape; readonly otlp: OtlpStoreShape } | undefined
+    let opened: { readonly runs: RunStoreShape; readonly otlp: OtlpStoreShape; readonly problems: ProblemStoreShape } | undefined
     const open = Effect.gen(function*() {
       if (opened !== undefined) return opened
       const child = yield* Scope.fork(scope, { _tag: "Sequential" })
       // loaded here: a service that never opens the store never parses @effect/sql or the driver
-      const [{ makeRunStore, RunStore }, { makeOtlpStore, OtlpStore }, { postgresLayer, sqliteLayer }] = yield* Effect.promise(() =>
-        Promise.all([import("./Runs.js"), import("./Otlp.js"), import("./Sql.js")])
-      )
+      const [{ makeRunStore, RunStore }, { makeOtlpStore, OtlpStore }, { makeProblemStore, ProblemStore }, { postgresLayer, sqliteLayer }] = yield* Effect
+        .promise(() => Promise.all([import("./Runs.js"), import("./Otlp.js"), import("./Problems.js"), import("./Sql.js")]))
       const client = target._tag === "SQLite" ? sqliteLayer(target.file) : postgresLayer(target.url, target)
-      const layer = Layer.merge(Layer.effect(RunStore, makeRunStore), Layer.effect(OtlpStore, makeOtlpStore)).pipe(Layer.provide(client))
+      const problemStore = Layer.effect(ProblemStore, makeProblemStore(alerts))
+      const runStore = Layer.effect(RunStore, Effect.flatMap(ProblemStore, makeRunStore)).pipe(Layer.provide(problemStore))
+      const layer = Layer.mergeAll(runStore, problemStore, Layer.effect(OtlpStore, makeOtlpStore)).pipe(Layer.provide(client))
       const built = yield* Effect.exit(Layer.buildWithScope(layer, child))
       if (Exit.isFailure(built)) {
         yield* Scope.close(child, built)
         // the failure itself (an Error with its driver cause), not the Cause around it: the log says why
         return yield* storeUnavailable("open", Cause.squash(built.cause))
       }
-      const stores = { runs: Context.get(built.value, RunStore), otlp: Context.get(built.value, OtlpStore) }
+      const stores = { runs: Context.get(built.value, RunStore), otlp: Context.get(built.value, OtlpStore), problems: Context.get(built.value, ProblemStore) }
       opened = stores
       yield* Deferred.succeed(ready, stores.runs)
       return stores
@@ -107,6 +111,7 @@ export const makeRunStoreAccess = (target: StoreTarget, scope: Scope.Scope): Eff
     return {
       store: Effect.map(stores, (both) => both.runs),
       otlp: Effect.map(stores, (both) => both.otlp),
+      problems: Effect.map(stores, (both) => both.problems),
       // PostgreSQL always holds runs the workers may take; a SQLite file only once made
       exists: () => target._tag === "Postgres" || existsSync(target.file),
       whenOpen: Deferred.await(ready),
@@ -124,6 +129,6 @@ export const RunStoreAccessLive = Layer.scoped(
   RunStoreAccess,
   Effect.gen(function*() {
     const config = yield* AppConfig
-    return yield* makeRunStoreAccess(storeTarget(config), yield* Effect.scope)
+    return yield* makeRunStoreAccess(storeTarget(config), yield* Effect.scope, yield* AlertRoutes)
   })
 )

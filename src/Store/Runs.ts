@@ -12,8 +12,10 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Data, Effect, Option, Predicate, Schema } from "effect"
 import { RunStatus, SkipReason } from "../Contract/RunsContract.js"
+import type { ProblemFinding } from "../Problems/Fingerprint.js"
 import { integer, text } from "./Columns.js"
 import { cursorOf, readCursor } from "./Cursor.js"
+import type { ProblemStoreShape } from "./Problems.js"
 
 
 /** A run as the store keeps it (the API's Run is made from it). */
@@ -82,6 +84,10 @@ export type RunEnd =
     readonly patterns: ReadonlyArray<string>
     /** The cache entries the run's lenses used (its delete evicts them). */
     readonly cacheKeys: ReadonlyArray<string>
+    /** The findings that join problems (DECISIONS §19), fingerprinted; joined in the finish's transaction. */
+    readonly findings?: ReadonlyArray<ProblemFinding> | undefined
+    /** The tokens the run spent (the digest sums them). */
+    readonly tokens?: number | undefined
   }
   | { readonly status: "failed"; readonly error: { readonly error: string; readonly message: string } }
   /** `no_content` keeps the triage report the diagnose made without a model call (DECISIONS §18). */
@@ -126,7 +132,10 @@ export interface RunStoreShape {
   readonly claim: (owner: string, now: number, leaseMs: number) => Effect.Effect<Option.Option<ClaimedRun>, SqlError.SqlError>
   /** Extends a lease this owner still holds: false when it lapsed and was taken. */
   readonly renew: (id: string, owner: string, now: number, leaseMs: number) => Effect.Effect<boolean, SqlError.SqlError>
-  /** Ends a run this owner still holds: false (and nothing written) when it lost the lease. */
+  /**
+   * Ends a run this owner still holds, in one transaction with the problems its findings join and
+   * the alerts that makes (DECISIONS §17, §19): false (and nothing written) when it lost the lease.
+   */
   readonly finish: (id: string, owner: string, now: number, end: RunEnd) => Effect.Effect<boolean, SqlError.SqlError>
   /** Gives a run back to the queue (after a transient failure, or on shutdown), not before `notBefore`. */
   readonly release: (id: string, owner: string, notBefore: number) => Effect.Effect<boolean, SqlError.SqlError>
@@ -249,7 +258,7 @@ const records = (rows: ReadonlyArray<unknown>): Array<RunRecord> => rows.flatMap
 /** A text matched literally by LIKE with a backslash as ESCAPE: its wildcards escaped (slugs hold `_`: removing it would match nothing). */
 const escapeLike = (text: string): string => text.replace(/[%_\\]/g, (wildcard) => `\\${wildcard}`)
 
-export const makeRunStore = Effect.gen(function*() {
+export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   // What differs between SQLite and PostgreSQL, all of it here; the rest is one text for both.
@@ -273,9 +282,8 @@ export const makeRunStore = Effect.gen(function*() {
       (rows) => Option.fromNullable(storedOf(rows[0]))
     )
 
-  // No transaction (the driver hands a transaction its connection and opens a new one after, without
-  // the connection's settings, Sql.ts): the insert is one statement that the unique indexes guard,
-  // so two submits of one trace make one run, and an external id names one trace.
+  // No transaction needed: the insert is one statement that the unique indexes guard, so two
+  // submits of one trace make one run, and an external id names one trace.
   const sameRun = (run: NewRun) =>
     Effect.map(sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND dedupe_key = ${run.dedupeKey}`, (rows) => records(rows)[0])
   const submit: RunStoreShape["submit"] = (run) =>
@@ -374,17 +382,32 @@ export const makeRunStore = Effect.gen(function*() {
 
   const finish: RunStoreShape["finish"] = (id, owner, now, end) => {
     const held = sql`id = ${id} AND status = 'running' AND lease_owner = ${owner}`
+    const returning = sql.literal("RETURNING id, scope, trace_id, labels")
     const statement = end.status === "done"
       ? sql`UPDATE runs SET status = 'done', report = ${end.report}, severity = ${end.severity}, finished_at = ${now},
-              patterns = ${`,${end.patterns.join(",")},`}, cache_keys = ${JSON.stringify(end.cacheKeys)},
-              lease_owner = NULL, lease_until = NULL, reason = NULL, error_kind = NULL, error_message = NULL WHERE ${held} RETURNING id`
+              patterns = ${`,${end.patterns.join(",")},`}, cache_keys = ${JSON.stringify(end.cacheKeys)}, tokens = ${end.tokens ?? null},
+              lease_owner = NULL, lease_until = NULL, reason = NULL, error_kind = NULL, error_message = NULL WHERE ${held} ${returning}`
       : end.status === "failed"
       ? sql`UPDATE runs SET status = 'failed', error_kind = ${end.error.error}, error_message = ${end.error.message}, finished_at = ${now},
-              lease_owner = NULL, lease_until = NULL WHERE ${held} RETURNING id`
+              lease_owner = NULL, lease_until = NULL WHERE ${held} ${returning}`
       : sql`UPDATE runs SET status = 'skipped', reason = ${end.reason}, finished_at = ${now},
               report = ${end.report?.text ?? null}, severity = ${end.report?.severity ?? null},
-              lease_owner = NULL, lease_until = NULL WHERE ${held} RETURNING id`
-    return Effect.map(changed(statement), (count) => count > 0)
+              lease_owner = NULL, lease_until = NULL WHERE ${held} ${returning}`
+    const findings = end.status === "done" ? end.findings ?? [] : []
+    // one statement needs no transaction: a run without findings or alerts finishes as before
+    if (findings.length === 0 && end.status !== "failed") return Effect.map(changed(statement), (count) => count > 0)
+    return sql.withTransaction(Effect.gen(function*() {
+      const row = (yield* statement)[0]
+      if (!Predicate.isRecord(row)) return false
+      const scope = text(row, "scope") ?? ""
+      const traceId = text(row, "trace_id")
+      if (end.status === "failed") {
+        yield* problems.failedRun(scope, id, traceId, end.error, now)
+      } else {
+        yield* problems.joinRun({ scope, runId: id, traceId, labels: labelsOf(text(row, "labels")), now, findings })
+      }
+      return true
+    }))
   }
 
   const release: RunStoreShape["release"] = (id, owner, notBefore) =>
@@ -410,20 +433,27 @@ export const makeRunStore = Effect.gen(function*() {
 
   const retryAll: RunStoreShape["retryAll"] = (scope, status, now) => requeue(scope, sql`status = ${status}`, now)
 
+  // a deleted run leaves its problems' examples; their counts per day stay (DECISIONS §19)
   const remove: RunStoreShape["remove"] = (scope, id) =>
-    Effect.map(sql`DELETE FROM runs WHERE scope = ${scope} AND id = ${id} RETURNING cache_keys`, (rows) => {
-      const row = rows[0]
-      return Predicate.isRecord(row) ? stringsOf(text(row, "cache_keys")) : undefined
-    })
+    sql.withTransaction(Effect.gen(function*() {
+      const row = (yield* sql`DELETE FROM runs WHERE scope = ${scope} AND id = ${id} RETURNING cache_keys`)[0]
+      if (!Predicate.isRecord(row)) return undefined
+      yield* problems.forgetRuns([id])
+      return stringsOf(text(row, "cache_keys"))
+    }))
 
   const purge: RunStoreShape["purge"] = (before) =>
-    Effect.map(sql`DELETE FROM runs WHERE finished_at IS NOT NULL AND finished_at < ${before} RETURNING id, scope, cache_keys`, (rows) =>
-      rows.flatMap((row) => {
+    sql.withTransaction(Effect.gen(function*() {
+      const rows = yield* sql`DELETE FROM runs WHERE finished_at IS NOT NULL AND finished_at < ${before} RETURNING id, scope, cache_keys`
+      const purged = rows.flatMap((row) => {
         if (!Predicate.isRecord(row)) return []
         const id = text(row, "id")
         const scope = text(row, "scope")
         return id === null || scope === null ? [] : [{ id, scope, cacheKeys: stringsOf(text(row, "cache_keys")) }]
-      }))
+      })
+      yield* problems.forgetRuns(purged.map((run) => run.id))
+      return purged
+    }))
 
   const requeueBudget: RunStoreShape["requeueBudget"] = (dayStart) =>
     changed(

@@ -7,7 +7,7 @@
  * runtime dependency, external to the bundle (scripts/build.mjs), loaded only when the store opens.
  *
  * The database runs in WAL mode (readers never wait for the writer), with one connection (one
- * writer: SQLite serializes writes anyway, and one connection keeps transactions simple), a busy
+ * writer: SQLite serializes writes anyway; transactions run on it too, SqliteConnection.ts), a busy
  * timeout for another process holding the file (`svc runs import` while the service runs), and
  * `synchronous=NORMAL` (durable across a process crash; the last transactions may be lost only on
  * a power loss). Migrations (Store/Migrations.ts) run when the layer is built.
@@ -73,20 +73,23 @@ export const sqliteLayer = (file: string, migrations: Record<string, Effect.Effe
     Effect.gen(function*() {
       yield* Effect.promise(() => mkdir(join(file, ".."), { recursive: true }))
       // loaded here, not at start-up: a service with the store unused never parses the driver
-      const { LibsqlClient } = yield* Effect.promise(() => import("@effect/sql-libsql"))
-      const client = LibsqlClient.layer({ url: pathToFileURL(file).href, concurrency: 1 })
+      const [{ LibsqlClient }, { createClient }, { OneConnectionClient }] = yield* Effect.promise(() =>
+        Promise.all([import("@effect/sql-libsql"), import("@libsql/client"), import("./SqliteConnection.js")])
+      )
+      // one connection, transactions included (SqliteConnection.ts): its settings hold for every statement
+      const live = yield* Effect.acquireRelease(
+        Effect.sync(() => new OneConnectionClient(createClient({ url: pathToFileURL(file).href }))),
+        (opened) => Effect.sync(() => opened.close())
+      )
+      const client = LibsqlClient.layer({ liveClient: live })
       const setUp = Layer.scopedDiscard(
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
-          // The journal mode is the file's (it stays); the rest is the connection's. The driver hands
-          // a transaction its connection and opens a new one after it, so the migrations (each in a
-          // transaction) run first and the connection that stays is configured after them; the
-          // store itself runs no transaction (Runs.ts).
+          // The journal mode is the file's (it stays); the rest is the connection's, which stays.
           yield* sql.unsafe("PRAGMA journal_mode = WAL")
           yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
-          yield* migrate(migrations)
-          yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
           yield* sql.unsafe("PRAGMA synchronous = NORMAL")
+          yield* migrate(migrations)
           // On close, the WAL folded into the database, so the file alone holds everything.
           yield* Effect.addFinalizer(() => Effect.ignore(sql.unsafe("PRAGMA wal_checkpoint(TRUNCATE)")))
         })

@@ -17,6 +17,9 @@ import { chatSample } from "../diagnose/sample-report.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
+
+/** A trace for resultOfReport where the findings do not matter. */
+const NO_EVENTS = { agents: [], events: [] }
 import { call, chatTrace, decoded, ErrorBody, freshHome, getRun, refusal, sleep, submitOne, waitForRun } from "./support.js"
 
 const harness = useProviderDouble()
@@ -105,7 +108,7 @@ describe("how a finished diagnose ends its run (resultOfReport)", () => {
 
   it("is transient when no lens ran and every failure is retryable: the provider's overload or outage (analyzer_error, retryable) or a deadline (timeout)", () => {
     for (const kinds of [["analyzer_error"], ["timeout"], ["analyzer_error", "timeout"]]) {
-      expect(resultOfReport(withLenses(kinds.map((kind, i) => failedLens(`p${i}`, kind, true))), []), kinds.join()).toEqual({
+      expect(resultOfReport(withLenses(kinds.map((kind, i) => failedLens(`p${i}`, kind, true))), [], NO_EVENTS), kinds.join()).toEqual({
         _tag: "Transient",
         error: { error: kinds[0], message: `p0 failed: ${kinds[0]}` }
       })
@@ -113,11 +116,11 @@ describe("how a finished diagnose ends its run (resultOfReport)", () => {
   })
 
   it("is failed with the first kind when no lens ran and a failure is final", () => {
-    expect(resultOfReport(withLenses([failedLens("a", "llm_resolution_error"), failedLens("b", "llm_resolution_error")]), [])).toEqual({
+    expect(resultOfReport(withLenses([failedLens("a", "llm_resolution_error"), failedLens("b", "llm_resolution_error")]), [], NO_EVENTS)).toEqual({
       _tag: "End",
       end: { status: "failed", error: { error: "llm_resolution_error", message: "a failed: llm_resolution_error" } }
     })
-    expect(resultOfReport(withLenses([failedLens("a", "analyzer_error"), failedLens("b", "internal_error")]), [])).toEqual({
+    expect(resultOfReport(withLenses([failedLens("a", "analyzer_error"), failedLens("b", "internal_error")]), [], NO_EVENTS)).toEqual({
       _tag: "End",
       end: { status: "failed", error: { error: "analyzer_error", message: "a failed: analyzer_error" } }
     })
@@ -139,12 +142,21 @@ describe("how a finished diagnose ends its run (resultOfReport)", () => {
         corroborated_by: []
       }]
     }
-    expect(resultOfReport(report, ["k1", "k2"])).toEqual({
+    expect(resultOfReport(report, ["k1", "k2"], NO_EVENTS)).toEqual({
       _tag: "End",
-      end: { status: "done", report: JSON.stringify(report), severity: "medium", patterns: [ranLens.pattern], cacheKeys: ["k1", "k2"] }
+      end: {
+        status: "done",
+        report: JSON.stringify(report),
+        severity: "medium",
+        patterns: [ranLens.pattern],
+        cacheKeys: ["k1", "k2"],
+        // its one finding has no evidence: it joins no problem (DECISIONS §19)
+        findings: [],
+        tokens: report.usage.input_tokens + report.usage.output_tokens
+      }
     })
     // No lens chosen at all is a done run too (nothing failed).
-    expect(resultOfReport(withLenses([]), [])).toMatchObject({ _tag: "End", end: { status: "done", patterns: [] } })
+    expect(resultOfReport(withLenses([]), [], NO_EVENTS)).toMatchObject({ _tag: "End", end: { status: "done", patterns: [] } })
   })
 })
 

@@ -11,6 +11,9 @@ import type { DiagnoseReport } from "../../src/Contract/DiagnoseReport.js"
 import type { DiagnoseServiceShape } from "../../src/Diagnose/DiagnoseService.js"
 import type { StoredRequest } from "../../src/Runs/RunsService.js"
 import { makeRunner, resultOfReport, upkeep } from "../../src/Runs/Workers.js"
+
+/** A trace for resultOfReport where the findings do not matter. */
+const NO_EVENTS = { agents: [], events: [] }
 import { newRun, openRunStore } from "../support/RunStore.js"
 
 const DAY = 86_400_000
@@ -124,9 +127,9 @@ describe("the workers' budget, retention and outcomes", () => {
     const overloaded = { kind: "analyzer_error", message: "the provider answered 529 after retries", retryable: true }
     const refused = { kind: "analyzer_error", message: "the provider answered HTTP 401", retryable: false }
     const noProvider = { kind: "llm_resolution_error", message: "no model provider is configured" }
-    expect(resultOfReport(report([lens(null), lens(timeout)]), ["k"])).toMatchObject({ _tag: "End", end: { status: "done", cacheKeys: ["k"] } })
-    expect(resultOfReport(report([lens(timeout), lens(overloaded)]), [])).toEqual({ _tag: "Transient", error: { error: "timeout", message: timeout.message } })
-    expect(resultOfReport(report([lens(overloaded), lens(refused)]), [])).toMatchObject({ _tag: "End", end: { status: "failed" } })
-    expect(resultOfReport(report([lens(noProvider)]), [])).toEqual({ _tag: "End", end: { status: "failed", error: { error: "llm_resolution_error", message: noProvider.message } } })
+    expect(resultOfReport(report([lens(null), lens(timeout)]), ["k"], NO_EVENTS)).toMatchObject({ _tag: "End", end: { status: "done", cacheKeys: ["k"] } })
+    expect(resultOfReport(report([lens(timeout), lens(overloaded)]), [], NO_EVENTS)).toEqual({ _tag: "Transient", error: { error: "timeout", message: timeout.message } })
+    expect(resultOfReport(report([lens(overloaded), lens(refused)]), [], NO_EVENTS)).toMatchObject({ _tag: "End", end: { status: "failed" } })
+    expect(resultOfReport(report([lens(noProvider)]), [], NO_EVENTS)).toEqual({ _tag: "End", end: { status: "failed", error: { error: "llm_resolution_error", message: noProvider.message } } })
   })
 })

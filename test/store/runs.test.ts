@@ -9,6 +9,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { existsSync, statSync } from "node:fs"
 import { MIGRATIONS } from "../../src/Store/Migrations.js"
+import { makeProblemStore, NO_ALERTS } from "../../src/Store/Problems.js"
 import { makeRunStore, utcDay } from "../../src/Store/Runs.js"
 import { sqliteLayer } from "../../src/Store/Sql.js"
 import { type Cluster, startCluster } from "../support/Postgres.js"
@@ -26,7 +27,7 @@ describe("the runs store (SQLite)", () => {
       const mode = yield* sql`PRAGMA journal_mode`
       expect(mode).toEqual([{ journal_mode: "wal" }])
       const applied = yield* sql`SELECT migration_id, name FROM svc_migrations ORDER BY migration_id`
-      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }])
+      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }, { migration_id: 3, name: "problems" }])
       expect(statSync(file).isFile()).toBe(true)
     }))
 
@@ -34,7 +35,7 @@ describe("the runs store (SQLite)", () => {
     Effect.gen(function*() {
       const file = freshDatabase()
       const sql = yield* openSql(file)
-      const store = yield* Effect.provideService(makeRunStore, SqlClient.SqlClient, sql)
+      const store = yield* Effect.provideService(Effect.flatMap(makeProblemStore(NO_ALERTS), makeRunStore), SqlClient.SqlClient, sql)
       yield* store.submit(newRun("r1"))
       yield* store.claim("w", 2_000, LEASE)
       expect(yield* sql`PRAGMA busy_timeout`).toEqual([{ timeout: 5_000 }])
@@ -60,15 +61,19 @@ describe("the runs store (SQLite)", () => {
       yield* Effect.scoped(Layer.build(sqliteLayer(file, { "0001_runs": first })))
       const later = {
         ...MIGRATIONS,
-        "0003_note": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE runs ADD COLUMN note TEXT`)
+        "0099_note": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE runs ADD COLUMN note TEXT`)
       }
       const sql = yield* openSql(file, later)
       const applied = yield* sql`SELECT migration_id, name FROM svc_migrations ORDER BY migration_id`
-      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }, { migration_id: 3, name: "note" }])
+      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }, { migration_id: 3, name: "problems" }, { migration_id: 99, name: "note" }])
       const columns = yield* sql`SELECT name FROM pragma_table_info('runs') WHERE name = 'note'`
       expect(columns).toHaveLength(1)
-      // the shipped later migration (0002, OTLP's pending traces) made its tables on the older database
-      expect(yield* sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('otlp_traces', 'otlp_items') ORDER BY name`).toEqual([{ name: "otlp_items" }, { name: "otlp_traces" }])
+      // the shipped later migrations (0002, OTLP's pending traces; 0003, problems) made their tables on the older database
+      expect(yield* sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('otlp_traces', 'otlp_items', 'problems') ORDER BY name`).toEqual([
+        { name: "otlp_items" },
+        { name: "otlp_traces" },
+        { name: "problems" }
+      ])
       // opened again: nothing runs twice
       yield* Effect.scoped(Layer.build(sqliteLayer(file, later)))
     }))

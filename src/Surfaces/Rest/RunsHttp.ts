@@ -26,7 +26,7 @@ const LINES_UP_TO = 8 * 1024 * 1024
  * HttpApi writes a declared error's status and body, never its headers: a 503 `store_unavailable`
  * gets its Retry-After here, as the edge's own refusals get theirs (Edge/Replies.ts).
  */
-const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+export const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tapError(effect, (error) =>
     error instanceof StoreUnavailable
       ? HttpApp.appendPreResponseHandler((_request, response) =>

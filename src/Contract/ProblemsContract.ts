@@ -1,0 +1,263 @@
+/**
+ * The contract of problems and alerts (DECISIONS §19): the same failure across a scope's runs,
+ * grouped by fingerprint when a run finishes, with its runs per day, the labels it was seen with,
+ * example runs with their quotes and the interventions its findings point to; a status an `admin`
+ * key sets (resolved, in a version or not; ignored; open again), which a later run may turn to
+ * `regressed`; merge and detach; a comparison between two values of a label; a weekly digest; and
+ * the webhook deliveries made. Every route answers 503 `store_unavailable` while the store cannot
+ * be read or written.
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Schema } from "effect"
+import { Severity } from "../Catalogue/Severity.js"
+import {
+  AuthMisconfiguredWire,
+  NotFoundWire,
+  RateLimitedWire,
+  StoreUnavailableWire,
+  UnauthorizedWire,
+  UnsupportedMediaTypeWire,
+  ValidationErrorWire
+} from "../Errors.js"
+import { DEFAULT_PAGE, MAX_PAGE, ProblemStatus, RunFilterParams } from "./RunsContract.js"
+
+export { ProblemRef, ProblemStatus } from "./RunsContract.js"
+
+export const Problem = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String.annotations({ description: "The title of the finding that made the problem." }),
+  normalized_title: Schema.String.annotations({ description: "The title as the fingerprint reads it (docs/problems.md)." }),
+  cites: Schema.String.annotations({ description: "The kind of the event the findings' first evidence cites, with its tool: `tool_result:charge_card`, `message`." }),
+  patterns: Schema.Array(Schema.String),
+  playbook: Schema.NullOr(Schema.String),
+  severity: Severity.annotations({ description: "The highest severity of its findings." }),
+  status: ProblemStatus,
+  run_count: Schema.Int.annotations({ description: "Runs with the problem (a run counts once, whatever its findings), deleted runs included." }),
+  first_seen: Schema.String.annotations({ description: "ISO-8601, UTC." }),
+  last_seen: Schema.String,
+  resolved_at: Schema.NullOr(Schema.String),
+  resolved_in_version: Schema.NullOr(Schema.String),
+  regressed_at: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "Problem", description: "The same failure across a scope's runs." })
+export type Problem = typeof Problem.Type
+
+export const ProblemList = Schema.Struct({
+  problems: Schema.Array(Problem),
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "The next page's cursor (opaque); null on the last page." })
+}).annotations({ identifier: "ProblemList", description: "A page of problems, most recently seen first." })
+
+export const ProblemEvidence = Schema.Struct({
+  ref: Schema.String,
+  quote: Schema.String,
+  event: Schema.NullOr(Schema.Int),
+  actor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ProblemEvidence", description: "A verified quote of an example run." })
+
+export const ProblemExample = Schema.Struct({
+  run_id: Schema.String,
+  seen_at: Schema.String,
+  severity: Severity,
+  pattern: Schema.String,
+  title: Schema.String,
+  evidence: Schema.Array(ProblemEvidence)
+}).annotations({ identifier: "ProblemExample", description: "A run with the problem, and what its finding quoted (gone when the run is deleted)." })
+
+export const ProblemIntervention = Schema.Struct({
+  playbook: Schema.String,
+  pattern: Schema.String,
+  title: Schema.String,
+  runs: Schema.Int.annotations({ description: "Example runs whose findings point to it." })
+}).annotations({ identifier: "ProblemIntervention", description: "A playbook the problem's findings point to." })
+
+export const ProblemDetail = Schema.Struct({
+  ...Problem.fields,
+  days: Schema.Array(Schema.Struct({ day: Schema.String, runs: Schema.Int })).annotations({
+    description: "Runs per UTC day (`YYYY-MM-DD`), kept when runs are deleted or purged."
+  }),
+  labels: Schema.Array(Schema.Struct({ key: Schema.String, value: Schema.String, runs: Schema.Int })).annotations({ description: "The labels of its runs, most frequent first." }),
+  examples: Schema.Array(ProblemExample).annotations({ description: "The latest runs with it (at most 10), with their quotes." }),
+  interventions: Schema.Array(ProblemIntervention),
+  fingerprints: Schema.Array(Schema.String).annotations({ description: "The fingerprints that lead here (more than one after a merge)." })
+}).annotations({ identifier: "ProblemDetail", description: "A problem with its trend, labels, examples and interventions." })
+export type ProblemDetail = typeof ProblemDetail.Type
+
+export const ProblemUpdate = Schema.Struct({
+  status: Schema.Literal("open", "resolved", "ignored"),
+  resolved_in_version: Schema.optional(
+    Schema.NullOr(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256))).annotations({
+      description: "With `resolved`: the version (`version` label) that fixes it; a later run regresses it only on a version it was not seen on before."
+    })
+  )
+}).annotations({ identifier: "ProblemUpdate", description: "A status set by an admin key." })
+
+export const ProblemMerge = Schema.Struct({
+  into: Schema.String.annotations({ description: "The problem that takes this one's runs, counts and fingerprints." })
+}).annotations({ identifier: "ProblemMerge" })
+
+export const ProblemDetach = Schema.Struct({
+  run_id: Schema.String.annotations({ description: "A run of the problem: it moves to a new problem of its own fingerprint." })
+}).annotations({ identifier: "ProblemDetach" })
+
+export const CompareSide = Schema.Struct({
+  value: Schema.String,
+  traces: Schema.Int.annotations({ description: "n: every trace received with this label value (runs of any status, skipped ones included)." }),
+  diagnosed: Schema.Int,
+  sampled_out: Schema.Int
+}).annotations({ identifier: "CompareSide" })
+
+export const CompareRate = Schema.Struct({
+  runs: Schema.Int.annotations({ description: "Runs with the problem and this label value." }),
+  rate: Schema.NullOr(Schema.Number).annotations({
+    description: "runs ÷ traces, each diagnosed run weighted by the sampling (traces that were diagnosed or sampled out ÷ diagnosed); null when no trace had the value."
+  })
+}).annotations({ identifier: "CompareRate" })
+
+export const ProblemComparison = Schema.Struct({
+  label: Schema.String,
+  a: CompareSide,
+  b: CompareSide,
+  problems: Schema.Array(Schema.Struct({ problem: Problem, a: CompareRate, b: CompareRate })).annotations({
+    description: "Problems seen with either value, the largest difference first."
+  })
+}).annotations({ identifier: "ProblemComparison", description: "How often each problem happens under two values of a label." })
+
+export const DigestEntry = Schema.Struct({ problem: Problem, runs: Schema.Int.annotations({ description: "Runs with it in the digest's days." }) }).annotations({
+  identifier: "DigestEntry"
+})
+
+export const Digest = Schema.Struct({
+  since: Schema.String.annotations({ description: "The first of the 7 UTC days (00:00)." }),
+  until: Schema.String,
+  new: Schema.Array(Problem),
+  regressed: Schema.Array(Problem),
+  recurring: Schema.Array(DigestEntry),
+  runs_finished: Schema.Int,
+  tokens_spent: Schema.Int
+}).annotations({ identifier: "Digest", description: "The last 7 UTC days: new and regressed problems, the most recurring, and what the runs spent." })
+
+export const DigestOutput = Schema.Literal("json", "markdown", "html").annotations({ identifier: "DigestOutput" })
+
+export const AlertDelivery = Schema.Struct({
+  id: Schema.String.annotations({ description: "The `X-Svc-Delivery` id: the same on every attempt." }),
+  event: Schema.Literal("problem.new", "problem.severity", "problem.regressed", "run.failed"),
+  problem_id: Schema.NullOr(Schema.String),
+  run_id: Schema.NullOr(Schema.String),
+  url: Schema.String.annotations({ description: "The webhook's origin only (its path may hold a token)." }),
+  state: Schema.Literal("pending", "delivering", "delivered", "failed"),
+  attempts: Schema.Int,
+  last_status: Schema.NullOr(Schema.Int),
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  next_at: Schema.NullOr(Schema.String),
+  delivered_at: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "AlertDelivery", description: "One webhook call of the outbox." })
+
+export const AlertDeliveryList = Schema.Struct({
+  deliveries: Schema.Array(AlertDelivery),
+  next_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "AlertDeliveryList", description: "The scope's webhook calls, newest first." })
+
+const query = (description: string) => Schema.optional(Schema.String.annotations({ description }))
+
+export const ProblemListParams = Schema.Struct({
+  status: query("Only problems in this status: open, resolved, ignored or regressed."),
+  severity: RunFilterParams.fields.severity,
+  pattern: query("Only problems with a finding of this pattern."),
+  label: query("Only problems seen on a run with this label, as `key:value`."),
+  since: query("Seen at or after this time (ISO-8601)."),
+  until: query("Last seen before this time (ISO-8601)."),
+  limit: query(`Problems per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`),
+  cursor: query("The `next_cursor` of the previous page.")
+})
+
+export const CompareParams = Schema.Struct({
+  label: Schema.String.annotations({ description: "A label key, e.g. `version`." }),
+  a: Schema.String.annotations({ description: "One value of it." }),
+  b: Schema.String.annotations({ description: "Another value of it." }),
+  limit: query(`Problems listed, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`)
+})
+
+export const DigestParams = Schema.Struct({
+  output: Schema.optional(DigestOutput.annotations({ description: "json (default), markdown or html." }))
+})
+
+export const PageParams = Schema.Struct({
+  limit: query(`Entries per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`),
+  cursor: query("The `next_cursor` of the previous page.")
+})
+
+const ProblemId = HttpApiSchema.param("id", Schema.String.annotations({ description: "A problem's id (a merged one's id leads to the problem it was merged into)." }))
+
+export class ProblemsGroup extends HttpApiGroup.make("problems")
+  .add(
+    HttpApiEndpoint.get("listProblems", "/v1/problems")
+      .setUrlParams(ProblemListParams)
+      .addSuccess(ProblemList)
+      .addError(ValidationErrorWire)
+      .annotate(OpenApi.Summary, "List problems, most recently seen first, with filters and a cursor")
+  )
+  .add(
+    HttpApiEndpoint.get("compareProblems", "/v1/problems/compare")
+      .setUrlParams(CompareParams)
+      .addSuccess(ProblemComparison)
+      .addError(ValidationErrorWire)
+      .annotate(OpenApi.Summary, "Compare problems between two values of a label (e.g. version 1.3 and 1.4), with their denominators")
+  )
+  .add(
+    HttpApiEndpoint.get("getProblem")`/v1/problems/${ProblemId}`
+      .addSuccess(ProblemDetail)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "One problem: its runs per day, labels, example runs with quotes, interventions")
+  )
+  .add(
+    HttpApiEndpoint.patch("updateProblem")`/v1/problems/${ProblemId}`
+      .setPayload(ProblemUpdate)
+      .addSuccess(Problem)
+      .addError(NotFoundWire)
+      .addError(ValidationErrorWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Resolve (optionally in a version), ignore or reopen a problem (admin)")
+  )
+  .add(
+    HttpApiEndpoint.post("mergeProblem")`/v1/problems/${ProblemId}/merge`
+      .setPayload(ProblemMerge)
+      .addSuccess(Problem)
+      .addError(NotFoundWire)
+      .addError(ValidationErrorWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Merge a problem into another: its runs, counts and fingerprints (future runs follow) (admin)")
+  )
+  .add(
+    HttpApiEndpoint.post("detachRun")`/v1/problems/${ProblemId}/detach`
+      .setPayload(ProblemDetach)
+      .addSuccess(Problem)
+      .addError(NotFoundWire)
+      .addError(ValidationErrorWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Move a run out of a problem into a new one of its fingerprint (future runs follow) (admin)")
+  )
+  .add(
+    HttpApiEndpoint.get("getDigest", "/v1/digest")
+      .setUrlParams(DigestParams)
+      .addSuccess(Digest)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/markdown" }).annotations({ description: "?output=markdown" }), { status: 200 })
+      .addError(ValidationErrorWire)
+      .annotate(OpenApi.Summary, "The last 7 UTC days: new, regressed and recurring problems, tokens spent")
+  )
+  .add(
+    HttpApiEndpoint.get("listDeliveries", "/v1/alerts/deliveries")
+      .setUrlParams(PageParams)
+      .addSuccess(AlertDeliveryList)
+      .addError(ValidationErrorWire)
+      .annotate(OpenApi.Summary, "The scope's alert webhook calls, newest first")
+  )
+  .addError(UnauthorizedWire)
+  .addError(RateLimitedWire)
+  .addError(AuthMisconfiguredWire)
+  .addError(StoreUnavailableWire)
+  .annotate(OpenApi.Title, "Problems")
+  .annotate(OpenApi.Description, "The same failure across runs, with trends, regressions and alerts (docs/problems.md).")
+{}

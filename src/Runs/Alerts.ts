@@ -1,0 +1,145 @@
+/**
+ * Alerts (DECISIONS §19): webhook calls for problems and failed runs, written to the outbox in the
+ * transaction that finishes a run (Store/Problems.ts) and delivered here, by `svc serve` only.
+ * - Each call is a POST of JSON with a Slack-compatible `text`, `X-Svc-Delivery: <id>` (the same id
+ *   on every attempt: receivers deduplicate by it) and `X-Svc-Signature: t=<unix seconds>,v1=<hex
+ *   HMAC-SHA256 of "<t>.<body>">` under SVC_ALERT_SECRET (two `v1=` while a secret is rotated).
+ * - At least once: a row is delivered, tried again with backoff (30 s doubling, up to 6 h; 12
+ *   attempts), or given up, and a deliverer that dies mid-call leaves its rows to the next once its
+ *   lease lapses. Redirects are not followed (a 3xx is a failed attempt), each call is cut at 10 s,
+ *   and nothing waits on delivery: runs and ingest only write the outbox.
+ * - URLs are logged as their origin only (their path often holds a token).
+ */
+import { Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { createHmac, randomBytes } from "node:crypto"
+import { hostname } from "node:os"
+import { SHARED, scopeTokenOf } from "../Auth/Scopes.js"
+import { AppConfig, type AppConfigShape } from "../Config.js"
+import { OPEN_SCOPE, shownUrl } from "../Config/Alerts.js"
+import { Readiness } from "../Lifecycle/Readiness.js"
+import { type AlertPolicy, AlertRoutes, type DueDelivery, type ProblemStoreShape } from "../Store/Problems.js"
+import { RunStoreAccess } from "../Store/RunStoreAccess.js"
+
+/** The signature header of a body sent at `seconds` (unix), one `v1=` per secret. */
+export const signatureOf = (secrets: ReadonlyArray<Redacted.Redacted<string>>, seconds: number, body: string): string =>
+  [`t=${seconds}`, ...secrets.map((secret) => `v1=${createHmac("sha256", Redacted.value(secret)).update(`${seconds}.${body}`).digest("hex")}`)].join(",")
+
+/** Where each scope's alerts go, from the settings (scope names → the store's scope tokens). */
+export const alertPolicyOf = (config: AppConfigShape): AlertPolicy => {
+  const { alerts } = config
+  const byToken = new Map<string, ReadonlyArray<string>>()
+  for (const [name, urls] of alerts.webhooks) byToken.set(name === OPEN_SCOPE ? scopeTokenOf(SHARED) : scopeTokenOf({ _tag: "Key", name }), urls)
+  return {
+    minSeverity: alerts.minSeverity,
+    webhooksOf: (scope) => byToken.get(scope) ?? [],
+    linkOf: (path) => Option.match(alerts.publicUrl, { onNone: () => null, onSome: (base) => `${base.replace(/\/+$/, "")}${path}` })
+  }
+}
+
+export const AlertRoutesLive = Layer.effect(AlertRoutes, Effect.map(AppConfig, alertPolicyOf))
+
+/** Attempts before a delivery is given up. */
+export const MAX_ATTEMPTS = 12
+const FIRST_BACKOFF_MS = 30_000
+const MAX_BACKOFF_MS = 6 * 3_600_000
+/** The wait before attempt `attempts + 1`. */
+export const deliveryBackoff = (attempts: number): number => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, attempts - 1))
+
+export interface DeliveryOptions {
+  readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
+  readonly timeoutMs: number
+  readonly owner: string
+}
+
+/** One attempt at one delivery: its outcome recorded (delivered, again later, or given up). */
+export const deliverOnce = (store: ProblemStoreShape, options: DeliveryOptions, delivery: DueDelivery) =>
+  Effect.gen(function*() {
+    const seconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const attempt = yield* Effect.tryPromise({
+      try: (signal) =>
+        fetch(delivery.url, {
+          method: "POST",
+          redirect: "manual",
+          signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
+          headers: {
+            "content-type": "application/json",
+            "user-agent": "pattern-analysis-service-alerts",
+            "x-svc-delivery": delivery.id,
+            "x-svc-signature": signatureOf(options.secrets, seconds, delivery.body)
+          },
+          body: delivery.body
+        }).then(async (response) => {
+          // the body is not read past what closes the connection cleanly
+          await response.body?.cancel().catch(() => undefined)
+          return response.status
+        }),
+      catch: (error) => (error instanceof Error && error.name === "TimeoutError" ? "timed out" : error instanceof Error ? error.name : "error")
+    }).pipe(Effect.either)
+    const now = yield* Clock.currentTimeMillis
+    const status = attempt._tag === "Right" ? attempt.right : null
+    const delivered = status !== null && status >= 200 && status < 300
+    const attempts = delivery.attempts + 1
+    const error = delivered
+      ? null
+      : attempt._tag === "Left"
+      ? attempt.left
+      : status !== null && status >= 300 && status < 400
+      ? `redirect (${status}) not followed`
+      : `HTTP ${status ?? "?"}`
+    const nextAt = delivered || attempts >= MAX_ATTEMPTS ? null : now + deliveryBackoff(attempts)
+    yield* store.recordAttempt(delivery.id, options.owner, now, { delivered, status, error, nextAt })
+    if (!delivered) {
+      yield* Effect.logWarning(nextAt === null ? "alert delivery given up" : "alert delivery failed; trying again later").pipe(
+        Effect.annotateLogs({ delivery: delivery.id, url: shownUrl(delivery.url), attempts, error: error ?? "" })
+      )
+    }
+  })
+
+/** Rows taken per round, and calls in flight at once. */
+const BATCH = 16
+const AT_ONCE = 4
+const LEASE_MS = 60_000
+
+/** One round: the due deliveries taken and attempted; how many. */
+export const deliveryRound = (store: ProblemStoreShape, options: DeliveryOptions) =>
+  Effect.gen(function*() {
+    const due = yield* store.claimDeliveries(options.owner, yield* Clock.currentTimeMillis, LEASE_MS, BATCH)
+    yield* Effect.forEach(due, (delivery) => deliverOnce(store, options, delivery), { concurrency: AT_ONCE, discard: true })
+    return due.length
+  })
+
+/** The deliverer of `svc serve`, when any webhook is configured: a round a second (at once again after a full batch). */
+export const AlertDeliveryLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const { alerts } = yield* AppConfig
+    if (alerts.webhooks.size === 0) return
+    const access = yield* RunStoreAccess
+    const readiness = yield* Readiness
+    const options: DeliveryOptions = { secrets: alerts.secrets, timeoutMs: 10_000, owner: `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}` }
+    const loop = Effect.gen(function*() {
+      // the store as the workers take it: once something opened it, or at once when it exists
+      const store = access.exists() ? yield* access.problems.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5)))) : yield* Effect.zipRight(access.whenOpen, access.problems)
+      // SQLite is one process's: a delivery in flight in it is a dead process's, sent again now (at
+      // least once); PostgreSQL's may be another replica's, alive: a dead one's lease lapses
+      const runs = yield* access.store
+      if (!runs.shared) {
+        const released = yield* store.releaseDeliveries
+        if (released > 0) yield* Effect.logWarning("alert deliveries a previous process had in flight are sent again").pipe(Effect.annotateLogs({ deliveries: released }))
+      }
+      yield* Effect.forever(
+        Effect.gen(function*() {
+          if (readiness.current() !== "ready") return yield* Effect.sleep(Duration.seconds(1))
+          const taken = yield* deliveryRound(store, options).pipe(
+            Effect.catchAll((error) => Effect.as(Effect.logWarning("alert deliveries: the store failed", error), 0))
+          )
+          if (taken < BATCH) yield* Effect.sleep(Duration.seconds(1))
+        })
+      )
+    })
+    yield* loop.pipe(
+      Effect.tapErrorCause((cause) => Effect.logWarning("alert deliveries stopped; starting again", cause)),
+      Effect.retry(Schedule.spaced(Duration.seconds(5))),
+      Effect.forkScoped
+    )
+  })
+)

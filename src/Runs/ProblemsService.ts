@@ -1,0 +1,255 @@
+/**
+ * The problems API's effects (DECISIONS §19), one for every surface (REST, MCP, the CLI): list,
+ * get, set a status, merge, detach, compare, the digest and the alert deliveries, each in the
+ * caller's data scope (another scope's problem is not found: 404). Problems are made by the
+ * workers' finish (Store/Problems.ts), never here. While the store cannot be read or written every
+ * effect fails with 503 `store_unavailable`.
+ */
+import { Clock, Context, Effect, Either, Layer, Option } from "effect"
+import { scopeTokenOf, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
+import { Catalogue } from "../Catalogue/Catalogue.js"
+import { asSeverity } from "../Catalogue/Severity.js"
+import { shownUrl } from "../Config/Alerts.js"
+import type { AlertDelivery, CompareParams, Digest, Problem, ProblemComparison, ProblemDetail, ProblemListParams, ProblemUpdate } from "../Contract/ProblemsContract.js"
+import { type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
+import { readCursor } from "../Store/Cursor.js"
+import { type CompareSide, type DeliveryRecord, PROBLEM_STATUSES, type ProblemDetail as StoredDetail, type ProblemRecord, type ProblemStatus } from "../Store/Problems.js"
+import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
+import { readFilter, readLimit } from "./RunsService.js"
+
+/** What every effect may meet: the store, and a caller no key was verified for. */
+type Base = StoreUnavailable | InternalError
+
+export interface ProblemsServiceShape {
+  readonly list: (keyName: string | null, query: typeof ProblemListParams.Type) => Effect.Effect<{ readonly problems: ReadonlyArray<Problem>; readonly next_cursor: string | null }, ValidationError | Base>
+  readonly get: (keyName: string | null, id: string) => Effect.Effect<ProblemDetail, NotFound | Base>
+  readonly update: (keyName: string | null, id: string, update: typeof ProblemUpdate.Type) => Effect.Effect<Problem, NotFound | ValidationError | Base>
+  readonly merge: (keyName: string | null, id: string, into: string) => Effect.Effect<Problem, NotFound | ValidationError | Base>
+  readonly detach: (keyName: string | null, id: string, runId: string) => Effect.Effect<Problem, NotFound | ValidationError | Base>
+  readonly compare: (keyName: string | null, query: typeof CompareParams.Type) => Effect.Effect<typeof ProblemComparison.Type, ValidationError | Base>
+  readonly digest: (keyName: string | null) => Effect.Effect<typeof Digest.Type, Base>
+  readonly deliveries: (
+    keyName: string | null,
+    query: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+  ) => Effect.Effect<{ readonly deliveries: ReadonlyArray<typeof AlertDelivery.Type>; readonly next_cursor: string | null }, ValidationError | Base>
+}
+
+export class ProblemsService extends Context.Tag("ProblemsService")<ProblemsService, ProblemsServiceShape>() {}
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms))
+
+/** A store's problem as the API's Problem. */
+export const wireProblem = (record: ProblemRecord): Problem => ({
+  id: record.id,
+  title: record.title,
+  normalized_title: record.normalizedTitle,
+  cites: record.cites,
+  patterns: record.patterns,
+  playbook: record.playbook,
+  severity: record.severity,
+  status: record.status,
+  run_count: record.runCount,
+  first_seen: iso(record.firstSeen),
+  last_seen: iso(record.lastSeen),
+  resolved_at: isoOrNull(record.resolvedAt),
+  resolved_in_version: record.resolvedInVersion,
+  regressed_at: isoOrNull(record.regressedAt)
+})
+
+const wireDelivery = (record: DeliveryRecord): typeof AlertDelivery.Type => ({
+  id: record.id,
+  event: record.event,
+  problem_id: record.problemId,
+  run_id: record.runId,
+  url: shownUrl(record.url),
+  state: record.state,
+  attempts: record.attempts,
+  last_status: record.lastStatus,
+  last_error: record.lastError,
+  created_at: iso(record.createdAt),
+  next_at: record.state === "pending" ? iso(record.nextAt) : null,
+  delivered_at: isoOrNull(record.deliveredAt)
+})
+
+/**
+ * A problem's rate under one label value: its runs over the traces received with the value, each
+ * diagnosed run standing for the traces sampled out beside it (DECISIONS §19's denominators).
+ */
+export const rateOf = (runs: number, side: CompareSide): number | null => {
+  if (side.traces === 0) return null
+  const weight = side.diagnosed === 0 ? 1 : (side.diagnosed + side.sampledOut) / side.diagnosed
+  return Math.min(1, (runs * weight) / side.traces)
+}
+
+const notFound = (id: string) => new NotFound({ message: `no problem ${JSON.stringify(id.slice(0, 80))} in this key's scope` })
+
+const isProblemStatus = (value: string): value is ProblemStatus => PROBLEM_STATUSES.some((status) => status === value)
+
+export const ProblemsServiceLive = Layer.effect(
+  ProblemsService,
+  Effect.gen(function*() {
+    const scopes = yield* Scopes
+    const access = yield* RunStoreAccess
+    const catalogue = yield* Catalogue
+
+    const scopeOf = (keyName: string | null) =>
+      Effect.suspend(() => {
+        const scoped = scopes.of(keyName)
+        return scoped === undefined ? Effect.fail(unverifiedCaller()) : Effect.succeed(scopeTokenOf(scoped.data))
+      })
+
+    /** The playbooks the examples' findings point to, most runs first, titled from the catalogue. */
+    const interventionsOf = (detail: StoredDetail) => {
+      const counts = new Map<string, { pattern: string; playbook: string; runs: number }>()
+      for (const example of detail.examples) {
+        const { pattern, playbook } = example.finding
+        if (playbook === null) continue
+        const key = `${pattern}\u0000${playbook}`
+        const entry = counts.get(key) ?? { pattern, playbook, runs: 0 }
+        entry.runs += 1
+        counts.set(key, entry)
+      }
+      return Array.from(counts.values())
+        .sort((a, b) => b.runs - a.runs || a.playbook.localeCompare(b.playbook))
+        .map((entry) => ({
+          ...entry,
+          title: catalogue.get(entry.pattern)?.pattern.playbooks.find((candidate) => candidate.key === entry.playbook)?.playbook.title ?? entry.playbook
+        }))
+    }
+
+    const wireDetail = (detail: StoredDetail): ProblemDetail => ({
+      ...wireProblem(detail),
+      days: detail.days,
+      labels: detail.labels,
+      examples: detail.examples.map((example) => ({
+        run_id: example.runId,
+        seen_at: iso(example.seenAt),
+        severity: example.severity,
+        pattern: example.finding.pattern,
+        title: example.finding.title,
+        evidence: example.finding.evidence
+      })),
+      interventions: interventionsOf(detail),
+      fingerprints: detail.fingerprints
+    })
+
+    const list: ProblemsServiceShape["list"] = (keyName, query) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const status = query.status
+        if (status !== undefined && !isProblemStatus(status)) {
+          return yield* new ValidationError({ message: `status must be one of ${PROBLEM_STATUSES.join(", ")}` })
+        }
+        const filter = yield* readFilter({ severity: query.severity, label: query.label, since: query.since, until: query.until })
+        const severity = asSeverity(filter.severity)
+        const limit = yield* readLimit(query.limit)
+        if (query.cursor !== undefined && readCursor(query.cursor) === undefined) {
+          return yield* new ValidationError({ message: "cursor is not a next_cursor this service gave: start again without it" })
+        }
+        const store = yield* access.problems
+        const page = yield* inStore("problems.list", store.list(scope, { label: filter.label, since: filter.since, until: filter.until, severity, status, pattern: query.pattern }, limit, query.cursor ?? null))
+        return { problems: page.problems.map(wireProblem), next_cursor: page.nextCursor }
+      })
+
+    const get: ProblemsServiceShape["get"] = (keyName, id) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.problems
+        const found = yield* inStore("problems.get", store.get(scope, id))
+        return Option.isNone(found) ? yield* notFound(id) : wireDetail(found.value)
+      })
+
+    const update: ProblemsServiceShape["update"] = (keyName, id, change) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        if (change.status !== "resolved" && change.resolved_in_version !== undefined && change.resolved_in_version !== null) {
+          return yield* new ValidationError({ message: "resolved_in_version goes with status resolved" })
+        }
+        const store = yield* access.problems
+        const now = yield* Clock.currentTimeMillis
+        const updated = yield* inStore("problems.update", store.setStatus(scope, id, change.status, change.resolved_in_version ?? null, now))
+        return Option.isNone(updated) ? yield* notFound(id) : wireProblem(updated.value)
+      })
+
+    const merge: ProblemsServiceShape["merge"] = (keyName, id, into) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.problems
+        const outcome = yield* inStore("problems.merge", store.merge(scope, id, into, yield* Clock.currentTimeMillis))
+        switch (outcome._tag) {
+          case "Merged":
+            return wireProblem(outcome.problem)
+          case "NotFound":
+            return yield* notFound(outcome.id)
+          case "Same":
+            return yield* new ValidationError({ message: "a problem cannot be merged into itself" })
+        }
+      })
+
+    const detach: ProblemsServiceShape["detach"] = (keyName, id, runId) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.problems
+        const detached = yield* inStore("problems.detach", store.detach(scope, id, runId, yield* Clock.currentTimeMillis))
+        return Option.isNone(detached)
+          ? yield* new NotFound({ message: `no run ${JSON.stringify(runId.slice(0, 80))} in problem ${JSON.stringify(id.slice(0, 80))} of this key's scope` })
+          : wireProblem(detached.value)
+      })
+
+    const compare: ProblemsServiceShape["compare"] = (keyName, query) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        if (!/^[a-z0-9_.-]{1,64}$/.test(query.label)) return yield* new ValidationError({ message: "label must be a label key of 1-64 characters of [a-z0-9_.-]" })
+        if (query.a === query.b) return yield* new ValidationError({ message: "a and b must be two different values" })
+        const limit = yield* readLimit(query.limit)
+        const store = yield* access.problems
+        const compared = yield* inStore("problems.compare", store.compare(scope, query.label, query.a, query.b, limit))
+        const side = (value: CompareSide) => ({ value: value.value, traces: value.traces, diagnosed: value.diagnosed, sampled_out: value.sampledOut })
+        return {
+          label: query.label,
+          a: side(compared.a),
+          b: side(compared.b),
+          problems: compared.rows.map((row) => ({
+            problem: wireProblem(row.problem),
+            a: { runs: row.a, rate: rateOf(row.a, compared.a) },
+            b: { runs: row.b, rate: rateOf(row.b, compared.b) }
+          }))
+        }
+      })
+
+    const digest: ProblemsServiceShape["digest"] = (keyName) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const store = yield* access.problems
+        const data = yield* inStore("problems.digest", store.digest(scope, yield* Clock.currentTimeMillis))
+        return {
+          since: iso(data.since),
+          until: iso(data.until),
+          new: data.created.map(wireProblem),
+          regressed: data.regressed.map(wireProblem),
+          recurring: data.recurring.map((entry) => ({ problem: wireProblem(entry.problem), runs: entry.runs })),
+          runs_finished: data.runs,
+          tokens_spent: data.tokens
+        }
+      })
+
+    const deliveries: ProblemsServiceShape["deliveries"] = (keyName, query) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const limit = yield* readLimit(query.limit)
+        if (query.cursor !== undefined && readCursor(query.cursor) === undefined) {
+          return yield* new ValidationError({ message: "cursor is not a next_cursor this service gave: start again without it" })
+        }
+        const store = yield* access.problems
+        const page = yield* inStore("alerts.deliveries", store.deliveries(scope, limit, query.cursor ?? null))
+        return { deliveries: page.deliveries.map(wireDelivery), next_cursor: page.nextCursor }
+      })
+
+    return { list, get, update, merge, detach, compare, digest, deliveries } satisfies ProblemsServiceShape
+  })
+)
+
+/** Either helpers for surfaces that check a value before they call. */
+export const problemStatusOf = (text: string): Either.Either<ProblemStatus, ValidationError> =>
+  isProblemStatus(text) ? Either.right(text) : Either.left(new ValidationError({ message: `status must be one of ${PROBLEM_STATUSES.join(", ")}` }))

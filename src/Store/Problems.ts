@@ -1,0 +1,893 @@
+/**
+ * Problems in the store (DECISIONS §19): the same failure across a scope's runs. A finished run's
+ * findings join problems by fingerprint in the transaction that finishes the run (`joinRun`, called
+ * by Runs.ts's `finish`), so a problem's counts are exactly its runs, and replicas finishing runs of
+ * one failure at once make one problem: the fingerprint's row is the one claim (its primary key),
+ * and a problem's row is updated under its lock (PostgreSQL) or the write lock (SQLite).
+ *
+ * The alerts a join makes (a new problem at or above the alert severity, a severity crossing it, a
+ * regression at most once a day) go into the outbox in that same transaction, so an alert is never
+ * lost to a crash between the commit and its delivery, and never sent for a finish rolled back.
+ * Nothing here knows HTTP; times are milliseconds from the caller's Clock.
+ */
+import { SqlClient, type SqlError, type Statement } from "@effect/sql"
+import { Context, Effect, Option, Predicate } from "effect"
+import { randomBytes } from "node:crypto"
+import { asSeverity, maxSeverity, severityRank, type Severity } from "../Catalogue/Severity.js"
+import type { ProblemFinding } from "../Problems/Fingerprint.js"
+import { integer, text } from "./Columns.js"
+import { readCursor } from "./Cursor.js"
+
+export type ProblemStatus = "open" | "resolved" | "ignored" | "regressed"
+export const PROBLEM_STATUSES: ReadonlyArray<ProblemStatus> = ["open", "resolved", "ignored", "regressed"]
+const isProblemStatus = (value: unknown): value is ProblemStatus => PROBLEM_STATUSES.some((status) => status === value)
+
+/** The label whose values `resolved_in_version` compares (the OTLP intake's `version`, §18). */
+export const VERSION_LABEL = "version"
+
+const DAY_MS = 86_400_000
+
+export interface ProblemRecord {
+  readonly id: string
+  readonly scope: string
+  readonly fingerprint: string
+  readonly title: string
+  readonly normalizedTitle: string
+  readonly cites: string
+  readonly playbook: string | null
+  readonly patterns: ReadonlyArray<string>
+  readonly severity: Severity
+  readonly status: ProblemStatus
+  readonly runCount: number
+  readonly firstSeen: number
+  readonly lastSeen: number
+  readonly resolvedAt: number | null
+  readonly resolvedInVersion: string | null
+  readonly regressedAt: number | null
+  readonly mergedInto: string | null
+}
+
+/** A run's link to a problem, with the finding it showed (its quotes leave with the run). */
+export interface ProblemExample {
+  readonly runId: string
+  readonly seenAt: number
+  readonly severity: Severity
+  readonly finding: ProblemFinding
+}
+
+export interface ProblemDetail extends ProblemRecord {
+  readonly days: ReadonlyArray<{ readonly day: string; readonly runs: number }>
+  readonly labels: ReadonlyArray<{ readonly key: string; readonly value: string; readonly runs: number }>
+  readonly examples: ReadonlyArray<ProblemExample>
+  readonly fingerprints: ReadonlyArray<string>
+}
+
+export interface ProblemFilter {
+  readonly status?: ProblemStatus | undefined
+  readonly severity?: Severity | undefined
+  readonly pattern?: string | undefined
+  readonly label?: readonly [key: string, value: string] | undefined
+  /** Seen at or after (last_seen). */
+  readonly since?: number | undefined
+  /** Seen before (last_seen). */
+  readonly until?: number | undefined
+}
+
+/** Where alerts go and when (SVC_ALERT_*): the store only writes the outbox. */
+export interface AlertPolicy {
+  readonly minSeverity: Severity
+  /** The scope's webhook URLs; none: no alert is written. */
+  readonly webhooksOf: (scope: string) => ReadonlyArray<string>
+  /** An absolute link to a path of the service (SVC_PUBLIC_URL), or null when none is configured. */
+  readonly linkOf: (path: string) => string | null
+}
+
+/** The alert policy the store writes the outbox by (built from the settings where Layers are composed). */
+export class AlertRoutes extends Context.Tag("AlertRoutes")<AlertRoutes, AlertPolicy>() {}
+
+export const NO_ALERTS: AlertPolicy = { minSeverity: "high", webhooksOf: () => [], linkOf: () => null }
+
+export type AlertEvent = "problem.new" | "problem.severity" | "problem.regressed" | "run.failed"
+
+/** What a finished run tells the problems. */
+export interface JoinInput {
+  readonly scope: string
+  readonly runId: string
+  readonly traceId: string | null
+  readonly labels: Readonly<Record<string, string>>
+  readonly now: number
+  readonly findings: ReadonlyArray<ProblemFinding>
+}
+
+export interface DeliveryRecord {
+  readonly id: string
+  readonly event: AlertEvent
+  readonly problemId: string | null
+  readonly runId: string | null
+  readonly url: string
+  readonly state: "pending" | "delivering" | "delivered" | "failed"
+  readonly attempts: number
+  readonly lastStatus: number | null
+  readonly lastError: string | null
+  readonly createdAt: number
+  readonly nextAt: number
+  readonly deliveredAt: number | null
+}
+
+/** An outbox row a deliverer holds. */
+export interface DueDelivery {
+  readonly id: string
+  readonly url: string
+  readonly body: string
+  readonly attempts: number
+}
+
+export interface CompareSide {
+  readonly value: string
+  /** Every trace received with the label value (runs of any status, skipped ones included). */
+  readonly traces: number
+  readonly diagnosed: number
+  readonly sampledOut: number
+}
+
+export interface CompareRow {
+  readonly problem: ProblemRecord
+  readonly a: number
+  readonly b: number
+}
+
+export interface DigestData {
+  readonly since: number
+  readonly until: number
+  readonly created: ReadonlyArray<ProblemRecord>
+  readonly regressed: ReadonlyArray<ProblemRecord>
+  readonly recurring: ReadonlyArray<{ readonly problem: ProblemRecord; readonly runs: number }>
+  readonly runs: number
+  readonly tokens: number
+}
+
+export interface ProblemStoreShape {
+  readonly list: (
+    scope: string,
+    filter: ProblemFilter,
+    limit: number,
+    cursor: string | null
+  ) => Effect.Effect<{ readonly problems: ReadonlyArray<ProblemRecord>; readonly nextCursor: string | null }, SqlError.SqlError>
+  /** A problem with its days, labels, examples and fingerprints; a merged one's target. */
+  readonly get: (scope: string, id: string) => Effect.Effect<Option.Option<ProblemDetail>, SqlError.SqlError>
+  /** Sets the status (resolved with a version or none, ignored, open); the updated problem. */
+  readonly setStatus: (
+    scope: string,
+    id: string,
+    status: "open" | "resolved" | "ignored",
+    resolvedInVersion: string | null,
+    now: number
+  ) => Effect.Effect<Option.Option<ProblemRecord>, SqlError.SqlError>
+  /** Moves a problem into another: its runs, days, labels and fingerprints (future runs follow). */
+  readonly merge: (scope: string, id: string, into: string, now: number) => Effect.Effect<MergeOutcome, SqlError.SqlError>
+  /** Takes a run out of a problem into a problem of its own fingerprint (future runs of it follow). */
+  readonly detach: (scope: string, id: string, runId: string, now: number) => Effect.Effect<Option.Option<ProblemRecord>, SqlError.SqlError>
+  /** The problems a run joined. */
+  readonly ofRun: (scope: string, runId: string) => Effect.Effect<ReadonlyArray<ProblemRecord>, SqlError.SqlError>
+  readonly compare: (
+    scope: string,
+    label: string,
+    a: string,
+    b: string,
+    limit: number
+  ) => Effect.Effect<{ readonly a: CompareSide; readonly b: CompareSide; readonly rows: ReadonlyArray<CompareRow> }, SqlError.SqlError>
+  readonly digest: (scope: string, now: number) => Effect.Effect<DigestData, SqlError.SqlError>
+  readonly deliveries: (
+    scope: string,
+    limit: number,
+    cursor: string | null
+  ) => Effect.Effect<{ readonly deliveries: ReadonlyArray<DeliveryRecord>; readonly nextCursor: string | null }, SqlError.SqlError>
+  /** Outbox rows due now, leased to `owner` until `now + leaseMs` (a dead deliverer's lapse). */
+  readonly claimDeliveries: (owner: string, now: number, leaseMs: number, limit: number) => Effect.Effect<ReadonlyArray<DueDelivery>, SqlError.SqlError>
+  /** Records an attempt: delivered, tried again at `nextAt`, or given up (`nextAt` null). */
+  readonly recordAttempt: (
+    id: string,
+    owner: string,
+    now: number,
+    outcome: { readonly delivered: boolean; readonly status: number | null; readonly error: string | null; readonly nextAt: number | null }
+  ) => Effect.Effect<void, SqlError.SqlError>
+  /** Outbox rows written for `run.failed` of a run (in the finish's transaction). */
+  readonly failedRun: (scope: string, runId: string, traceId: string | null, error: { readonly error: string; readonly message: string }, now: number) => Effect.Effect<void, SqlError.SqlError>
+  /** Joins a finished run's findings (in the finish's transaction). */
+  readonly joinRun: (input: JoinInput) => Effect.Effect<void, SqlError.SqlError>
+  /** Every delivery in flight back to pending (SQLite at start: one process, so any lease is a dead one's); how many. */
+  readonly releaseDeliveries: Effect.Effect<number, SqlError.SqlError>
+  /** Takes deleted or purged runs out of their problems: their quotes go, the counts stay. */
+  readonly forgetRuns: (runIds: ReadonlyArray<string>) => Effect.Effect<void, SqlError.SqlError>
+}
+
+export type MergeOutcome =
+  | { readonly _tag: "Merged"; readonly problem: ProblemRecord }
+  | { readonly _tag: "NotFound"; readonly id: string }
+  | { readonly _tag: "Same" }
+
+export class ProblemStore extends Context.Tag("ProblemStore")<ProblemStore, ProblemStoreShape>() {}
+
+const newId = (): string => `prb_${randomBytes(12).toString("hex")}`
+
+const PROBLEM_COLUMNS =
+  "id, scope, fingerprint, title, normalized_title, cites, playbook, patterns, severity, status, run_count, first_seen, last_seen, resolved_at, resolved_in_version, regressed_at, merged_into"
+
+/** `,a,b,` as kept, as a list. */
+const listOf = (raw: string | null): ReadonlyArray<string> => (raw === null ? [] : raw.split(",").filter((item) => item.length > 0))
+const keptList = (items: Iterable<string>): string => `,${Array.from(new Set(items)).sort().join(",")},`
+
+const problemOf = (row: unknown): ProblemRecord | undefined => {
+  if (!Predicate.isRecord(row)) return undefined
+  const id = text(row, "id")
+  const scope = text(row, "scope")
+  const fingerprint = text(row, "fingerprint")
+  const title = text(row, "title")
+  const severity = asSeverity(row["severity"])
+  const status = row["status"]
+  const firstSeen = integer(row, "first_seen")
+  const lastSeen = integer(row, "last_seen")
+  if (id === null || scope === null || fingerprint === null || title === null || severity === undefined || !isProblemStatus(status) || firstSeen === null || lastSeen === null) {
+    return undefined
+  }
+  return {
+    id,
+    scope,
+    fingerprint,
+    title,
+    normalizedTitle: text(row, "normalized_title") ?? "",
+    cites: text(row, "cites") ?? "",
+    playbook: text(row, "playbook"),
+    patterns: listOf(text(row, "patterns")),
+    severity,
+    status,
+    runCount: integer(row, "run_count") ?? 0,
+    firstSeen,
+    lastSeen,
+    resolvedAt: integer(row, "resolved_at"),
+    resolvedInVersion: text(row, "resolved_in_version"),
+    regressedAt: integer(row, "regressed_at"),
+    mergedInto: text(row, "merged_into")
+  }
+}
+const problemsOf = (rows: ReadonlyArray<unknown>): Array<ProblemRecord> => rows.flatMap((row) => problemOf(row) ?? [])
+
+const findingOf = (raw: string | null): ProblemFinding | undefined => {
+  if (raw === null) return undefined
+  try {
+    const parsed: unknown = JSON.parse(raw)
+    if (!Predicate.isRecord(parsed)) return undefined
+    const severity = asSeverity(parsed["severity"])
+    const evidence = Array.isArray(parsed["evidence"]) ? parsed["evidence"] : []
+    if (severity === undefined) return undefined
+    const str = (key: string): string => (typeof parsed[key] === "string" ? String(parsed[key]) : "")
+    return {
+      fingerprint: str("fingerprint"),
+      pattern: str("pattern"),
+      playbook: typeof parsed["playbook"] === "string" ? parsed["playbook"] : null,
+      title: str("title"),
+      normalizedTitle: str("normalizedTitle"),
+      severity,
+      cites: str("cites"),
+      evidence: evidence.flatMap((item: unknown) =>
+        Predicate.isRecord(item) && typeof item["quote"] === "string"
+          ? [{
+            ref: typeof item["ref"] === "string" ? item["ref"] : "",
+            quote: item["quote"],
+            event: typeof item["event"] === "number" ? item["event"] : null,
+            actor: typeof item["actor"] === "string" ? item["actor"] : null
+          }]
+          : []
+      )
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** The cursor of a problems page: the last one's last_seen and id (no scope in it). */
+export const problemCursorOf = (problem: { readonly lastSeen: number; readonly id: string }): string =>
+  Buffer.from(JSON.stringify([problem.lastSeen, problem.id])).toString("base64url")
+
+const firstOf = (rows: ReadonlyArray<unknown>): Record<string, unknown> | undefined => {
+  const row = rows[0]
+  return Predicate.isRecord(row) ? row : undefined
+}
+
+/** The ISO time of a millisecond time (alert bodies). */
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The Slack-compatible line of an alert. */
+const alertText = (event: AlertEvent, problem: ProblemRecord | undefined, link: string | null, extra: string): string => {
+  const where = link === null ? "" : ` ${link}`
+  switch (event) {
+    case "problem.new":
+      return `New problem (${problem?.severity ?? ""}): ${problem?.title ?? ""}${extra}${where}`
+    case "problem.severity":
+      return `Problem now ${problem?.severity ?? ""}: ${problem?.title ?? ""}${extra}${where}`
+    case "problem.regressed":
+      return `Problem regressed: ${problem?.title ?? ""}${extra}${where}`
+    case "run.failed":
+      return `Run failed${extra}${where}`
+  }
+}
+
+export const makeProblemStore = (policy: AlertPolicy) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const postgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    /** Rows read to be updated: locked on PostgreSQL (SQLite's transaction holds the write lock already). */
+    const forUpdate = postgres ? sql.literal(" FOR UPDATE") : sql.literal("")
+
+    /** Outbox rows for an event, one per webhook of the scope. */
+    const enqueue = (scope: string, event: AlertEvent, now: number, payload: Record<string, unknown>, text: string, ids: { readonly problemId: string | null; readonly runId: string | null }) => {
+      const urls = policy.webhooksOf(scope)
+      if (urls.length === 0) return Effect.void
+      const rows = urls.map((url) => {
+        const id = `dlv_${randomBytes(12).toString("hex")}`
+        return {
+          id,
+          scope,
+          event,
+          problem_id: ids.problemId,
+          run_id: ids.runId,
+          url,
+          body: JSON.stringify({ id, event, text, created_at: iso(now), ...payload }),
+          created_at: now,
+          next_at: now,
+          attempts: 0,
+          state: "pending"
+        }
+      })
+      return Effect.asVoid(sql`INSERT INTO alert_outbox ${sql.insert(rows)}`)
+    }
+
+    const problemPayload = (problem: ProblemRecord) => ({
+      id: problem.id,
+      title: problem.title,
+      severity: problem.severity,
+      status: problem.status,
+      patterns: problem.patterns,
+      run_count: problem.runCount,
+      first_seen: iso(problem.firstSeen),
+      last_seen: iso(problem.lastSeen),
+      url: policy.linkOf(`/v1/problems/${problem.id}`)
+    })
+
+    const problemAlert = (event: AlertEvent, problem: ProblemRecord, input: JoinInput) =>
+      enqueue(
+        input.scope,
+        event,
+        input.now,
+        {
+          problem: problemPayload(problem),
+          run: { id: input.runId, trace_id: input.traceId, labels: input.labels, url: policy.linkOf(`/v1/runs/${input.runId}`) }
+        },
+        alertText(event, problem, policy.linkOf(`/v1/problems/${problem.id}`), ""),
+        { problemId: problem.id, runId: input.runId }
+      )
+
+    const byIds = (ids: ReadonlyArray<string>, lock: boolean) =>
+      ids.length === 0
+        ? Effect.succeed<Array<ProblemRecord>>([])
+        : Effect.map(sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM problems WHERE ${sql.in("id", ids)} ORDER BY id${lock ? forUpdate : sql.literal("")}`, problemsOf)
+
+    /** The problem each fingerprint names, made for those that name none yet. */
+    const problemIdsOf = (scope: string, findings: ReadonlyMap<string, ProblemFinding>, now: number) =>
+      Effect.gen(function*() {
+        const fingerprints = Array.from(findings.keys()).sort()
+        const read = (wanted: ReadonlyArray<string>) =>
+          Effect.map(
+            sql`SELECT fingerprint, problem_id FROM problem_fingerprints WHERE scope = ${scope} AND ${sql.in("fingerprint", wanted)}`,
+            (rows) =>
+              rows.flatMap((row): Array<readonly [string, string]> => {
+                if (!Predicate.isRecord(row)) return []
+                const fingerprint = text(row, "fingerprint")
+                const problemId = text(row, "problem_id")
+                return fingerprint === null || problemId === null ? [] : [[fingerprint, problemId]]
+              })
+          )
+        const named = new Map(yield* read(fingerprints))
+        const missing = fingerprints.filter((fingerprint) => !named.has(fingerprint))
+        if (missing.length === 0) return named
+        const proposed = missing.map((fingerprint) => ({ scope, fingerprint, problem_id: newId() }))
+        // the fingerprint's row is the claim: of replicas making it at once, one inserts it, the others read it
+        const claimed = yield* Effect.map(
+          sql`INSERT INTO problem_fingerprints ${sql.insert(proposed)} ON CONFLICT DO NOTHING RETURNING fingerprint, problem_id`,
+          (rows) => new Set(rows.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "fingerprint") ?? ""] : [])))
+        )
+        const made = proposed.flatMap((row) => {
+          const finding = findings.get(row.fingerprint)
+          return claimed.has(row.fingerprint) && finding !== undefined
+            ? [{
+              id: row.problem_id,
+              scope,
+              fingerprint: row.fingerprint,
+              title: finding.title,
+              normalized_title: finding.normalizedTitle,
+              cites: finding.cites,
+              playbook: finding.playbook,
+              patterns: keptList([finding.pattern]),
+              severity: finding.severity,
+              severity_rank: severityRank(finding.severity),
+              status: "open",
+              run_count: 0,
+              first_seen: now,
+              last_seen: now
+            }]
+            : []
+        })
+        if (made.length > 0) yield* sql`INSERT INTO problems ${sql.insert(made)}`
+        for (const row of made) named.set(row.fingerprint, row.id)
+        const raced = missing.filter((fingerprint) => !claimed.has(fingerprint))
+        if (raced.length > 0) for (const [fingerprint, problemId] of yield* read(raced)) named.set(fingerprint, problemId)
+        return named
+      })
+
+    const joinRun: ProblemStoreShape["joinRun"] = (input) =>
+      Effect.gen(function*() {
+        if (input.findings.length === 0) return
+        // per fingerprint, the most severe finding of the run
+        const byFingerprint = new Map<string, ProblemFinding>()
+        for (const finding of input.findings) {
+          const held = byFingerprint.get(finding.fingerprint)
+          if (held === undefined || severityRank(finding.severity) > severityRank(held.severity)) byFingerprint.set(finding.fingerprint, finding)
+        }
+        const named = yield* problemIdsOf(input.scope, byFingerprint, input.now)
+        // per problem (a merge may point several fingerprints at one), the run's most severe finding
+        const byProblem = new Map<string, ProblemFinding>()
+        for (const [fingerprint, finding] of byFingerprint) {
+          const problemId = named.get(fingerprint)
+          if (problemId === undefined) continue
+          const held = byProblem.get(problemId)
+          if (held === undefined || severityRank(finding.severity) > severityRank(held.severity)) byProblem.set(problemId, finding)
+        }
+        let problems = yield* byIds(Array.from(byProblem.keys()).sort(), true)
+        // a merge that committed meanwhile: its problems point at their target
+        const moved = problems.filter((problem) => problem.mergedInto !== null)
+        if (moved.length > 0) {
+          for (const problem of moved) {
+            const finding = byProblem.get(problem.id)
+            byProblem.delete(problem.id)
+            if (finding !== undefined && problem.mergedInto !== null && !byProblem.has(problem.mergedInto)) byProblem.set(problem.mergedInto, finding)
+          }
+          problems = yield* byIds(Array.from(byProblem.keys()).sort(), true)
+        }
+        const day = iso(input.now).slice(0, 10)
+        const version = input.labels[VERSION_LABEL]
+        const versionsBefore = new Map<string, ReadonlyArray<string>>()
+        const resolved = problems.filter((problem) => problem.status === "resolved" && problem.resolvedInVersion !== null)
+        if (resolved.length > 0) {
+          const rows = yield* sql`SELECT id, versions_before FROM problems WHERE ${sql.in("id", resolved.map((problem) => problem.id))}`
+          for (const row of rows) if (Predicate.isRecord(row)) versionsBefore.set(text(row, "id") ?? "", listOf(text(row, "versions_before")))
+        }
+        const minRank = severityRank(policy.minSeverity)
+        for (const problem of problems) {
+          const finding = byProblem.get(problem.id)
+          if (finding === undefined) continue
+          const severity = maxSeverity([problem.severity, finding.severity])
+          // a resolved problem seen again regresses; resolved in a version, only on a version it was not seen on before
+          const regresses = problem.status === "resolved" &&
+            (problem.resolvedInVersion === null || (version !== undefined && !(versionsBefore.get(problem.id) ?? []).includes(version)))
+          const status: ProblemStatus = regresses ? "regressed" : problem.status
+          const patterns = keptList([...problem.patterns, finding.pattern])
+          const updated: ProblemRecord = {
+            ...problem,
+            severity,
+            status,
+            runCount: problem.runCount + 1,
+            lastSeen: Math.max(problem.lastSeen, input.now),
+            patterns: listOf(patterns),
+            regressedAt: regresses ? input.now : problem.regressedAt
+          }
+          const alertedRows = regresses ? yield* sql`SELECT regression_alerted_at FROM problems WHERE id = ${problem.id}` : []
+          const lastAlerted = integer(firstOf(alertedRows) ?? {}, "regression_alerted_at")
+          const alertRegression = regresses && (lastAlerted === null || lastAlerted <= input.now - DAY_MS)
+          yield* sql`UPDATE problems SET run_count = run_count + 1, last_seen = ${updated.lastSeen}, severity = ${severity},
+                      severity_rank = ${severityRank(severity)}, status = ${status}, patterns = ${patterns},
+                      regressed_at = ${updated.regressedAt}${alertRegression ? sql`, regression_alerted_at = ${input.now}` : sql.literal("")}
+                    WHERE id = ${problem.id}`
+          if (status === "ignored") continue
+          const isNew = problem.runCount === 0
+          if (isNew) {
+            if (severityRank(severity) >= minRank) yield* problemAlert("problem.new", updated, input)
+          } else if (severityRank(problem.severity) < minRank && severityRank(severity) >= minRank) {
+            yield* problemAlert("problem.severity", updated, input)
+          }
+          if (alertRegression) yield* problemAlert("problem.regressed", updated, input)
+        }
+        const linked = problems.flatMap((problem) => {
+          const finding = byProblem.get(problem.id)
+          return finding === undefined
+            ? []
+            : [{
+              problem_id: problem.id,
+              run_id: input.runId,
+              scope: input.scope,
+              fingerprint: finding.fingerprint,
+              seen_at: input.now,
+              severity: finding.severity,
+              finding: JSON.stringify(finding)
+            }]
+        })
+        if (linked.length === 0) return
+        yield* sql`INSERT INTO problem_runs ${sql.insert(linked)} ON CONFLICT DO NOTHING`
+        yield* sql`INSERT INTO problem_days ${sql.insert(linked.map((row) => ({ problem_id: row.problem_id, day, runs: 1 })))}
+                   ON CONFLICT (problem_id, day) DO UPDATE SET runs = problem_days.runs + 1`
+        const labels = Object.entries(input.labels)
+        if (labels.length > 0) {
+          const rows = linked.flatMap((row) =>
+            labels.map(([key, value]) => ({
+              problem_id: row.problem_id,
+              scope: input.scope,
+              label_key: key,
+              label_value: value,
+              runs: 1,
+              first_seen: input.now,
+              last_seen: input.now
+            }))
+          )
+          yield* sql`INSERT INTO problem_labels ${sql.insert(rows)}
+                     ON CONFLICT (problem_id, label_key, label_value) DO UPDATE SET runs = problem_labels.runs + 1, last_seen = excluded.last_seen`
+        }
+        const patterns = linked.map((row) => ({ problem_id: row.problem_id, scope: input.scope, pattern: byProblem.get(row.problem_id)?.pattern ?? "" }))
+        yield* sql`INSERT INTO problem_patterns ${sql.insert(patterns)} ON CONFLICT DO NOTHING`
+      })
+
+    const failedRun: ProblemStoreShape["failedRun"] = (scope, runId, traceId, error, now) =>
+      enqueue(
+        scope,
+        "run.failed",
+        now,
+        { run: { id: runId, trace_id: traceId, error, url: policy.linkOf(`/v1/runs/${runId}`) } },
+        alertText("run.failed", undefined, policy.linkOf(`/v1/runs/${runId}`), `: ${error.error}`),
+        { problemId: null, runId }
+      )
+
+    const list: ProblemStoreShape["list"] = (scope, filter, limit, cursor) => {
+      const after = readCursor(cursor)
+      const conditions: Array<Statement.Fragment> = [
+        sql`p.scope = ${scope}`,
+        sql`p.merged_into IS NULL`,
+        ...(filter.status === undefined ? [] : [sql`p.status = ${filter.status}`]),
+        ...(filter.severity === undefined ? [] : [sql`p.severity = ${filter.severity}`]),
+        ...(filter.pattern === undefined
+          ? []
+          : [sql`EXISTS (SELECT 1 FROM problem_patterns pp WHERE pp.scope = ${scope} AND pp.pattern = ${filter.pattern} AND pp.problem_id = p.id)`]),
+        ...(filter.label === undefined
+          ? []
+          : [sql`EXISTS (SELECT 1 FROM problem_labels pl WHERE pl.scope = ${scope} AND pl.label_key = ${filter.label[0]} AND pl.label_value = ${filter.label[1]} AND pl.problem_id = p.id)`]),
+        ...(filter.since === undefined ? [] : [sql`p.last_seen >= ${filter.since}`]),
+        ...(filter.until === undefined ? [] : [sql`p.last_seen < ${filter.until}`]),
+        ...(after === undefined ? [] : [sql`(p.last_seen < ${after[0]} OR (p.last_seen = ${after[0]} AND p.id < ${after[1]}))`])
+      ]
+      const columns = PROBLEM_COLUMNS.split(", ").map((column) => `p.${column}`).join(", ")
+      return Effect.map(
+        sql`SELECT ${sql.unsafe(columns)} FROM problems p WHERE ${sql.and(conditions)} ORDER BY p.last_seen DESC, p.id DESC LIMIT ${limit + 1}`,
+        (rows) => {
+          const problems = problemsOf(rows)
+          const shown = problems.slice(0, limit)
+          const last = shown.at(-1)
+          return { problems: shown, nextCursor: problems.length > limit && last !== undefined ? problemCursorOf(last) : null }
+        }
+      )
+    }
+
+    /** A problem of the scope, following merges (at most a few hops). */
+    const resolveId = (scope: string, id: string) =>
+      Effect.gen(function*() {
+        let current = id
+        for (let hop = 0; hop < 8; hop++) {
+          const row = firstOf(yield* sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM problems WHERE scope = ${scope} AND id = ${current}`)
+          const problem = problemOf(row)
+          if (problem === undefined) return Option.none<ProblemRecord>()
+          if (problem.mergedInto === null) return Option.some(problem)
+          current = problem.mergedInto
+        }
+        return Option.none<ProblemRecord>()
+      })
+
+    const get: ProblemStoreShape["get"] = (scope, id) =>
+      Effect.gen(function*() {
+        const found = yield* resolveId(scope, id)
+        if (Option.isNone(found)) return Option.none()
+        const problem = found.value
+        const [days, labels, examples, fingerprints] = yield* Effect.all([
+          sql`SELECT day, runs FROM problem_days WHERE problem_id = ${problem.id} ORDER BY day`,
+          sql`SELECT label_key, label_value, runs FROM problem_labels WHERE problem_id = ${problem.id} ORDER BY runs DESC, label_key, label_value LIMIT 100`,
+          sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} ORDER BY seen_at DESC, run_id DESC LIMIT 10`,
+          sql`SELECT fingerprint FROM problem_fingerprints WHERE problem_id = ${problem.id} ORDER BY fingerprint`
+        ])
+        return Option.some({
+          ...problem,
+          days: days.flatMap((row) => (Predicate.isRecord(row) ? [{ day: text(row, "day") ?? "", runs: integer(row, "runs") ?? 0 }] : [])),
+          labels: labels.flatMap((row) =>
+            Predicate.isRecord(row) ? [{ key: text(row, "label_key") ?? "", value: text(row, "label_value") ?? "", runs: integer(row, "runs") ?? 0 }] : []
+          ),
+          examples: examples.flatMap((row) => {
+            if (!Predicate.isRecord(row)) return []
+            const finding = findingOf(text(row, "finding"))
+            const severity = asSeverity(row["severity"])
+            const runId = text(row, "run_id")
+            return finding === undefined || severity === undefined || runId === null ? [] : [{ runId, seenAt: integer(row, "seen_at") ?? 0, severity, finding }]
+          }),
+          fingerprints: fingerprints.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "fingerprint") ?? ""] : []))
+        } satisfies ProblemDetail)
+      })
+
+    const setStatus: ProblemStoreShape["setStatus"] = (scope, id, status, resolvedInVersion, now) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const found = yield* resolveId(scope, id)
+        if (Option.isNone(found)) return Option.none()
+        const problem = found.value
+        if (status === "resolved") {
+          // the versions this problem was seen on before it was resolved: a run on another one regresses it
+          const seen = yield* sql`SELECT label_value FROM problem_labels WHERE problem_id = ${problem.id} AND label_key = ${VERSION_LABEL}`
+          const versions = keptList(seen.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "label_value") ?? ""] : [])))
+          yield* sql`UPDATE problems SET status = 'resolved', resolved_at = ${now}, resolved_in_version = ${resolvedInVersion}, versions_before = ${versions}
+                     WHERE id = ${problem.id}`
+        } else {
+          yield* sql`UPDATE problems SET status = ${status}, resolved_at = NULL, resolved_in_version = NULL, versions_before = NULL WHERE id = ${problem.id}`
+        }
+        return yield* resolveId(scope, problem.id)
+      }))
+
+    const merge: ProblemStoreShape["merge"] = (scope, id, into, now) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const notFound = (missing: string): MergeOutcome => ({ _tag: "NotFound", id: missing })
+        const source = yield* resolveId(scope, id)
+        if (Option.isNone(source)) return notFound(id)
+        const target = yield* resolveId(scope, into)
+        if (Option.isNone(target)) return notFound(into)
+        if (source.value.id === target.value.id) return { _tag: "Same" } satisfies MergeOutcome
+        const from = source.value.id
+        const to = target.value.id
+        // lock both rows, in id order (two merges at once never wait on each other in a circle)
+        yield* byIds([from, to].sort(), true)
+        yield* sql`UPDATE problem_fingerprints SET problem_id = ${to} WHERE problem_id = ${from}`
+        // the runs of both count once: a run in both problems stays one link of the target
+        yield* sql`DELETE FROM problem_runs WHERE problem_id = ${from} AND run_id IN (SELECT run_id FROM problem_runs WHERE problem_id = ${to})`
+        yield* sql`UPDATE problem_runs SET problem_id = ${to} WHERE problem_id = ${from}`
+        yield* sql`INSERT INTO problem_days (problem_id, day, runs) SELECT ${to}, day, runs FROM problem_days WHERE problem_id = ${from}
+                   ON CONFLICT (problem_id, day) DO UPDATE SET runs = problem_days.runs + excluded.runs`
+        yield* sql`DELETE FROM problem_days WHERE problem_id = ${from}`
+        yield* sql`INSERT INTO problem_labels (problem_id, scope, label_key, label_value, runs, first_seen, last_seen)
+                     SELECT ${to}, scope, label_key, label_value, runs, first_seen, last_seen FROM problem_labels WHERE problem_id = ${from}
+                   ON CONFLICT (problem_id, label_key, label_value) DO UPDATE SET runs = problem_labels.runs + excluded.runs,
+                     first_seen = ${postgres ? sql`LEAST` : sql`MIN`}(problem_labels.first_seen, excluded.first_seen),
+                     last_seen = ${postgres ? sql`GREATEST` : sql`MAX`}(problem_labels.last_seen, excluded.last_seen)`
+        yield* sql`DELETE FROM problem_labels WHERE problem_id = ${from}`
+        yield* sql`INSERT INTO problem_patterns (problem_id, scope, pattern) SELECT ${to}, scope, pattern FROM problem_patterns WHERE problem_id = ${from}
+                   ON CONFLICT DO NOTHING`
+        yield* sql`DELETE FROM problem_patterns WHERE problem_id = ${from}`
+        const a = source.value
+        const b = target.value
+        const severity = maxSeverity([a.severity, b.severity])
+        yield* sql`UPDATE problems SET run_count = ${a.runCount + b.runCount}, first_seen = ${Math.min(a.firstSeen, b.firstSeen)},
+                     last_seen = ${Math.max(a.lastSeen, b.lastSeen, 0)}, severity = ${severity}, severity_rank = ${severityRank(severity)},
+                     patterns = ${keptList([...a.patterns, ...b.patterns])}
+                   WHERE id = ${to}`
+        yield* sql`UPDATE problems SET merged_into = ${to}, run_count = 0, last_seen = ${now} WHERE id = ${from}`
+        const merged = yield* resolveId(scope, to)
+        return Option.isNone(merged) ? notFound(into) : ({ _tag: "Merged", problem: merged.value } satisfies MergeOutcome)
+      }))
+
+    const detach: ProblemStoreShape["detach"] = (scope, id, runId, now) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const found = yield* resolveId(scope, id)
+        if (Option.isNone(found)) return Option.none()
+        const problem = found.value
+        const link = firstOf(yield* sql`SELECT fingerprint, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} AND run_id = ${runId}`)
+        const finding = findingOf(link === undefined ? null : text(link, "finding"))
+        if (link === undefined || finding === undefined) return Option.none()
+        yield* byIds([problem.id], true)
+        const seenAt = integer(link, "seen_at") ?? now
+        const fresh = newId()
+        yield* sql`INSERT INTO problems ${
+          sql.insert({
+            id: fresh,
+            scope,
+            fingerprint: finding.fingerprint,
+            title: finding.title,
+            normalized_title: finding.normalizedTitle,
+            cites: finding.cites,
+            playbook: finding.playbook,
+            patterns: keptList([finding.pattern]),
+            severity: finding.severity,
+            severity_rank: severityRank(finding.severity),
+            status: "open",
+            run_count: 1,
+            first_seen: seenAt,
+            last_seen: seenAt
+          })
+        }`
+        // future runs of the finding's fingerprint come to the new problem
+        yield* sql`UPDATE problem_fingerprints SET problem_id = ${fresh} WHERE scope = ${scope} AND fingerprint = ${finding.fingerprint}`
+        yield* sql`UPDATE problem_runs SET problem_id = ${fresh} WHERE problem_id = ${problem.id} AND run_id = ${runId}`
+        const day = iso(seenAt).slice(0, 10)
+        yield* sql`UPDATE problem_days SET runs = runs - 1 WHERE problem_id = ${problem.id} AND day = ${day}`
+        yield* sql`DELETE FROM problem_days WHERE problem_id = ${problem.id} AND runs <= 0`
+        yield* sql`INSERT INTO problem_days ${sql.insert({ problem_id: fresh, day, runs: 1 })}`
+        yield* sql`INSERT INTO problem_patterns ${sql.insert({ problem_id: fresh, scope, pattern: finding.pattern })}`
+        yield* sql`UPDATE problems SET run_count = run_count - 1 WHERE id = ${problem.id} AND run_count > 0`
+        return yield* resolveId(scope, fresh)
+      }))
+
+    const ofRun: ProblemStoreShape["ofRun"] = (scope, runId) =>
+      Effect.map(
+        sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS.split(", ").map((column) => `p.${column}`).join(", "))} FROM problem_runs r JOIN problems p ON p.id = r.problem_id
+            WHERE r.scope = ${scope} AND r.run_id = ${runId} ORDER BY p.severity_rank DESC, p.id`,
+        problemsOf
+      )
+
+    /** How many runs of the scope carry a label value, by status and skip reason. */
+    const sideOf = (scope: string, label: string, value: string) =>
+      Effect.map(
+        sql`SELECT status, reason, COUNT(*) AS n FROM runs WHERE scope = ${scope} AND ${
+          postgres ? sql`(labels::jsonb ->> ${label}) = ${value}` : sql`json_extract(labels, ${`$."${label}"`}) = ${value}`
+        } GROUP BY status, reason`,
+        (rows): CompareSide => {
+          let traces = 0
+          let diagnosed = 0
+          let sampledOut = 0
+          for (const row of rows) {
+            if (!Predicate.isRecord(row)) continue
+            const n = integer(row, "n") ?? 0
+            traces += n
+            if (text(row, "status") === "done") diagnosed += n
+            if (text(row, "reason") === "sampled_out") sampledOut += n
+          }
+          return { value, traces, diagnosed, sampledOut }
+        }
+      )
+
+    const compare: ProblemStoreShape["compare"] = (scope, label, a, b, limit) =>
+      Effect.gen(function*() {
+        const [sideA, sideB, rows] = yield* Effect.all([
+          sideOf(scope, label, a),
+          sideOf(scope, label, b),
+          sql`SELECT problem_id, label_value, runs FROM problem_labels WHERE scope = ${scope} AND label_key = ${label} AND ${sql.in("label_value", [a, b])}`
+        ])
+        const counts = new Map<string, { a: number; b: number }>()
+        for (const row of rows) {
+          if (!Predicate.isRecord(row)) continue
+          const id = text(row, "problem_id") ?? ""
+          const entry = counts.get(id) ?? { a: 0, b: 0 }
+          if (text(row, "label_value") === a) entry.a += integer(row, "runs") ?? 0
+          else entry.b += integer(row, "runs") ?? 0
+          counts.set(id, entry)
+        }
+        const problems = yield* byIds(Array.from(counts.keys()), false)
+        const live = problems.filter((problem) => problem.mergedInto === null)
+        const compared = live
+          .map((problem) => ({ problem, a: counts.get(problem.id)?.a ?? 0, b: counts.get(problem.id)?.b ?? 0 }))
+          .sort((x, y) => Math.abs(y.b - y.a) - Math.abs(x.b - x.a) || y.a + y.b - (x.a + x.b) || (x.problem.id < y.problem.id ? -1 : 1))
+          .slice(0, limit)
+        return { a: sideA, b: sideB, rows: compared }
+      })
+
+    const digest: ProblemStoreShape["digest"] = (scope, now) =>
+      Effect.gen(function*() {
+        // the last 7 UTC days, today included
+        const since = now - (now % DAY_MS) - 6 * DAY_MS
+        const sinceDay = iso(since).slice(0, 10)
+        const columns = sql.unsafe(PROBLEM_COLUMNS)
+        const [created, regressed, recurringRows, totals] = yield* Effect.all([
+          Effect.map(sql`SELECT ${columns} FROM problems WHERE scope = ${scope} AND merged_into IS NULL AND first_seen >= ${since} ORDER BY severity_rank DESC, run_count DESC, id LIMIT 20`, problemsOf),
+          Effect.map(sql`SELECT ${columns} FROM problems WHERE scope = ${scope} AND merged_into IS NULL AND status = 'regressed' AND regressed_at >= ${since} ORDER BY regressed_at DESC, id LIMIT 20`, problemsOf),
+          sql`SELECT d.problem_id, SUM(d.runs) AS runs FROM problem_days d JOIN problems p ON p.id = d.problem_id
+              WHERE p.scope = ${scope} AND p.merged_into IS NULL AND d.day >= ${sinceDay} GROUP BY d.problem_id ORDER BY SUM(d.runs) DESC, d.problem_id LIMIT 10`,
+          sql`SELECT COUNT(*) AS runs, SUM(tokens) AS tokens FROM runs WHERE scope = ${scope} AND finished_at >= ${since}`
+        ])
+        const recurringCounts = recurringRows.flatMap((row) => (Predicate.isRecord(row) ? [[text(row, "problem_id") ?? "", integer(row, "runs") ?? 0] as const] : []))
+        const recurringProblems = new Map((yield* byIds(recurringCounts.map(([id]) => id), false)).map((problem) => [problem.id, problem]))
+        const total = firstOf(totals) ?? {}
+        return {
+          since,
+          until: now,
+          created,
+          regressed,
+          recurring: recurringCounts.flatMap(([id, runs]) => {
+            const problem = recurringProblems.get(id)
+            return problem === undefined ? [] : [{ problem, runs }]
+          }),
+          runs: integer(total, "runs") ?? 0,
+          tokens: integer(total, "tokens") ?? 0
+        }
+      })
+
+    const deliveryOf = (row: unknown): DeliveryRecord | undefined => {
+      if (!Predicate.isRecord(row)) return undefined
+      const id = text(row, "id")
+      const event = row["event"]
+      const state = row["state"]
+      if (id === null || (event !== "problem.new" && event !== "problem.severity" && event !== "problem.regressed" && event !== "run.failed")) return undefined
+      if (state !== "pending" && state !== "delivering" && state !== "delivered" && state !== "failed") return undefined
+      return {
+        id,
+        event,
+        problemId: text(row, "problem_id"),
+        runId: text(row, "run_id"),
+        url: text(row, "url") ?? "",
+        state,
+        attempts: integer(row, "attempts") ?? 0,
+        lastStatus: integer(row, "last_status"),
+        lastError: text(row, "last_error"),
+        createdAt: integer(row, "created_at") ?? 0,
+        nextAt: integer(row, "next_at") ?? 0,
+        deliveredAt: integer(row, "delivered_at")
+      }
+    }
+
+    const deliveries: ProblemStoreShape["deliveries"] = (scope, limit, cursor) => {
+      const after = readCursor(cursor)
+      return Effect.map(
+        sql`SELECT id, event, problem_id, run_id, url, state, attempts, last_status, last_error, created_at, next_at, delivered_at FROM alert_outbox
+            WHERE scope = ${scope}${after === undefined ? sql.literal("") : sql` AND (created_at < ${after[0]} OR (created_at = ${after[0]} AND id < ${after[1]}))`}
+            ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`,
+        (rows) => {
+          const found = rows.flatMap((row) => deliveryOf(row) ?? [])
+          const shown = found.slice(0, limit)
+          const last = shown.at(-1)
+          return {
+            deliveries: shown,
+            nextCursor: found.length > limit && last !== undefined ? Buffer.from(JSON.stringify([last.createdAt, last.id])).toString("base64url") : null
+          }
+        }
+      )
+    }
+
+    const claimDeliveries: ProblemStoreShape["claimDeliveries"] = (owner, now, leaseMs, limit) =>
+      Effect.gen(function*() {
+        // a dead deliverer's rows come back once their lease lapses
+        const due = yield* sql`SELECT id FROM alert_outbox WHERE (state = 'pending' AND next_at <= ${now}) OR (state = 'delivering' AND lease_until < ${now})
+                               ORDER BY next_at, id LIMIT ${limit}${postgres ? sql.literal(" FOR UPDATE SKIP LOCKED") : sql.literal("")}`
+        const ids = due.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "id") ?? ""] : []))
+        if (ids.length === 0) return []
+        const rows = yield* sql`UPDATE alert_outbox SET state = 'delivering', lease_owner = ${owner}, lease_until = ${now + leaseMs}
+                                WHERE ${sql.in("id", ids)} AND ((state = 'pending' AND next_at <= ${now}) OR (state = 'delivering' AND lease_until < ${now}))
+                                RETURNING id, url, body, attempts`
+        return rows.flatMap((row): Array<DueDelivery> => {
+          if (!Predicate.isRecord(row)) return []
+          const id = text(row, "id")
+          const url = text(row, "url")
+          const body = text(row, "body")
+          return id === null || url === null || body === null ? [] : [{ id, url, body, attempts: integer(row, "attempts") ?? 0 }]
+        })
+      }).pipe(sql.withTransaction)
+
+    const recordAttempt: ProblemStoreShape["recordAttempt"] = (id, owner, now, outcome) => {
+      const state = outcome.delivered ? "delivered" : outcome.nextAt === null ? "failed" : "pending"
+      return Effect.asVoid(
+        sql`UPDATE alert_outbox SET state = ${state}, attempts = attempts + 1, last_status = ${outcome.status}, last_error = ${outcome.error},
+              delivered_at = ${outcome.delivered ? now : null}, next_at = ${outcome.nextAt ?? now}, lease_owner = NULL, lease_until = NULL
+            WHERE id = ${id} AND state = 'delivering' AND lease_owner = ${owner}`
+      )
+    }
+
+    const releaseDeliveries: ProblemStoreShape["releaseDeliveries"] = Effect.map(
+      sql`UPDATE alert_outbox SET state = 'pending', lease_owner = NULL, lease_until = NULL WHERE state = 'delivering' RETURNING id`,
+      (rows) => rows.length
+    )
+
+    const forgetRuns: ProblemStoreShape["forgetRuns"] = (runIds) =>
+      runIds.length === 0 ? Effect.void : Effect.asVoid(sql`DELETE FROM problem_runs WHERE ${sql.in("run_id", runIds)}`)
+
+    return {
+      list,
+      get,
+      setStatus,
+      merge,
+      detach,
+      ofRun,
+      compare,
+      digest,
+      deliveries,
+      claimDeliveries,
+      recordAttempt,
+      releaseDeliveries,
+      failedRun,
+      joinRun,
+      forgetRuns
+    } satisfies ProblemStoreShape
+  })

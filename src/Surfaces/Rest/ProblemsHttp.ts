@@ -1,0 +1,42 @@
+/**
+ * The problems API over REST (DECISIONS §19): thin handlers over ProblemsService. The digest renders
+ * as JSON, Markdown or HTML (`?output=`, else `Accept`); a 503 `store_unavailable` gets its
+ * Retry-After as the runs routes' do.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect, Option } from "effect"
+import { Api } from "../../Api.js"
+import { AppConfig } from "../../Config.js"
+import { CurrentRequest } from "../../Edge/RequestContext.js"
+import { digestHtml, digestMarkdown } from "../../Runs/Digest.js"
+import { ProblemsService } from "../../Runs/ProblemsService.js"
+import { withRetryAfter } from "./RunsHttp.js"
+
+export const ProblemsHttpLive = HttpApiBuilder.group(Api, "problems", (handlers) =>
+  Effect.gen(function*() {
+    const problems = yield* ProblemsService
+    const { alerts } = yield* AppConfig
+    const base = Option.getOrNull(alerts.publicUrl)
+    const caller = <A, E, R>(run: (keyName: string | null) => Effect.Effect<A, E, R>) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => run(edge.keyName)))
+    return handlers
+      .handle("listProblems", ({ urlParams }) => caller((keyName) => problems.list(keyName, urlParams)))
+      .handle("compareProblems", ({ urlParams }) => caller((keyName) => problems.compare(keyName, urlParams)))
+      .handle("getProblem", ({ path }) => caller((keyName) => problems.get(keyName, path.id)))
+      .handle("updateProblem", ({ path, payload }) => caller((keyName) => problems.update(keyName, path.id, payload)))
+      .handle("mergeProblem", ({ path, payload }) => caller((keyName) => problems.merge(keyName, path.id, payload.into)))
+      .handle("detachRun", ({ path, payload }) => caller((keyName) => problems.detach(keyName, path.id, payload.run_id)))
+      .handle("listDeliveries", ({ urlParams }) => caller((keyName) => problems.deliveries(keyName, urlParams)))
+      .handleRaw("getDigest", ({ request, urlParams }) =>
+        caller((keyName) =>
+          Effect.map(problems.digest(keyName), (digest) => {
+            const accept = request.headers["accept"] ?? ""
+            const output = urlParams.output ?? (accept.includes("text/markdown") ? "markdown" : accept.includes("text/html") ? "html" : "json")
+            return output === "markdown"
+              ? HttpServerResponse.text(digestMarkdown(digest, base), { contentType: "text/markdown; charset=utf-8" })
+              : output === "html"
+              ? HttpServerResponse.text(digestHtml(digest, base), { contentType: "text/html; charset=utf-8" })
+              : HttpServerResponse.unsafeJson(digest)
+          })
+        ))
+  }))
