@@ -5,7 +5,14 @@ import { defineConfig } from "vitest/config"
  * PostgreSQL, the bench's CI-size runs) run one file at a time in a fork of their own, beside the
  * rest, so they do not starve each other of the machine's two cores.
  */
-const HEAVY = ["test/runs/kill.test.ts", "test/runs/replicas.test.ts", "test/runs/bench.test.ts", "test/otlp/kill.test.ts", "test/otlp/replicas.test.ts"]
+const HEAVY = [
+  "test/runs/kill.test.ts",
+  "test/runs/replicas.test.ts",
+  "test/runs/bench.test.ts",
+  "test/otlp/kill.test.ts",
+  "test/otlp/replicas.test.ts",
+  "test/problems/alerts-kill.test.ts"
+]
 
 export default defineConfig({
   test: {

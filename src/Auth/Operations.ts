@@ -57,7 +57,8 @@ const local = (label: string, role: Role = "read"): Operation => ({ label, role,
 /**
  * The operations of the surfaces that run in the caller's process, with the role each needs as its
  * route over HTTP does (`requiredRole`): submitting runs is `ingest`, reading them `read`, retrying
- * and importing (which writes runs with their reports) `admin`.
+ * and importing (which writes runs with their reports) `admin`; reading problems `read`, changing
+ * them (status, merge, detach) `admin`.
  */
 export const LOCAL_OPERATIONS = {
   mcp: local("svc mcp"),
@@ -70,7 +71,14 @@ export const LOCAL_OPERATIONS = {
   "runs wait": local("svc runs wait"),
   "runs export": local("svc runs export"),
   "runs retry": local("svc runs retry", "admin"),
-  "runs import": local("svc runs import", "admin")
+  "runs import": local("svc runs import", "admin"),
+  "problems list": local("svc problems list"),
+  "problems show": local("svc problems show"),
+  "problems compare": local("svc problems compare"),
+  "problems update": local("svc problems update", "admin"),
+  "problems merge": local("svc problems merge", "admin"),
+  "problems detach": local("svc problems detach", "admin"),
+  digest: local("svc digest")
 } as const satisfies Readonly<Record<string, Operation>>
 
 /** The 403 of a key whose role is below what the operation needs, else null. */

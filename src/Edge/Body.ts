@@ -298,13 +298,13 @@ export const isZipContentType = (header: string | undefined): boolean => {
  */
 export const requireJson = (
   contentType: string | undefined,
-  options: { readonly jsonLines: boolean } = { jsonLines: false }
+  options: { readonly jsonLines: boolean; readonly what?: string } = { jsonLines: false }
 ): Effect.Effect<void, UnsupportedMediaType> =>
   isJsonContentType(contentType) || (options.jsonLines && (isJsonLinesContentType(contentType) || isZipContentType(contentType)))
     ? Effect.void
     : Effect.fail(
       new UnsupportedMediaType({
-        message: `send the trace as JSON with Content-Type: application/json${
+        message: `send ${options.what ?? "the trace"} as JSON with Content-Type: application/json${
           options.jsonLines ? " (or JSON Lines with application/x-ndjson, or an Inspect AI .eval log with application/zip)" : ""
         } (got ${contentType === undefined ? "no Content-Type" : JSON.stringify(contentType.slice(0, 80))})`
       })

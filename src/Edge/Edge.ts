@@ -214,9 +214,9 @@ export const makeEdge = (
           app(request, response)
         }
 
-        // Bodies are read here, once, for the routes that take one; an unknown pattern's body is
+        // Bodies are read here, once, for the routes that take one (POST, and PATCH of a problem); an unknown pattern's body is
         // never read (its 404 comes first, DECISIONS §3).
-        if (method !== "POST" || pattern === "unknown" || routeTemplate(method, path) === "unmatched") return handOn(null)
+        if ((method !== "POST" && method !== "PATCH") || pattern === "unknown" || routeTemplate(method, path) === "unmatched") return handOn(null)
         // DECISIONS §16's order: bodies in flight (503) → encoding (415) → size (413). Each is
         // refused before a byte is read; the body is still coming, so the connection closes.
         const declared = Number(headerValue(request.headers, "content-length") ?? "0")

@@ -38,6 +38,13 @@ export const alertPolicyOf = (config: AppConfigShape): AlertPolicy => {
 
 export const AlertRoutesLive = Layer.effect(AlertRoutes, Effect.map(AppConfig, alertPolicyOf))
 
+/** Why a call failed, as an operator reads it: the system's code (ECONNREFUSED, ENOTFOUND) when fetch names one, never the URL. */
+const failureOf = (error: unknown): string => {
+  const cause = error instanceof Error ? error.cause : undefined
+  const code = cause instanceof Error && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
+  return code ?? (error instanceof Error ? error.name : "error")
+}
+
 /** Attempts before a delivery is given up. */
 export const MAX_ATTEMPTS = 12
 const FIRST_BACKOFF_MS = 30_000
@@ -73,7 +80,7 @@ export const deliverOnce = (store: ProblemStoreShape, options: DeliveryOptions, 
           await response.body?.cancel().catch(() => undefined)
           return response.status
         }),
-      catch: (error) => (error instanceof Error && error.name === "TimeoutError" ? "timed out" : error instanceof Error ? error.name : "error")
+      catch: (error) => (error instanceof Error && error.name === "TimeoutError" ? "timed out" : failureOf(error))
     }).pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     const status = attempt._tag === "Right" ? attempt.right : null
@@ -111,8 +118,13 @@ export const deliveryRound = (store: ProblemStoreShape, options: DeliveryOptions
 /** The deliverer of `svc serve`, when any webhook is configured: a round a second (at once again after a full batch). */
 export const AlertDeliveryLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const { alerts } = yield* AppConfig
+    const { alerts, auth } = yield* AppConfig
     if (alerts.webhooks.size === 0) return
+    if (auth.required && alerts.webhooks.has(OPEN_SCOPE)) {
+      yield* Effect.logWarning(
+        "SVC_ALERT_WEBHOOKS names the webhooks of the service without keys; with keys each scope's webhooks are lines <scope>=<url> of SVC_ALERT_WEBHOOKS_FILE (docs/problems.md)"
+      )
+    }
     const access = yield* RunStoreAccess
     const readiness = yield* Readiness
     const options: DeliveryOptions = { secrets: alerts.secrets, timeoutMs: 10_000, owner: `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}` }

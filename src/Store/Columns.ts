@@ -1,3 +1,5 @@
+import { Predicate } from "effect"
+
 /** Reading a row's columns as both drivers return them (libsql: numbers; PostgreSQL: BIGINT as digits). */
 
 export const text = (row: Record<string, unknown>, key: string): string | null => {
@@ -15,4 +17,16 @@ export const integer = (row: Record<string, unknown>, key: string): number | nul
     : typeof value === "string" && /^-?\d+$/.test(value)
     ? Number(value)
     : null
+}
+
+/** A `labels` column: a JSON object of strings (anything else read as none). */
+export const labelsOf = (raw: string | null): Readonly<Record<string, string>> => {
+  if (raw === null) return {}
+  try {
+    const parsed: unknown = JSON.parse(raw)
+    if (!Predicate.isRecord(parsed)) return {}
+    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === "string"))
+  } catch {
+    return {}
+  }
 }

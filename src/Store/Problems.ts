@@ -15,7 +15,7 @@ import { Context, Effect, Option, Predicate } from "effect"
 import { randomBytes } from "node:crypto"
 import { asSeverity, maxSeverity, severityRank, type Severity } from "../Catalogue/Severity.js"
 import type { ProblemFinding } from "../Problems/Fingerprint.js"
-import { integer, text } from "./Columns.js"
+import { integer, labelsOf, text } from "./Columns.js"
 import { readCursor } from "./Cursor.js"
 
 export type ProblemStatus = "open" | "resolved" | "ignored" | "regressed"
@@ -553,10 +553,10 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         ...(filter.severity === undefined ? [] : [sql`p.severity = ${filter.severity}`]),
         ...(filter.pattern === undefined
           ? []
-          : [sql`EXISTS (SELECT 1 FROM problem_patterns pp WHERE pp.scope = ${scope} AND pp.pattern = ${filter.pattern} AND pp.problem_id = p.id)`]),
+          : [sql`p.id IN (SELECT pp.problem_id FROM problem_patterns pp WHERE pp.scope = ${scope} AND pp.pattern = ${filter.pattern})`]),
         ...(filter.label === undefined
           ? []
-          : [sql`EXISTS (SELECT 1 FROM problem_labels pl WHERE pl.scope = ${scope} AND pl.label_key = ${filter.label[0]} AND pl.label_value = ${filter.label[1]} AND pl.problem_id = p.id)`]),
+          : [sql`p.id IN (SELECT pl.problem_id FROM problem_labels pl WHERE pl.scope = ${scope} AND pl.label_key = ${filter.label[0]} AND pl.label_value = ${filter.label[1]})`]),
         ...(filter.since === undefined ? [] : [sql`p.last_seen >= ${filter.since}`]),
         ...(filter.until === undefined ? [] : [sql`p.last_seen < ${filter.until}`]),
         ...(after === undefined ? [] : [sql`(p.last_seen < ${after[0]} OR (p.last_seen = ${after[0]} AND p.id < ${after[1]}))`])
@@ -645,7 +645,22 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         // lock both rows, in id order (two merges at once never wait on each other in a circle)
         yield* byIds([from, to].sort(), true)
         yield* sql`UPDATE problem_fingerprints SET problem_id = ${to} WHERE problem_id = ${from}`
-        // the runs of both count once: a run in both problems stays one link of the target
+        // the runs of both count once: a run in both problems stays one link of the target, and its
+        // day and labels are taken off what the source brings (its labels as the run still has them)
+        const shared = yield* sql`SELECT r.run_id, r.seen_at, runs.labels FROM problem_runs r LEFT JOIN runs ON runs.id = r.run_id
+                                  WHERE r.problem_id = ${from} AND r.run_id IN (SELECT run_id FROM problem_runs WHERE problem_id = ${to})`
+        const sharedDays = new Map<string, number>()
+        const sharedLabels = new Map<string, { readonly key: string; readonly value: string; count: number }>()
+        for (const row of shared) {
+          if (!Predicate.isRecord(row)) continue
+          const day = iso(integer(row, "seen_at") ?? 0).slice(0, 10)
+          sharedDays.set(day, (sharedDays.get(day) ?? 0) + 1)
+          for (const [key, value] of Object.entries(labelsOf(text(row, "labels")))) {
+            const entry = sharedLabels.get(`${key}\u0000${value}`) ?? { key, value, count: 0 }
+            entry.count += 1
+            sharedLabels.set(`${key}\u0000${value}`, entry)
+          }
+        }
         yield* sql`DELETE FROM problem_runs WHERE problem_id = ${from} AND run_id IN (SELECT run_id FROM problem_runs WHERE problem_id = ${to})`
         yield* sql`UPDATE problem_runs SET problem_id = ${to} WHERE problem_id = ${from}`
         yield* sql`INSERT INTO problem_days (problem_id, day, runs) SELECT ${to}, day, runs FROM problem_days WHERE problem_id = ${from}
@@ -657,13 +672,17 @@ export const makeProblemStore = (policy: AlertPolicy) =>
                      first_seen = ${postgres ? sql`LEAST` : sql`MIN`}(problem_labels.first_seen, excluded.first_seen),
                      last_seen = ${postgres ? sql`GREATEST` : sql`MAX`}(problem_labels.last_seen, excluded.last_seen)`
         yield* sql`DELETE FROM problem_labels WHERE problem_id = ${from}`
+        for (const [day, runs] of sharedDays) yield* sql`UPDATE problem_days SET runs = runs - ${runs} WHERE problem_id = ${to} AND day = ${day}`
+        for (const label of sharedLabels.values()) {
+          yield* sql`UPDATE problem_labels SET runs = runs - ${label.count} WHERE problem_id = ${to} AND label_key = ${label.key} AND label_value = ${label.value}`
+        }
         yield* sql`INSERT INTO problem_patterns (problem_id, scope, pattern) SELECT ${to}, scope, pattern FROM problem_patterns WHERE problem_id = ${from}
                    ON CONFLICT DO NOTHING`
         yield* sql`DELETE FROM problem_patterns WHERE problem_id = ${from}`
         const a = source.value
         const b = target.value
         const severity = maxSeverity([a.severity, b.severity])
-        yield* sql`UPDATE problems SET run_count = ${a.runCount + b.runCount}, first_seen = ${Math.min(a.firstSeen, b.firstSeen)},
+        yield* sql`UPDATE problems SET run_count = ${Math.max(0, a.runCount + b.runCount - shared.length)}, first_seen = ${Math.min(a.firstSeen, b.firstSeen)},
                      last_seen = ${Math.max(a.lastSeen, b.lastSeen, 0)}, severity = ${severity}, severity_rank = ${severityRank(severity)},
                      patterns = ${keptList([...a.patterns, ...b.patterns])}
                    WHERE id = ${to}`
@@ -710,6 +729,17 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         yield* sql`INSERT INTO problem_days ${sql.insert({ problem_id: fresh, day, runs: 1 })}`
         yield* sql`INSERT INTO problem_patterns ${sql.insert({ problem_id: fresh, scope, pattern: finding.pattern })}`
         yield* sql`UPDATE problems SET run_count = run_count - 1 WHERE id = ${problem.id} AND run_count > 0`
+        // the run's labels (as it still has them) go with it
+        const labels = Object.entries(labelsOf(text(firstOf(yield* sql`SELECT labels FROM runs WHERE scope = ${scope} AND id = ${runId}`) ?? {}, "labels")))
+        for (const [key, value] of labels) {
+          yield* sql`UPDATE problem_labels SET runs = runs - 1 WHERE problem_id = ${problem.id} AND label_key = ${key} AND label_value = ${value}`
+        }
+        yield* sql`DELETE FROM problem_labels WHERE problem_id = ${problem.id} AND runs <= 0`
+        if (labels.length > 0) {
+          yield* sql`INSERT INTO problem_labels ${
+            sql.insert(labels.map(([key, value]) => ({ problem_id: fresh, scope, label_key: key, label_value: value, runs: 1, first_seen: seenAt, last_seen: seenAt })))
+          }`
+        }
         return yield* resolveId(scope, fresh)
       }))
 
@@ -844,7 +874,9 @@ export const makeProblemStore = (policy: AlertPolicy) =>
                                ORDER BY next_at, id LIMIT ${limit}${postgres ? sql.literal(" FOR UPDATE SKIP LOCKED") : sql.literal("")}`
         const ids = due.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "id") ?? ""] : []))
         if (ids.length === 0) return []
-        const rows = yield* sql`UPDATE alert_outbox SET state = 'delivering', lease_owner = ${owner}, lease_until = ${now + leaseMs}
+        // a lapsed lease's call counts as an attempt (its deliverer died holding it)
+        const rows = yield* sql`UPDATE alert_outbox SET attempts = attempts + (CASE WHEN state = 'delivering' THEN 1 ELSE 0 END),
+                                  state = 'delivering', lease_owner = ${owner}, lease_until = ${now + leaseMs}
                                 WHERE ${sql.in("id", ids)} AND ((state = 'pending' AND next_at <= ${now}) OR (state = 'delivering' AND lease_until < ${now}))
                                 RETURNING id, url, body, attempts`
         return rows.flatMap((row): Array<DueDelivery> => {
@@ -866,7 +898,8 @@ export const makeProblemStore = (policy: AlertPolicy) =>
     }
 
     const releaseDeliveries: ProblemStoreShape["releaseDeliveries"] = Effect.map(
-      sql`UPDATE alert_outbox SET state = 'pending', lease_owner = NULL, lease_until = NULL WHERE state = 'delivering' RETURNING id`,
+      // the call that was in flight counts as an attempt: a receiver that hangs while processes crash still reaches the limit
+      sql`UPDATE alert_outbox SET state = 'pending', attempts = attempts + 1, lease_owner = NULL, lease_until = NULL WHERE state = 'delivering' RETURNING id`,
       (rows) => rows.length
     )
 

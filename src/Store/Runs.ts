@@ -13,7 +13,7 @@ import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Data, Effect, Option, Predicate, Schema } from "effect"
 import { RunStatus, SkipReason } from "../Contract/RunsContract.js"
 import type { ProblemFinding } from "../Problems/Fingerprint.js"
-import { integer, text } from "./Columns.js"
+import { integer, labelsOf, text } from "./Columns.js"
 import { cursorOf, readCursor } from "./Cursor.js"
 import type { ProblemStoreShape } from "./Problems.js"
 
@@ -182,17 +182,6 @@ const STORED_COLUMNS = `${RUN_COLUMNS}, dedupe_key, request, report, lines, patt
 
 const isStatus = Schema.is(RunStatus)
 
-/** A stored `labels` column: a JSON object of strings. */
-const labelsOf = (raw: string | null): Readonly<Record<string, string>> => {
-  if (raw === null) return {}
-  try {
-    const parsed: unknown = JSON.parse(raw)
-    if (!Predicate.isRecord(parsed)) return {}
-    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === "string"))
-  } catch {
-    return {}
-  }
-}
 
 /** A row as a RunRecord; undefined for a row that is not one (never written by this module). */
 const recordOf = (row: unknown): RunRecord | undefined => {

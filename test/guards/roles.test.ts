@@ -102,9 +102,20 @@ describe("SVC_API_KEY_ROLES", () => {
     expect(httpOperation("DELETE", "/v1/runs/r1")).toMatchObject({ role: "admin", authenticated: true, counted: true })
     // The runs commands need the role of their routes (submit POST /v1/runs, retry POST /v1/runs/{id}/retry);
     // import writes runs with their reports, as only an admin may.
-    const roles: Readonly<Record<string, string>> = { "runs submit": "ingest", "runs retry": "admin", "runs import": "admin" }
+    // The problems' changes are admin's, as their routes are (PATCH, merge, detach).
+    const roles: Readonly<Record<string, string>> = {
+      "runs submit": "ingest",
+      "runs retry": "admin",
+      "runs import": "admin",
+      "problems update": "admin",
+      "problems merge": "admin",
+      "problems detach": "admin"
+    }
     expect(roles["runs submit"]).toBe(requiredRole("POST", "/v1/runs"))
     expect(roles["runs retry"]).toBe(requiredRole("POST", "/v1/runs/r1/retry"))
+    expect(roles["problems update"]).toBe(requiredRole("PATCH", "/v1/problems/p1"))
+    expect(roles["problems merge"]).toBe(requiredRole("POST", "/v1/problems/p1/merge"))
+    expect(roles["problems detach"]).toBe(requiredRole("POST", "/v1/problems/p1/detach"))
     for (const [name, operation] of Object.entries(LOCAL_OPERATIONS)) {
       expect(operation.label).toBe(`svc ${name}`)
       expect(operation.label).not.toContain("/")

@@ -3,13 +3,18 @@
  * loopback port with workers and the model provider replaced by the loopback double: runs of one
  * failure (the same finding over traces with other markers) make one problem per finding, counted
  * per run; a run links to its problems and a problem to its runs; list filters; roles (`read`
- * reads, `admin` resolves, merges and detaches); resolved → regressed; the digest in three outputs.
+ * reads, `admin` resolves, merges and detaches); resolved → regressed; the digest in three outputs;
+ * the same problems through MCP (`svc_list_problems`, `svc_get_problem`) and the CLI against the
+ * service (`svc problems`, `svc digest`, through the typed client).
  */
 import { beforeAll, describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
 import { Problem, ProblemDetail, ProblemList } from "../../src/Contract/ProblemsContract.js"
 import { useProviderDouble } from "../support/Harness.js"
 import type { RunningService } from "../support/Service.js"
 import { call, chatTrace, decoded, ErrorBody, freshHome, quotingEvents, submitOne, waitForRun } from "../runs/support.js"
+import { svc } from "../cli/support.js"
+import { connectHttp, firstText } from "../mcp/support.js"
 
 const harness = useProviderDouble()
 const READ_KEY = "read-key-problems-0123456789"
@@ -41,6 +46,8 @@ const runOf = async (marker: string, labels: Record<string, string> = {}, key = 
   return run
 }
 
+const decodedList = Schema.decodeUnknownSync(ProblemList)
+const decodedDetail = Schema.decodeUnknownSync(ProblemDetail)
 const problems = async (query = "", key = READ_KEY) => decoded(await call(service, "GET", `/v1/problems${query}`, { key }), 200, ProblemList)
 const problem = async (id: string, key = READ_KEY) => decoded(await call(service, "GET", `/v1/problems/${id}`, { key }), 200, ProblemDetail)
 
@@ -108,4 +115,72 @@ describe("problems across runs", () => {
     expect(html.headers.get("content-type")).toContain("text/html")
     expect(await html.text()).toContain("<h2>Regressed</h2>")
   })
+
+  it("MCP: svc_list_problems and svc_get_problem answer what /v1/problems answers, in the key's scope", async () => {
+    const { client } = await connectHttp(service.url, { authorization: `Bearer ${READ_KEY}` })
+    const listed = await client.callTool({ name: "svc_list_problems", arguments: { status: "regressed" } })
+    expect(listed.isError, firstText(listed)).toBeFalsy()
+    const list = decodedList(listed.structuredContent)
+    expect(list.problems.map((each) => each.id)).toEqual([problemId])
+    expect(firstText(listed)).toContain(problemId)
+    const got = await client.callTool({ name: "svc_get_problem", arguments: { id: problemId } })
+    expect(got.isError, firstText(got)).toBeFalsy()
+    expect(decodedDetail(got.structuredContent)).toMatchObject({ id: problemId, run_count: 5, status: "regressed" })
+    expect(firstText(got)).toContain("Runs per day")
+    const missing = await client.callTool({ name: "svc_get_problem", arguments: { id: "prb_nope" } })
+    expect(missing.isError).toBe(true)
+    expect(firstText(missing)).toContain("not_found")
+    await client.close()
+    const { client: other } = await connectHttp(service.url, { authorization: `Bearer ${OTHER_KEY}` })
+    const none = await other.callTool({ name: "svc_list_problems", arguments: {} })
+    expect(decodedList(none.structuredContent).problems).toEqual([])
+    await other.close()
+  })
+
+  it("the CLI against the service: svc problems list / show / ignore (admin only) and svc digest", async () => {
+    const env = { SVC_API_KEY: READ_KEY }
+    const listed = await svc(["problems", "list", "--url", service.url], { env })
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toContain(problemId)
+    const shown = await svc(["problems", "show", problemId, "--json", "--url", service.url], { env })
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(decodedDetail(JSON.parse(shown.stdout))).toMatchObject({ id: problemId })
+    const refused = await svc(["problems", "ignore", problemId, "--url", service.url], { env })
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain("forbidden")
+    const ignored = await svc(["problems", "ignore", problemId, "--url", service.url], { env: { SVC_API_KEY: ADMIN_KEY } })
+    expect(ignored.code, ignored.stderr).toBe(0)
+    expect((await problem(problemId)).status).toBe("ignored")
+    const digest = await svc(["digest", "--url", service.url], { env })
+    expect(digest.code, digest.stderr).toBe(0)
+    expect(digest.stdout).toContain("## Most recurring")
+    expect(digest.stdout).toContain(problemId)
+  }, 60_000)
+
+  it("merge and detach (admin): a merged problem's id leads to its target; a detached run makes a new problem", async () => {
+    // another run of the same failure (the double's lens has one finding title): it joins the problem, then is detached into its own
+    harness.double.script = quotingEvents(contentsOf("q1"), [1, 3], "medium")
+    const run = await runOf("q1")
+    expect(run.problems?.map((each) => each.id)).toEqual([problemId])
+    {
+      const detached = await decoded(await call(service, "POST", `/v1/problems/${problemId}/detach`, { key: ADMIN_KEY, body: { run_id: run.id } }), 200, Problem)
+      expect(detached.id).not.toBe(problemId)
+      expect(detached.run_count).toBe(1)
+      expect((await problem(problemId)).run_count).toBe(5)
+      // merged back: its id now leads to the first problem, with the run counted there again
+      expect((await call(service, "POST", `/v1/problems/${detached.id}/merge`, { key: READ_KEY, body: { into: problemId } })).status).toBe(403)
+      const merged = await decoded(await call(service, "POST", `/v1/problems/${detached.id}/merge`, { key: ADMIN_KEY, body: { into: problemId } }), 200, Problem)
+      expect(merged).toMatchObject({ id: problemId, run_count: 6 })
+      expect((await problem(detached.id)).id).toBe(problemId)
+      expect((await problems()).problems.map((each) => each.id)).toEqual([problemId])
+      const self = await call(service, "POST", `/v1/problems/${problemId}/merge`, { key: ADMIN_KEY, body: { into: problemId } })
+      expect(self.status).toBe(400)
+      // a change is JSON (415 otherwise) of the contract's shape (400 naming the field)
+      const form = await call(service, "PATCH", `/v1/problems/${problemId}`, { key: ADMIN_KEY, body: "status=open", contentType: "application/x-www-form-urlencoded" })
+      expect(form.status).toBe(415)
+      const wrong = await call(service, "PATCH", `/v1/problems/${problemId}`, { key: ADMIN_KEY, body: { status: "closed" } })
+      expect(wrong.status).toBe(400)
+      expect((await decoded(wrong, 400, ErrorBody)).detail.message).toContain("status")
+    }
+  }, 60_000)
 })

@@ -11,6 +11,7 @@ import type { Detection } from "../../Catalogue/Detection.js"
 import type { Mode } from "../../Catalogue/Resources.js"
 import type { DiagnoseReport, ReportContext } from "../../Contract/DiagnoseReport.js"
 import type { Run, RunFilterParams, RunList, RunListParams, RunWithReport, SubmitRunsResponse } from "../../Contract/RunsContract.js"
+import type { CompareParams, Digest, Problem, ProblemComparison, ProblemDetail, ProblemList, ProblemListParams, ProblemUpdate } from "../../Contract/ProblemsContract.js"
 import type { Rendered } from "../../Diagnose/Render/Outputs.js"
 import type { DiagnoseOutputName } from "../../Registry/Outputs.js"
 
@@ -82,6 +83,17 @@ export interface RunsBackend {
   readonly importLines: (lines: ReadonlyArray<string>) => Effect.Effect<ImportOutcome, CliFailure>
 }
 
+/** The problems of DECISIONS §19, in the caller's scope (in this process: the store of SVC_HOME). */
+export interface ProblemsBackend {
+  readonly list: (query: typeof ProblemListParams.Type) => Effect.Effect<typeof ProblemList.Type, CliFailure>
+  readonly get: (id: string) => Effect.Effect<ProblemDetail, CliFailure>
+  readonly update: (id: string, update: typeof ProblemUpdate.Type) => Effect.Effect<Problem, CliFailure>
+  readonly merge: (id: string, into: string) => Effect.Effect<Problem, CliFailure>
+  readonly detach: (id: string, runId: string) => Effect.Effect<Problem, CliFailure>
+  readonly compare: (query: typeof CompareParams.Type) => Effect.Effect<typeof ProblemComparison.Type, CliFailure>
+  readonly digest: Effect.Effect<typeof Digest.Type, CliFailure>
+}
+
 export interface Backend {
   /** In-process, or the service's address. */
   readonly where: string
@@ -99,4 +111,5 @@ export interface Backend {
   readonly patterns: Effect.Effect<unknown, CliFailure>
   readonly pattern: (name: string, part: "record" | "playbooks" | "citations" | "composition") => Effect.Effect<unknown, CliFailure>
   readonly runs: RunsBackend
+  readonly problems: ProblemsBackend
 }

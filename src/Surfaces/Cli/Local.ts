@@ -18,9 +18,10 @@ import { type ApiError, errorKinds } from "../../Errors.js"
 import { loggingLayer } from "../../Observability/Logging.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
 import { NO_QUERY } from "../../Intake/Intake.js"
+import { ProblemsService } from "../../Runs/ProblemsService.js"
 import { readFilter, RunsService } from "../../Runs/RunsService.js"
 import { makeLocalCaller } from "../LocalCaller.js"
-import { type Backend, CliFailure, type RunsBackend } from "./Backend.js"
+import { type Backend, CliFailure, type ProblemsBackend, type RunsBackend } from "./Backend.js"
 import { renderReport } from "./Report.js"
 
 const failureOf = (error: ApiError) => new CliFailure({ kind: errorKinds[error._tag].kind, message: error.message })
@@ -74,6 +75,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
     const reader = Context.get(context, TraceReader)
     const catalogue = Context.get(context, Catalogue)
     const runs = Context.get(context, RunsService)
+    const problems = Context.get(context, ProblemsService)
     const callerFor = (operation: Operation) => makeLocalCaller(options.apiKey, options.command, operation).pipe(Effect.provide(context))
     const inProcess = <A, E extends ApiError>(effect: Effect.Effect<A, E>) =>
       effect.pipe(
@@ -128,6 +130,18 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
       importLines: (lines) => inProcess(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs import"]), (keyName) => runs.importLines(keyName, lines)))
     }
 
+    const problemsCall = <A, E extends ApiError>(operation: Operation, work: (keyName: string | null) => Effect.Effect<A, E>) =>
+      inProcess(Effect.flatMap(keyNameFor(operation), work))
+    const problemsBackend: ProblemsBackend = {
+      list: (query) => problemsCall(LOCAL_OPERATIONS["problems list"], (keyName) => problems.list(keyName, query)),
+      get: (id) => problemsCall(LOCAL_OPERATIONS["problems show"], (keyName) => problems.get(keyName, id)),
+      update: (id, update) => problemsCall(LOCAL_OPERATIONS["problems update"], (keyName) => problems.update(keyName, id, update)),
+      merge: (id, into) => problemsCall(LOCAL_OPERATIONS["problems merge"], (keyName) => problems.merge(keyName, id, into)),
+      detach: (id, runId) => problemsCall(LOCAL_OPERATIONS["problems detach"], (keyName) => problems.detach(keyName, id, runId)),
+      compare: (query) => problemsCall(LOCAL_OPERATIONS["problems compare"], (keyName) => problems.compare(keyName, query)),
+      digest: problemsCall(LOCAL_OPERATIONS.digest, (keyName) => problems.digest(keyName))
+    }
+
     return {
       where: "in-process",
       readLimit: config.limits.maxBodyBytes,
@@ -165,6 +179,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
               return decoder.decode(entry.citations)
           }
         }),
-      runs: runsBackend
+      runs: runsBackend,
+      problems: problemsBackend
     } satisfies Backend
   }).pipe(Effect.withConfigProvider(ConfigProvider.fromEnv()))

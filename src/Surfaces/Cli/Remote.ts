@@ -13,7 +13,7 @@ import { analyzeByName } from "./AnalyzeByName.generated.js"
 import { makeClient } from "../../Client.js"
 import { callerSettings, invalidConfiguration } from "../../Config.js"
 import { errorKinds } from "../../Errors.js"
-import { type Backend, CliFailure, IMPORT_IS_LOCAL, type RunsBackend } from "./Backend.js"
+import { type Backend, CliFailure, IMPORT_IS_LOCAL, type ProblemsBackend, type RunsBackend } from "./Backend.js"
 import { renderedOf } from "./Report.js"
 
 export interface RemoteOptions {
@@ -109,6 +109,19 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
       importLines: () => Effect.fail(new CliFailure({ kind: "usage", message: IMPORT_IS_LOCAL }))
     }
 
+    const problems: ProblemsBackend = {
+      list: (query) => call(client.problems.listProblems({ urlParams: query })),
+      get: (id) => call(client.problems.getProblem({ path: { id } })),
+      update: (id, update) => call(client.problems.updateProblem({ path: { id }, payload: update })),
+      merge: (id, into) => call(client.problems.mergeProblem({ path: { id }, payload: { into } })),
+      detach: (id, runId) => call(client.problems.detachRun({ path: { id }, payload: { run_id: runId } })),
+      compare: (query) => call(client.problems.compareProblems({ urlParams: query })),
+      digest: Effect.flatMap(call(client.problems.getDigest({ urlParams: { output: "json" } })), (digest) =>
+        typeof digest === "string"
+          ? Effect.fail(new CliFailure({ kind: "unexpected", message: `the service at ${base} answered the digest in JSON with something else` }))
+          : Effect.succeed(digest))
+    }
+
     const backend: Backend = {
       where: base,
       readLimit: limit,
@@ -147,7 +160,8 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
             return call(client.catalogue.getCitations({ path: { name } }))
         }
       },
-      runs
+      runs,
+      problems
     }
     return backend
   })

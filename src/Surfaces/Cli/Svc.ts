@@ -15,6 +15,7 @@ import { makeMcp } from "./Commands/Mcp.js"
 import { makeNormalize } from "./Commands/Normalize.js"
 import { makePatterns } from "./Commands/Patterns.js"
 import { makeRuns } from "./Commands/Runs.js"
+import { makeDigest, makeProblems } from "./Commands/Problems.js"
 import { makeServe } from "./Commands/Serve.js"
 import { commandHelp, EXIT_CODES } from "./Help.js"
 import type { Terminal } from "./Running.js"
@@ -35,5 +36,5 @@ export const makeSvc = (terminal: Terminal, serving: () => void) =>
         [EXIT_CODES]
       )
     ),
-    Command.withSubcommands([makeServe(serving), makeAnalyze(terminal), makeDiagnose(terminal), makeNormalize(terminal), makePatterns(terminal), makeRuns(terminal), makeMcp()])
+    Command.withSubcommands([makeServe(serving), makeAnalyze(terminal), makeDiagnose(terminal), makeNormalize(terminal), makePatterns(terminal), makeRuns(terminal), makeProblems(terminal), makeDigest(terminal), makeMcp()])
   )

@@ -19,10 +19,11 @@ import type { EdgeRequest } from "../../Edge/RequestContext.js"
 import { InternalError } from "../../Errors.js"
 import type { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import type { RunsService } from "../../Runs/RunsService.js"
+import type { ProblemsService } from "../../Runs/ProblemsService.js"
 import { McpHttp, type McpHttpShape } from "../../Edge/McpHttp.js"
 
 /** The services the MCP tools use, and the guards that check each tool's role. */
-export type McpRequirements = AnalyzeService | DiagnoseService | RunsService | Catalogue | ErrorReporting | Guards | AppConfig
+export type McpRequirements = AnalyzeService | DiagnoseService | RunsService | ProblemsService | Catalogue | ErrorReporting | Guards | AppConfig
 
 export const McpHttpOnFirstUse: Layer.Layer<McpHttp, never, McpRequirements> = Layer.scoped(
   McpHttp,

@@ -11,7 +11,8 @@ import { Severity } from "../../Catalogue/Severity.js"
 import { analyzeOptions, rawTraceOptions } from "../../Contract/AnalyzeContract.js"
 import { DiagnoseEnvelope } from "../../Contract/DiagnoseContract.js"
 import { DiagnoseOutput } from "../../Contract/DiagnoseReport.js"
-import { DEFAULT_PAGE, MAX_PAGE, RunListParams, RunsEnvelope, RunStatus } from "../../Contract/RunsContract.js"
+import { DEFAULT_PAGE, MAX_PAGE, ProblemStatus, RunListParams, RunsEnvelope, RunStatus } from "../../Contract/RunsContract.js"
+import { ProblemListParams } from "../../Contract/ProblemsContract.js"
 import { IMPORTED_FORMATS_READ } from "../../Registry/Derived.js"
 
 const McpTrace = Schema.Unknown.annotations({
@@ -89,3 +90,20 @@ export const GetRunArguments = Schema.Struct({
   output: Schema.optional(RunToolOutput)
 }).annotations({ identifier: "McpGetRunArguments", description: "One run, by id, with its report when done." })
 export const getRunToolInput = objectSchema(GetRunArguments.fields)
+
+/** `svc_list_problems`: `GET /v1/problems`'s filters and cursor, the status and severity as the contract's enums. */
+export const ListProblemsArguments = Schema.Struct({
+  ...ProblemListParams.fields,
+  status: Schema.optional(ProblemStatus.annotations({ description: "Only problems in this status." })),
+  severity: Schema.optional(Severity.annotations({ description: "Only problems of this (highest) severity." })),
+  limit: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, MAX_PAGE)).annotations({ description: `Problems per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).` })
+  )
+}).annotations({ identifier: "McpListProblemsArguments", description: "Filters of the problems listed, most recently seen first, and the page." })
+export const listProblemsToolInput = objectSchema(ListProblemsArguments.fields)
+
+/** `svc_get_problem`: the problem's id. */
+export const GetProblemArguments = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "The problem's id, as svc_list_problems or a run's `problems` gave it." })
+}).annotations({ identifier: "McpGetProblemArguments", description: "One problem, by id." })
+export const getProblemToolInput = objectSchema(GetProblemArguments.fields)

@@ -3,6 +3,7 @@
  * content block of each, a few lines for the model, while `structuredContent` carries the whole
  * REST body.
  */
+import type { Problem, ProblemDetail } from "../../Contract/ProblemsContract.js"
 import type { CatalogueEntry } from "../../Catalogue/Catalogue.js"
 import type { Detection } from "../../Catalogue/Detection.js"
 import type { DiagnoseReport } from "../../Contract/DiagnoseReport.js"
@@ -14,6 +15,8 @@ export const LIST_TOOL = "svc_list_patterns"
 export const SUBMIT_RUN_TOOL = "svc_submit_run"
 export const LIST_RUNS_TOOL = "svc_list_runs"
 export const GET_RUN_TOOL = "svc_get_run"
+export const LIST_PROBLEMS_TOOL = "svc_list_problems"
+export const GET_PROBLEM_TOOL = "svc_get_problem"
 
 /** A detection in a few lines: headline, findings, the interventions to make. */
 export const detectionSummary = (entry: CatalogueEntry, detection: Detection, cached: boolean): string => {
@@ -84,5 +87,32 @@ export const runSummary = (run: Run & { readonly report?: DiagnoseReport }): str
   const lines = [`Run ${runLine(run)}; ${run.attempts} attempt(s).`]
   if (run.report !== undefined) lines.push(reportSummary(run.report))
   else if (run.status === "queued" || run.status === "running") lines.push(`Not done yet: call ${GET_RUN_TOOL} again later.`)
+  return lines.join("\n")
+}
+
+/** A problem in one line: id, severity, status, runs, title. */
+const problemLine = (problem: Problem): string =>
+  `${problem.id}: ${problem.severity}, ${problem.status}, ${problem.run_count} run(s), last seen ${problem.last_seen}: ${problem.title}`
+
+export const problemListSummary = (list: { readonly problems: ReadonlyArray<Problem>; readonly next_cursor: string | null }): string => {
+  const lines = list.problems.length === 0
+    ? ["No problems match."]
+    : [`${list.problems.length} problem(s), most recently seen first:`, ...list.problems.map((problem) => `- ${problemLine(problem)}`)]
+  if (list.next_cursor !== null) lines.push(`More: call ${LIST_PROBLEMS_TOOL} again with cursor ${JSON.stringify(list.next_cursor)}.`)
+  else if (list.problems.length > 0) lines.push(`Details, example runs and interventions: ${GET_PROBLEM_TOOL}.`)
+  return lines.join("\n")
+}
+
+/** A problem's detail in a few lines: the line, its trend, where it is seen, what to change, an example quote. */
+export const problemSummary = (problem: ProblemDetail): string => {
+  const lines = [`Problem ${problemLine(problem)}`, `Patterns: ${problem.patterns.join(", ")}; first seen ${problem.first_seen}.`]
+  const days = problem.days.slice(-7)
+  if (days.length > 0) lines.push(`Runs per day: ${days.map((day) => `${day.day} ${day.runs}`).join(", ")}.`)
+  const labels = problem.labels.slice(0, 6)
+  if (labels.length > 0) lines.push(`Seen with: ${labels.map((label) => `${label.key}=${label.value} (${label.runs})`).join(", ")}.`)
+  for (const intervention of problem.interventions.slice(0, 3)) lines.push(`Change: ${intervention.title} (${intervention.pattern} playbook ${intervention.playbook}).`)
+  const example = problem.examples[0]
+  const quote = example?.evidence[0]
+  if (example !== undefined && quote !== undefined) lines.push(`Example: run ${example.run_id}, "${quote.quote}".`)
   return lines.join("\n")
 }

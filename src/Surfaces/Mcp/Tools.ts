@@ -1,8 +1,8 @@
 /**
  * The MCP tools (DECISIONS §14): `svc_<name>` for each pattern, `svc_diagnose`,
- * `svc_list_patterns` and the runs' `svc_submit_run`, `svc_list_runs` and `svc_get_run` (§17), a
- * thin adapter over the same services as REST (AnalyzeService, DiagnoseService, RunsService, the
- * catalogue). Each call:
+ * `svc_list_patterns`, the runs' `svc_submit_run`, `svc_list_runs` and `svc_get_run` (§17) and
+ * the problems' `svc_list_problems` and `svc_get_problem` (§19), a thin adapter over the same
+ * services as REST (AnalyzeService, DiagnoseService, RunsService, ProblemsService, the catalogue). Each call:
  *   caller (the tool's operation, with the least role it needs: `svc_submit_run` `ingest`, every
  *   other tool `read` (§16); over HTTP the edge's guards, the role checked per tool, and one more
  *   count against the key's rate limit for each tool call of a POST after its first; over stdio
@@ -30,15 +30,20 @@ import { type ApiError, errorBody, errorKinds, InternalError, ValidationError } 
 import { formatParseError } from "../../Intake/Intake.js"
 import { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import { recordAnalysis, statusOfExit } from "../../Observability/Metrics.js"
+import { ProblemsService } from "../../Runs/ProblemsService.js"
 import { RunsService } from "../../Runs/RunsService.js"
 import { type CallContext, type Caller, McpProtocol } from "./Protocol.js"
 import type { GuardFailure } from "../../Auth/Guards.js"
 import {
   DIAGNOSE_TOOL,
   detectionSummary,
+  GET_PROBLEM_TOOL,
   GET_RUN_TOOL,
+  LIST_PROBLEMS_TOOL,
   LIST_RUNS_TOOL,
   LIST_TOOL,
+  problemListSummary,
+  problemSummary,
   reportSummary,
   runListSummary,
   runSummary,
@@ -48,8 +53,12 @@ import {
 } from "./ToolTexts.js"
 import {
   diagnoseToolInput,
+  GetProblemArguments,
+  getProblemToolInput,
   GetRunArguments,
   getRunToolInput,
+  ListProblemsArguments,
+  listProblemsToolInput,
   ListRunsArguments,
   listRunsToolInput,
   patternToolInput,
@@ -133,6 +142,8 @@ const decodeArguments = <A, I>(schema: Schema.Schema<A, I>) => {
 }
 const listRunsArguments = decodeArguments(ListRunsArguments)
 const getRunArguments = decodeArguments(GetRunArguments)
+const listProblemsArguments = decodeArguments(ListProblemsArguments)
+const getProblemArguments = decodeArguments(GetProblemArguments)
 
 /** The largest trace string kept as the trace file's text, for SARIF's lines (as REST keeps a body's). */
 const LINES_UP_TO = 8 * 1024 * 1024
@@ -145,6 +156,7 @@ export const McpToolsLive = Layer.effectDiscard(
     const analyses = yield* AnalyzeService
     const diagnoses = yield* DiagnoseService
     const runs = yield* RunsService
+    const problems = yield* ProblemsService
     const catalogue = yield* Catalogue
     const reporting = yield* ErrorReporting
 
@@ -370,6 +382,52 @@ export const McpToolsLive = Layer.effectDiscard(
               return { run, page: rendered._tag === "Text" ? rendered.text : JSON.stringify(rendered.value) }
             }),
           ({ page, run }) => new McpSchema.CallToolResult({ content: [text(page)], structuredContent: run })
+        )
+    })
+
+    // The problems (DECISIONS §19): the same effects as /v1/problems, in the caller's data scope.
+    const listProblemsOperation = toolOperation(LIST_PROBLEMS_TOOL, "read")
+    yield* server.addTool({
+      tool: new McpSchema.Tool({
+        name: LIST_PROBLEMS_TOOL,
+        title: "List the problems: the same failure across runs",
+        description:
+          "Lists the problems of this key's scope, most recently seen first: each is one failure grouped across the runs that showed it, with its severity, status " +
+          "(open, resolved, ignored, regressed) and run count. Filter by status, severity, pattern, label (`key:value`) and when last seen (`since`, `until`); " +
+          "page with `limit` and the previous page's `next_cursor` as `cursor`.",
+        inputSchema: listProblemsToolInput,
+        annotations: READS_RUNS
+      }),
+      handle: (args: unknown) =>
+        toolCall(
+          null,
+          listProblemsOperation,
+          (caller) =>
+            Effect.gen(function*() {
+              const { limit, ...filters } = yield* listProblemsArguments(args)
+              return yield* problems.list(caller.keyName, { ...filters, limit: limit === undefined ? undefined : String(limit) })
+            }),
+          (list) => new McpSchema.CallToolResult({ content: [text(problemListSummary(list))], structuredContent: list })
+        )
+    })
+
+    const getProblemOperation = toolOperation(GET_PROBLEM_TOOL, "read")
+    yield* server.addTool({
+      tool: new McpSchema.Tool({
+        name: GET_PROBLEM_TOOL,
+        title: "Get a problem: its trend, where it happens, example runs and what to change",
+        description:
+          "One problem of this key's scope by id: its runs per UTC day, the labels of its runs (versions, agents, environments), example runs with the quotes that show it, " +
+          "and the playbooks its findings point to.",
+        inputSchema: getProblemToolInput,
+        annotations: READS_RUNS
+      }),
+      handle: (args: unknown) =>
+        toolCall(
+          null,
+          getProblemOperation,
+          (caller) => Effect.flatMap(getProblemArguments(args), ({ id }) => problems.get(caller.keyName, id)),
+          (detail) => new McpSchema.CallToolResult({ content: [text(problemSummary(detail))], structuredContent: detail })
         )
     })
   })
