@@ -110,6 +110,11 @@ export const otlpTracesTotal = Metric.counter("svc_otlp_traces", {
   incremental: true
 })
 
+export const alertDeliveriesTotal = Metric.counter("svc_alert_deliveries", {
+  description: "Alert webhook calls (DECISIONS §19), by outcome: delivered (2xx), retry (failed, tried again later), failed (given up).",
+  incremental: true
+})
+
 export const otlpPendingTraces = Metric.gauge("svc_otlp_pending_traces", {
   description: "OTLP traces waiting to complete (all scopes), as last counted by this process."
 })
@@ -287,6 +292,11 @@ export const otlpMetrics = {
   trace: (outcome: "queued" | "not_failed" | "sampled_out" | "no_agent" | "refused"): void => otlpTraceCounter(outcome)(1),
   pending: (count: number): void => setPendingTraces(count)
 }
+
+const alertDeliveryCounter = memo((outcome: string) => labelled(alertDeliveriesTotal, { outcome }))
+
+/** One alert webhook call's outcome (Runs/Alerts.ts). */
+export const countAlertDelivery = (outcome: "delivered" | "retry" | "failed"): void => alertDeliveryCounter(outcome)(1)
 
 /** Counts one HTTP response by method, route template and status code, in place. */
 export const countHttp = (method: string, route: string, code: number): void =>

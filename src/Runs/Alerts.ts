@@ -17,6 +17,7 @@ import { SHARED, scopeTokenOf } from "../Auth/Scopes.js"
 import { AppConfig, type AppConfigShape } from "../Config.js"
 import { OPEN_SCOPE, shownUrl } from "../Config/Alerts.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
+import { countAlertDelivery } from "../Observability/Metrics.js"
 import { type AlertPolicy, AlertRoutes, type DueDelivery, type ProblemStoreShape } from "../Store/Problems.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
 
@@ -95,6 +96,7 @@ export const deliverOnce = (store: ProblemStoreShape, options: DeliveryOptions, 
       : `HTTP ${status ?? "?"}`
     const nextAt = delivered || attempts >= MAX_ATTEMPTS ? null : now + deliveryBackoff(attempts)
     yield* store.recordAttempt(delivery.id, options.owner, now, { delivered, status, error, nextAt })
+    countAlertDelivery(delivered ? "delivered" : nextAt === null ? "failed" : "retry")
     if (!delivered) {
       yield* Effect.logWarning(nextAt === null ? "alert delivery given up" : "alert delivery failed; trying again later").pipe(
         Effect.annotateLogs({ delivery: delivery.id, url: shownUrl(delivery.url), attempts, error: error ?? "" })

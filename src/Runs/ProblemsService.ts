@@ -5,15 +5,15 @@
  * workers' finish (Store/Problems.ts), never here. While the store cannot be read or written every
  * effect fails with 503 `store_unavailable`.
  */
-import { Clock, Context, Effect, Either, Layer, Option } from "effect"
-import { scopeTokenOf, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import { asSeverity } from "../Catalogue/Severity.js"
 import { shownUrl } from "../Config/Alerts.js"
 import type { AlertDelivery, CompareParams, Digest, Problem, ProblemComparison, ProblemDetail, ProblemListParams, ProblemUpdate } from "../Contract/ProblemsContract.js"
 import { type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
 import { readCursor } from "../Store/Cursor.js"
-import { type CompareSide, type DeliveryRecord, PROBLEM_STATUSES, type ProblemDetail as StoredDetail, type ProblemRecord, type ProblemStatus } from "../Store/Problems.js"
+import { type CompareSide, type DeliveryRecord, PROBLEM_STATUSES, type ProblemDetail as StoredDetail, type ProblemRecord, isProblemStatus } from "../Store/Problems.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import { readFilter, readLimit } from "./RunsService.js"
 
@@ -84,7 +84,6 @@ export const rateOf = (runs: number, side: CompareSide): number | null => {
 
 const notFound = (id: string) => new NotFound({ message: `no problem ${JSON.stringify(id.slice(0, 80))} in this key's scope` })
 
-const isProblemStatus = (value: string): value is ProblemStatus => PROBLEM_STATUSES.some((status) => status === value)
 
 export const ProblemsServiceLive = Layer.effect(
   ProblemsService,
@@ -93,11 +92,7 @@ export const ProblemsServiceLive = Layer.effect(
     const access = yield* RunStoreAccess
     const catalogue = yield* Catalogue
 
-    const scopeOf = (keyName: string | null) =>
-      Effect.suspend(() => {
-        const scoped = scopes.of(keyName)
-        return scoped === undefined ? Effect.fail(unverifiedCaller()) : Effect.succeed(scopeTokenOf(scoped.data))
-      })
+    const scopeOf = (keyName: string | null) => scopeTokenFor(scopes, keyName)
 
     /** The playbooks the examples' findings point to, most runs first, titled from the catalogue. */
     const interventionsOf = (detail: StoredDetail) => {
@@ -249,7 +244,3 @@ export const ProblemsServiceLive = Layer.effect(
     return { list, get, update, merge, detach, compare, digest, deliveries } satisfies ProblemsServiceShape
   })
 )
-
-/** Either helpers for surfaces that check a value before they call. */
-export const problemStatusOf = (text: string): Either.Either<ProblemStatus, ValidationError> =>
-  isProblemStatus(text) ? Either.right(text) : Either.left(new ValidationError({ message: `status must be one of ${PROBLEM_STATUSES.join(", ")}` }))

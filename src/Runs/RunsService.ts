@@ -7,7 +7,7 @@
  */
 import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Predicate, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { scopeTokenOf, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
+import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Severity } from "../Catalogue/Severity.js"
 import {
@@ -257,11 +257,7 @@ export const RunsServiceLive = Layer.effect(
     const access = yield* RunStoreAccess
     const cache = yield* AnalysisCache
 
-    const scopeOf = (keyName: string | null) =>
-      Effect.suspend(() => {
-        const scoped = scopes.of(keyName)
-        return scoped === undefined ? Effect.fail(unverifiedCaller()) : Effect.succeed(scopeTokenOf(scoped.data))
-      })
+    const scopeOf = (keyName: string | null) => scopeTokenFor(scopes, keyName)
 
     const submit: RunsServiceShape["submit"] = (body, keyName, query = NO_QUERY, text, origin) =>
       Effect.gen(function*() {

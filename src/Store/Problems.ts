@@ -11,16 +11,18 @@
  * Nothing here knows HTTP; times are milliseconds from the caller's Clock.
  */
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
-import { Context, Effect, Option, Predicate } from "effect"
+import { Context, Effect, Option, Predicate, Schema } from "effect"
+import { ProblemStatus as ProblemStatusSchema } from "../Contract/RunsContract.js"
 import { randomBytes } from "node:crypto"
 import { asSeverity, maxSeverity, severityRank, type Severity } from "../Catalogue/Severity.js"
 import type { ProblemFinding } from "../Problems/Fingerprint.js"
 import { integer, labelsOf, text } from "./Columns.js"
 import { readCursor } from "./Cursor.js"
 
-export type ProblemStatus = "open" | "resolved" | "ignored" | "regressed"
-export const PROBLEM_STATUSES: ReadonlyArray<ProblemStatus> = ["open", "resolved", "ignored", "regressed"]
-const isProblemStatus = (value: unknown): value is ProblemStatus => PROBLEM_STATUSES.some((status) => status === value)
+/** A problem's status, as the contract names it. */
+export type ProblemStatus = typeof ProblemStatusSchema.Type
+export const PROBLEM_STATUSES: ReadonlyArray<ProblemStatus> = ProblemStatusSchema.literals
+export const isProblemStatus = Schema.is(ProblemStatusSchema)
 
 /** The label whose values `resolved_in_version` compares (the OTLP intake's `version`, §18). */
 export const VERSION_LABEL = "version"
@@ -289,6 +291,24 @@ const findingOf = (raw: string | null): ProblemFinding | undefined => {
 export const problemCursorOf = (problem: { readonly lastSeen: number; readonly id: string }): string =>
   Buffer.from(JSON.stringify([problem.lastSeen, problem.id])).toString("base64url")
 
+/** A problem's row as a finding makes it: open, with that finding's title, severity and pattern. */
+const newProblemRow = (id: string, scope: string, finding: ProblemFinding, runCount: number, seenAt: number) => ({
+  id,
+  scope,
+  fingerprint: finding.fingerprint,
+  title: finding.title,
+  normalized_title: finding.normalizedTitle,
+  cites: finding.cites,
+  playbook: finding.playbook,
+  patterns: keptList([finding.pattern]),
+  severity: finding.severity,
+  severity_rank: severityRank(finding.severity),
+  status: "open",
+  run_count: runCount,
+  first_seen: seenAt,
+  last_seen: seenAt
+})
+
 const firstOf = (rows: ReadonlyArray<unknown>): Record<string, unknown> | undefined => {
   const row = rows[0]
   return Predicate.isRecord(row) ? row : undefined
@@ -398,24 +418,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         )
         const made = proposed.flatMap((row) => {
           const finding = findings.get(row.fingerprint)
-          return claimed.has(row.fingerprint) && finding !== undefined
-            ? [{
-              id: row.problem_id,
-              scope,
-              fingerprint: row.fingerprint,
-              title: finding.title,
-              normalized_title: finding.normalizedTitle,
-              cites: finding.cites,
-              playbook: finding.playbook,
-              patterns: keptList([finding.pattern]),
-              severity: finding.severity,
-              severity_rank: severityRank(finding.severity),
-              status: "open",
-              run_count: 0,
-              first_seen: now,
-              last_seen: now
-            }]
-            : []
+          return claimed.has(row.fingerprint) && finding !== undefined ? [newProblemRow(row.problem_id, scope, finding, 0, now)] : []
         })
         if (made.length > 0) yield* sql`INSERT INTO problems ${sql.insert(made)}`
         for (const row of made) named.set(row.fingerprint, row.id)
@@ -702,24 +705,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         yield* byIds([problem.id], true)
         const seenAt = integer(link, "seen_at") ?? now
         const fresh = newId()
-        yield* sql`INSERT INTO problems ${
-          sql.insert({
-            id: fresh,
-            scope,
-            fingerprint: finding.fingerprint,
-            title: finding.title,
-            normalized_title: finding.normalizedTitle,
-            cites: finding.cites,
-            playbook: finding.playbook,
-            patterns: keptList([finding.pattern]),
-            severity: finding.severity,
-            severity_rank: severityRank(finding.severity),
-            status: "open",
-            run_count: 1,
-            first_seen: seenAt,
-            last_seen: seenAt
-          })
-        }`
+        yield* sql`INSERT INTO problems ${sql.insert(newProblemRow(fresh, scope, finding, 1, seenAt))}`
         // future runs of the finding's fingerprint come to the new problem
         yield* sql`UPDATE problem_fingerprints SET problem_id = ${fresh} WHERE scope = ${scope} AND fingerprint = ${finding.fingerprint}`
         yield* sql`UPDATE problem_runs SET problem_id = ${fresh} WHERE problem_id = ${problem.id} AND run_id = ${runId}`

@@ -8,10 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { createHmac, timingSafeEqual } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AlertDeliveryList } from "../../src/Contract/ProblemsContract.js"
@@ -19,21 +17,11 @@ import { RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContra
 import { type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
 import { type Spawned, spawnService } from "../support/Spawned.js"
 import { chatTrace, quotingEvents, sleep } from "../runs/support.js"
+import { listenLoopback } from "../support/Net.js"
+import { verifySignature } from "./support.js"
 
 const SECRET = "alerts-kill-secret-0123456789abcdef-0123"
 const TOKEN_PATH = "/services/T0KILL/B0KILL/kill-token-9d8c7b"
-
-/** The receiver's own check of `t=<s>,v1=<hex>`: HMAC-SHA256 of `${t}.${body}`, constant-time compare. */
-const verifySignature = (header: string, body: string, secret: string, nowSeconds: number, toleranceSeconds: number): boolean => {
-  const parts = header.split(",").map((part) => part.trim())
-  const stamp = parts.find((part) => part.startsWith("t="))?.slice(2)
-  if (stamp === undefined || !/^\d+$/.test(stamp) || Math.abs(nowSeconds - Number(stamp)) > toleranceSeconds) return false
-  const expected = Buffer.from(createHmac("sha256", secret).update(`${stamp}.${body}`).digest("hex"), "utf8")
-  return parts
-    .filter((part) => part.startsWith("v1="))
-    .map((part) => Buffer.from(part.slice(3), "utf8"))
-    .some((given) => given.length === expected.length && timingSafeEqual(given, expected))
-}
 
 interface Received {
   readonly path: string
@@ -55,11 +43,9 @@ const startReceiver = async () => {
       else held.push(response)
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const address: AddressInfo | string | null = server.address()
-  const port = typeof address === "object" && address !== null ? address.port : 0
+  const url = await listenLoopback(server)
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     received,
     held,
     state,

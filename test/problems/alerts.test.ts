@@ -18,16 +18,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted, Schema, TestClock } from "effect"
 import { spawnSync } from "node:child_process"
-import { createHmac, timingSafeEqual } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
-import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { AlertDeliveryList } from "../../src/Contract/ProblemsContract.js"
 import { deliveryBackoff, deliveryRound, type DeliveryOptions, MAX_ATTEMPTS, signatureOf } from "../../src/Runs/Alerts.js"
 import type { AlertPolicy } from "../../src/Store/Problems.js"
 import { useProviderDouble } from "../support/Harness.js"
-import { freePort } from "../support/Net.js"
+import { freePort, listenLoopback } from "../support/Net.js"
+import { verifySignature } from "./support.js"
+import { metricTotal } from "../otlp/support.js"
 import { openStores } from "../support/RunStore.js"
 import { type RunningService, startService } from "../support/Service.js"
 import { call, chatTrace, decoded, freshHome, quotingEvents, sleep, submitOne, waitForRun } from "../runs/support.js"
@@ -35,24 +35,6 @@ import { call, chatTrace, decoded, freshHome, quotingEvents, sleep, submitOne, w
 // ---------------------------------------------------------------------------------------------
 // The receiver's side, written independently of src/: how a webhook receiver checks a call.
 // ---------------------------------------------------------------------------------------------
-
-/**
- * Whether `header` (`t=<unix seconds>,v1=<hex>[,v1=<hex>]`) signs `body` under `secret`: one of its
- * `v1=` values is the hex HMAC-SHA256 of `${t}.${body}` (compared in constant time), and `t` is
- * within `toleranceSeconds` of `nowSeconds` (against replays).
- */
-const verifySignature = (header: string, body: string, secret: string, nowSeconds: number, toleranceSeconds: number): boolean => {
-  const parts = header.split(",").map((part) => part.trim())
-  const stamps = parts.filter((part) => part.startsWith("t=")).map((part) => part.slice(2))
-  const [stamp] = stamps
-  if (stamps.length !== 1 || stamp === undefined || !/^\d+$/.test(stamp)) return false
-  if (Math.abs(nowSeconds - Number(stamp)) > toleranceSeconds) return false
-  const expected = Buffer.from(createHmac("sha256", secret).update(`${stamp}.${body}`).digest("hex"), "utf8")
-  return parts
-    .filter((part) => part.startsWith("v1="))
-    .map((part) => Buffer.from(part.slice(3), "utf8"))
-    .some((given) => given.length === expected.length && timingSafeEqual(given, expected))
-}
 
 /** The known-answer vector docs/problems.md publishes (the same secret, time, body and hex). */
 const VECTOR_SECRET = "whsec_test_0123456789abcdef0123456789abcdef"
@@ -113,11 +95,9 @@ const startReceiver = async (answer: (index: number) => Answer = () => OK): Prom
       }
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const address: AddressInfo | string | null = server.address()
-  const port = typeof address === "object" && address !== null ? address.port : 0
+  const url = await listenLoopback(server)
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     received,
     get answer() {
       return receiver.answer
@@ -313,6 +293,10 @@ describe("alerts of a service without auth (SVC_ALERT_WEBHOOKS)", () => {
     const next = Date.parse(flakyRow?.next_at ?? "")
     expect(next - created).toBeGreaterThanOrEqual(deliveryBackoff(1) - 1_000)
     expect(next - created).toBeLessThanOrEqual(deliveryBackoff(1) + 5_000)
+    // and counted: svc_alert_deliveries_total by outcome
+    const metrics = await (await fetch(`${service.url}/metrics`)).text()
+    expect(metricTotal(metrics, "svc_alert_deliveries_total", { outcome: "delivered" })).toBeGreaterThanOrEqual(1)
+    expect(metricTotal(metrics, "svc_alert_deliveries_total", { outcome: "retry" })).toBeGreaterThanOrEqual(1)
   })
 })
 

@@ -125,6 +125,22 @@ const makeShow = (terminal: Terminal) =>
         }))
   ).pipe(Command.withDescription(commandHelp("One problem: its runs per day, labels, what to change and example runs with their quotes.", [["svc problems show prb_3f2a…", ""]])))
 
+/** The work of a command that changes one problem (admin): the change, then the problem as JSON. */
+const printChange = (
+  terminal: Terminal,
+  name: string,
+  options: Parameters<typeof backendOf>[0],
+  change: (backend: Backend) => Effect.Effect<Problem, CliFailure>
+) =>
+  runCommand(terminal, `problems ${name}`, (progress) =>
+    Effect.gen(function*() {
+      const backend = yield* backendOf(options, `svc problems ${name}`, progress)
+      const problem = yield* trackRequest(progress, backend, name, change(backend))
+      progress.stop()
+      yield* emit(pretty(problem), Option.none())
+      return EXIT.done
+    }))
+
 /** A command that changes one problem and prints it as JSON (admin). */
 const changing = (
   terminal: Terminal,
@@ -132,15 +148,9 @@ const changing = (
   description: string,
   change: (backend: Backend, id: string) => Effect.Effect<Problem, CliFailure>
 ) =>
-  Command.make(name, { id: problemId, ...remote }, (options) =>
-    runCommand(terminal, `problems ${name}`, (progress) =>
-      Effect.gen(function*() {
-        const backend = yield* backendOf(options, `svc problems ${name}`, progress)
-        const problem = yield* trackRequest(progress, backend, name, change(backend, options.id))
-        progress.stop()
-        yield* emit(pretty(problem), Option.none())
-        return EXIT.done
-      }))).pipe(Command.withDescription(description))
+  Command.make(name, { id: problemId, ...remote }, (options) => printChange(terminal, name, options, (backend) => change(backend, options.id))).pipe(
+    Command.withDescription(description)
+  )
 
 const makeResolve = (terminal: Terminal) =>
   Command.make(
@@ -151,19 +161,8 @@ const makeResolve = (terminal: Terminal) =>
       ...remote
     },
     (options) =>
-      runCommand(terminal, "problems resolve", (progress) =>
-        Effect.gen(function*() {
-          const backend = yield* backendOf(options, "svc problems resolve", progress)
-          const problem = yield* trackRequest(
-            progress,
-            backend,
-            "resolve",
-            backend.problems.update(options.id, { status: "resolved", resolved_in_version: Option.getOrNull(options.version) })
-          )
-          progress.stop()
-          yield* emit(pretty(problem), Option.none())
-          return EXIT.done
-        }))
+      printChange(terminal, "resolve", options, (backend) =>
+        backend.problems.update(options.id, { status: "resolved", resolved_in_version: Option.getOrNull(options.version) }))
   ).pipe(
     Command.withDescription(
       commandHelp("Resolve a problem (admin); a later run with it regresses it.", [["svc problems resolve prb_3f2a… --version 1.4", "fixed in 1.4: runs of 1.3 do not regress it"]])
@@ -174,30 +173,14 @@ const makeMerge = (terminal: Terminal) =>
   Command.make(
     "merge",
     { id: problemId, into: Options.text("into").pipe(Options.withDescription("The problem that takes this one's runs, counts and fingerprints.")), ...remote },
-    (options) =>
-      runCommand(terminal, "problems merge", (progress) =>
-        Effect.gen(function*() {
-          const backend = yield* backendOf(options, "svc problems merge", progress)
-          const problem = yield* trackRequest(progress, backend, "merge", backend.problems.merge(options.id, options.into))
-          progress.stop()
-          yield* emit(pretty(problem), Option.none())
-          return EXIT.done
-        }))
+    (options) => printChange(terminal, "merge", options, (backend) => backend.problems.merge(options.id, options.into))
   ).pipe(Command.withDescription(commandHelp("Merge a problem into another (admin): a model's rewording split them; future runs of both go to the one.", [])))
 
 const makeDetach = (terminal: Terminal) =>
   Command.make(
     "detach",
     { id: problemId, run: Options.text("run").pipe(Options.withDescription("A run of the problem: it moves into a new problem of its own fingerprint.")), ...remote },
-    (options) =>
-      runCommand(terminal, "problems detach", (progress) =>
-        Effect.gen(function*() {
-          const backend = yield* backendOf(options, "svc problems detach", progress)
-          const problem = yield* trackRequest(progress, backend, "detach", backend.problems.detach(options.id, options.run))
-          progress.stop()
-          yield* emit(pretty(problem), Option.none())
-          return EXIT.done
-        }))
+    (options) => printChange(terminal, "detach", options, (backend) => backend.problems.detach(options.id, options.run))
   ).pipe(Command.withDescription(commandHelp("Move a run out of a problem into a new one (admin); future runs of its fingerprint follow.", [])))
 
 const makeCompare = (terminal: Terminal) =>
