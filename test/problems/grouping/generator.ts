@@ -15,6 +15,7 @@
  */
 import { Either, Predicate } from "effect"
 import type { NormalizedTrace, TraceEvent } from "../../../src/Traces/Model.js"
+import { makeRandom } from "../../redaction/generators.js"
 import { type BaseFailure, LABELLED, normalizedFixture, type Severity } from "./labelled.js"
 
 export interface Evidence {
@@ -58,23 +59,10 @@ interface Rng {
   readonly chance: (p: number) => boolean
 }
 
-/** mulberry32. */
+/** The redaction tests' seeded mulberry32 (test/redaction/generators.ts), with a fallback for an empty pick. */
 const makeRng = (seed: number): Rng => {
-  let state = seed >>> 0
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (low: number, high: number): number => low + Math.floor(next() * (high - low + 1))
-  return {
-    next,
-    int,
-    pick: (items, fallback) => items[int(0, items.length - 1)] ?? fallback,
-    chance: (p) => next() < p
-  }
+  const random = makeRandom(seed)
+  return { next: random.next, int: random.int, pick: (items, fallback) => (items.length === 0 ? fallback : random.pick(items)), chance: random.chance }
 }
 
 // ---------------------------------------------------------------------------------------------
