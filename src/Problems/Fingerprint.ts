@@ -14,8 +14,8 @@
  */
 import { createHash } from "node:crypto"
 import type { ReportFinding } from "../Contract/DiagnoseReport.js"
-import { severityRank } from "../Catalogue/Severity.js"
-import type { Severity } from "../Catalogue/Severity.js"
+import { Schema } from "effect"
+import { Severity, severityRank } from "../Catalogue/Severity.js"
 
 /** What the fingerprint reads of a trace: its agents, and its events' kinds and tools. */
 export interface FingerprintTrace {
@@ -23,20 +23,21 @@ export interface FingerprintTrace {
   readonly events: ReadonlyArray<{ readonly kind: string; readonly tool?: string | undefined; readonly actor: string; readonly role: string }>
 }
 
-/** A finding as a problem keeps it: what grouped it, and what an example shows. */
-export interface ProblemFinding {
-  readonly fingerprint: string
-  readonly pattern: string
-  readonly playbook: string | null
-  readonly title: string
+/** A finding as a problem keeps it (and its run's link stores, as JSON): what grouped it, and what an example shows. */
+export const ProblemFinding = Schema.Struct({
+  fingerprint: Schema.String,
+  pattern: Schema.String,
+  playbook: Schema.NullOr(Schema.String),
+  title: Schema.String,
   /** The title as the fingerprint reads it (docs, and `svc problems show`). */
-  readonly normalizedTitle: string
-  readonly severity: Severity
+  normalizedTitle: Schema.String,
+  severity: Severity,
   /** The first evidence's event kind, with its tool: `tool_result:charge_card`, `message`. */
-  readonly cites: string
+  cites: Schema.String,
   /** The verified quotes, with where they are in the run (at most a few: an example, not a copy). */
-  readonly evidence: ReadonlyArray<{ readonly ref: string; readonly quote: string; readonly event: number | null; readonly actor: string | null }>
-}
+  evidence: Schema.Array(Schema.Struct({ ref: Schema.String, quote: Schema.String, event: Schema.NullOr(Schema.Number), actor: Schema.NullOr(Schema.String) }))
+})
+export type ProblemFinding = typeof ProblemFinding.Type
 
 /** Words that carry no meaning of their own in a finding's title. */
 const SMALL_WORDS: ReadonlySet<string> = new Set([

@@ -33,7 +33,8 @@ export const alertPolicyOf = (config: AppConfigShape): AlertPolicy => {
   return {
     minSeverity: alerts.minSeverity,
     webhooksOf: (scope) => byToken.get(scope) ?? [],
-    linkOf: (path) => Option.match(alerts.publicUrl, { onNone: () => null, onSome: (base) => `${base.replace(/\/+$/, "")}${path}` })
+    // SVC_PUBLIC_URL is read without a trailing slash (Config/Settings.ts optionalHttpUrl)
+    linkOf: (path) => Option.match(alerts.publicUrl, { onNone: () => null, onSome: (base) => `${base}${path}` })
   }
 }
 

@@ -12,10 +12,9 @@ import { asSeverity } from "../Catalogue/Severity.js"
 import { shownUrl } from "../Config/Alerts.js"
 import type { AlertDelivery, CompareParams, Digest, Problem, ProblemComparison, ProblemDetail, ProblemListParams, ProblemUpdate } from "../Contract/ProblemsContract.js"
 import { type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
-import { readCursor } from "../Store/Cursor.js"
 import { type CompareSide, type DeliveryRecord, PROBLEM_STATUSES, type ProblemDetail as StoredDetail, type ProblemRecord, isProblemStatus } from "../Store/Problems.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
-import { readFilter, readLimit } from "./RunsService.js"
+import { readFilter, readLimit, readPage } from "./RunsService.js"
 
 /** What every effect may meet: the store, and a caller no key was verified for. */
 type Base = StoreUnavailable | InternalError
@@ -138,12 +137,9 @@ export const ProblemsServiceLive = Layer.effect(
         }
         const filter = yield* readFilter({ severity: query.severity, label: query.label, since: query.since, until: query.until })
         const severity = asSeverity(filter.severity)
-        const limit = yield* readLimit(query.limit)
-        if (query.cursor !== undefined && readCursor(query.cursor) === undefined) {
-          return yield* new ValidationError({ message: "cursor is not a next_cursor this service gave: start again without it" })
-        }
+        const { cursor, limit } = yield* readPage(query)
         const store = yield* access.problems
-        const page = yield* inStore("problems.list", store.list(scope, { label: filter.label, since: filter.since, until: filter.until, severity, status, pattern: query.pattern }, limit, query.cursor ?? null))
+        const page = yield* inStore("problems.list", store.list(scope, { label: filter.label, since: filter.since, until: filter.until, severity, status, pattern: query.pattern }, limit, cursor))
         return { problems: page.problems.map(wireProblem), next_cursor: page.nextCursor }
       })
 
@@ -232,12 +228,9 @@ export const ProblemsServiceLive = Layer.effect(
     const deliveries: ProblemsServiceShape["deliveries"] = (keyName, query) =>
       Effect.gen(function*() {
         const scope = yield* scopeOf(keyName)
-        const limit = yield* readLimit(query.limit)
-        if (query.cursor !== undefined && readCursor(query.cursor) === undefined) {
-          return yield* new ValidationError({ message: "cursor is not a next_cursor this service gave: start again without it" })
-        }
+        const { cursor, limit } = yield* readPage(query)
         const store = yield* access.problems
-        const page = yield* inStore("alerts.deliveries", store.deliveries(scope, limit, query.cursor ?? null))
+        const page = yield* inStore("alerts.deliveries", store.deliveries(scope, limit, cursor))
         return { deliveries: page.deliveries.map(wireDelivery), next_cursor: page.nextCursor }
       })
 

@@ -174,6 +174,16 @@ export const readFilter = (query: ListQuery): Either.Either<RunFilter, Validatio
     }
   })
 
+/** A list's page from the query: its size, and a cursor this service gave (400 for one it did not). */
+export const readPage = (query: { readonly limit?: string | undefined; readonly cursor?: string | undefined }) =>
+  Either.gen(function*() {
+    const limit = yield* readLimit(query.limit)
+    if (query.cursor !== undefined && readCursor(query.cursor) === undefined) {
+      return yield* Either.left(new ValidationError({ message: "cursor is not a next_cursor this service gave: start again without it" }))
+    }
+    return { limit, cursor: query.cursor ?? null }
+  })
+
 export const readLimit = (limit: string | undefined): Either.Either<number, ValidationError> => {
   if (limit === undefined) return Either.right(DEFAULT_PAGE)
   const value = Number(limit)
@@ -315,12 +325,9 @@ export const RunsServiceLive = Layer.effect(
       Effect.gen(function*() {
         const scope = yield* scopeOf(keyName)
         const filter = yield* readFilter(query)
-        const limit = yield* readLimit(query.limit)
-        if (query.cursor !== undefined && readCursor(query.cursor) === undefined) {
-          return yield* new ValidationError({ message: "cursor is not a next_cursor this service gave: start again without it" })
-        }
+        const { cursor, limit } = yield* readPage(query)
         const store = yield* access.store
-        const page = yield* inStore("list", store.list(scope, filter, limit, query.cursor ?? null))
+        const page = yield* inStore("list", store.list(scope, filter, limit, cursor))
         return { runs: page.runs.map(wireRun), next_cursor: page.nextCursor }
       })
 

@@ -1,3 +1,4 @@
+import type { SqlClient, Statement } from "@effect/sql"
 import { Predicate } from "effect"
 
 /** Reading a row's columns as both drivers return them (libsql: numbers; PostgreSQL: BIGINT as digits). */
@@ -30,3 +31,10 @@ export const labelsOf = (raw: string | null): Readonly<Record<string, string>> =
     return {}
   }
 }
+
+/** A run whose `labels` column has `key` = `value`, in the client's dialect (runs' and compare's filter). */
+export const labelEquals = (sql: SqlClient.SqlClient, key: string, value: string): Statement.Fragment =>
+  sql.onDialectOrElse({
+    pg: () => sql`(labels::jsonb ->> ${key}) = ${value}`,
+    orElse: () => sql`json_extract(labels, ${`$."${key}"`}) = ${value}`
+  })

@@ -1,9 +1,11 @@
 /**
- * The runs list's cursor (DECISIONS §17): the last run's submission time and id, base64url, and
- * never the scope. Apart from the store so the runs API can judge a cursor without loading it.
+ * The lists' cursor (DECISIONS §17, §19): the last item's time and id (a run's submission, a
+ * problem's last sighting, a delivery's creation), base64url, and never the scope. Apart from the
+ * store so the APIs can judge a cursor without loading it.
  */
-/** The cursor of a page: the last run's submission time and id, base64url (no scope in it). */
-export const cursorOf = (run: { readonly submittedAt: number; readonly id: string }): string => Buffer.from(JSON.stringify([run.submittedAt, run.id])).toString("base64url")
+/** The cursor after an item listed by (time, id), newest first. */
+export const cursorOf = (time: number, id: string): string => Buffer.from(JSON.stringify([time, id])).toString("base64url")
+
 export const readCursor = (cursor: string | null): readonly [number, string] | undefined => {
   if (cursor === null) return undefined
   try {
@@ -12,4 +14,14 @@ export const readCursor = (cursor: string | null): readonly [number, string] | u
   } catch {
     return undefined
   }
+}
+
+/**
+ * A page of `limit` from a query that read `limit + 1` items, newest first: the items shown, and
+ * the next page's cursor when there was one more.
+ */
+export const pageOf = <A>(items: ReadonlyArray<A>, limit: number, keyOf: (item: A) => readonly [number, string]) => {
+  const shown = items.slice(0, limit)
+  const last = shown.at(-1)
+  return { shown, nextCursor: items.length > limit && last !== undefined ? cursorOf(...keyOf(last)) : null }
 }

@@ -15,9 +15,9 @@ import { Context, Effect, Option, Predicate, Schema } from "effect"
 import { ProblemStatus as ProblemStatusSchema } from "../Contract/RunsContract.js"
 import { randomBytes } from "node:crypto"
 import { asSeverity, maxSeverity, severityRank, type Severity } from "../Catalogue/Severity.js"
-import type { ProblemFinding } from "../Problems/Fingerprint.js"
-import { integer, labelsOf, text } from "./Columns.js"
-import { readCursor } from "./Cursor.js"
+import { type ProblemFinding, ProblemFinding as ProblemFindingSchema } from "../Problems/Fingerprint.js"
+import { integer, labelEquals, labelsOf, text } from "./Columns.js"
+import { pageOf, readCursor } from "./Cursor.js"
 
 /** A problem's status, as the contract names it. */
 export type ProblemStatus = typeof ProblemStatusSchema.Type
@@ -47,6 +47,10 @@ export interface ProblemRecord {
   readonly resolvedInVersion: string | null
   readonly regressedAt: number | null
   readonly mergedInto: string | null
+  /** The versions it was seen on when it was resolved (a run on another one regresses it). */
+  readonly versionsBefore: ReadonlyArray<string>
+  /** When its last regression alert was written (at most one a day). */
+  readonly regressionAlertedAt: number | null
 }
 
 /** A run's link to a problem, with the finding it showed (its quotes leave with the run). */
@@ -213,7 +217,10 @@ export class ProblemStore extends Context.Tag("ProblemStore")<ProblemStore, Prob
 const newId = (): string => `prb_${randomBytes(12).toString("hex")}`
 
 const PROBLEM_COLUMNS =
-  "id, scope, fingerprint, title, normalized_title, cites, playbook, patterns, severity, status, run_count, first_seen, last_seen, resolved_at, resolved_in_version, regressed_at, merged_into"
+  "id, scope, fingerprint, title, normalized_title, cites, playbook, patterns, severity, status, run_count, first_seen, last_seen, resolved_at, resolved_in_version, regressed_at, merged_into, versions_before, regression_alerted_at"
+
+/** The same columns of the table aliased `p` (queries that join it). */
+const PROBLEM_COLUMNS_OF_P = PROBLEM_COLUMNS.split(", ").map((column) => `p.${column}`).join(", ")
 
 /** `,a,b,` as kept, as a list. */
 const listOf = (raw: string | null): ReadonlyArray<string> => (raw === null ? [] : raw.split(",").filter((item) => item.length > 0))
@@ -249,47 +256,16 @@ const problemOf = (row: unknown): ProblemRecord | undefined => {
     resolvedAt: integer(row, "resolved_at"),
     resolvedInVersion: text(row, "resolved_in_version"),
     regressedAt: integer(row, "regressed_at"),
-    mergedInto: text(row, "merged_into")
+    mergedInto: text(row, "merged_into"),
+    versionsBefore: listOf(text(row, "versions_before")),
+    regressionAlertedAt: integer(row, "regression_alerted_at")
   }
 }
 const problemsOf = (rows: ReadonlyArray<unknown>): Array<ProblemRecord> => rows.flatMap((row) => problemOf(row) ?? [])
 
-const findingOf = (raw: string | null): ProblemFinding | undefined => {
-  if (raw === null) return undefined
-  try {
-    const parsed: unknown = JSON.parse(raw)
-    if (!Predicate.isRecord(parsed)) return undefined
-    const severity = asSeverity(parsed["severity"])
-    const evidence = Array.isArray(parsed["evidence"]) ? parsed["evidence"] : []
-    if (severity === undefined) return undefined
-    const str = (key: string): string => (typeof parsed[key] === "string" ? String(parsed[key]) : "")
-    return {
-      fingerprint: str("fingerprint"),
-      pattern: str("pattern"),
-      playbook: typeof parsed["playbook"] === "string" ? parsed["playbook"] : null,
-      title: str("title"),
-      normalizedTitle: str("normalizedTitle"),
-      severity,
-      cites: str("cites"),
-      evidence: evidence.flatMap((item: unknown) =>
-        Predicate.isRecord(item) && typeof item["quote"] === "string"
-          ? [{
-            ref: typeof item["ref"] === "string" ? item["ref"] : "",
-            quote: item["quote"],
-            event: typeof item["event"] === "number" ? item["event"] : null,
-            actor: typeof item["actor"] === "string" ? item["actor"] : null
-          }]
-          : []
-      )
-    }
-  } catch {
-    return undefined
-  }
-}
-
-/** The cursor of a problems page: the last one's last_seen and id (no scope in it). */
-export const problemCursorOf = (problem: { readonly lastSeen: number; readonly id: string }): string =>
-  Buffer.from(JSON.stringify([problem.lastSeen, problem.id])).toString("base64url")
+/** A link's `finding` column, as the join wrote it (ProblemFinding as JSON); undefined for anything else. */
+const decodeFinding = Schema.decodeUnknownOption(Schema.parseJson(ProblemFindingSchema))
+const findingOf = (raw: string | null): ProblemFinding | undefined => (raw === null ? undefined : Option.getOrUndefined(decodeFinding(raw)))
 
 /** A problem's row as a finding makes it: open, with that finding's title, severity and pattern. */
 const newProblemRow = (id: string, scope: string, finding: ProblemFinding, runCount: number, seenAt: number) => ({
@@ -458,12 +434,6 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         }
         const day = iso(input.now).slice(0, 10)
         const version = input.labels[VERSION_LABEL]
-        const versionsBefore = new Map<string, ReadonlyArray<string>>()
-        const resolved = problems.filter((problem) => problem.status === "resolved" && problem.resolvedInVersion !== null)
-        if (resolved.length > 0) {
-          const rows = yield* sql`SELECT id, versions_before FROM problems WHERE ${sql.in("id", resolved.map((problem) => problem.id))}`
-          for (const row of rows) if (Predicate.isRecord(row)) versionsBefore.set(text(row, "id") ?? "", listOf(text(row, "versions_before")))
-        }
         const minRank = severityRank(policy.minSeverity)
         for (const problem of problems) {
           const finding = byProblem.get(problem.id)
@@ -471,7 +441,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
           const severity = maxSeverity([problem.severity, finding.severity])
           // a resolved problem seen again regresses; resolved in a version, only on a version it was not seen on before
           const regresses = problem.status === "resolved" &&
-            (problem.resolvedInVersion === null || (version !== undefined && !(versionsBefore.get(problem.id) ?? []).includes(version)))
+            (problem.resolvedInVersion === null || (version !== undefined && !problem.versionsBefore.includes(version)))
           const status: ProblemStatus = regresses ? "regressed" : problem.status
           const patterns = keptList([...problem.patterns, finding.pattern])
           const updated: ProblemRecord = {
@@ -483,9 +453,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
             patterns: listOf(patterns),
             regressedAt: regresses ? input.now : problem.regressedAt
           }
-          const alertedRows = regresses ? yield* sql`SELECT regression_alerted_at FROM problems WHERE id = ${problem.id}` : []
-          const lastAlerted = integer(firstOf(alertedRows) ?? {}, "regression_alerted_at")
-          const alertRegression = regresses && (lastAlerted === null || lastAlerted <= input.now - DAY_MS)
+          const alertRegression = regresses && (problem.regressionAlertedAt === null || problem.regressionAlertedAt <= input.now - DAY_MS)
           yield* sql`UPDATE problems SET run_count = run_count + 1, last_seen = ${updated.lastSeen}, severity = ${severity},
                       severity_rank = ${severityRank(severity)}, status = ${status}, patterns = ${patterns},
                       regressed_at = ${updated.regressedAt}${alertRegression ? sql`, regression_alerted_at = ${input.now}` : sql.literal("")}
@@ -564,14 +532,11 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         ...(filter.until === undefined ? [] : [sql`p.last_seen < ${filter.until}`]),
         ...(after === undefined ? [] : [sql`(p.last_seen < ${after[0]} OR (p.last_seen = ${after[0]} AND p.id < ${after[1]}))`])
       ]
-      const columns = PROBLEM_COLUMNS.split(", ").map((column) => `p.${column}`).join(", ")
       return Effect.map(
-        sql`SELECT ${sql.unsafe(columns)} FROM problems p WHERE ${sql.and(conditions)} ORDER BY p.last_seen DESC, p.id DESC LIMIT ${limit + 1}`,
+        sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)} FROM problems p WHERE ${sql.and(conditions)} ORDER BY p.last_seen DESC, p.id DESC LIMIT ${limit + 1}`,
         (rows) => {
-          const problems = problemsOf(rows)
-          const shown = problems.slice(0, limit)
-          const last = shown.at(-1)
-          return { problems: shown, nextCursor: problems.length > limit && last !== undefined ? problemCursorOf(last) : null }
+          const { nextCursor, shown } = pageOf(problemsOf(rows), limit, (problem) => [problem.lastSeen, problem.id])
+          return { problems: shown, nextCursor }
         }
       )
     }
@@ -731,7 +696,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
 
     const ofRun: ProblemStoreShape["ofRun"] = (scope, runId) =>
       Effect.map(
-        sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS.split(", ").map((column) => `p.${column}`).join(", "))} FROM problem_runs r JOIN problems p ON p.id = r.problem_id
+        sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)} FROM problem_runs r JOIN problems p ON p.id = r.problem_id
             WHERE r.scope = ${scope} AND r.run_id = ${runId} ORDER BY p.severity_rank DESC, p.id`,
         problemsOf
       )
@@ -739,9 +704,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
     /** How many runs of the scope carry a label value, by status and skip reason. */
     const sideOf = (scope: string, label: string, value: string) =>
       Effect.map(
-        sql`SELECT status, reason, COUNT(*) AS n FROM runs WHERE scope = ${scope} AND ${
-          postgres ? sql`(labels::jsonb ->> ${label}) = ${value}` : sql`json_extract(labels, ${`$."${label}"`}) = ${value}`
-        } GROUP BY status, reason`,
+        sql`SELECT status, reason, COUNT(*) AS n FROM runs WHERE scope = ${scope} AND ${labelEquals(sql, label, value)} GROUP BY status, reason`,
         (rows): CompareSide => {
           let traces = 0
           let diagnosed = 0
@@ -842,13 +805,8 @@ export const makeProblemStore = (policy: AlertPolicy) =>
             WHERE scope = ${scope}${after === undefined ? sql.literal("") : sql` AND (created_at < ${after[0]} OR (created_at = ${after[0]} AND id < ${after[1]}))`}
             ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`,
         (rows) => {
-          const found = rows.flatMap((row) => deliveryOf(row) ?? [])
-          const shown = found.slice(0, limit)
-          const last = shown.at(-1)
-          return {
-            deliveries: shown,
-            nextCursor: found.length > limit && last !== undefined ? Buffer.from(JSON.stringify([last.createdAt, last.id])).toString("base64url") : null
-          }
+          const { nextCursor, shown } = pageOf(rows.flatMap((row) => deliveryOf(row) ?? []), limit, (delivery) => [delivery.createdAt, delivery.id])
+          return { deliveries: shown, nextCursor }
         }
       )
     }

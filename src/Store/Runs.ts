@@ -13,8 +13,8 @@ import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Data, Effect, Option, Predicate, Schema } from "effect"
 import { RunStatus, SkipReason } from "../Contract/RunsContract.js"
 import type { ProblemFinding } from "../Problems/Fingerprint.js"
-import { integer, labelsOf, text } from "./Columns.js"
-import { cursorOf, readCursor } from "./Cursor.js"
+import { integer, labelEquals, labelsOf, text } from "./Columns.js"
+import { pageOf, readCursor } from "./Cursor.js"
 import type { ProblemStoreShape } from "./Problems.js"
 
 
@@ -250,12 +250,9 @@ const escapeLike = (text: string): string => text.replace(/[%_\\]/g, (wildcard) 
 export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  // What differs between SQLite and PostgreSQL, all of it here; the rest is one text for both.
+  // What differs between SQLite and PostgreSQL, all of it here (the label filter: Columns.ts labelEquals); the rest is one text for both.
   const postgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const dialect = {
-    /** A label's value in the labels' JSON text. */
-    label: (key: string, value: string) =>
-      postgres ? sql`(labels::jsonb ->> ${key}) = ${value}` : sql`json_extract(labels, ${`$."${key}"`}) = ${value}`,
     /** The oldest due queued run, taken by one claimer: PostgreSQL's replicas skip the rows another holds. */
     nextQueued: (now: number) =>
       postgres
@@ -323,7 +320,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
       ...(filter.severity === undefined ? [] : [sql`severity = ${filter.severity}`]),
       ...(filter.pattern === undefined ? [] : [sql`patterns LIKE ${`%,${escapeLike(filter.pattern)},%`} ESCAPE '\\'`]),
-      ...(filter.label === undefined ? [] : [dialect.label(filter.label[0], filter.label[1])]),
+      ...(filter.label === undefined ? [] : [labelEquals(sql, filter.label[0], filter.label[1])]),
       ...(filter.externalId === undefined ? [] : [sql`external_id = ${filter.externalId}`]),
       ...(filter.since === undefined ? [] : [sql`submitted_at >= ${filter.since}`]),
       ...(filter.until === undefined ? [] : [sql`submitted_at < ${filter.until}`]),
@@ -332,10 +329,8 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     return Effect.map(
       sql`SELECT ${sql.unsafe(columns)} FROM runs WHERE ${sql.and(conditions)} ORDER BY submitted_at DESC, id DESC LIMIT ${limit + 1}`,
       (rows) => {
-        const runs = read(rows)
-        const shown = runs.slice(0, limit)
-        const last = shown.at(-1)
-        return { runs: shown, nextCursor: runs.length > limit && last !== undefined ? cursorOf(last) : null }
+        const { nextCursor, shown } = pageOf(read(rows), limit, (run) => [run.submittedAt, run.id])
+        return { runs: shown, nextCursor }
       }
     )
   }

@@ -10,7 +10,7 @@
 import type { Client, InStatement, Replicated, ResultSet, Transaction, TransactionMode } from "@libsql/client"
 
 /** `BEGIN` for a transaction mode: a write transaction takes the write lock at once (no upgrade deadlock). */
-const beginOf = (mode: TransactionMode | undefined): string => (mode === "read" ? "BEGIN DEFERRED" : mode === "deferred" ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE")
+const beginOf = (mode: TransactionMode | undefined): string => (mode === undefined || mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
 
 /** A transaction on the client's own connection. */
 class SameConnectionTransaction implements Transaction {
