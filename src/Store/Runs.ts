@@ -258,8 +258,8 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       postgres
         ? sql`SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now} ORDER BY submitted_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
         : sql`SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now} ORDER BY submitted_at, id LIMIT 1`,
-    /** The larger of 0 and an expression. */
-    atLeastZero: (expression: Statement.Fragment) => (postgres ? sql`GREATEST(0, ${expression})` : sql`MAX(0, ${expression})`)
+    /** The larger of two expressions. */
+    larger: (a: Statement.Fragment, b: Statement.Fragment) => (postgres ? sql`GREATEST(${a}, ${b})` : sql`MAX(${a}, ${b})`)
   }
 
   const byId: RunStoreShape["get"] = (scope, id) =>
@@ -340,7 +340,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
   const claim: RunStoreShape["claim"] = (owner, now, leaseMs) =>
     Effect.map(
       sql`UPDATE runs SET status = 'running', lease_owner = ${owner}, lease_until = ${now + leaseMs}, attempts = attempts + 1,
-            started_at = COALESCE(started_at, ${now})
+            started_at = COALESCE(started_at, ${dialect.larger(sql`submitted_at`, sql`${now}`)})
           WHERE id = (${dialect.nextQueued(now)})
             AND status = 'queued'
           RETURNING id, scope, request, attempts, submitted_at`,
@@ -477,7 +477,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
 
   const settle: RunStoreShape["settle"] = (scope, reservedAt, reserved, actual) =>
     Effect.asVoid(
-      sql`UPDATE budgets SET reserved = ${dialect.atLeastZero(sql`reserved - ${reserved}`)}, spent = spent + ${actual}
+      sql`UPDATE budgets SET reserved = ${dialect.larger(sql`0`, sql`reserved - ${reserved}`)}, spent = spent + ${actual}
           WHERE scope = ${scope} AND day = ${utcDay(reservedAt)}`
     )
 

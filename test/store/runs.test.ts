@@ -154,6 +154,15 @@ describe.each(STORES)("the runs store on $name", ({ open }) => {
       expect(done).toMatchObject({ status: "done", report: "{\"b\":1}", severity: "medium", attempts: 2, startedAt: 10_000, finishedAt: 95_000, error: null })
     }))
 
+  it.scoped("never starts a run before it was submitted: a claimer's time read before its statement met a run submitted since", () =>
+    Effect.gen(function*() {
+      const store = yield* open()
+      // the worker read its clock at 4 s; the run it then claims was submitted at 5 s (its insert committed meanwhile)
+      yield* store.submit(newRun("late", { submittedAt: 5_000 }))
+      yield* store.claim("worker", 4_000, LEASE)
+      expect(Option.getOrThrow(yield* store.get("shared", "late"))).toMatchObject({ status: "running", submittedAt: 5_000, startedAt: 5_000 })
+    }))
+
   it.scoped("releases with backoff (not claimed before it), requeues every running run at start, retries and deletes within a scope", () =>
     Effect.gen(function*() {
       const store = yield* open()
