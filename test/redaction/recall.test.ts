@@ -135,12 +135,15 @@ describe("properties", () => {
       }),
       { numRuns: 500 }
     )
+    // Arbitrary printable text: without an `@`, since such text does form real e-mail addresses now and
+    // then (a CI run drew `-@0.AA`, which is one, and redacted it rightly); with a fixed seed, so the
+    // same 2,000 strings are checked on every run
     fc.assert(
-      fc.property(fc.string({ maxLength: 200 }), (text) => {
+      fc.property(fc.string({ maxLength: 200 }).filter((text) => !text.includes("@")), (text) => {
         const pass = fullPass()
         expect(pass.text(text), JSON.stringify(pass.counts())).toBe(text)
       }),
-      { numRuns: 2000 }
+      { numRuns: 2000, seed: 20_261_124 }
     )
   })
 })
