@@ -54,12 +54,18 @@ export const SkipReason = Schema.Literal("no_content", "not_failed", "sampled_ou
 
 export const RunLabels = Schema.Record({
   key: Schema.String.pipe(Schema.pattern(LABEL_KEY)),
-  value: Schema.String.pipe(Schema.maxLength(MAX_LABEL_VALUE))
+  // U+0000: neither store keeps it in text (PostgreSQL refuses it)
+  value: Schema.String.pipe(
+    Schema.maxLength(MAX_LABEL_VALUE),
+    Schema.filter((value) => !value.includes("\u0000") || "a label's value holds no U+0000", { jsonSchema: { pattern: "^[^\\u0000]*$" } })
+  ).annotations({
+    description: `At most ${MAX_LABEL_VALUE} characters, without U+0000.`
+  })
 }).pipe(
   Schema.filter((labels) => Object.keys(labels).length <= MAX_LABELS || `at most ${MAX_LABELS} labels`)
 ).annotations({
   identifier: "RunLabels",
-  description: `Up to ${MAX_LABELS} string pairs: keys of 1-64 characters of [a-z0-9_.-], values of at most ${MAX_LABEL_VALUE} characters.`
+  description: `Up to ${MAX_LABELS} string pairs: keys of 1-64 characters of [a-z0-9_.-], values of at most ${MAX_LABEL_VALUE} characters, without U+0000.`
 })
 
 export const ExternalId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(MAX_EXTERNAL_ID)).annotations({

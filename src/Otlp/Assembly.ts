@@ -20,6 +20,7 @@ import { Clock, Duration, Effect, Layer, Predicate, Schedule } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { AppConfig, type OtlpDiagnose } from "../Config.js"
+import { MAX_LABEL_VALUE } from "../Contract/RunsContract.js"
 import { NO_QUERY } from "../Intake/Intake.js"
 import { otlpMetrics } from "../Observability/Metrics.js"
 import { RunsService } from "../Runs/RunsService.js"
@@ -101,7 +102,9 @@ export const summarize = (spans: ReadonlyArray<{ readonly span: Span; readonly r
   const resource = root?.resource.attributes ?? []
   const labels: Record<string, string> = {}
   const put = (key: string, value: string | undefined) => {
-    if (value !== undefined && value.length > 0) labels[key] = value.slice(0, 256)
+    // U+0000 dropped: a label is stored as text, which cannot hold it (RunLabels refuses it in a request)
+    const kept = value?.replaceAll("\u0000", "").slice(0, MAX_LABEL_VALUE)
+    if (kept !== undefined && kept.length > 0) labels[key] = kept
   }
   put("service", stringAttribute(resource, "service.name"))
   put("agent", agent)

@@ -256,6 +256,9 @@ export const runsApiSuite = (store: SuiteStore) => {
       expect(await refusal(named, 400)).toBe("validation_error")
       const labels = await call(limited, "POST", "/v1/runs", { body: { trace: chatTrace("labels"), labels: { "Not A Key": "x" } } })
       expect(await refusal(labels, 400)).toBe("validation_error")
+      // U+0000 in a label's value: neither store keeps it in text
+      const nul = await call(limited, "POST", "/v1/runs", { body: { trace: chatTrace("nul"), labels: { team: "a\u0000b" } } })
+      expect(await refusal(nul, 400)).toBe("validation_error")
       expect((await listRuns(limited)).runs.map((run) => run.trace_id)).toEqual([agentsTraceId(11)])
     })
   })
