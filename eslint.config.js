@@ -7,12 +7,30 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ["**/*.ts"],
+    files: ["**/*.ts", "**/*.tsx"],
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-assertions": ["error", { assertionStyle: "never" }],
       "@typescript-eslint/no-namespace": "off"
+    }
+  },
+  {
+    // The dashboard writes text only (DECISIONS §22: strict CSP with Trusted Types): no HTML from strings.
+    files: ["src/Ui/app/**/*.ts", "src/Ui/app/**/*.tsx"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { property: "innerHTML", message: "Write text (textContent, JSX children); the dashboard never parses HTML." },
+        { property: "outerHTML", message: "Write text (textContent, JSX children); the dashboard never parses HTML." },
+        { property: "insertAdjacentHTML", message: "Write text (textContent, JSX children); the dashboard never parses HTML." },
+        { object: "document", property: "write", message: "The dashboard never parses HTML." }
+      ],
+      "no-restricted-syntax": [
+        "error",
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: "The dashboard never parses HTML." },
+        { selector: "CallExpression[callee.name='eval']", message: "No eval." }
+      ]
     }
   },
   {

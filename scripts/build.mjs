@@ -3,7 +3,8 @@
 // `svc` command line, bin/svc; sharing those chunks). Code only some configurations use
 // (the OpenTelemetry exporter behind /metrics, the MCP surface, the renderers) is in chunks loaded on
 // first use, so start-up does not parse or run it. Swagger UI's and Redoc's assets are copied to
-// dist/assets/. The typed client's build (dist/client/) is scripts/build-client.mjs.
+// dist/assets/; the dashboard is built for browsers into dist/ui/. The typed client's build
+// (dist/client/) is scripts/build-client.mjs.
 import { build } from "esbuild"
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -50,10 +51,35 @@ for (const [name, files] of Object.entries(ASSETS)) {
     copyFileSync(join(from, file), to)
   }
 }
+// The dashboard (DECISIONS §22, docs/ui.md): src/Ui/app/ for browsers, into dist/ui/ under hashed
+// names (served `immutable`), with manifest.json naming them for the shell (src/Ui/Shell.ts).
+const ui = await build({
+  metafile: true,
+  entryPoints: { app: "src/Ui/app/main.tsx" },
+  outdir: join("dist", "ui"),
+  entryNames: "[name]-[hash]",
+  bundle: true,
+  minify: true,
+  platform: "browser",
+  format: "esm",
+  target: "es2022",
+  jsx: "automatic",
+  jsxImportSource: "preact",
+  legalComments: "none",
+  logLevel: "warning",
+  tsconfig: "src/Ui/app/tsconfig.json"
+})
+const uiFiles = Object.keys(ui.metafile.outputs).map((file) => file.slice(join("dist", "ui").length + 1))
+const uiOf = (extension) => {
+  const file = uiFiles.find((name) => name.startsWith("app-") && name.endsWith(extension))
+  if (file === undefined) throw new Error(`the dashboard's build made no app-*${extension}`)
+  return file
+}
+writeFileSync(join("dist", "ui", "manifest.json"), `${JSON.stringify({ script: uiOf(".js"), style: uiOf(".css") })}\n`)
 // The licences of the packages bundled into dist/ (the installed package ships their code, not
 // the packages): dist/THIRD_PARTY_LICENSES.txt, one section per package.
 const bundled = new Map()
-for (const input of Object.keys(built.metafile.inputs)) {
+for (const input of [...Object.keys(built.metafile.inputs), ...Object.keys(ui.metafile.inputs)]) {
   // The innermost node_modules/<package>/ of the input's path.
   const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input)
   if (match?.[1] !== undefined && match[2] !== undefined) bundled.set(match[2], match[1])
@@ -69,4 +95,4 @@ for (const [name, dir] of [...bundled].sort(([a], [b]) => a.localeCompare(b))) {
 }
 writeFileSync(join("dist", "THIRD_PARTY_LICENSES.txt"), `${sections.join(`\n\n${"-".repeat(72)}\n\n`)}\n`)
 // On stderr: bin/svc may build first, and its stdout is the command's result (or the MCP protocol stream).
-console.error(`dist/server.mjs and dist/cli.mjs built in ${Date.now() - started} ms`)
+console.error(`dist/server.mjs, dist/cli.mjs and dist/ui/ built in ${Date.now() - started} ms`)

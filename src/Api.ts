@@ -17,8 +17,7 @@ import { AnalyzeGroup } from "./Contract/AnalyzeGroup.generated.js"
 import { DiagnoseGroup, documentDiagnoseOutputs } from "./Contract/DiagnoseContract.js"
 import { TracesGroup } from "./Contract/TracesContract.js"
 import { OtlpGroup } from "./Contract/OtlpContract.js"
-import { RunsGroup } from "./Contract/RunsContract.js"
-import { ProblemsGroup } from "./Contract/ProblemsContract.js"
+import { ProblemsApiGroup, RunsApiGroup } from "./Contract/KeyedGroups.js"
 import { apiKeyRequirement, declareSecuritySchemes } from "./Contract/Security.js"
 import { CatalogueResponse, CompositionResponse, PatternRecord, PlaybooksResponse } from "./Catalogue/Resources.js"
 import {
@@ -169,8 +168,8 @@ export class Api extends HttpApi.make("pattern-analysis-service")
   .add(AnalyzeGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(TracesGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(DiagnoseGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
-  .add(RunsGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
-  .add(ProblemsGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(RunsApiGroup)
+  .add(ProblemsApiGroup)
   .add(OtlpGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
   .add(DocsGroup)
   .addError(InternalErrorWire)

@@ -22,9 +22,12 @@ export interface Operation {
 
 const OPEN = new Set(["/healthz", "/livez", "/readyz", "/metrics", "/openapi.json"])
 
-/** The routes open to every caller: probes, metrics, the OpenAPI document and the static docs. */
+/** The dashboard's static shell and assets (DECISIONS §22): they hold no data; every datum comes through the API with the key. */
+export const isDashboardPath = (path: string) => path === "/ui" || path.startsWith("/ui/")
+
+/** The routes open to every caller: probes, metrics, the OpenAPI document, the static docs and the dashboard's shell. */
 export const isAuthExempt = (path: string) =>
-  OPEN.has(path) || path === "/docs" || path.startsWith("/docs/") || path === "/redoc" || path.startsWith("/redoc/")
+  OPEN.has(path) || path === "/docs" || path.startsWith("/docs/") || path === "/redoc" || path.startsWith("/redoc/") || isDashboardPath(path)
 
 const INGEST_ROUTES: ReadonlySet<string> = new Set(["/v1/runs", "/v1/traces", "/v1/logs", "/v1/metrics"])
 
@@ -49,7 +52,7 @@ export const httpOperation = (method: string, path: string): Operation => ({
   },
   role: requiredRole(method, path),
   authenticated: !isAuthExempt(path),
-  counted: !OPEN.has(path) && !(method === "POST" && OTLP_ROUTES.has(path))
+  counted: !OPEN.has(path) && !isDashboardPath(path) && !(method === "POST" && OTLP_ROUTES.has(path))
 })
 
 const local = (label: string, role: Role = "read"): Operation => ({ label, role, authenticated: true, counted: true })

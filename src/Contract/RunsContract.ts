@@ -149,6 +149,13 @@ export const RunList = Schema.Struct({
   next_cursor: Schema.NullOr(Schema.String).annotations({ description: "The next page's cursor (opaque); null on the last page." })
 }).annotations({ identifier: "RunList", description: "A page of runs, newest first." })
 
+/** A run's trace as the service keeps it: normalized, with secrets and personal data replaced (DECISIONS §20). */
+export const RunTrace = Schema.Struct({
+  format: TraceFormat,
+  trace: NormalizedTrace,
+  redactions: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({ description: "Placeholders put in the trace, by kind." })
+}).annotations({ identifier: "RunTrace", description: "A run's trace as kept (redacted): its events, which a report's evidence cites by index." })
+
 /** A run's options as kept and exported: what the worker runs it with. */
 export const RunOptions = Schema.Struct({
   mode: Mode,
@@ -184,6 +191,7 @@ export const RunFilterParams = Schema.Struct({
   pattern: query("Only done runs with a finding of this pattern."),
   label: query("Only runs with this label, as `key:value`."),
   external_id: query("The run with this external id."),
+  trace_id: query("The runs of this trace id (the source's own: an OTel trace id in hex, a run id)."),
   since: query("Submitted at or after this time (ISO-8601)."),
   until: query("Submitted before this time (ISO-8601).")
 })
@@ -243,6 +251,12 @@ export class RunsGroup extends HttpApiGroup.make("runs")
       .addSuccess(RunWithReport)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "One run, with its report when done")
+  )
+  .add(
+    HttpApiEndpoint.get("getRunTrace")`/v1/runs/${RunId}/trace`
+      .addSuccess(RunTrace)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "A run's trace as kept: normalized and redacted, the events its report's evidence cites")
   )
   .add(
     HttpApiEndpoint.get("getRunReport")`/v1/runs/${RunId}/report`

@@ -19,13 +19,13 @@ import { Scopes } from "../Auth/Scopes.js"
 import { CachedReplies } from "../Cache/CachedReplies.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
-import { type ApiError, errorKinds, InternalError, ValidationError } from "../Errors.js"
+import { type ApiError, errorKinds, InternalError, NotFound, ValidationError } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
 import { bodyTooLarge, type BodyOutcome, encodingRefusal, InflightBudget, inflateBody, isGzip, isJsonContentType, overloaded, readBody } from "./Body.js"
 import { makeCors } from "./Cors.js"
-import { httpOperation } from "../Auth/Operations.js"
+import { httpOperation, isDashboardPath } from "../Auth/Operations.js"
 import { type GuardOutcome, Guards } from "../Auth/Guards.js"
 import { headerValue, presentedKey } from "./Headers.js"
 import { makeHostCheck } from "./HostCheck.js"
@@ -35,6 +35,7 @@ import { requestIdFrom } from "./RequestContext.js"
 import { ANALYZE_PREFIX, DIAGNOSE_LABEL, DIAGNOSE_PATH, MCP_PATH, routeTemplate } from "./Routes.js"
 import { makeStaticResponses } from "./StaticResponses.js"
 import { encodingOf, OTLP_PATHS } from "../Otlp/Status.js"
+import { DASHBOARD_ASSETS, makeDashboard } from "../Ui/Shell.js"
 
 /** A node request handler. */
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
@@ -66,6 +67,7 @@ export const makeEdge = (
     const scopes = yield* Scopes
     const reporting = yield* ErrorReporting
     const { allowedHosts, auth, corsOrigins, limits } = yield* AppConfig
+    const dashboard = makeDashboard({ authRequired: auth.required })
     const cors = makeCors(corsOrigins)
     const hosts = makeHostCheck(allowedHosts, corsOrigins)
     const inflight = new InflightBudget(limits.maxInflightBytes)
@@ -82,7 +84,9 @@ export const makeEdge = (
       extra: Readonly<Record<string, string>>,
       close: boolean
     ) => {
-      const headers: Array<string> = ["content-type", contentType, "content-length", String(Buffer.byteLength(body)), ...SECURITY_FLAT]
+      const headers: Array<string> = ["content-type", contentType, "content-length", String(Buffer.byteLength(body))]
+      // a default the response sets itself (the dashboard's cache and policy) is replaced, not sent twice
+      for (const [name, value] of SECURITY) if (!(name in extra)) headers.push(name, value)
       for (const name in extra) headers.push(name, extra[name] ?? "")
       headers.push("x-request-id", requestId)
       if (close) headers.push("connection", "close")
@@ -190,6 +194,13 @@ export const makeEdge = (
           const prepared = statics.get(path)
           if (prepared !== undefined) {
             return send(response, 200, prepared.contentType, prepared.body, requestId, guarded.headers, false)
+          }
+          if (isDashboardPath(path)) {
+            const page = dashboard(path)
+            if (page === undefined) {
+              return refuse(new NotFound({ message: path.startsWith(DASHBOARD_ASSETS) ? "no such dashboard asset" : "the dashboard is not built (npm run build)" }), false)
+            }
+            return send(response, 200, page.contentType, page.body, requestId, { ...guarded.headers, ...page.headers }, false)
           }
         }
 

@@ -4,6 +4,8 @@
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import { Api } from "../Api.js"
+import { isDashboardPath } from "../Auth/Operations.js"
+import { DASHBOARD_ASSETS } from "../Ui/Shell.js"
 
 /** Every analyze path starts so: `/v1/analyze/<pattern>`. */
 export const ANALYZE_PREFIX = "/v1/analyze/"
@@ -37,6 +39,7 @@ export const routes: ReadonlyArray<RouteInfo> = (() => {
 /** Methods that exist for a path (empty when the path is unknown). */
 export const allowedMethods = (path: string): Array<string> => {
   if (path === MCP_PATH) return [...MCP_METHODS]
+  if (isDashboardPath(path)) return ["GET"]
   const methods = new Set<string>()
   for (const route of routes) if (route.pattern.test(path)) methods.add(route.method)
   if (methods.has("GET")) methods.add("HEAD")
@@ -46,9 +49,14 @@ export const allowedMethods = (path: string): Array<string> => {
 const exact = new Map(routes.filter((route) => !route.template.includes(":")).map((route) => [`${route.method} ${route.template}`, route.template]))
 const parametric = routes.filter((route) => route.template.includes(":"))
 
+/** The dashboard's routes (DECISIONS §22), served by the edge: its assets, and the shell for every other `/ui` path. */
+export const UI_ROUTE = "/ui"
+export const UI_ASSET_ROUTE = "/ui/assets/:file"
+
 /** The route template a request matched, or `unmatched` (keeps metric labels bounded). */
 export const routeTemplate = (method: string, path: string): string => {
   if (path === MCP_PATH) return MCP_PATH
+  if (method === "GET" && isDashboardPath(path)) return path.startsWith(DASHBOARD_ASSETS) ? UI_ASSET_ROUTE : UI_ROUTE
   const hit = exact.get(`${method} ${path}`)
   if (hit !== undefined) return hit
   for (const route of parametric) if (route.method === method && route.pattern.test(path)) return route.template

@@ -27,7 +27,12 @@ export interface OutputEntry {
   readonly events: boolean
   /** What it is, in a few words (OpenAPI, help, docs). */
   readonly description: string
+  /** The response's Content-Security-Policy, in place of the service's (a page that quotes the trace runs sandboxed). */
+  readonly policy?: string
 }
+
+/** What an HTML report may load: its own inline style and data images, nothing else (its `<meta>` policy, and the response's with `sandbox`). */
+export const HTML_REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 export const DIAGNOSE_OUTPUTS = [
   {
@@ -60,7 +65,8 @@ export const DIAGNOSE_OUTPUTS = [
     contentType: "text/html; charset=utf-8",
     body: "text",
     events: true,
-    description: "one self-contained HTML page"
+    description: "one self-contained HTML page",
+    policy: `sandbox; ${HTML_REPORT_CSP}`
   },
   {
     name: "otlp",

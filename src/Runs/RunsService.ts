@@ -20,12 +20,13 @@ import {
   RunLabels,
   type RunOptions,
   RunStatus,
+  type RunTrace,
   SkipReason
 } from "../Contract/RunsContract.js"
 import { DiagnoseReport, type ReportContext } from "../Contract/DiagnoseReport.js"
 import { type AdmitFailure, type AdmittedDiagnose, DiagnoseService } from "../Diagnose/DiagnoseService.js"
 import { locateLines } from "../Diagnose/Render/JsonLines.js"
-import { Conflict, errorKinds, type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
+import { Conflict, errorKinds, InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
 import { formatParseError, NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
 import type { DiagnoseOptions } from "../Intake/Requests.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
@@ -139,6 +140,7 @@ export interface ListQuery {
   readonly pattern?: string | undefined
   readonly label?: string | undefined
   readonly external_id?: string | undefined
+  readonly trace_id?: string | undefined
   readonly since?: string | undefined
   readonly until?: string | undefined
 }
@@ -169,6 +171,7 @@ export const readFilter = (query: ListQuery): Either.Either<RunFilter, Validatio
       pattern: query.pattern,
       label: label === undefined || labelKey === undefined ? undefined : [labelKey, label.slice(1).join(":")],
       externalId: query.external_id,
+      traceId: query.trace_id,
       since: yield* readTime("since", query.since),
       until: yield* readTime("until", query.until)
     }
@@ -231,6 +234,8 @@ export interface RunsServiceShape {
     query: ListQuery & { readonly limit?: string | undefined; readonly cursor?: string | undefined }
   ) => Effect.Effect<{ readonly runs: ReadonlyArray<Run>; readonly next_cursor: string | null }, ValidationError | StoreUnavailable | InternalError>
   readonly get: (keyName: string | null, id: string) => Effect.Effect<Run & { readonly report?: DiagnoseReport }, NotFound | StoreUnavailable | InternalError>
+  /** A run's trace as kept (normalized, redacted). */
+  readonly trace: (keyName: string | null, id: string) => Effect.Effect<typeof RunTrace.Type, NotFound | StoreUnavailable | InternalError>
   /** A done run's report with what its renderers need; 404 while it is not done. */
   readonly report: (keyName: string | null, id: string) => Effect.Effect<RunReport, NotFound | StoreUnavailable | InternalError>
   /** Re-queues a failed or skipped run; 409 for a run in another state. */
@@ -358,6 +363,17 @@ export const RunsServiceLive = Layer.effect(
         return { ...wireRun(run), report, problems: joined.map((problem) => ({ id: problem.id, title: problem.title, severity: problem.severity, status: problem.status })) }
       })
 
+    const trace: RunsServiceShape["trace"] = (keyName, id) =>
+      Effect.gen(function*() {
+        const run = yield* stored(keyName, id)
+        const request = readStoredRequest(run.request)
+        if (Either.isLeft(request)) {
+          yield* Effect.logError("a stored run's request cannot be read", request.left)
+          return yield* new InternalError({ message: `run ${run.id}'s trace cannot be read` })
+        }
+        return { format: request.right.format, trace: request.right.trace, redactions: request.right.redactions }
+      })
+
     const report: RunsServiceShape["report"] = (keyName, id) =>
       Effect.gen(function*() {
         const run = yield* stored(keyName, id)
@@ -473,6 +489,6 @@ export const RunsServiceLive = Layer.effect(
         return { imported, existing, refused }
       })
 
-    return { ready: Effect.asVoid(access.store), submit, list, get, report, retry, retryAll, remove, exportPage, importLines }
+    return { ready: Effect.asVoid(access.store), submit, list, get, trace, report, retry, retryAll, remove, exportPage, importLines }
   })
 )

@@ -202,9 +202,16 @@ const problems = Effect.gen(function*() {
   yield* sql`CREATE INDEX runs_by_scope_finished ON runs (scope, finished_at)`
 })
 
+/** 4: the dashboard's search by a source's trace id (DECISIONS §22), in a scope. */
+const traceIds = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX runs_by_trace_id ON runs (scope, trace_id) WHERE trace_id IS NOT NULL`
+})
+
 /** The migrations by `<id>_<name>`, for `Migrator.fromRecord`. */
 export const MIGRATIONS: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_runs": runs,
   "0002_otlp": otlp,
-  "0003_problems": problems
+  "0003_problems": problems,
+  "0004_trace_ids": traceIds
 }

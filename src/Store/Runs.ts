@@ -100,6 +100,8 @@ export interface RunFilter {
   readonly pattern?: string | undefined
   readonly label?: readonly [key: string, value: string] | undefined
   readonly externalId?: string | undefined
+  /** The source's own trace id (an OTel trace id in hex, a run id). */
+  readonly traceId?: string | undefined
   readonly since?: number | undefined
   readonly until?: number | undefined
 }
@@ -322,6 +324,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       ...(filter.pattern === undefined ? [] : [sql`patterns LIKE ${`%,${escapeLike(filter.pattern)},%`} ESCAPE '\\'`]),
       ...(filter.label === undefined ? [] : [labelEquals(sql, filter.label[0], filter.label[1])]),
       ...(filter.externalId === undefined ? [] : [sql`external_id = ${filter.externalId}`]),
+      ...(filter.traceId === undefined ? [] : [sql`trace_id = ${filter.traceId}`]),
       ...(filter.since === undefined ? [] : [sql`submitted_at >= ${filter.since}`]),
       ...(filter.until === undefined ? [] : [sql`submitted_at < ${filter.until}`]),
       ...(after === undefined ? [] : [sql`(submitted_at < ${after[0]} OR (submitted_at = ${after[0]} AND id < ${after[1]}))`])

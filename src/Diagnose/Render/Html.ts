@@ -14,6 +14,7 @@
  */
 import type { Severity } from "../../Catalogue/Severity.js"
 import type { DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
+import { HTML_REPORT_CSP } from "../../Registry/Outputs.js"
 import {
   budgetText,
   capitalize,
@@ -155,7 +156,6 @@ footer{color:var(--muted);font-size:.85em;padding:24px 0}
 @media print{.event,.finding{break-inside:avoid}.content{max-height:none}}
 `
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 interface Numbered {
   readonly finding: ReportFinding
@@ -365,7 +365,7 @@ export const renderHtml = (report: DiagnoseReport, context: ReportContext): stri
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta http-equiv="Content-Security-Policy" content="${HTML_REPORT_CSP}">
 <meta name="referrer" content="no-referrer">
 <title>${esc(title, 120)}</title>
 <style>${CSS}</style>

@@ -50,7 +50,11 @@ export const renderedResponse = (output: DiagnoseOutputEntry, report: DiagnoseRe
   Effect.map(Effect.promise(() => loadRenderer(output.name)), (render) => {
     const rendered = render({ report, context, body: { report } })
     return rendered._tag === "Text"
-      ? HttpServerResponse.text(rendered.text, { contentType: output.contentType })
+      ? HttpServerResponse.text(rendered.text, {
+        contentType: output.contentType,
+        // an HTML report quotes the trace: opened from the dashboard or anywhere, it runs in a sandbox (DECISIONS §22)
+        ...("policy" in output ? { headers: { "content-security-policy": output.policy } } : {})
+      })
       : HttpServerResponse.unsafeJson(rendered.value, { contentType: output.contentType })
   })
 

@@ -14,6 +14,7 @@ import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { StoreUnavailable, ValidationError } from "../../Errors.js"
 import { readFilter, RunsService } from "../../Runs/RunsService.js"
 import { outputOf, renderedResponse } from "./DiagnoseHttp.js"
+import { withETag } from "./Responses.js"
 
 const EMPTY = new Uint8Array(0)
 const decoder = new TextDecoder()
@@ -50,8 +51,9 @@ export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const submitted = yield* runs.submit(body, edge.keyName, queryOptions(request.url), text)
           return HttpServerResponse.unsafeJson(submitted, { status: 202 })
         })))
-      .handle("listRuns", ({ urlParams }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.list(edge.keyName, urlParams))))
-      .handle("getRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.get(edge.keyName, path.id))))
+      .handle("listRuns", ({ urlParams }) => withETag(withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.list(edge.keyName, urlParams)))))
+      .handle("getRun", ({ path }) => withETag(withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.get(edge.keyName, path.id)))))
+      .handle("getRunTrace", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.trace(edge.keyName, path.id))))
       .handleRaw("getRunReport", ({ path, request }) =>
         withRetryAfter(Effect.gen(function*() {
           const edge = yield* CurrentRequest

@@ -1,0 +1,163 @@
+/**
+ * The dashboard (DECISIONS §22) in a real headless Chromium (Debian's, driven by playwright-core),
+ * against the real service with auth on, its workers diagnosing through the provider double:
+ * sign in, submit trace files, watch a run go queued → running → done without a reload, open its
+ * report, follow its evidence into the timeline, open its problem and resolve it, and open a deep
+ * link in a fresh context (sign-in first, then the page asked for). Every request the pages make
+ * is recorded: none leaves the origin, and the key is in no URL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { useProviderDouble } from "../support/Harness.js"
+import type { RecordedCall, Reply } from "../support/ProviderDouble.js"
+import type { RunningService } from "../support/Service.js"
+import { requireTool } from "../support/Tools.js"
+import { chatTrace, freshHome, quotingEvents } from "../runs/support.js"
+
+const harness = useProviderDouble()
+const ADMIN_KEY = "admin-key-dashboard-0123456789"
+
+let service: RunningService
+let browser: Browser
+const files = mkdtempSync(join(tmpdir(), "svc-ui-"))
+
+beforeAll(async () => {
+  // one worker: the second run of a submission waits in the queue while the first is diagnosed
+  service = await harness.start({
+    ANTHROPIC_API_KEY: "sk-ant-dashboard-0123456789",
+    ANTHROPIC_BASE_URL: harness.double.url,
+    SVC_WORKERS: "1",
+    SVC_CACHE: "off",
+    SVC_HOME: freshHome("ui"),
+    SVC_API_REQUIRE_AUTH: "true",
+    SVC_API_KEYS: `boss=${ADMIN_KEY}`,
+    SVC_API_KEY_ROLES: "boss=admin"
+  })
+  browser = await chromium.launch({
+    executablePath: requireTool("chromium", "chromium"),
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+  })
+})
+afterAll(async () => {
+  await browser?.close()
+})
+
+interface Watched {
+  readonly page: Page
+  /** Requests to anywhere but the service. */
+  readonly external: Array<string>
+  /** Every URL the page asked for. */
+  readonly urls: Array<string>
+  /** Console errors, page errors and CSP violations. */
+  readonly problems: Array<string>
+}
+
+const watch = async (context: BrowserContext): Promise<Watched> => {
+  const page = await context.newPage()
+  const external: Array<string> = []
+  const urls: Array<string> = []
+  const problems: Array<string> = []
+  await page.route("**/*", (route) => {
+    const url = route.request().url()
+    urls.push(url)
+    if (url.startsWith(service.url) || url.startsWith("blob:") || url.startsWith("data:")) return route.continue()
+    external.push(url)
+    return route.abort()
+  })
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text())
+  })
+  page.on("pageerror", (error) => problems.push(error.message))
+  return { page, external, urls, problems }
+}
+
+const signIn = async (page: Page) => {
+  await page.waitForURL(/\/ui\/sign-in\?next=/)
+  await page.getByLabel("API key").fill(ADMIN_KEY)
+  await page.getByRole("button", { name: "Sign in" }).click()
+}
+
+/** A trace file as a person would drop it: the diagnose's body, one lens. */
+const traceFile = (marker: string): string => {
+  const path = join(files, `${marker}.json`)
+  writeFileSync(path, JSON.stringify({ trace: chatTrace(marker), mode: "quick", patterns: ["lewin"], labels: { version: "1.4.0" } }))
+  return path
+}
+
+describe("the dashboard in a browser", () => {
+  it("signs in, submits, watches a run finish live, follows evidence, resolves its problem; a deep link signs in first", async () => {
+    const contents = chatTrace("ui-b").messages.map((message) => message.content)
+    const quoting = quotingEvents(contents, [2, 4])
+    // each lens answers after a while: the run is seen running, and the other waits queued
+    harness.double.script = (recorded: RecordedCall): Reply | undefined => {
+      const reply = quoting(recorded)
+      return reply === undefined ? undefined : { kind: "delay", ms: 3_000, then: reply }
+    }
+    const context = await browser.newContext()
+    const { page, external, urls, problems } = await watch(context)
+    await page.goto(`${service.url}/ui`)
+    await signIn(page)
+    await page.waitForURL(/\/ui(\/runs)?$/)
+    await expect(page.getByRole("heading", { level: 1, name: "Runs" }).isVisible()).resolves.toBe(true)
+
+    // Submit: two files, two runs
+    await page.getByRole("link", { name: "Submit", exact: true }).click()
+    await page.locator("input[type=file]").setInputFiles([traceFile("ui-a"), traceFile("ui-b")])
+    await page.locator('.uploads li[data-state="done"]').nth(1).waitFor()
+    const second = page.locator(".uploads > li").nth(1).getByRole("link")
+    const runPath = await second.getAttribute("href")
+    expect(runPath).toMatch(/^\/ui\/runs\/run_/)
+
+    // the second run, live: queued, then running, then done, in one page load
+    const loads: Array<string> = []
+    page.on("load", () => loads.push(page.url()))
+    await second.click()
+    await page.waitForURL(`**${runPath ?? ""}`)
+    // the statuses the page shows, as they change (a script in the page: the test's own code, not the app's)
+    await page.evaluate(`(() => {
+      const seen = []
+      window.seenStatuses = seen
+      const record = () => {
+        const status = document.querySelector("[data-status]")?.getAttribute("data-status")
+        if (status && seen[seen.length - 1] !== status) seen.push(status)
+      }
+      record()
+      new MutationObserver(record).observe(document.body, { subtree: true, childList: true, attributes: true })
+    })()`)
+    await page.locator('[data-status="done"]').waitFor({ timeout: 30_000 })
+    const statuses: unknown = await page.evaluate("window.seenStatuses")
+    expect(statuses).toEqual(["queued", "running", "done"])
+    expect(loads).toEqual([])
+
+    // the report, and its evidence followed into the timeline
+    await page.getByRole("heading", { name: /Findings \(1\)/ }).waitFor()
+    await page.locator("#event-2").waitFor()
+    await page.getByRole("link", { name: "event 2" }).first().click()
+    await page.waitForURL(/#event-2$/)
+    await expect(page.evaluate("document.activeElement?.id")).resolves.toBe("event-2")
+    await expect(page.locator("#event-2 .event-text").textContent()).resolves.toBe(contents[2])
+
+    // its problem, resolved
+    await page.locator('section[aria-labelledby=summary] a[href^="/ui/problems/"]').click()
+    await page.waitForURL(/\/ui\/problems\/prb_/)
+    const problemUrl = page.url()
+    await page.getByRole("button", { name: "Resolve" }).click()
+    await page.locator('[data-status="resolved"]').waitFor()
+
+    // a deep link in a fresh context: the sign-in, then the problem
+    const fresh = await watch(await browser.newContext())
+    await fresh.page.goto(problemUrl)
+    await signIn(fresh.page)
+    await fresh.page.waitForURL(problemUrl)
+    await fresh.page.locator('[data-status="resolved"]').waitFor()
+
+    expect(external).toEqual([])
+    expect(fresh.external).toEqual([])
+    expect([...urls, ...fresh.urls].filter((url) => url.includes(ADMIN_KEY))).toEqual([])
+    expect([...problems, ...fresh.problems]).toEqual([])
+    await context.close()
+  })
+})
