@@ -154,10 +154,31 @@ describe("the dashboard in a browser", () => {
     await fresh.page.waitForURL(problemUrl)
     await fresh.page.locator('[data-status="resolved"]').waitFor()
 
+    // signing out forgets the key: the next page asks for it again
+    await fresh.page.getByRole("button", { name: "Sign out" }).click()
+    await fresh.page.waitForURL(/\/ui\/sign-in$/)
+    await expect(fresh.page.evaluate("sessionStorage.length")).resolves.toBe(0)
+    await fresh.page.goto(`${service.url}/ui/runs?status=done`)
+    await fresh.page.waitForURL(/\/ui\/sign-in\?next=%2Fui%2Fruns%3Fstatus%3Ddone$/)
+
     expect(external).toEqual([])
     expect(fresh.external).toEqual([])
     expect([...urls, ...fresh.urls].filter((url) => url.includes(ADMIN_KEY))).toEqual([])
     expect([...problems, ...fresh.problems]).toEqual([])
+    await context.close()
+  })
+
+  it("a key the service refuses (revoked meanwhile) leads to the sign-in, and back to the page", async () => {
+    const context = await browser.newContext()
+    await context.addInitScript(`sessionStorage.setItem("svc.key", "revoked-key-0123456789")`)
+    const { page, urls } = await watch(context)
+    await page.goto(`${service.url}/ui/problems?status=open`)
+    await page.waitForURL(/\/ui\/sign-in\?next=%2Fui%2Fproblems%3Fstatus%3Dopen$/)
+    await expect(page.evaluate("sessionStorage.length")).resolves.toBe(0)
+    await signIn(page)
+    await page.waitForURL(/\/ui\/problems\?status=open$/)
+    await page.getByRole("heading", { level: 1, name: "Problems" }).waitFor()
+    expect(urls.filter((url) => url.includes("revoked-key") || url.includes(ADMIN_KEY))).toEqual([])
     await context.close()
   })
 })

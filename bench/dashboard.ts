@@ -1,0 +1,121 @@
+/**
+ * The dashboard's lists stay fast (issue 36, DECISIONS §22): the first page of `GET /v1/runs` (what
+ * the Runs page polls) at 100,000 runs in the scope against the first page at 1,000, on two built
+ * services (SQLite, each its own SVC_HOME filled before it starts), asked alternately. Also the
+ * page of each of the Runs page's filters and its search by external id and by trace id.
+ * Goal: ≤ 1.5x for the first page. Median of the per-round ratios.
+ *
+ *   npx tsx bench/dashboard.ts   (part of `npm run bench`, which builds first; BENCH_ONLY=dashboard)
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { join } from "node:path"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import packageJson from "../package.json" with { type: "json" }
+import { sqliteLayer } from "../src/Store/Sql.js"
+import { BENCH_KEY, launchService, machineOf, median, round2, type Row, stopChild, writeResults } from "./support.js"
+
+const repo = join(import.meta.dirname, "..")
+const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
+const SERVER = join(repo, "dist", "server.mjs")
+const NODE_FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 200)
+const SMALL = 1_000
+const LARGE = Number(process.env["BENCH_DASHBOARD_RUNS"] ?? 100_000)
+/** The bench key's scope (src/Auth/Scopes.ts): its runs are the ones listed. */
+const SCOPE = "key:bench"
+const REPORT = JSON.stringify({ summary: "x".repeat(64), findings: Array.from({ length: 4 }, (_, index) => ({ title: `finding ${index}`, quote: "q".repeat(160) })) })
+
+/** A store of `count` runs of the bench's scope, as a service would have kept them (a mix of statuses, labels, ids). */
+const fill = (home: string, count: number) =>
+  Effect.scoped(Effect.provide(
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.withTransaction(sql`
+        WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${count})
+        INSERT INTO runs (id, scope, status, reason, trace_id, external_id, labels, source, attempts, submitted_at, started_at, finished_at,
+                          severity, dedupe_key, request, report, patterns, tokens)
+        SELECT printf('run_%08d', i), ${SCOPE},
+          CASE i % 10 WHEN 0 THEN 'failed' WHEN 1 THEN 'skipped' WHEN 2 THEN 'queued' ELSE 'done' END,
+          CASE i % 10 WHEN 1 THEN 'not_failed' ELSE NULL END,
+          printf('%032x', i), CASE WHEN i % 7 = 0 THEN printf('ticket-%d', i) ELSE NULL END,
+          printf('{"service":"checkout","version":"1.%d.0","environment":"production"}', i % 5), 'otlp', 1,
+          1767225600000 + i * 1000, 1767225600000 + i * 1000 + 10, CASE i % 10 WHEN 2 THEN NULL ELSE 1767225600000 + i * 1000 + 500 END,
+          CASE WHEN i % 10 >= 3 THEN (CASE i % 3 WHEN 0 THEN 'high' WHEN 1 THEN 'medium' ELSE 'low' END) ELSE NULL END,
+          printf('dedupe-%d', i), '{}', CASE WHEN i % 10 >= 3 THEN ${REPORT} ELSE NULL END, ',lewin,', 1000
+        FROM n`)
+    }),
+    sqliteLayer(join(home, "svc.db"))
+  ))
+
+/** One GET's time in ms, its body read. */
+const timed = async (url: string): Promise<number> => {
+  const started = performance.now()
+  const response = await fetch(url, { headers: { authorization: `Bearer ${BENCH_KEY}` } })
+  await response.arrayBuffer()
+  if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status}`)
+  return performance.now() - started
+}
+
+const QUERIES: ReadonlyArray<{ readonly name: string; readonly query: string; readonly goal: boolean }> = [
+  { name: "first page", query: "", goal: true },
+  { name: "status=done", query: "?status=done", goal: false },
+  { name: "severity=high", query: "?severity=high", goal: false },
+  { name: "label version:1.3.0", query: "?label=version:1.3.0", goal: false },
+  { name: "pattern=lewin", query: "?pattern=lewin", goal: false },
+  { name: "search by external id", query: "?external_id=ticket-700", goal: false },
+  { name: "search by trace id", query: `?trace_id=${(700).toString(16).padStart(32, "0")}`, goal: false }
+]
+
+const main = async () => {
+  if (ONLY.size > 0 && !ONLY.has("dashboard")) return
+  const started = new Date()
+  const homes = [SMALL, LARGE].map(() => mkdtempSync(join(tmpdir(), "svc-bench-dashboard-")))
+  const fillStarted = performance.now()
+  await Effect.runPromise(fill(homes[0] ?? "", SMALL))
+  await Effect.runPromise(fill(homes[1] ?? "", LARGE))
+  const fillSeconds = (performance.now() - fillStarted) / 1000
+  const [small, large] = await Promise.all(homes.map((home) => launchService(SERVER, NODE_FLAGS, { SVC_HOME: home, SVC_WORKERS: "0" })))
+  if (small === undefined || large === undefined) throw new Error("the services did not start")
+  const rows: Array<Row> = []
+  try {
+    for (const { name, query, goal } of QUERIES) {
+      const path = `/v1/runs${query}`
+      for (let warm = 0; warm < 20; warm++) await Promise.all([timed(`${small.url}${path}`), timed(`${large.url}${path}`)])
+      const smallTimes: Array<number> = []
+      const largeTimes: Array<number> = []
+      const ratios: Array<number> = []
+      for (let round = 0; round < ROUNDS; round++) {
+        // alternated, so drift on a noisy machine falls on both
+        const first = round % 2 === 0
+        const a = await timed(`${(first ? small : large).url}${path}`)
+        const b = await timed(`${(first ? large : small).url}${path}`)
+        const [s, l] = first ? [a, b] : [b, a]
+        smallTimes.push(s)
+        largeTimes.push(l)
+        ratios.push(l / s)
+      }
+      const ratio = round2(median(ratios))
+      rows.push({
+        scenario: `GET ${path} (limit 50): ${LARGE} runs in the scope; baseline: ${SMALL}`,
+        metric: "ms per request (median)",
+        service: round2(median(largeTimes)),
+        baseline: round2(median(smallTimes)),
+        ratio,
+        goal: goal ? "<= 1.5x" : "reported",
+        met: goal ? ratio <= 1.5 : null,
+        detail: { name, rounds: ROUNDS, fill_seconds: round2(fillSeconds) }
+      })
+    }
+  } finally {
+    await Promise.all([stopChild(small.child), stopChild(large.child)])
+  }
+  writeResults({ started: started.toISOString(), scenario: "dashboard", machine: machineOf(), rows }, "dashboard-", "dashboard-latest.json")
+  process.exit(0)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})
