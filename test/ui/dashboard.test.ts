@@ -7,7 +7,7 @@
  * is recorded: none leaves the origin, and the key is in no URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
@@ -15,7 +15,7 @@ import { useProviderDouble } from "../support/Harness.js"
 import type { RecordedCall, Reply } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
 import { requireTool } from "../support/Tools.js"
-import { chatTrace, freshHome, quotingEvents } from "../runs/support.js"
+import { chatTrace, freshHome, quotingEvents, submitOne, waitForRun } from "../runs/support.js"
 
 const harness = useProviderDouble()
 const ADMIN_KEY = "admin-key-dashboard-0123456789"
@@ -165,6 +165,39 @@ describe("the dashboard in a browser", () => {
     expect(fresh.external).toEqual([])
     expect([...urls, ...fresh.urls].filter((url) => url.includes(ADMIN_KEY))).toEqual([])
     expect([...problems, ...fresh.problems]).toEqual([])
+    await context.close()
+  })
+
+  it("with auth off: a banner says so, no sign-in; a report downloads as Markdown, SARIF, HTML and OTLP", async () => {
+    const open = await harness.start({
+      ANTHROPIC_API_KEY: "sk-ant-dashboard-0123456789",
+      ANTHROPIC_BASE_URL: harness.double.url,
+      SVC_WORKERS: "1",
+      SVC_CACHE: "off",
+      SVC_HOME: freshHome("ui-open")
+    })
+    const contents = chatTrace("ui-open").messages.map((message) => message.content)
+    harness.double.script = quotingEvents(contents, [2])
+    const id = await submitOne(open, { trace: chatTrace("ui-open"), mode: "quick", patterns: ["lewin"] })
+    await waitForRun(open, id)
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${open.url}/ui/runs/${id}`)
+    await page.getByRole("note").filter({ hasText: "Authentication is off" }).waitFor()
+    await page.locator('[data-status="done"]').waitFor()
+    expect(page.url()).toBe(`${open.url}/ui/runs/${id}`)
+    const expected: ReadonlyArray<readonly [label: string, check: (text: string) => boolean]> = [
+      ["Markdown", (text) => text.startsWith("#")],
+      ["SARIF", (text) => text.includes('"version": "2.1.0"') || text.includes('"version":"2.1.0"')],
+      ["HTML", (text) => text.startsWith("<!doctype html>")],
+      ["OTLP", (text) => text.includes("resourceLogs") || text.includes("resourceSpans")]
+    ]
+    for (const [label, check] of expected) {
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: label, exact: true }).click()])
+      expect(download.suggestedFilename()).toMatch(new RegExp(`^run-${id}\\.`))
+      const path = await download.path()
+      expect(check(readFileSync(path, "utf8")), label).toBe(true)
+    }
     await context.close()
   })
 
