@@ -8,9 +8,9 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
+import { launchChromium } from "../support/Browser.js"
 import { type RunningService, startService } from "../support/Service.js"
-import { requireTool } from "../support/Tools.js"
 
 const root = join(import.meta.dirname, "..", "..")
 let service: RunningService
@@ -18,10 +18,7 @@ let browser: Browser
 
 beforeAll(async () => {
   service = await startService()
-  browser = await chromium.launch({
-    executablePath: requireTool("chromium", "chromium"),
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run"]
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { launchChromium, recordPage } from "../support/Browser.js"
 import { useProviderDouble } from "../support/Harness.js"
 import type { RecordedCall, Reply } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
-import { requireTool } from "../support/Tools.js"
 import { chatTrace, freshHome, quotingEvents, submitOne, waitForRun } from "../runs/support.js"
 
 const harness = useProviderDouble()
@@ -36,42 +36,17 @@ beforeAll(async () => {
     SVC_API_KEYS: `boss=${ADMIN_KEY}`,
     SVC_API_KEY_ROLES: "boss=admin"
   })
-  browser = await chromium.launch({
-    executablePath: requireTool("chromium", "chromium"),
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()
 })
 
-interface Watched {
-  readonly page: Page
-  /** Requests to anywhere but the service. */
-  readonly external: Array<string>
-  /** Every URL the page asked for. */
-  readonly urls: Array<string>
-  /** Console errors, page errors and CSP violations. */
-  readonly problems: Array<string>
-}
-
-const watch = async (context: BrowserContext): Promise<Watched> => {
+/** A page of `context`, its requests recorded (none let out of the service's origin). */
+const watch = async (context: BrowserContext) => {
   const page = await context.newPage()
-  const external: Array<string> = []
-  const urls: Array<string> = []
-  const problems: Array<string> = []
-  await page.route("**/*", (route) => {
-    const url = route.request().url()
-    urls.push(url)
-    if (url.startsWith(service.url) || url.startsWith("blob:") || url.startsWith("data:")) return route.continue()
-    external.push(url)
-    return route.abort()
-  })
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(message.text())
-  })
-  page.on("pageerror", (error) => problems.push(error.message))
-  return { page, external, urls, problems }
+  const { external, urls, errors } = await recordPage(page, service.url)
+  return { page, external, urls, problems: errors }
 }
 
 const signIn = async (page: Page) => {

@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { launchChromium, recordPage } from "../support/Browser.js"
 import { useProviderDouble } from "../support/Harness.js"
 import type { RecordedCall, Reply } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
-import { requireTool } from "../support/Tools.js"
 import { freshHome, quotingEvents, submitOne, waitForRun } from "../runs/support.js"
 
 const harness = useProviderDouble()
@@ -92,10 +92,7 @@ beforeAll(async () => {
   expect(run.status).toBe("done")
   problemId = run.problems?.[0]?.id ?? ""
   expect(problemId).not.toBe("")
-  browser = await chromium.launch({
-    executablePath: requireTool("chromium", "chromium"),
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()
@@ -106,22 +103,11 @@ const tab = async (key: string | null, options: { readonly bypassCSP?: boolean }
   const context: BrowserContext = await browser.newContext({ bypassCSP: options.bypassCSP ?? false, viewport: { width: 1280, height: 900 } })
   if (key !== null) await context.addInitScript(`sessionStorage.setItem("svc.key", ${JSON.stringify(key)})`)
   const page = await context.newPage()
-  const external: Array<string> = []
+  const { external, errors } = await recordPage(page, service.url)
   const dialogs: Array<string> = []
-  const errors: Array<string> = []
-  await page.route("**/*", (route) => {
-    const url = route.request().url()
-    if (url.startsWith(service.url) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue()
-    external.push(url)
-    return route.abort()
-  })
   page.on("dialog", (dialog) => {
     dialogs.push(dialog.message())
     void dialog.dismiss()
-  })
-  page.on("pageerror", (error) => errors.push(error.message))
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text())
   })
   return { context, page, external, dialogs, errors }
 }

@@ -11,6 +11,7 @@ import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Effect, Either, Predicate, Schema } from "effect"
+import { useEffect, useState } from "preact/hooks"
 import { ProblemsApiGroup, RunsApiGroup } from "../../Contract/KeyedGroups.js"
 import { SubmitRunsResponse } from "../../Contract/RunsContract.js"
 import { InternalErrorWire } from "../../Errors.js"
@@ -130,4 +131,51 @@ export const submitFile = async (file: File): Promise<Result<typeof SubmitRunsRe
   } catch {
     return { ok: false, message: "the service could not be reached" }
   }
+}
+
+/**
+ * Polls GETs every `everyMs` with their last ETags (DECISIONS §22) while the page shows them: the
+ * answers once each path has one, and the last failure; stops when `settled` says so.
+ */
+export const usePolled = <A, I>(
+  paths: ReadonlyArray<string>,
+  schema: Schema.Schema<A, I>,
+  everyMs: number,
+  settled: (values: ReadonlyArray<A>) => boolean = () => false
+): { readonly values: ReadonlyArray<A> | null; readonly error: string | null } => {
+  const [values, setValues] = useState<ReadonlyArray<A> | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const key = paths.join("\n")
+  useEffect(() => {
+    const tags: Array<string | null> = paths.map(() => null)
+    const latest: Array<{ readonly value: A } | undefined> = paths.map(() => undefined)
+    let stopped = false
+    let timer: ReturnType<typeof setTimeout> | undefined
+    setValues(null)
+    setError(null)
+    const round = async () => {
+      const answers = await Promise.all(paths.map((path, index) => poll(path, schema, tags[index] ?? null)))
+      if (stopped) return
+      let failed: string | null = null
+      answers.forEach((answer, index) => {
+        if (answer._tag === "Value") {
+          tags[index] = answer.etag
+          latest[index] = { value: answer.value }
+        } else if (answer._tag === "Failed") failed = answer.message
+      })
+      setError(failed)
+      const present = latest.flatMap((entry) => (entry === undefined ? [] : [entry.value]))
+      if (present.length === paths.length) {
+        setValues(present)
+        if (settled(present)) return
+      }
+      timer = setTimeout(() => void round(), everyMs)
+    }
+    void round()
+    return () => {
+      stopped = true
+      clearTimeout(timer)
+    }
+  }, [key])
+  return { values, error }
 }

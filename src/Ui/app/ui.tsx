@@ -5,7 +5,7 @@
  */
 import type { ComponentChildren } from "preact"
 import { useEffect, useRef } from "preact/hooks"
-import { Link } from "./router.js"
+import { hrefOf, Link, navigate, useLocation } from "./router.js"
 
 export const Page = (props: { readonly title: string; readonly children: ComponentChildren; readonly actions?: ComponentChildren }) => {
   const heading = useRef<HTMLHeadingElement>(null)
@@ -94,3 +94,93 @@ export const Labels = (props: { readonly labels: Readonly<Record<string, string>
     </ul>
   )
 }
+
+/** A field of a page's filter form: a choice (with "any"), or text, a search or a date. */
+export interface Field {
+  readonly name: string
+  readonly label: string
+  readonly options?: ReadonlyArray<string>
+  readonly type?: "text" | "search" | "date"
+  readonly placeholder?: string
+  /** Shown and sent when the URL has none (compare's label). */
+  readonly initial?: string
+  readonly required?: boolean
+}
+
+/** A field's input of its type. */
+const Input = (props: { readonly field: Field; readonly value: string }) => {
+  const { field, value } = props
+  const shared = { name: field.name, defaultValue: value, placeholder: field.placeholder ?? "", required: field.required === true }
+  switch (field.type) {
+    case "date":
+      return <input type="date" {...shared} />
+    case "search":
+      return <input type="search" {...shared} />
+    default:
+      return <input type="text" {...shared} />
+  }
+}
+
+/**
+ * A page's filters as a form whose state is the URL: applying it goes to `path` with the filled
+ * fields as its query (a new page of results: no cursor).
+ */
+export const FilterForm = (props: { readonly path: string; readonly fields: ReadonlyArray<Field>; readonly label: string; readonly submit?: string; readonly search?: boolean }) => {
+  const { search } = useLocation()
+  const apply = (event: Event) => {
+    event.preventDefault()
+    const form = event.currentTarget
+    if (!(form instanceof HTMLFormElement)) return
+    const data = new FormData(form)
+    const query: Record<string, string> = {}
+    for (const { name } of props.fields) {
+      const value = data.get(name)
+      if (typeof value === "string" && value.trim() !== "") query[name] = value.trim()
+    }
+    navigate(hrefOf(props.path, query))
+  }
+  const filtered = props.fields.some((field) => field.initial === undefined && search.get(field.name) !== null)
+  return (
+    <form class="filters" onSubmit={apply} role={props.search === true ? "search" : undefined} aria-label={props.label} key={search.toString()}>
+      {props.fields.map((field) => {
+        const value = search.get(field.name) ?? field.initial ?? ""
+        return (
+          <label key={field.name}>
+            {field.label}
+            {field.options === undefined ? (
+              <Input field={field} value={value} />
+            ) : (
+              <select name={field.name} defaultValue={value}>
+                <option value="">any</option>
+                {field.options.map((option) => <option key={option} value={option}>{option}</option>)}
+              </select>
+            )}
+          </label>
+        )
+      })}
+      <button type="submit">{props.submit ?? "Apply"}</button>
+      {filtered ? <Link href={props.path}>Clear</Link> : null}
+    </form>
+  )
+}
+
+/** A finding's verified quotes, each linked to the event it quotes (`eventHref`), or its reference when it names none. */
+export const Evidence = (props: {
+  readonly evidence: ReadonlyArray<{ readonly quote: string; readonly actor: string | null; readonly event: number | null; readonly ref: string }>
+  readonly eventHref: (event: number) => string
+}) => (
+  <ul class="evidence">
+    {props.evidence.map((item, index) => (
+      <li key={index}>
+        <blockquote>{item.quote}</blockquote>
+        <span class="muted">
+          {item.actor ?? "unknown actor"} · {item.event === null ? item.ref : <EventLink href={props.eventHref(item.event)} event={item.event} />}
+        </span>
+      </li>
+    ))}
+  </ul>
+)
+
+/** A link to an event: on this page (`#event-3`, the browser's own anchor) or on a run's page. */
+const EventLink = (props: { readonly href: string; readonly event: number }) =>
+  props.href.startsWith("#") ? <a href={props.href}>event {props.event}</a> : <Link href={props.href}>event {props.event}</Link>

@@ -6,8 +6,14 @@
 import { useEffect, useState } from "preact/hooks"
 import { type ProblemComparison } from "../../../Contract/ProblemsContract.js"
 import { call } from "../api.js"
-import { hrefOf, Link, navigate, useLocation } from "../router.js"
-import { Badge, Loading, Notice, Page } from "../ui.js"
+import { Link, useLocation } from "../router.js"
+import { Badge, type Field, FilterForm, Loading, Notice, Page } from "../ui.js"
+
+const FIELDS: ReadonlyArray<Field> = [
+  { name: "label", label: "Label", initial: "version", required: true },
+  { name: "a", label: "A", placeholder: "1.3.0", required: true },
+  { name: "b", label: "B", placeholder: "1.4.0", required: true }
+]
 
 const percent = (rate: number | null): string => (rate === null ? "–" : `${(rate * 100).toFixed(1)}%`)
 
@@ -34,32 +40,9 @@ export const ComparePage = () => {
     }
   }, [label, a, b])
 
-  const apply = (event: Event) => {
-    event.preventDefault()
-    const form = event.currentTarget
-    if (!(form instanceof HTMLFormElement)) return
-    const data = new FormData(form)
-    const text = (name: string) => {
-      const value = data.get(name)
-      return typeof value === "string" ? value.trim() : ""
-    }
-    navigate(hrefOf("/ui/compare", { label: text("label"), a: text("a"), b: text("b") }))
-  }
-
   return (
     <Page title="Compare">
-      <form class="filters" onSubmit={apply} aria-label="What to compare" key={search.toString()}>
-        <label>
-          Label <input name="label" defaultValue={label} required />
-        </label>
-        <label>
-          A <input name="a" defaultValue={a} placeholder="1.3.0" required />
-        </label>
-        <label>
-          B <input name="b" defaultValue={b} placeholder="1.4.0" required />
-        </label>
-        <button type="submit">Compare</button>
-      </form>
+      <FilterForm path="/ui/compare" fields={FIELDS} label="What to compare" submit="Compare" />
       {error === null ? null : <Notice kind="error">{error}</Notice>}
       {!asked ? <Notice kind="info">Name a label and two of its values, such as two versions.</Notice> : comparison === null ? (error === null ? <Loading /> : null) : (
         <>

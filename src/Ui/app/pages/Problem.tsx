@@ -7,7 +7,7 @@ import { useEffect, useState } from "preact/hooks"
 import type { ProblemDetail } from "../../../Contract/ProblemsContract.js"
 import { call } from "../api.js"
 import { Link, navigate } from "../router.js"
-import { Badge, Loading, Notice, Page, TrendChart, When } from "../ui.js"
+import { Badge, Evidence, Loading, Notice, Page, TrendChart, When } from "../ui.js"
 import { setStatus } from "./Problems.js"
 
 const Manage = (props: { readonly problem: ProblemDetail; readonly changed: () => void }) => {
@@ -128,19 +128,7 @@ export const ProblemPage = (props: { readonly id: string }) => {
                 {problem.examples.map((example) => (
                   <li key={example.run_id}>
                     <Link href={`/ui/runs/${encodeURIComponent(example.run_id)}`}>{example.title}</Link> <When iso={example.seen_at} />
-                    <ul class="evidence">
-                      {example.evidence.map((item, index) => (
-                        <li key={index}>
-                          <blockquote>{item.quote}</blockquote>
-                          <span class="muted">
-                            {item.actor ?? "unknown actor"} ·{" "}
-                            {item.event === null ? item.ref : (
-                              <Link href={`/ui/runs/${encodeURIComponent(example.run_id)}#event-${item.event}`}>event {item.event}</Link>
-                            )}
-                          </span>
-                        </li>
-                      ))}
-                    </ul>
+                    <Evidence evidence={example.evidence} eventHref={(event) => `/ui/runs/${encodeURIComponent(example.run_id)}#event-${event}`} />
                   </li>
                 ))}
               </ul>

@@ -6,12 +6,15 @@
 import { useEffect, useState } from "preact/hooks"
 import { type Problem, ProblemList } from "../../../Contract/ProblemsContract.js"
 import { call, poll } from "../api.js"
-import { hrefOf, Link, navigate, useLocation } from "../router.js"
-import { Badge, Loading, Notice, Page, Pager, TrendChart, When } from "../ui.js"
+import { hrefOf, Link, useLocation } from "../router.js"
+import { Badge, type Field, FilterForm, Loading, Notice, Page, Pager, TrendChart, When } from "../ui.js"
 
-const FILTERS = ["status", "severity", "pattern", "label"] as const
-const STATUSES = ["open", "regressed", "resolved", "ignored"]
-const SEVERITIES = ["critical", "high", "medium", "low"]
+const FIELDS: ReadonlyArray<Field> = [
+  { name: "status", label: "Status", options: ["open", "regressed", "resolved", "ignored"] },
+  { name: "severity", label: "Severity", options: ["critical", "high", "medium", "low"] },
+  { name: "pattern", label: "Pattern", placeholder: "lewin" },
+  { name: "label", label: "Label", placeholder: "version:1.4" }
+]
 
 /** Resolve, ignore or reopen; what went wrong, or null. */
 export const setStatus = (id: string, status: "open" | "resolved" | "ignored", version: string | null) =>
@@ -47,6 +50,8 @@ export const StatusActions = (props: { readonly problem: Problem; readonly chang
 export const ProblemsPage = () => {
   const { search } = useLocation()
   const key = search.toString()
+  const filters = Object.fromEntries(FIELDS.map((field) => [field.name, search.get(field.name)]))
+  const filtered = FIELDS.some((field) => search.get(field.name) !== null)
   const [problems, setProblems] = useState<ReadonlyArray<Problem> | null>(null)
   const [trends, setTrends] = useState<ReadonlyMap<string, ReadonlyArray<{ readonly day: string; readonly runs: number }>>>(new Map())
   const [next, setNext] = useState<string | null>(null)
@@ -56,7 +61,7 @@ export const ProblemsPage = () => {
   useEffect(() => {
     let stopped = false
     setError(null)
-    const path = hrefOf("/v1/problems", { ...Object.fromEntries(FILTERS.map((name) => [name, search.get(name)])), cursor: search.get("cursor") })
+    const path = hrefOf("/v1/problems", { ...filters, cursor: search.get("cursor") })
     void poll(path, ProblemList, null).then(async (answer) => {
       if (stopped) return
       if (answer._tag !== "Value") return setError(answer._tag === "Failed" ? answer.message : null)
@@ -72,48 +77,9 @@ export const ProblemsPage = () => {
     }
   }, [key, round])
 
-  const apply = (event: Event) => {
-    event.preventDefault()
-    const form = event.currentTarget
-    if (!(form instanceof HTMLFormElement)) return
-    const data = new FormData(form)
-    const query: Record<string, string> = {}
-    for (const name of FILTERS) {
-      const value = data.get(name)
-      if (typeof value === "string" && value.trim() !== "") query[name] = value.trim()
-    }
-    navigate(hrefOf("/ui/problems", query))
-  }
-  const value = (name: string) => search.get(name) ?? ""
-  const filtered = FILTERS.some((name) => search.get(name) !== null)
-  const filters = Object.fromEntries(FILTERS.map((name) => [name, search.get(name)]))
-
   return (
     <Page title="Problems" actions={<Link href="/ui/compare">Compare versions</Link>}>
-      <form class="filters" onSubmit={apply} role="search" aria-label="Filter problems" key={key}>
-        <label>
-          Status
-          <select name="status" defaultValue={value("status")}>
-            <option value="">any</option>
-            {STATUSES.map((status) => <option key={status} value={status}>{status}</option>)}
-          </select>
-        </label>
-        <label>
-          Severity
-          <select name="severity" defaultValue={value("severity")}>
-            <option value="">any</option>
-            {SEVERITIES.map((severity) => <option key={severity} value={severity}>{severity}</option>)}
-          </select>
-        </label>
-        <label>
-          Pattern <input name="pattern" defaultValue={value("pattern")} placeholder="lewin" />
-        </label>
-        <label>
-          Label <input name="label" defaultValue={value("label")} placeholder="version:1.4" />
-        </label>
-        <button type="submit">Apply</button>
-        {filtered ? <Link href="/ui/problems">Clear</Link> : null}
-      </form>
+      <FilterForm path="/ui/problems" fields={FIELDS} label="Filter problems" search />
       {error === null ? null : <Notice kind="error">{error}</Notice>}
       {problems === null ? (error === null ? <Loading /> : null) : problems.length === 0 ? (
         <Notice kind="info">{filtered ? "No problem matches these filters." : "No problems yet: they appear when done runs have findings."}</Notice>

@@ -6,9 +6,9 @@
  */
 import { useEffect, useState } from "preact/hooks"
 import { RunTrace, RunWithReport } from "../../../Contract/RunsContract.js"
-import { call, download, poll } from "../api.js"
+import { call, download, usePolled } from "../api.js"
 import { Link, useLocation } from "../router.js"
-import { Badge, Labels, Loading, Notice, Page, When } from "../ui.js"
+import { Badge, Evidence, Labels, Loading, Notice, Page, When } from "../ui.js"
 
 type RunView = typeof RunWithReport.Type
 type Trace = typeof RunTrace.Type
@@ -39,20 +39,6 @@ const useFocusedHash = (ready: boolean) => {
     return () => window.removeEventListener("hashchange", focus)
   }, [hash, ready])
 }
-
-const Evidence = (props: { readonly evidence: Report["findings"][number]["evidence"] }) => (
-  <ul class="evidence">
-    {props.evidence.map((item, index) => (
-      <li key={index}>
-        <blockquote>{item.quote}</blockquote>
-        <span class="muted">
-          {item.actor ?? "unknown actor"} ·{" "}
-          {item.event === null ? item.ref : <a href={`#event-${item.event}`}>event {item.event}</a>}
-        </span>
-      </li>
-    ))}
-  </ul>
-)
 
 const ReportView = (props: { readonly run: RunView; readonly report: Report }) => {
   const { report, run } = props
@@ -100,7 +86,7 @@ const ReportView = (props: { readonly run: RunView; readonly report: Report }) =
                   {finding.title} <Badge kind="severity" value={finding.severity} />
                 </h3>
                 <p class="muted">{finding.pattern}</p>
-                <Evidence evidence={finding.evidence} />
+                <Evidence evidence={finding.evidence} eventHref={(event) => `#event-${event}`} />
               </li>
             ))}
           </ol>
@@ -198,35 +184,10 @@ const Timeline = (props: { readonly trace: Trace; readonly cited: ReadonlySet<nu
 )
 
 export const RunPage = (props: { readonly id: string }) => {
-  const [run, setRun] = useState<RunView | null>(null)
   const [trace, setTrace] = useState<Trace | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  const path = `/v1/runs/${encodeURIComponent(props.id)}`
-
-  useEffect(() => {
-    let etag: string | null = null
-    let stopped = false
-    let timer: ReturnType<typeof setTimeout> | undefined
-    setRun(null)
-    setTrace(null)
-    const round = async () => {
-      const answer = await poll(path, RunWithReport, etag)
-      if (stopped) return
-      if (answer._tag === "Failed") setError(answer.message)
-      if (answer._tag === "Value") {
-        setError(null)
-        etag = answer.etag
-        setRun(answer.value)
-        if (answer.value.status !== "queued" && answer.value.status !== "running") return
-      }
-      timer = setTimeout(() => void round(), POLL_MS)
-    }
-    void round()
-    return () => {
-      stopped = true
-      clearTimeout(timer)
-    }
-  }, [path])
+  const ended = (runs: ReadonlyArray<RunView>) => runs.every((each) => each.status !== "queued" && each.status !== "running")
+  const { values, error } = usePolled([`/v1/runs/${encodeURIComponent(props.id)}`], RunWithReport, POLL_MS, ended)
+  const run = values?.[0] ?? null
 
   const finished = run !== null && run.status !== "queued" && run.status !== "running"
   useEffect(() => {
