@@ -223,6 +223,7 @@ describe("the packed tarballs", () => {
     expect(fullFiles).toContain("dist/client/index.d.ts")
     expect(fullFiles).toContain("dist/client/api.d.ts")
     expect(fullFiles).toContain("dist/assets/redoc/bundles/redoc.standalone.js")
+    expect(fullFiles).toContain("dist/ui/manifest.json")
     expect(fullFiles).toContain("dist/THIRD_PARTY_LICENSES.txt")
     expect(fullFiles).toContain("patterns/catalogue.json")
     expect(fullFiles).toContain("patterns/lencioni/prompts/standard.md")
@@ -304,7 +305,7 @@ describe("used from outside the repository", () => {
 })
 
 describe("the installed service", () => {
-  it("`svc serve` starts from the install alone: ready, its docs assets and the OpenAPI document served", async () => {
+  it("`svc serve` starts from the install alone: ready, its docs assets, the dashboard and the OpenAPI document served", async () => {
     const bin = join(fullProject, "node_modules", ".bin", "svc")
     const child = spawn(bin, ["serve"], {
       cwd: fullProject,
@@ -326,6 +327,11 @@ describe("the installed service", () => {
       expect(redoc.status).toBe(200)
       expect((await redoc.arrayBuffer()).byteLength).toBeGreaterThan(500_000)
       expect((await fetch(`${address}/docs/swagger-ui-bundle.js`)).status).toBe(200)
+      // the dashboard's shell, and the script it names
+      const shell = await (await fetch(`${address}/ui/runs`)).text()
+      const script = /src="(\/ui\/assets\/app-[A-Z0-9]+\.js)"/.exec(shell)?.[1]
+      expect(script).toBeDefined()
+      expect((await fetch(`${address}${script ?? ""}`)).status).toBe(200)
       const openapi: unknown = await (await fetch(`${address}/openapi.json`)).json()
       expect(openapi).toEqual(JSON.parse(readFileSync(join(REPO, "docs", "openapi.json"), "utf8")))
     } finally {
