@@ -26,6 +26,9 @@ import { DEFAULT_PAGE, MAX_PAGE, ProblemStatus, RunFilterParams } from "./RunsCo
 
 export { ProblemRef, ProblemStatus } from "./RunsContract.js"
 
+/** The days of a listed problem's `recent` trend. */
+export const RECENT_DAYS = 14
+
 export const Problem = Schema.Struct({
   id: Schema.String,
   title: Schema.String.annotations({ description: "The title of the finding that made the problem." }),
@@ -40,7 +43,10 @@ export const Problem = Schema.Struct({
   last_seen: Schema.String,
   resolved_at: Schema.NullOr(Schema.String),
   resolved_in_version: Schema.NullOr(Schema.String),
-  regressed_at: Schema.NullOr(Schema.String)
+  regressed_at: Schema.NullOr(Schema.String),
+  recent: Schema.optional(Schema.Array(Schema.Int)).annotations({
+    description: `In lists: its runs per UTC day over the last ${RECENT_DAYS} days, oldest first, today last (a trend without a request per problem).`
+  })
 }).annotations({ identifier: "Problem", description: "The same failure across a scope's runs." })
 export type Problem = typeof Problem.Type
 

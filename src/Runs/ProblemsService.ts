@@ -10,9 +10,19 @@ import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import { asSeverity } from "../Catalogue/Severity.js"
 import { shownUrl } from "../Config/Alerts.js"
-import type { AlertDelivery, CompareParams, Digest, Problem, ProblemComparison, ProblemDetail, ProblemListParams, ProblemUpdate } from "../Contract/ProblemsContract.js"
+import {
+  type AlertDelivery,
+  type CompareParams,
+  type Digest,
+  type Problem,
+  type ProblemComparison,
+  type ProblemDetail,
+  type ProblemListParams,
+  type ProblemUpdate,
+  RECENT_DAYS
+} from "../Contract/ProblemsContract.js"
 import { type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
-import { type CompareSide, type DeliveryRecord, PROBLEM_STATUSES, type ProblemDetail as StoredDetail, type ProblemRecord, isProblemStatus } from "../Store/Problems.js"
+import { type CompareSide, DAY_MS, type DeliveryRecord, PROBLEM_STATUSES, type ProblemDetail as StoredDetail, type ProblemRecord, isProblemStatus } from "../Store/Problems.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import { readFilter, readLimit, readPage } from "./RunsService.js"
 
@@ -140,7 +150,17 @@ export const ProblemsServiceLive = Layer.effect(
         const { cursor, limit } = yield* readPage(query)
         const store = yield* access.problems
         const page = yield* inStore("problems.list", store.list(scope, { label: filter.label, since: filter.since, until: filter.until, severity, status, pattern: query.pattern }, limit, cursor))
-        return { problems: page.problems.map(wireProblem), next_cursor: page.nextCursor }
+        // each one's trend over the last days, read at once (a dashboard draws it without a request per problem)
+        const today = Math.floor((yield* Clock.currentTimeMillis) / DAY_MS) * DAY_MS
+        const days = Array.from({ length: RECENT_DAYS }, (_, index) => new Date(today - (RECENT_DAYS - 1 - index) * DAY_MS).toISOString().slice(0, 10))
+        const recent = yield* inStore("problems.list", store.recentDays(page.problems.map((problem) => problem.id), days[0] ?? ""))
+        return {
+          problems: page.problems.map((problem) => {
+            const counts = recent.get(problem.id)
+            return { ...wireProblem(problem), recent: days.map((day) => counts?.get(day) ?? 0) }
+          }),
+          next_cursor: page.nextCursor
+        }
       })
 
     const get: ProblemsServiceShape["get"] = (keyName, id) =>

@@ -27,7 +27,8 @@ export const isProblemStatus = Schema.is(ProblemStatusSchema)
 /** The label whose values `resolved_in_version` compares (the OTLP intake's `version`, §18). */
 export const VERSION_LABEL = "version"
 
-const DAY_MS = 86_400_000
+/** A UTC day in milliseconds. */
+export const DAY_MS = 86_400_000
 
 export interface ProblemRecord {
   readonly id: string
@@ -173,6 +174,8 @@ export interface ProblemStoreShape {
   readonly merge: (scope: string, id: string, into: string, now: number) => Effect.Effect<MergeOutcome, SqlError.SqlError>
   /** Takes a run out of a problem into a problem of its own fingerprint (future runs of it follow). */
   readonly detach: (scope: string, id: string, runId: string, now: number) => Effect.Effect<Option.Option<ProblemRecord>, SqlError.SqlError>
+  /** The runs per UTC day (`YYYY-MM-DD`) of some problems from `sinceDay` on: their recent trend (one read, by the days' key). */
+  readonly recentDays: (ids: ReadonlyArray<string>, sinceDay: string) => Effect.Effect<ReadonlyMap<string, ReadonlyMap<string, number>>, SqlError.SqlError>
   /** The problems a run joined. */
   readonly ofRun: (scope: string, runId: string) => Effect.Effect<ReadonlyArray<ProblemRecord>, SqlError.SqlError>
   readonly compare: (
@@ -694,6 +697,21 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         return yield* resolveId(scope, fresh)
       }))
 
+    const recentDays: ProblemStoreShape["recentDays"] = (ids, sinceDay) =>
+      ids.length === 0
+        ? Effect.succeed(new Map())
+        : Effect.map(sql`SELECT problem_id, day, runs FROM problem_days WHERE ${sql.in("problem_id", ids)} AND day >= ${sinceDay}`, (rows) => {
+          const byProblem = new Map<string, Map<string, number>>()
+          for (const row of rows) {
+            if (!Predicate.isRecord(row)) continue
+            const id = text(row, "problem_id") ?? ""
+            const days = byProblem.get(id) ?? new Map<string, number>()
+            days.set(text(row, "day") ?? "", integer(row, "runs") ?? 0)
+            byProblem.set(id, days)
+          }
+          return byProblem
+        })
+
     const ofRun: ProblemStoreShape["ofRun"] = (scope, runId) =>
       Effect.map(
         sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)} FROM problem_runs r JOIN problems p ON p.id = r.problem_id
@@ -857,6 +875,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       merge,
       detach,
       ofRun,
+      recentDays,
       compare,
       digest,
       deliveries,

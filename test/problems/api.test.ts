@@ -64,7 +64,13 @@ describe("problems across runs", () => {
     expect(third.problems?.map((each) => each.id)).toEqual([problemId])
     const listed = await problems()
     expect(listed.problems.map((each) => each.id)).toEqual([problemId])
+    // a listed problem's trend: 14 UTC days, today last, the days matching the detail's
     const detail = await problem(problemId)
+    const recent = listed.problems[0]?.recent ?? []
+    expect(recent).toHaveLength(14)
+    const today = new Date().toISOString().slice(0, 10)
+    expect(recent[13]).toBe(detail.days.find((day) => day.day === today)?.runs ?? 0)
+    expect(recent.reduce((sum, runs) => sum + runs, 0)).toBe(3)
     expect(detail).toMatchObject({ status: "open", run_count: 3, severity: "high", patterns: ["lewin"] })
     expect(detail.examples.map((example) => example.run_id).sort()).toEqual([first.id, second.id, third.id].sort())
     expect(detail.examples[0]?.evidence.length).toBeGreaterThan(0)

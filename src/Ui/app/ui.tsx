@@ -56,23 +56,26 @@ export const Pager = (props: { readonly first: string | null; readonly next: str
     </nav>
   )
 
-/** Runs per UTC day as bars, the days without runs included; the numbers also as the chart's label. */
-export const TrendChart = (props: { readonly days: ReadonlyArray<{ readonly day: string; readonly runs: number }>; readonly span?: number }) => {
-  const span = props.span ?? 30
-  const byDay = new Map(props.days.map((entry) => [entry.day, entry.runs]))
-  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate())
-  const days = Array.from({ length: span }, (_, index) => new Date(today - (span - 1 - index) * 86_400_000).toISOString().slice(0, 10))
-  const counts = days.map((day) => byDay.get(day) ?? 0)
+/** Counts per UTC day over the last `span` days, oldest first, today last, from `{day, runs}` entries. */
+export const countsOf = (days: ReadonlyArray<{ readonly day: string; readonly runs: number }>, span: number): ReadonlyArray<number> => {
+  const byDay = new Map(days.map((entry) => [entry.day, entry.runs]))
+  const today = Math.floor(Date.now() / 86_400_000) * 86_400_000
+  return Array.from({ length: span }, (_, index) => byDay.get(new Date(today - (span - 1 - index) * 86_400_000).toISOString().slice(0, 10)) ?? 0)
+}
+
+/** Runs per UTC day as bars (oldest first, today last), the days without runs included; the numbers also as the chart's label. */
+export const TrendChart = (props: { readonly counts: ReadonlyArray<number> }) => {
+  const { counts } = props
   const max = Math.max(1, ...counts)
-  const width = span * 8
+  const width = counts.length * 8
   const total = counts.reduce((sum, count) => sum + count, 0)
-  const label = `Runs per day over the last ${span} UTC days: ${total} in all, at most ${Math.max(...counts)} in a day.`
+  const label = `Runs per day over the last ${counts.length} UTC days: ${total} in all, at most ${Math.max(0, ...counts)} in a day.`
   return (
     <svg class="trend" viewBox={`0 0 ${width} 40`} width={width} height={40} role="img" aria-label={label}>
       <title>{label}</title>
       {counts.map((count, index) => {
         const height = count === 0 ? 1 : Math.max(2, Math.round((count / max) * 38))
-        return <rect key={days[index]} x={index * 8 + 1} y={40 - height} width={6} height={height} class={count === 0 ? "bar-empty" : "bar"} />
+        return <rect key={index} x={index * 8 + 1} y={40 - height} width={6} height={height} class={count === 0 ? "bar-empty" : "bar"} />
       })}
     </svg>
   )

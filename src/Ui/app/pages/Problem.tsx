@@ -7,7 +7,7 @@ import { useEffect, useState } from "preact/hooks"
 import type { ProblemDetail } from "../../../Contract/ProblemsContract.js"
 import { call } from "../api.js"
 import { Link, navigate } from "../router.js"
-import { Badge, Evidence, Loading, Notice, Page, TrendChart, When } from "../ui.js"
+import { Badge, countsOf, Evidence, Loading, Notice, Page, TrendChart, When } from "../ui.js"
 import { setStatus } from "./Problems.js"
 
 const Manage = (props: { readonly problem: ProblemDetail; readonly changed: () => void }) => {
@@ -118,7 +118,7 @@ export const ProblemPage = (props: { readonly id: string }) => {
           </dl>
           <section aria-labelledby="trend">
             <h2 id="trend">Runs over time</h2>
-            <TrendChart days={problem.days} />
+            <TrendChart counts={countsOf(problem.days, 30)} />
           </section>
           <Manage problem={problem} changed={() => setRound((count) => count + 1)} />
           <section aria-labelledby="examples">

@@ -53,7 +53,6 @@ export const ProblemsPage = () => {
   const filters = Object.fromEntries(FIELDS.map((field) => [field.name, search.get(field.name)]))
   const filtered = FIELDS.some((field) => search.get(field.name) !== null)
   const [problems, setProblems] = useState<ReadonlyArray<Problem> | null>(null)
-  const [trends, setTrends] = useState<ReadonlyMap<string, ReadonlyArray<{ readonly day: string; readonly runs: number }>>>(new Map())
   const [next, setNext] = useState<string | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [round, setRound] = useState(0)
@@ -62,15 +61,11 @@ export const ProblemsPage = () => {
     let stopped = false
     setError(null)
     const path = hrefOf("/v1/problems", { ...filters, cursor: search.get("cursor") })
-    void poll(path, ProblemList, null).then(async (answer) => {
+    void poll(path, ProblemList, null).then((answer) => {
       if (stopped) return
       if (answer._tag !== "Value") return setError(answer._tag === "Failed" ? answer.message : null)
       setProblems(answer.value.problems)
       setNext(answer.value.next_cursor)
-      // each problem's days, for its trend (the page's problems only)
-      const details = await Promise.all(answer.value.problems.map((problem) => call((client) => client.problems.getProblem({ path: { id: problem.id } }))))
-      if (stopped) return
-      setTrends(new Map(details.flatMap((detail) => (detail.ok ? [[detail.value.id, detail.value.days] as const] : []))))
     })
     return () => {
       stopped = true
@@ -104,7 +99,7 @@ export const ProblemsPage = () => {
                   <Link href={`/ui/problems/${encodeURIComponent(problem.id)}`}>{problem.title}</Link>
                   <div class="muted">{problem.patterns.join(", ")}</div>
                 </td>
-                <td>{trends.has(problem.id) ? <TrendChart days={trends.get(problem.id) ?? []} span={14} /> : null}</td>
+                <td>{problem.recent === undefined ? null : <TrendChart counts={problem.recent} />}</td>
                 <td>{problem.run_count}</td>
                 <td>
                   <Badge kind="severity" value={problem.severity} />
