@@ -226,7 +226,8 @@ describe("outputs", () => {
 
     const html = await post(service, body, "?output=html")
     expect(html.headers.get("content-type")).toContain("text/html")
-    expect(html.headers.get("content-security-policy")).toContain("script-src 'self'")
+    // the page quotes the trace: it is answered sandboxed, with no script (DECISIONS §22)
+    expect(html.headers.get("content-security-policy")).toMatch(/^sandbox; default-src 'none'/)
     const page = await html.text()
     expect(page).toContain("<html")
     expect(page).not.toContain("<script")

@@ -93,7 +93,7 @@ describe("the runs over MCP (Streamable HTTP)", () => {
     const list = tool("svc_list_runs")
     expect(list?.inputSchema.required).toEqual([])
     const properties = list?.inputSchema.properties ?? {}
-    expect(Object.keys(properties).sort()).toEqual(["cursor", "external_id", "label", "limit", "pattern", "severity", "since", "status", "until"])
+    expect(Object.keys(properties).sort()).toEqual(["cursor", "external_id", "label", "limit", "pattern", "severity", "since", "status", "trace_id", "until"])
     expect(properties["status"]).toMatchObject({ enum: ["queued", "running", "done", "failed", "skipped"] })
     expect(properties["severity"]).toMatchObject({ enum: ["none", "low", "medium", "high", "critical"] })
     expect(properties["limit"]).toMatchObject({ type: "integer", minimum: 1, maximum: 200 })

@@ -66,10 +66,11 @@ describe("the dashboard in a browser", () => {
   it("signs in, submits, watches a run finish live, follows evidence, resolves its problem; a deep link signs in first", async () => {
     const contents = chatTrace("ui-b").messages.map((message) => message.content)
     const quoting = quotingEvents(contents, [2, 4])
-    // each lens answers after a while: the run is seen running, and the other waits queued
+    // the lenses answer after a while: the first run holds the one worker for 6 s (the second waits
+    // queued meanwhile, even on a loaded machine), the second runs for 2 s (it is seen running)
     harness.double.script = (recorded: RecordedCall): Reply | undefined => {
       const reply = quoting(recorded)
-      return reply === undefined ? undefined : { kind: "delay", ms: 3_000, then: reply }
+      return reply === undefined ? undefined : { kind: "delay", ms: recorded.text.includes("ui-a") ? 6_000 : 2_000, then: reply }
     }
     const context = await browser.newContext()
     const { page, external, urls, problems } = await watch(context)
@@ -78,9 +79,12 @@ describe("the dashboard in a browser", () => {
     await page.waitForURL(/\/ui(\/runs)?$/)
     await expect(page.getByRole("heading", { level: 1, name: "Runs" }).isVisible()).resolves.toBe(true)
 
-    // Submit: two files, two runs
+    // Submit: two files, two runs (one picked, then another)
     await page.getByRole("link", { name: "Submit", exact: true }).click()
-    await page.locator("input[type=file]").setInputFiles([traceFile("ui-a"), traceFile("ui-b")])
+    // one after the other: the first run is the first in the queue
+    await page.locator("input[type=file]").setInputFiles([traceFile("ui-a")])
+    await page.locator('.uploads li[data-state="done"]').first().waitFor()
+    await page.locator("input[type=file]").setInputFiles([traceFile("ui-b")])
     await page.locator('.uploads li[data-state="done"]').nth(1).waitFor()
     const second = page.locator(".uploads > li").nth(1).getByRole("link")
     const runPath = await second.getAttribute("href")

@@ -154,6 +154,8 @@ describe("the dashboard's pages", () => {
     const { context, page, external, errors } = await tab(null)
     await page.goto(`${service.url}/ui/runs/${runId}`)
     await page.waitForURL(/\/ui\/sign-in\?next=/)
+    // the page drawn, its heading focused (as a page opens): the Tab presses start from there
+    await page.locator("h1:focus").waitFor()
     /** Presses Tab (Shift+Tab: back) until the focused element matches, checking that each focused element shows its focus. */
     const tabTo = async (matches: string, back = false) => {
       for (let presses = 0; presses < 80; presses++) {
@@ -176,6 +178,7 @@ describe("the dashboard's pages", () => {
     // back to the deep link asked for
     await page.waitForURL(`**/ui/runs/${runId}`)
     await page.locator("#event-4").waitFor()
+    await page.locator("h1:focus").waitFor()
     await tabTo('a[href="#event-1"]')
     await page.keyboard.press("Enter")
     await page.waitForURL(/#event-1$/)
@@ -184,6 +187,7 @@ describe("the dashboard's pages", () => {
     await page.keyboard.press("Enter")
     await page.waitForURL(`**/ui/problems/${problemId}`)
     await page.locator("section[aria-labelledby=examples] blockquote").first().waitFor()
+    await page.locator("h1:focus").waitFor()
     await tabTo('nav a[href="/ui/runs"]', true)
     await page.keyboard.press("Enter")
     await page.locator(`tr[data-run="${runId}"]`).waitFor()
