@@ -156,7 +156,6 @@ footer{color:var(--muted);font-size:.85em;padding:24px 0}
 @media print{.event,.finding{break-inside:avoid}.content{max-height:none}}
 `
 
-
 interface Numbered {
   readonly finding: ReportFinding
   readonly index: number
