@@ -195,13 +195,14 @@ export const makeEdge = (
           if (prepared !== undefined) {
             return send(response, 200, prepared.contentType, prepared.body, requestId, guarded.headers, false)
           }
-          if (isDashboardPath(path)) {
-            const page = dashboard(path)
-            if (page === undefined) {
-              return refuse(new NotFound({ message: path.startsWith(DASHBOARD_ASSETS) ? "no such dashboard asset" : "the dashboard is not built (npm run build)" }), false)
-            }
-            return send(response, 200, page.contentType, page.body, requestId, { ...guarded.headers, ...page.headers }, false)
+        }
+        // the dashboard's shell and assets, to GET and HEAD (node sends no body to a HEAD)
+        if ((method === "GET" || method === "HEAD") && isDashboardPath(path)) {
+          const page = dashboard(path)
+          if (page === undefined) {
+            return refuse(new NotFound({ message: path.startsWith(DASHBOARD_ASSETS) ? "no such dashboard asset" : "the dashboard is not built (npm run build)" }), false)
           }
+          return send(response, 200, page.contentType, page.body, requestId, { ...guarded.headers, ...page.headers }, false)
         }
 
         const handOn = (body: Uint8Array | null) => {

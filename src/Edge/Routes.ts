@@ -39,7 +39,7 @@ export const routes: ReadonlyArray<RouteInfo> = (() => {
 /** Methods that exist for a path (empty when the path is unknown). */
 export const allowedMethods = (path: string): Array<string> => {
   if (path === MCP_PATH) return [...MCP_METHODS]
-  if (isDashboardPath(path)) return ["GET"]
+  if (isDashboardPath(path)) return ["GET", "HEAD"]
   const methods = new Set<string>()
   for (const route of routes) if (route.pattern.test(path)) methods.add(route.method)
   if (methods.has("GET")) methods.add("HEAD")
@@ -56,7 +56,7 @@ export const UI_ASSET_ROUTE = "/ui/assets/:file"
 /** The route template a request matched, or `unmatched` (keeps metric labels bounded). */
 export const routeTemplate = (method: string, path: string): string => {
   if (path === MCP_PATH) return MCP_PATH
-  if (method === "GET" && isDashboardPath(path)) return path.startsWith(DASHBOARD_ASSETS) ? UI_ASSET_ROUTE : UI_ROUTE
+  if ((method === "GET" || method === "HEAD") && isDashboardPath(path)) return path.startsWith(DASHBOARD_ASSETS) ? UI_ASSET_ROUTE : UI_ROUTE
   const hit = exact.get(`${method} ${path}`)
   if (hit !== undefined) return hit
   for (const route of parametric) if (route.method === method && route.pattern.test(path)) return route.template

@@ -67,6 +67,13 @@ describe("the dashboard's shell", () => {
     }
     const posted = await fetch(`${service.url}/ui/runs`, { method: "POST" })
     expect(posted.status).toBe(405)
+    expect(posted.headers.get("allow")).toBe("GET, HEAD")
+    // HEAD: the same headers, no body
+    const head = await fetch(`${service.url}/ui/assets/${script}`, { method: "HEAD" })
+    expect(head.status).toBe(200)
+    expect(head.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
+    expect(head.headers.get("content-length")).toBe(js.headers.get("content-length"))
+    expect(await head.text()).toBe("")
   })
 
   it("loads in at most 250 KB gzip: the shell, the script and the stylesheet", async () => {
