@@ -15,10 +15,11 @@
  *   npx tsx bench/problems.ts   (part of `npm run bench`; BENCH_ONLY=problems-sqlite or problems-postgres runs one store)
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Predicate, Redacted } from "effect"
 import type { ProblemFinding } from "../src/Problems/Fingerprint.js"
 import type { RunStoreShape } from "../src/Store/Runs.js"
 import { startCluster } from "../test/support/Postgres.js"
+import { integer } from "../src/Store/Columns.js"
 import { postgresLayer, sqliteLayer } from "../src/Store/Sql.js"
 import { RunStore } from "../src/Store/Runs.js"
 import { freshDatabase, newRun, storesLayer } from "../test/support/RunStore.js"
@@ -94,9 +95,10 @@ const walBytesOf = <E, R>(work: Effect.Effect<unknown, E, R>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const postgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    /** A column of the first row, as a number (the drivers' integers and PostgreSQL's numeric digits). */
     const numberOf = (rows: ReadonlyArray<unknown>, column: string): number => {
       const row = rows[0]
-      return typeof row === "object" && row !== null && column in row ? Number(Object.getOwnPropertyDescriptor(row, column)?.value) : Number.NaN
+      return (Predicate.isRecord(row) ? integer(row, column) : null) ?? Number.NaN
     }
     if (postgres) {
       const position = Effect.map(sql`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS at`, (rows) => numberOf(rows, "at"))

@@ -50,8 +50,8 @@ const exact = new Map(routes.filter((route) => !route.template.includes(":")).ma
 const parametric = routes.filter((route) => route.template.includes(":"))
 
 /** The dashboard's routes (DECISIONS §22), served by the edge: its assets, and the shell for every other `/ui` path. */
-export const UI_ROUTE = "/ui"
-export const UI_ASSET_ROUTE = "/ui/assets/:file"
+const UI_ROUTE = "/ui"
+const UI_ASSET_ROUTE = "/ui/assets/:file"
 
 /** The route template a request matched, or `unmatched` (keeps metric labels bounded). */
 export const routeTemplate = (method: string, path: string): string => {

@@ -41,8 +41,7 @@ const IMMUTABLE = "public, max-age=31536000, immutable"
 
 const TYPES: Readonly<Record<string, string>> = {
   ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".map": "application/json"
+  ".css": "text/css; charset=utf-8"
 }
 
 /** dist/ui/ beside the built server (dist/chunks/), or the checkout's build when running from source. */
