@@ -11,6 +11,7 @@ import { type AlertSettings, isWebhookUrl, readAlertSettings } from "./Config/Al
 import { corsOriginValid, isAddressRange } from "./Config/Entries.js"
 import { type InvalidConfiguration, invalidConfiguration } from "./Config/Describe.js"
 import { type ApiKeyEntry, keyList } from "./Config/KeyList.js"
+import { type TelemetrySettings, telemetrySettings } from "./Config/Telemetry.js"
 import { bundledPatternsDir, defaultHome, directory } from "./Config/Paths.js"
 import {
   choice,
@@ -178,9 +179,9 @@ export interface AppConfigShape {
     readonly pendingBytesPerScope: number
     /** SVC_OTLP_PENDING_BYTES: bytes of pending spans all scopes may hold; past it 429. */
     readonly pendingBytes: number
-    /** OTEL_SERVICE_NAME (default `pattern-analysis-service`): this service's own spans, dropped on arrival (no loop). */
-    readonly ownServiceName: string
   }
+  /** The service's own spans and the verdicts sent back over OTLP (DECISIONS §21; Config/Telemetry.ts). */
+  readonly telemetry: TelemetrySettings
   /** Problems' alerts (DECISIONS §19): webhooks per scope, their signing secret, the alerting severity, links. */
   readonly alerts: AlertSettings
   /** Shared state for several replicas (DECISIONS §15); none: everything stays in the process. */
@@ -393,9 +394,9 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     pendingBytesPerScope: integer("SVC_OTLP_PENDING_BYTES_PER_SCOPE", "an integer number of bytes >= 1024", { min: 1024, max: 2 ** 40 }).pipe(
       Config.withDefault(64 * MiB)
     ),
-    pendingBytes: integer("SVC_OTLP_PENDING_BYTES", "an integer number of bytes >= 1024", { min: 1024, max: 2 ** 40 }).pipe(Config.withDefault(256 * MiB)),
-    ownServiceName: optionalText("OTEL_SERVICE_NAME").pipe(Config.map(Option.getOrElse(() => "pattern-analysis-service")))
+    pendingBytes: integer("SVC_OTLP_PENDING_BYTES", "an integer number of bytes >= 1024", { min: 1024, max: 2 ** 40 }).pipe(Config.withDefault(256 * MiB))
   }),
+  telemetry: telemetrySettings,
   alerts: Config.all({
     webhooksFile: optionalText("SVC_ALERT_WEBHOOKS_FILE"),
     webhooks: list("SVC_ALERT_WEBHOOKS", "http(s) URLs separated by commas", { valid: isWebhookUrl }).pipe(Config.withDefault<ReadonlyArray<string>>([])),

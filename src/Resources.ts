@@ -25,6 +25,7 @@ import { RequestTrackerLive } from "./Lifecycle/Lifecycle.js"
 import { ReadinessLive } from "./Lifecycle/Readiness.js"
 import { ErrorReportingLive } from "./Observability/ErrorReporting.js"
 import { MetricsLive } from "./Observability/Metrics.js"
+import { TracingLive } from "./Observability/Tracing.js"
 import { ModelClientsLive } from "./Providers/ModelClients.js"
 import { RateLimiterMemoryLive, RateLimiterRedisLive } from "./RateLimit/RateLimiter.js"
 import { RedisStoreLive } from "./Store/Redis.js"
@@ -37,6 +38,7 @@ import { AlertDeliveryLive, AlertRoutesLive } from "./Runs/Alerts.js"
 import { ProblemsServiceLive } from "./Runs/ProblemsService.js"
 import { OtlpAssemblyLive } from "./Otlp/Assembly.js"
 import { OtlpReceiverLive } from "./Otlp/Receiver.js"
+import { LogsEncodingLive } from "./Otlp/LogsEncoding.js"
 
 /** Where each kind of state lives, as the configuration says. */
 export const stateChoice = (config: AppConfigShape) => {
@@ -86,7 +88,7 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   const Assembly = options.serving ? OtlpAssemblyLive.pipe(Layer.provide([ConfigLive, RunsServices])) : Layer.empty
   // problems (DECISIONS §19): read and changed by every surface; their alerts delivered by `svc serve`
   const Problems = ProblemsServiceLive.pipe(Layer.provide([Scopes, Catalogue]))
-  const Deliveries = options.serving ? AlertDeliveryLive.pipe(Layer.provide([ConfigLive, Readiness])) : Layer.empty
+  const Deliveries = options.serving ? AlertDeliveryLive.pipe(Layer.provide([ConfigLive, Readiness, LogsEncodingLive])) : Layer.empty
   const Runs = Layer.mergeAll(RunsServices, Workers, Receiver, Assembly, Problems, Deliveries).pipe(Layer.provideMerge(Store))
   const Keys = (options.serving ? ApiKeysLive : ApiKeysOnceLive).pipe(Layer.provide(ConfigLive))
   // The one guard of every surface (auth, roles, rate limit), with the keys and limiter it reads.
@@ -110,6 +112,9 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
     Readiness,
     Tracker,
     MetricsLive
+  ).pipe(
+    // the service's own spans (DECISIONS §21), built first: every service reads whether they are on as it is built
+    Layer.provideMerge(TracingLive.pipe(Layer.provide(ConfigLive)))
   )
 }
 

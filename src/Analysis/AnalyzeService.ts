@@ -6,7 +6,7 @@
  * pattern's schema, the caller's scopes, the cache key: pure CPU work, no I/O) and `run`. A surface
  * labels what fails after the mode with the mode `admit` reports (`onMode`).
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Layer } from "effect"
 import { type RequestScopes, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
@@ -27,6 +27,7 @@ import {
 } from "../Errors.js"
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
 import { analysesRunning, countAnalysis, statusOfExit } from "../Observability/Metrics.js"
+import { Tracing } from "../Observability/Tracing.js"
 import { Analyzer } from "./Analyzer.js"
 import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
 import { type AnalyzeRequest, readAnalyzeRequest } from "../Intake/Requests.js"
@@ -158,6 +159,7 @@ export const AnalyzeServiceLive = Layer.effect(
     const catalogue = yield* Catalogue
     const analyzer = yield* Analyzer
     const cache = yield* AnalysisCache
+    const tracing = yield* Tracing
     const home = yield* Home
     const scopesOf = (yield* Scopes).of
     const redaction = yield* Redaction
@@ -197,8 +199,24 @@ export const AnalyzeServiceLive = Layer.effect(
         return { entry, mode, model, baseline, trace, origin, scopes, key, redactions: request.redactions }
       })
 
+    /** The analysis's span (DECISIONS §21): a lens, whether a request or a diagnose runs it. */
+    const lensSpan = <E, R>(prepared: PreparedAnalysis, effect: Effect.Effect<AnalysisOutcome, E, R>) =>
+      tracing.span(effect, `lens ${prepared.entry.pattern.code.slug}`, {
+        attributes: { "svc.pattern": prepared.entry.pattern.code.slug, "svc.mode": prepared.mode },
+        onEnd: (exit, set) => {
+          if (!Exit.isSuccess(exit)) return
+          const { detection, cached } = exit.value
+          set("svc.cache", cached ? "hit" : "miss")
+          set("svc.severity", detection.severity)
+          set("svc.findings", detection.findings.length)
+          set("svc.usage.llm_calls", detection.usage.llm_calls)
+          set("svc.usage.input_tokens", detection.usage.input_tokens)
+          set("svc.usage.output_tokens", detection.usage.output_tokens)
+        }
+      })
+
     const run = (prepared: PreparedAnalysis, requestId: string) =>
-      Effect.gen(function*() {
+      lensSpan(prepared, Effect.gen(function*() {
         const { entry, mode, model, baseline, trace, origin, scopes } = prepared
         const slug = entry.pattern.code.slug
         // When the deadline below ends, for the analysis: its model calls' retries stop short of it.
@@ -221,7 +239,7 @@ export const AnalyzeServiceLive = Layer.effect(
           ? result.detection
           : { ...result.detection, drift: yield* home.baseline(scopes.data, slug, baseline, storedOf(result.detection)) }
         return { result, detection, cached }
-      }).pipe(
+      })).pipe(
         // Every analysis, whatever the surface (REST, a diagnose's inner runs, MCP), counts once.
         Effect.onExit((exit) =>
           Effect.flatMap(AnalysisProgress, (progress) =>

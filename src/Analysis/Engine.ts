@@ -21,6 +21,8 @@ import { Home } from "../Home/Home.js"
 import { recordModelCall } from "../Observability/Metrics.js"
 import type { ModelCall, ModelMessage, ModelReply } from "../Providers/ModelCall.js"
 import { ModelClients } from "../Providers/ModelClients.js"
+import { withCallSpan } from "../Providers/CallSpan.js"
+import { Tracing } from "../Observability/Tracing.js"
 import { resolveProvider } from "../Providers/Resolution.js"
 import { oneLine } from "../Text.js"
 import { type AnalysisRequest, Analyzer } from "./Analyzer.js"
@@ -139,6 +141,7 @@ export const AnalyzerLive = Layer.effect(
     const clients = yield* ModelClients
     const catalogue = yield* Catalogue
     const home = yield* Home
+    const tracing = yield* Tracing
 
     /** One structured call, validated, with one repair attempt on schema failure. */
     const callValidated = <A>(
@@ -230,8 +233,14 @@ export const AnalyzerLive = Layer.effect(
                     outcome
                   })
                 ], { discard: true }))
-            const reply = yield* clients.generate(target, call).pipe(
-              Effect.onExit((exit) => record(exit._tag === "Success" ? "ok" : "error", exit._tag === "Success" ? exit.value : undefined))
+            const reply = yield* withCallSpan(
+              tracing,
+              target,
+              call,
+              { pattern: pattern.code.slug, mode },
+              clients.generate(target, call).pipe(
+                Effect.onExit((exit) => record(exit._tag === "Success" ? "ok" : "error", exit._tag === "Success" ? exit.value : undefined))
+              )
             )
             usage.calls += 1
             usage.inputTokens += reply.inputTokens

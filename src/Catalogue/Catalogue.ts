@@ -57,5 +57,5 @@ export const CatalogueLive: Layer.Layer<Catalogue, CatalogueError, AppConfig> = 
     const config = yield* AppConfig
     const patterns = yield* loadCatalogue(config.patternsDir, patternCodes)
     return makeCatalogue(patterns)
-  }).pipe(Effect.withSpan("Catalogue.load"))
+  })
 )

@@ -148,10 +148,12 @@ export const DigestOutput = Schema.Literal("json", "markdown", "html").annotatio
 
 export const AlertDelivery = Schema.Struct({
   id: Schema.String.annotations({ description: "The `X-Svc-Delivery` id: the same on every attempt." }),
-  event: Schema.Literal("problem.new", "problem.severity", "problem.regressed", "run.failed"),
+  event: Schema.Literal("problem.new", "problem.severity", "problem.regressed", "run.failed", "run.evaluation").annotations({
+    description: "What was sent: an alert (`problem.*`, `run.failed`), or a run's verdicts to SVC_EVALUATION_ENDPOINT as OTLP logs (`run.evaluation`, DECISIONS §21)."
+  }),
   problem_id: Schema.NullOr(Schema.String),
   run_id: Schema.NullOr(Schema.String),
-  url: Schema.String.annotations({ description: "The webhook's origin only (its path may hold a token)." }),
+  url: Schema.String.annotations({ description: "The webhook's (or evaluation endpoint's) origin only (its path may hold a token)." }),
   state: Schema.Literal("pending", "delivering", "delivered", "failed"),
   attempts: Schema.Int,
   last_status: Schema.NullOr(Schema.Int),

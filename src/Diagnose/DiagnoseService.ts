@@ -5,7 +5,7 @@
  * metrics included), and merged into one report. One lens failing leaves its entry with the error
  * kind; the whole is bounded by the request deadline (504, upstream calls aborted).
  */
-import { Clock, Context, Duration, Effect, Either, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Either, Exit, Layer } from "effect"
 import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"
 import { AnalysisProgress } from "../Analysis/Progress.js"
@@ -13,6 +13,7 @@ import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
 import { decodeDiagnoseOptions, type DiagnoseOptions, readTraceIntake, redactionsOf, type TraceIntake } from "../Intake/Requests.js"
 import type { RedactionCounts, ScopedRedactor } from "../Redaction/Redactor.js"
 import { Redaction } from "../Redaction/Redaction.js"
+import { Tracing } from "../Observability/Tracing.js"
 import { redactRecord, redactTrace } from "../Redaction/Trace.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { Mode } from "../Catalogue/Resources.js"
@@ -118,6 +119,7 @@ export const DiagnoseServiceLive = Layer.effect(
     const { limits } = yield* AppConfig
     const catalogue = yield* Catalogue
     const redaction = yield* Redaction
+    const tracing = yield* Tracing
     const analyses = yield* AnalyzeService
     const entries = catalogue.entries
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
@@ -167,7 +169,7 @@ export const DiagnoseServiceLive = Layer.effect(
       })
 
     const run: DiagnoseServiceShape["run"] = (request, keyName, requestId) =>
-      Effect.gen(function*() {
+      tracing.span(Effect.gen(function*() {
         const startedAt = yield* Clock.currentTimeMillis
         yield* analyses.pace
         const { format, redactions, trace } = request
@@ -280,7 +282,18 @@ export const DiagnoseServiceLive = Layer.effect(
           redactions
         }
         return { report: mergeReport(input), events: trace.events, cacheKeys }
-      }).pipe(Effect.withSpan("DiagnoseService.run"))
+      }), "diagnose", {
+        attributes: { "svc.format": request.format, "svc.mode": request.options.mode },
+        onEnd: (exit, set) => {
+          if (!Exit.isSuccess(exit)) return
+          const { report } = exit.value
+          set("svc.severity", report.severity)
+          set("svc.findings", report.findings.length)
+          set("svc.lenses", report.patterns.length)
+          set("svc.usage.input_tokens", report.usage.input_tokens)
+          set("svc.usage.output_tokens", report.usage.output_tokens)
+        }
+      })
 
     return { diagnose, admitEach, run }
   })

@@ -22,6 +22,7 @@ import { AppConfig } from "../Config.js"
 import { type ApiError, errorKinds, InternalError, NotFound, ValidationError } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
+import { type ServerSpan, Tracing } from "../Observability/Tracing.js"
 import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
 import { bodyTooLarge, type BodyOutcome, encodingRefusal, InflightBudget, inflateBody, isGzip, isJsonContentType, overloaded, readBody } from "./Body.js"
 import { makeCors } from "./Cors.js"
@@ -45,6 +46,12 @@ const SECURITY_FLAT = SECURITY.flat()
 const JSON_TYPE = "application/json"
 const kindByStatus = new Map<number, string>(Object.values(errorKinds).map(({ kind, status }) => [status, kind]))
 
+/** The route a request matched, as its span names it (`http.route`), or null. */
+const routeOf = (method: string, path: string): string | null => {
+  const template = routeTemplate(method, path)
+  return template === "unmatched" ? null : template
+}
+
 /** A handler of requests the edge passed, given what the edge knows of the request. */
 export type EdgeHandler = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
 
@@ -66,6 +73,7 @@ export const makeEdge = (
     const replies = yield* CachedReplies
     const scopes = yield* Scopes
     const reporting = yield* ErrorReporting
+    const tracing = yield* Tracing
     const { allowedHosts, auth, corsOrigins, limits } = yield* AppConfig
     const dashboard = makeDashboard({ authRequired: auth.required })
     const cors = makeCors(corsOrigins)
@@ -119,6 +127,23 @@ export const makeEdge = (
       tracker.started()
       const method = request.method ?? "GET"
       const path = pathOf(request.url ?? "/")
+      // OTLP's endpoints (exactly POST) answer errors as a google.rpc.Status (DECISIONS §5), the edge's own refusals included
+      const otlp = method === "POST" && OTLP_PATHS.has(path)
+      /** The request's server span (DECISIONS §21): an OTLP request's is made when it ends, unless it held only the service's own spans. */
+      const traced = (): ServerSpan | undefined =>
+        tracing.server({
+          method,
+          route: routeOf(method, path),
+          path,
+          host: headerValue(request.headers, "host"),
+          userAgent: headerValue(request.headers, "user-agent"),
+          traceparent: headerValue(request.headers, "traceparent"),
+          tracestate: headerValue(request.headers, "tracestate"),
+          requestId,
+          startedAt
+        })
+      const serverSpan = tracing.enabled && !otlp ? traced() : undefined
+      let ownTelemetryOnly = false
       if (cors !== undefined) {
         const origin = headerValue(request.headers, "origin")
         // A browser's preflight from an allowed origin: answered before the guards (it carries no key).
@@ -128,6 +153,7 @@ export const makeEdge = (
         if (preflight !== undefined) {
           response.once("close", () => {
             countHttp("OPTIONS", "preflight", response.statusCode)
+            serverSpan?.end(response.statusCode, null)
             tracker.finished()
           })
           const headers: Array<string> = [...SECURITY_FLAT, "x-request-id", requestId]
@@ -146,8 +172,6 @@ export const makeEdge = (
         ? DIAGNOSE_LABEL
         : null
       const knownPattern = pattern !== null && slugs.has(pattern)
-      // OTLP's endpoints (exactly POST) answer errors as a google.rpc.Status (DECISIONS §5), the edge's own refusals included
-      const otlp = method === "POST" && OTLP_PATHS.has(path)
       // Prepared replies exist for the analyze endpoints of known patterns only, and for bodies
       // alone: options in the query change the answer, and hits are kept by body.
       const replyable = knownPattern && !(request.url ?? "").includes("?")
@@ -171,6 +195,7 @@ export const makeEdge = (
           }))
         }
         if (logs) Runtime.runSync(runtime, accessLog(method, path, status, (performance.now() - startedAt) / 1000, requestId))
+        if (tracing.enabled) (serverSpan ?? (otlp && !ownTelemetryOnly ? traced() : undefined))?.end(status, status >= 500 ? failure?.kind ?? kindByStatus.get(status) ?? null : null)
         tracker.finished()
       })
 
@@ -218,7 +243,11 @@ export const makeEdge = (
               failure ??= noted
             },
             charge: () => guards.charge(guarded.bucket),
-            contain: (step) => guard(response, requestId, step)
+            contain: (step) => guard(response, requestId, step),
+            span: serverSpan?.span,
+            ownTelemetryOnly: () => {
+              ownTelemetryOnly = true
+            }
           }
           if (path === MCP_PATH) return mcp(request, response, edge)
           if (knownPattern && pattern !== null) return analyze(pattern, request, response, edge)

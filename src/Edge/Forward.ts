@@ -13,7 +13,7 @@ import { type ApiError, errorKinds, InternalError, MethodNotAllowed, NotFound, V
 import type { Encoding } from "../Otlp/Model.js"
 import { encodingOf, OTLP_PATHS } from "../Otlp/Status.js"
 import { errorReply, pathOf } from "./Replies.js"
-import { CurrentRequest, EdgeIncomingMessage, type EdgeRequest } from "./RequestContext.js"
+import { CurrentRequest, EdgeIncomingMessage, type EdgeRequest, underRequest } from "./RequestContext.js"
 import { allowedMethods } from "./Routes.js"
 
 /** The error response of an ApiError, with the headers its kind requires (a Status on the OTLP endpoints). */
@@ -76,9 +76,12 @@ export const behindEdge = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<ne
     const incoming = NodeHttpServerRequest.toIncomingMessage(request)
     const edge = incoming instanceof EdgeIncomingMessage ? incoming.edge : undefined
     if (edge === undefined) return Effect.die(new Error("a request reached the app without passing the edge"))
-    return app.pipe(
-      Effect.catchAllCause(respondToFailure(request, edge)),
-      Effect.provideService(CurrentRequest, edge),
-      Effect.annotateLogs("request_id", edge.requestId)
+    return underRequest(
+      edge,
+      app.pipe(
+        Effect.catchAllCause(respondToFailure(request, edge)),
+        Effect.provideService(CurrentRequest, edge),
+        Effect.annotateLogs("request_id", edge.requestId)
+      )
     )
   })

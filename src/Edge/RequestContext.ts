@@ -5,7 +5,8 @@
  * by which the app tells the edge why a request failed, for the error report the edge makes when
  * the response finishes.
  */
-import { Context } from "effect"
+import { Context, type Effect, type Tracer } from "effect"
+import { underSpan } from "../Observability/Tracing.js"
 import { IncomingMessage } from "node:http"
 import type { RateLimited } from "../Errors.js"
 
@@ -37,6 +38,14 @@ export interface EdgeRequest {
    * throws fails this request alone with a 500, logged once (Edge.ts).
    */
   readonly contain: (step: () => void) => void
+  /** The request's server span when the service exports its spans (DECISIONS §21), else undefined. */
+  readonly span: Tracer.AnySpan | undefined
+  /**
+   * Tells the edge the request carried only this service's own telemetry (the OTLP receiver): no
+   * span is made of it, so a service exporting to itself, or through a Collector that sends back
+   * to it, does not trace its own exports forever.
+   */
+  readonly ownTelemetryOnly: () => void
 }
 
 const NO_REQUEST: EdgeRequest = {
@@ -46,13 +55,18 @@ const NO_REQUEST: EdgeRequest = {
   body: null,
   noteFailure: () => undefined,
   charge: () => null,
-  contain: (step) => step()
+  contain: (step) => step(),
+  span: undefined,
+  ownTelemetryOnly: () => undefined
 }
 
 /** The current request; a reference (with a default) so reading it adds no requirement. */
 export class CurrentRequest extends Context.Reference<CurrentRequest>()("CurrentRequest", {
   defaultValue: () => NO_REQUEST
 }) {}
+
+/** `effect` under the request's server span, when there is one. */
+export const underRequest = <A, E, R>(edge: EdgeRequest, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => underSpan(edge.span, effect)
 
 /**
  * node's request object on this server (the `IncomingMessage` option of `http.createServer`),

@@ -7,6 +7,7 @@ import { NO_QUERY, type QueryOptions } from "./Intake.js"
 import { type NormalizeRequest, readTraceIntake } from "./Requests.js"
 import { AppConfig } from "../Config.js"
 import type { InternalError, RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
+import { Tracing } from "../Observability/Tracing.js"
 import { Redaction } from "../Redaction/Redaction.js"
 import { redactTrace } from "../Redaction/Trace.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
@@ -33,9 +34,10 @@ export const TraceReaderLive = Layer.effect(
   Effect.gen(function*() {
     const { limits } = yield* AppConfig
     const redaction = yield* Redaction
+    const tracing = yield* Tracing
     return {
     normalize: (body, keyName, query = NO_QUERY) =>
-      Effect.gen(function*() {
+      tracing.span(Effect.gen(function*() {
         // Normalize's request is the first phase of every request's intake (src/Intake/Requests.ts).
         const { format, parts, select }: NormalizeRequest = yield* readTraceIntake(body, query)
         const redactor = yield* redaction.forKey(keyName)
@@ -44,7 +46,7 @@ export const TraceReaderLive = Layer.effect(
         if (select === undefined && normalized.traces.length > 1) return { format: normalized.format, traces: normalized.traces }
         const trace = select === undefined && only !== undefined ? only : yield* selectTrace(normalized, select)
         return { format: normalized.format, events: trace.events.length, trace }
-      }).pipe(Effect.withSpan("TraceReader.normalize"))
+      }), "normalize")
     }
   })
 )

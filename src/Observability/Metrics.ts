@@ -115,6 +115,16 @@ export const alertDeliveriesTotal = Metric.counter("svc_alert_deliveries", {
   incremental: true
 })
 
+export const telemetrySpansTotal = Metric.counter("svc_telemetry_spans", {
+  description: "The service's own spans sent to its OTLP traces endpoint (DECISIONS §21), by outcome: exported, failed (the export failed; the spans are lost).",
+  incremental: true
+})
+
+export const evaluationDeliveriesTotal = Metric.counter("svc_evaluation_deliveries", {
+  description: "Verdict exports to SVC_EVALUATION_ENDPOINT (DECISIONS §21), by outcome: delivered (2xx), retry (failed, tried again later), failed (given up).",
+  incremental: true
+})
+
 export const otlpPendingTraces = Metric.gauge("svc_otlp_pending_traces", {
   description: "OTLP traces waiting to complete (all scopes), as last counted by this process."
 })
@@ -297,6 +307,16 @@ const alertDeliveryCounter = memo((outcome: string) => labelled(alertDeliveriesT
 
 /** One alert webhook call's outcome (Runs/Alerts.ts). */
 export const countAlertDelivery = (outcome: "delivered" | "retry" | "failed"): void => alertDeliveryCounter(outcome)(1)
+
+const telemetrySpansCounter = memo((outcome: string) => labelled(telemetrySpansTotal, { outcome }))
+
+/** Spans of one export batch (Observability/OtelExport.ts). */
+export const countTelemetrySpans = (outcome: "exported" | "failed", spans: number): void => telemetrySpansCounter(outcome)(spans)
+
+const evaluationDeliveryCounter = memo((outcome: string) => labelled(evaluationDeliveriesTotal, { outcome }))
+
+/** One verdict export's outcome (Runs/Alerts.ts). */
+export const countEvaluationDelivery = (outcome: "delivered" | "retry" | "failed"): void => evaluationDeliveryCounter(outcome)(1)
 
 /** Counts one HTTP response by method, route template and status code, in place. */
 export const countHttp = (method: string, route: string, code: number): void =>

@@ -36,8 +36,11 @@ export interface OtlpReceiverShape {
   readonly ready: Effect.Effect<void, StoreUnavailable>
   /** The `Export…ServiceResponse` of a request kept, in its encoding. */
   readonly response: (signal: Signal, encoding: Encoding, partial: PartialSuccess | null) => Effect.Effect<{ readonly contentType: string; readonly body: Uint8Array }>
-  /** One export request's body, decoded, checked and kept; what was refused (null: nothing). */
-  readonly receive: (signal: Signal, body: OtlpBody, keyName: string | null) => Effect.Effect<PartialSuccess | null, ReceiveFailure>
+  /**
+   * One export request's body, decoded, checked and kept; what was refused (null: nothing).
+   * `ownOnly` is called when every item was this service's own (its request makes no span, DECISIONS §21).
+   */
+  readonly receive: (signal: Signal, body: OtlpBody, keyName: string | null, ownOnly?: () => void) => Effect.Effect<PartialSuccess | null, ReceiveFailure>
 }
 
 /** An export request's body as the surface read it: OTLP/JSON parsed (under the JSON bounds), or protobuf bytes. */
@@ -155,7 +158,9 @@ const BATCHES_AT_ONCE = 2
 export const OtlpReceiverLive = Layer.effect(
   OtlpReceiver,
   Effect.gen(function*() {
-    const { otlp } = yield* AppConfig
+    const { otlp, telemetry } = yield* AppConfig
+    /** This service's own spans (`service.name`, OTEL_SERVICE_NAME), dropped on arrival: no loop when it exports to itself. */
+    const ownServiceName = telemetry.serviceName
     const access = yield* RunStoreAccess
     const scopes = yield* Scopes
     const redaction = yield* Redaction
@@ -195,7 +200,7 @@ export const OtlpReceiverLive = Layer.effect(
     ): Flattened<A> => {
       const out: Flattened<A> = { items: [], resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
       for (const group of groups) {
-        const own = stringAttribute(group.resource?.attributes, "service.name") === otlp.ownServiceName
+        const own = stringAttribute(group.resource?.attributes, "service.name") === ownServiceName
         const resource = out.resources.push(group.resource) - 1
         for (const scoped of group.scoped) {
           if (own) {
@@ -258,9 +263,10 @@ export const OtlpReceiverLive = Layer.effect(
     const LOGS: ItemKind<LogRecord> = { signal: "logs", kind: "logs", noun: "log records", redact: redactLog, isRoot: () => false }
 
     /** Keeps a flattened batch: limits, per-trace groups, redaction, the store; what was refused. */
-    const keep = <A>(flat: Flattened<A>, of: ItemKind<A>, scope: string, keyName: string | null) =>
+    const keep = <A>(flat: Flattened<A>, of: ItemKind<A>, scope: string, keyName: string | null, ownOnly: () => void) =>
       Effect.gen(function*() {
         otlpMetrics.items(of.signal, "own", flat.own)
+        if (flat.own > 0 && flat.items.length === 0 && flat.invalid === 0 && flat.dropped === 0) ownOnly()
         otlpMetrics.items(of.signal, "dropped", flat.dropped)
         const refusals: Array<string> = []
         let rejected = flat.invalid
@@ -387,7 +393,7 @@ export const OtlpReceiverLive = Layer.effect(
         })
       })
 
-    const receive: OtlpReceiverShape["receive"] = (signal, body, keyName) =>
+    const receive: OtlpReceiverShape["receive"] = (signal, body, keyName, ownOnly = () => undefined) =>
       batches.withPermits(1)(Effect.gen(function*() {
         const scoped = scopes.of(keyName)
         if (scoped === undefined) return yield* unverifiedCaller()
@@ -400,9 +406,9 @@ export const OtlpReceiverLive = Layer.effect(
             return null
           }
           case "traces":
-            return yield* keep(flattenSpans(yield* decode(signal, body, readTracesJson, (proto, body) => proto.decodeTraces(body))), SPANS, scope, keyName)
+            return yield* keep(flattenSpans(yield* decode(signal, body, readTracesJson, (proto, body) => proto.decodeTraces(body))), SPANS, scope, keyName, ownOnly)
           case "logs":
-            return yield* keep(flattenLogs(yield* decode(signal, body, readLogsJson, (proto, body) => proto.decodeLogs(body))), LOGS, scope, keyName)
+            return yield* keep(flattenLogs(yield* decode(signal, body, readLogsJson, (proto, body) => proto.decodeLogs(body))), LOGS, scope, keyName, ownOnly)
         }
       }))
 

@@ -41,4 +41,10 @@ export interface ModelReply {
   readonly cachedInputTokens: number
   /** Input tokens the provider wrote to its prompt cache (Anthropic bills them apart; 0 elsewhere). */
   readonly cacheWriteTokens: number
+  /** The model that answered, as the provider names it (null when it does not say). */
+  readonly responseModel: string | null
+  /** The provider's id of the answer (null when it does not say). */
+  readonly responseId: string | null
+  /** Why the model stopped, in the provider's words (`end_turn`, `stop`, `length`, `completed`), null when it does not say. */
+  readonly finishReason: string | null
 }

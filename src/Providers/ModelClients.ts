@@ -34,7 +34,11 @@ const ANTHROPIC_VERSION = "2023-06-01"
 
 const Count = Schema.optional(Schema.NullOr(Schema.Number))
 
+const Named = Schema.optional(Schema.NullOr(Schema.String))
+
 const AnthropicMessage = Schema.Struct({
+  id: Named,
+  model: Named,
   content: Schema.Array(Schema.Struct({ type: Schema.String, name: Schema.optional(Schema.String), input: Schema.optional(Schema.Unknown) })),
   stop_reason: Schema.optional(Schema.NullOr(Schema.String)),
   usage: Schema.Struct({
@@ -47,6 +51,8 @@ const AnthropicMessage = Schema.Struct({
 
 const OpenAiResponse = Schema.Struct({
   object: Schema.Literal("response"),
+  id: Named,
+  model: Named,
   status: Schema.optional(Schema.NullOr(Schema.String)),
   output: Schema.Array(
     Schema.Struct({
@@ -67,6 +73,8 @@ const OpenAiResponse = Schema.Struct({
 })
 
 const ChatCompletion = Schema.Struct({
+  id: Named,
+  model: Named,
   choices: Schema.NonEmptyArray(
     Schema.Struct({ message: Schema.Struct({ content: Schema.NullOr(Schema.String) }), finish_reason: Schema.optional(Schema.NullOr(Schema.String)) })
   ),
@@ -226,7 +234,10 @@ const anthropicWire = (target: Extract<ResolvedProvider, { provider: "anthropic"
           inputTokens: message.usage.input_tokens + read + written,
           outputTokens: message.usage.output_tokens,
           cachedInputTokens: read,
-          cacheWriteTokens: written
+          cacheWriteTokens: written,
+          responseModel: message.model ?? null,
+          responseId: message.id ?? null,
+          finishReason: message.stop_reason ?? null
         })
       }
     )
@@ -268,7 +279,11 @@ const openAiWire = (target: Extract<ResolvedProvider, { provider: "openai" }>, c
           inputTokens: response.usage?.input_tokens ?? 0,
           outputTokens: response.usage?.output_tokens ?? 0,
           cachedInputTokens: count(response.usage?.input_tokens_details?.cached_tokens),
-          cacheWriteTokens: 0
+          cacheWriteTokens: 0,
+          responseModel: response.model ?? null,
+          responseId: response.id ?? null,
+          // Responses has no finish reason: its status, or why it is incomplete
+          finishReason: response.incomplete_details?.reason ?? response.status ?? null
         }))
       }
     )
@@ -306,7 +321,10 @@ const localWire = (target: Extract<ResolvedProvider, { provider: "local" }>, cal
           inputTokens: completion.usage?.prompt_tokens ?? 0,
           outputTokens: completion.usage?.completion_tokens ?? 0,
           cachedInputTokens: count(completion.usage?.prompt_tokens_details?.cached_tokens),
-          cacheWriteTokens: 0
+          cacheWriteTokens: 0,
+          responseModel: completion.model ?? null,
+          responseId: completion.id ?? null,
+          finishReason: choice.finish_reason ?? null
         }))
       }
     )

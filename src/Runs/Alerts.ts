@@ -10,14 +10,15 @@
  *   and nothing waits on delivery: runs and ingest only write the outbox.
  * - URLs are logged as their origin only (their path often holds a token).
  */
-import { Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { SHARED, scopeTokenOf } from "../Auth/Scopes.js"
 import { AppConfig, type AppConfigShape } from "../Config.js"
 import { OPEN_SCOPE, shownUrl } from "../Config/Alerts.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
-import { countAlertDelivery } from "../Observability/Metrics.js"
+import { countAlertDelivery, countEvaluationDelivery } from "../Observability/Metrics.js"
+import { type ExportTarget, revealHeaders } from "../Config/Telemetry.js"
 import { type AlertPolicy, AlertRoutes, type DueDelivery, type ProblemStoreShape } from "../Store/Problems.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
 
@@ -58,25 +59,61 @@ export interface DeliveryOptions {
   readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
   readonly timeoutMs: number
   readonly owner: string
+  /** SVC_EVALUATION_*: how a run's verdicts are sent (unset since they were written: OTLP/JSON, no headers). */
+  readonly evaluation?: ExportTarget | undefined
+  /** Their protobuf encoding (LogsEncoding). */
+  readonly protobuf?: ((json: string) => Effect.Effect<Uint8Array, string>) | undefined
 }
+
+/**
+ * OTLP/JSON logs (what the outbox keeps of a run's verdicts) as OTLP protobuf, or why not: the OTLP
+ * receiver's reader and codec (Otlp/LogsEncoding.ts), given where the Layers are composed.
+ */
+export class LogsEncoding extends Context.Tag("LogsEncoding")<LogsEncoding, (json: string) => Effect.Effect<Uint8Array, string>>() {}
+
+/**
+ * What one delivery sends: an alert is signed JSON; a run's verdicts (`run.evaluation`, DECISIONS
+ * §21) are an OTLP logs request in the evaluation endpoint's encoding, with its headers.
+ */
+const requestOf = (options: DeliveryOptions, delivery: DueDelivery, seconds: number, protobuf: (json: string) => Effect.Effect<Uint8Array, string>) =>
+  Effect.gen(function*() {
+    if (delivery.event !== "run.evaluation") {
+      return {
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "pattern-analysis-service-alerts",
+          "x-svc-delivery": delivery.id,
+          "x-svc-signature": signatureOf(options.secrets, seconds, delivery.body)
+        },
+        body: delivery.body
+      }
+    }
+    const target = options.evaluation
+    const headers = { ...(target === undefined ? {} : revealHeaders(target)), "user-agent": "pattern-analysis-service-evaluations" }
+    if (target?.protocol !== "http/protobuf") return { headers: { ...headers, "content-type": "application/json" }, body: delivery.body }
+    return { headers: { ...headers, "content-type": "application/x-protobuf" }, body: yield* protobuf(delivery.body) }
+  })
 
 /** One attempt at one delivery: its outcome recorded (delivered, again later, or given up). */
 export const deliverOnce = (store: ProblemStoreShape, options: DeliveryOptions, delivery: DueDelivery) =>
   Effect.gen(function*() {
     const seconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const request = yield* Effect.either(requestOf(options, delivery, seconds, options.protobuf ?? (() => Effect.fail("no protobuf encoding"))))
+    if (Either.isLeft(request)) {
+      // a row no attempt can send (written by another version?): given up at once
+      yield* store.recordAttempt(delivery.id, options.owner, yield* Clock.currentTimeMillis, { delivered: false, status: null, error: request.left, nextAt: null })
+      countEvaluationDelivery("failed")
+      return yield* Effect.logWarning("verdicts export given up: the outbox row cannot be sent").pipe(Effect.annotateLogs({ delivery: delivery.id, error: request.left }))
+    }
+    const sent = request.right
     const attempt = yield* Effect.tryPromise({
       try: (signal) =>
         fetch(delivery.url, {
           method: "POST",
           redirect: "manual",
           signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
-          headers: {
-            "content-type": "application/json",
-            "user-agent": "pattern-analysis-service-alerts",
-            "x-svc-delivery": delivery.id,
-            "x-svc-signature": signatureOf(options.secrets, seconds, delivery.body)
-          },
-          body: delivery.body
+          headers: sent.headers,
+          body: sent.body
         }).then(async (response) => {
           // the body is not read past what closes the connection cleanly
           await response.body?.cancel().catch(() => undefined)
@@ -97,9 +134,11 @@ export const deliverOnce = (store: ProblemStoreShape, options: DeliveryOptions, 
       : `HTTP ${status ?? "?"}`
     const nextAt = delivered || attempts >= MAX_ATTEMPTS ? null : now + deliveryBackoff(attempts)
     yield* store.recordAttempt(delivery.id, options.owner, now, { delivered, status, error, nextAt })
-    countAlertDelivery(delivered ? "delivered" : nextAt === null ? "failed" : "retry")
+    const evaluation = delivery.event === "run.evaluation"
+    ;(evaluation ? countEvaluationDelivery : countAlertDelivery)(delivered ? "delivered" : nextAt === null ? "failed" : "retry")
     if (!delivered) {
-      yield* Effect.logWarning(nextAt === null ? "alert delivery given up" : "alert delivery failed; trying again later").pipe(
+      const what = evaluation ? "verdicts export" : "alert delivery"
+      yield* Effect.logWarning(nextAt === null ? `${what} given up` : `${what} failed; trying again later`).pipe(
         Effect.annotateLogs({ delivery: delivery.id, url: shownUrl(delivery.url), attempts, error: error ?? "" })
       )
     }
@@ -121,8 +160,8 @@ export const deliveryRound = (store: ProblemStoreShape, options: DeliveryOptions
 /** The deliverer of `svc serve`, when any webhook is configured: a round a second (at once again after a full batch). */
 export const AlertDeliveryLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const { alerts, auth } = yield* AppConfig
-    if (alerts.webhooks.size === 0) return
+    const { alerts, auth, telemetry } = yield* AppConfig
+    if (alerts.webhooks.size === 0 && Option.isNone(telemetry.evaluation)) return
     if (auth.required && alerts.webhooks.has(OPEN_SCOPE)) {
       yield* Effect.logWarning(
         "SVC_ALERT_WEBHOOKS names the webhooks of the service without keys; with keys each scope's webhooks are lines <scope>=<url> of SVC_ALERT_WEBHOOKS_FILE (docs/problems.md)"
@@ -130,7 +169,13 @@ export const AlertDeliveryLive = Layer.scopedDiscard(
     }
     const access = yield* RunStoreAccess
     const readiness = yield* Readiness
-    const options: DeliveryOptions = { secrets: alerts.secrets, timeoutMs: 10_000, owner: `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}` }
+    const options: DeliveryOptions = {
+      secrets: alerts.secrets,
+      timeoutMs: 10_000,
+      owner: `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`,
+      evaluation: Option.getOrUndefined(telemetry.evaluation),
+      protobuf: yield* LogsEncoding
+    }
     const loop = Effect.gen(function*() {
       // the store as the workers take it: once something opened it, or at once when it exists
       const store = access.exists() ? yield* access.problems.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5)))) : yield* Effect.zipRight(access.whenOpen, access.problems)

@@ -35,8 +35,8 @@ export interface WorkerOptions {
   readonly accepting?: () => boolean
   /** What ends an idle wait early: runs queued in this process (a submit wakes the workers). */
   readonly wake?: Effect.Effect<void>
-  /** Wraps a claimed run's whole work, its finish included (the drain counts it as work in flight). */
-  readonly around?: <A, E>(work: Effect.Effect<A, E>) => Effect.Effect<A, E>
+  /** Wraps a claimed run's whole work, its finish included (the drain counts it as work in flight; its span). */
+  readonly around?: <A, E>(work: Effect.Effect<A, E>, run: ClaimedRun) => Effect.Effect<A, E>
 }
 
 export const DEFAULT_WORKER: Omit<WorkerOptions, "owner"> = { leaseMs: 60_000, idleMs: 1_000, maxAttempts: 3, backoffMs: 5_000 }
@@ -88,7 +88,7 @@ export const workerLoop = (store: RunStoreShape, runner: RunRunner, options: Wor
       if (Option.isNone(claimed)) return yield* idle
       const run = claimed.value
       const working = work(store, runner, options, run)
-      yield* Effect.onExit(options.around === undefined ? working : options.around(working), (exit) =>
+      yield* Effect.onExit(options.around === undefined ? working : options.around(working, run), (exit) =>
         Exit.isInterrupted(exit)
           ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.ignore(store.release(run.id, options.owner, now)))
           : Effect.void)

@@ -12,7 +12,7 @@
  * turns `draining`); runs in progress count as work in flight, so the drain gives them the grace;
  * what is still running after it is interrupted and given back to the queue.
  */
-import { Clock, Duration, Effect, Either, Exit, Layer, Schedule } from "effect"
+import { Clock, Duration, Effect, Either, Exit, Layer, Option, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
@@ -23,10 +23,12 @@ import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
 import { recordAnalysis, runMetrics, statusOfExit } from "../Observability/Metrics.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
+import { Tracing, TRACING_OFF, type TracingShape } from "../Observability/Tracing.js"
 import type { ClaimedRun, RunStoreShape } from "../Store/Runs.js"
 import { admittedOf, readStoredRequest } from "./RunsService.js"
 import { DEFAULT_WORKER, type RunResult, type RunRunner, workerLoop } from "./Worker.js"
 import type { DiagnoseReport } from "../Contract/DiagnoseReport.js"
+import { evaluationLogs } from "../Diagnose/Render/Otlp.js"
 import { type FingerprintTrace, problemFindingsOf } from "../Problems/Fingerprint.js"
 
 /** Failures another attempt may not meet: the provider's 429/5xx or outage (after its retries), deadlines. */
@@ -71,10 +73,54 @@ export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<
 }
 
 /** The diagnose of one claimed run, its budget reserved before and settled after. */
+/** The span id of the first event read from a span (`span:<id>`), which a run's span links to. */
+const firstSpanOf = (events: ReadonlyArray<{ readonly source: string }>): string | undefined => {
+  for (const event of events) {
+    const id = /^span:([0-9a-f]{16})\b/.exec(event.source)?.[1]
+    if (id !== undefined) return id
+  }
+  return undefined
+}
+
+/**
+ * A run's span (DECISIONS §21) around its whole work, finish included: a trace of its own (the
+ * worker is in no request), linked to the user's trace when the run came over OTLP (the runner).
+ */
+const runSpan = <A, E>(tracing: TracingShape, claimed: ClaimedRun, work: Effect.Effect<A, E>) =>
+  tracing.span(work, "run", {
+    root: true,
+    kind: "consumer",
+    attributes: { "svc.run.id": claimed.id, "svc.run.attempt": claimed.attempts, "svc.run.source": claimed.source }
+  })
+
+/** Where a run's verdicts go (SVC_EVALUATION_ENDPOINT) and the `service.name` they are sent under. */
+export interface EvaluationTarget {
+  readonly url: string
+  readonly serviceName: string
+}
+
+/**
+ * A done run that came over OTLP, with findings, carries its verdicts for the evaluation endpoint:
+ * the report's `?output=otlp` log records, linked to the user's trace and the spans they cite,
+ * written to the outbox with its finish (delivered by Alerts.ts; the worker never waits on them).
+ */
+export const withEvaluation = (result: RunResult, report: DiagnoseReport, claimed: ClaimedRun, target: EvaluationTarget | undefined): RunResult => {
+  if (target === undefined || claimed.source !== "otlp" || result._tag !== "End" || result.end.status !== "done" || report.findings.length === 0) return result
+  return { _tag: "End", end: { ...result.end, evaluation: { url: target.url, body: JSON.stringify(evaluationLogs(report, target.serviceName)) } } }
+}
+
+export interface RunnerOptions {
+  readonly tracing: TracingShape
+  readonly evaluation: EvaluationTarget | undefined
+}
+
+const NO_RUNNER_OPTIONS: RunnerOptions = { tracing: TRACING_OFF, evaluation: undefined }
+
 export const makeRunner = (
   store: RunStoreShape,
   diagnoses: typeof DiagnoseService.Service,
-  dailyBudget: number | undefined
+  dailyBudget: number | undefined,
+  { evaluation, tracing }: RunnerOptions = NO_RUNNER_OPTIONS
 ): RunRunner =>
 (claimed: ClaimedRun) =>
   Effect.gen(function*() {
@@ -83,6 +129,8 @@ export const makeRunner = (
     const stored = readStoredRequest(claimed.request)
     if (Either.isLeft(stored)) return { _tag: "End", end: { status: "failed", error: { error: errorKinds.InternalError.kind, message: stored.left } } } satisfies RunResult
     const request = admittedOf(stored.right)
+    const linked = tracing.enabled && claimed.source === "otlp" && request.trace.id !== null ? firstSpanOf(request.trace.events) : undefined
+    if (linked !== undefined && request.trace.id !== null) yield* tracing.link(request.trace.id, linked, { "svc.link": "diagnosed_trace" })
     if (request.trace.content === "absent") {
       // no model call: the diagnose answers with the triage and every lens skipped (DECISIONS §18)
       const { report } = yield* diagnoses.run(request, stored.right.key_name, `run:${claimed.id}`)
@@ -99,14 +147,15 @@ export const makeRunner = (
       const spent = Exit.isSuccess(exit) ? exit.value.report.usage.input_tokens + exit.value.report.usage.output_tokens : 0
       yield* store.settle(claimed.scope, startedAt, estimate, spent)
     }
-    if (Exit.isSuccess(exit)) return resultOfReport(exit.value.report, exit.value.cacheKeys, request.trace)
+    if (Exit.isSuccess(exit)) return withEvaluation(resultOfReport(exit.value.report, exit.value.cacheKeys, request.trace), exit.value.report, claimed, evaluation)
     return yield* Effect.failCause(exit.cause)
   }).pipe(
     Effect.catchAll((error): Effect.Effect<RunResult> => {
       const kind = error._tag === "SqlError" ? "store_unavailable" : errorKinds[error._tag].kind
       const result: RunResult = { _tag: "Transient", error: { error: kind, message: error.message } }
       return error._tag === "SqlError" || TRANSIENT.has(kind) ? Effect.succeed(result) : Effect.succeed({ _tag: "End", end: { status: "failed", error: result.error } })
-    })
+    }),
+    Effect.tap((result) => tracing.annotate({ "svc.run.status": result._tag === "Transient" ? "retry" : result.end.status }))
   )
 
 /** The store's upkeep, once. */
@@ -125,7 +174,7 @@ export const upkeep = (store: RunStoreShape, cache: typeof AnalysisCache.Service
 
 export const RunWorkersLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const { redis, runs } = yield* AppConfig
+    const { redis, runs, telemetry } = yield* AppConfig
     // Replicas share Redis, and so each other's cache and limits, but not runs: each keeps its own svc.db.
     if (redis.url._tag === "Some" && runs.databaseUrl._tag === "None") {
       yield* Effect.logWarning(
@@ -136,6 +185,7 @@ export const RunWorkersLive = Layer.scopedDiscard(
     const access = yield* RunStoreAccess
     const diagnoses = yield* DiagnoseService
     const cache = yield* AnalysisCache
+    const tracing = yield* Tracing
     const readiness = yield* Readiness
     const tracker = yield* RequestTracker
     const process = `${hostname()}-${globalThis.process.pid}-${randomBytes(4).toString("hex")}`
@@ -152,11 +202,12 @@ export const RunWorkersLive = Layer.scopedDiscard(
       // replicas', alive: a dead one's lapse and the upkeep gives its runs back.
       const released = store.shared ? 0 : yield* store.releaseAll
       if (released > 0) yield* Effect.logWarning("runs a previous process held were queued again").pipe(Effect.annotateLogs({ runs: released }))
-      const runner = makeRunner(store, diagnoses, budget)
+      const evaluation = Option.match(telemetry.evaluation, { onNone: () => undefined, onSome: ({ url }) => ({ url, serviceName: telemetry.serviceName }) })
+      const runner = makeRunner(store, diagnoses, budget, { tracing, evaluation })
       // a run in progress is work in flight until its finish committed (with its problems): the
       // drain waits for it (within the grace)
-      const around = <A, E>(working: Effect.Effect<A, E>) =>
-        Effect.acquireUseRelease(Effect.sync(tracker.started), () => working, () => Effect.sync(tracker.finished))
+      const around = <A, E>(working: Effect.Effect<A, E>, run: ClaimedRun) =>
+        Effect.acquireUseRelease(Effect.sync(tracker.started), () => runSpan(tracing, run, working), () => Effect.sync(tracker.finished))
       for (let index = 0; index < runs.workers; index++) {
         const options = {
           ...DEFAULT_WORKER,

@@ -94,7 +94,13 @@ export class AlertRoutes extends Context.Tag("AlertRoutes")<AlertRoutes, AlertPo
 
 export const NO_ALERTS: AlertPolicy = { minSeverity: "high", webhooksOf: () => [], linkOf: () => null }
 
-export type AlertEvent = "problem.new" | "problem.severity" | "problem.regressed" | "run.failed"
+export type AlertEvent = "problem.new" | "problem.severity" | "problem.regressed" | "run.failed" | "run.evaluation"
+
+/** A run's verdicts for SVC_EVALUATION_ENDPOINT (DECISIONS §21): an OTLP/JSON logs request, encoded as configured when sent. */
+export interface EvaluationExport {
+  readonly url: string
+  readonly body: string
+}
 
 /** What a finished run tells the problems. */
 export interface JoinInput {
@@ -124,6 +130,7 @@ export interface DeliveryRecord {
 /** An outbox row a deliverer holds. */
 export interface DueDelivery {
   readonly id: string
+  readonly event: AlertEvent
   readonly url: string
   readonly body: string
   readonly attempts: number
@@ -204,6 +211,8 @@ export interface ProblemStoreShape {
   readonly failedRun: (scope: string, runId: string, traceId: string | null, error: { readonly error: string; readonly message: string }, now: number) => Effect.Effect<void, SqlError.SqlError>
   /** Joins a finished run's findings (in the finish's transaction). */
   readonly joinRun: (input: JoinInput) => Effect.Effect<void, SqlError.SqlError>
+  /** The outbox row of a run's verdicts (in the finish's transaction). */
+  readonly evaluation: (scope: string, runId: string, now: number, export_: EvaluationExport) => Effect.Effect<void, SqlError.SqlError>
   /** Every delivery in flight back to pending (SQLite at start: one process, so any lease is a dead one's); how many. */
   readonly releaseDeliveries: Effect.Effect<number, SqlError.SqlError>
   /** Takes deleted or purged runs out of their problems: their quotes go, the counts stay. */
@@ -297,7 +306,10 @@ const firstOf = (rows: ReadonlyArray<unknown>): Record<string, unknown> | undefi
 const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** The Slack-compatible line of an alert. */
-const alertText = (event: AlertEvent, problem: ProblemRecord | undefined, link: string | null, extra: string): string => {
+/** The events webhooks are called for (the rest of the outbox is a run's verdicts, sent to SVC_EVALUATION_ENDPOINT). */
+type WebhookEvent = Exclude<AlertEvent, "run.evaluation">
+
+const alertText = (event: WebhookEvent, problem: ProblemRecord | undefined, link: string | null, extra: string): string => {
   const where = link === null ? "" : ` ${link}`
   switch (event) {
     case "problem.new":
@@ -311,6 +323,11 @@ const alertText = (event: AlertEvent, problem: ProblemRecord | undefined, link: 
   }
 }
 
+const ALERT_EVENTS: ReadonlyArray<AlertEvent> = ["problem.new", "problem.severity", "problem.regressed", "run.failed", "run.evaluation"]
+
+/** An outbox row's event, as stored; undefined: not one. */
+const alertEventOf = (stored: string | null): AlertEvent | undefined => ALERT_EVENTS.find((event) => event === stored)
+
 export const makeProblemStore = (policy: AlertPolicy) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -319,7 +336,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
     const forUpdate = postgres ? sql.literal(" FOR UPDATE") : sql.literal("")
 
     /** Outbox rows for an event, one per webhook of the scope. */
-    const enqueue = (scope: string, event: AlertEvent, now: number, payload: Record<string, unknown>, text: string, ids: { readonly problemId: string | null; readonly runId: string | null }) => {
+    const enqueue = (scope: string, event: WebhookEvent, now: number, payload: Record<string, unknown>, text: string, ids: { readonly problemId: string | null; readonly runId: string | null }) => {
       const urls = policy.webhooksOf(scope)
       if (urls.length === 0) return Effect.void
       const rows = urls.map((url) => {
@@ -353,7 +370,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       url: policy.linkOf(`/v1/problems/${problem.id}`)
     })
 
-    const problemAlert = (event: AlertEvent, problem: ProblemRecord, input: JoinInput) =>
+    const problemAlert = (event: WebhookEvent, problem: ProblemRecord, input: JoinInput) =>
       enqueue(
         input.scope,
         event,
@@ -517,6 +534,23 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         alertText("run.failed", undefined, policy.linkOf(`/v1/runs/${runId}`), `: ${error.error}`),
         { problemId: null, runId }
       )
+
+    const evaluation: ProblemStoreShape["evaluation"] = (scope, runId, now, export_) =>
+      Effect.asVoid(sql`INSERT INTO alert_outbox ${
+        sql.insert({
+          id: `dlv_${randomBytes(12).toString("hex")}`,
+          scope,
+          event: "run.evaluation",
+          problem_id: null,
+          run_id: runId,
+          url: export_.url,
+          body: export_.body,
+          created_at: now,
+          next_at: now,
+          attempts: 0,
+          state: "pending"
+        })
+      }`)
 
     const list: ProblemStoreShape["list"] = (scope, filter, limit, cursor) => {
       const after = readCursor(cursor)
@@ -796,9 +830,9 @@ export const makeProblemStore = (policy: AlertPolicy) =>
     const deliveryOf = (row: unknown): DeliveryRecord | undefined => {
       if (!Predicate.isRecord(row)) return undefined
       const id = text(row, "id")
-      const event = row["event"]
+      const event = alertEventOf(text(row, "event"))
       const state = row["state"]
-      if (id === null || (event !== "problem.new" && event !== "problem.severity" && event !== "problem.regressed" && event !== "run.failed")) return undefined
+      if (id === null || event === undefined) return undefined
       if (state !== "pending" && state !== "delivering" && state !== "delivered" && state !== "failed") return undefined
       return {
         id,
@@ -840,13 +874,14 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         const rows = yield* sql`UPDATE alert_outbox SET attempts = attempts + (CASE WHEN state = 'delivering' THEN 1 ELSE 0 END),
                                   state = 'delivering', lease_owner = ${owner}, lease_until = ${now + leaseMs}
                                 WHERE ${sql.in("id", ids)} AND ((state = 'pending' AND next_at <= ${now}) OR (state = 'delivering' AND lease_until < ${now}))
-                                RETURNING id, url, body, attempts`
+                                RETURNING id, event, url, body, attempts`
         return rows.flatMap((row): Array<DueDelivery> => {
           if (!Predicate.isRecord(row)) return []
           const id = text(row, "id")
+          const event = alertEventOf(text(row, "event"))
           const url = text(row, "url")
           const body = text(row, "body")
-          return id === null || url === null || body === null ? [] : [{ id, url, body, attempts: integer(row, "attempts") ?? 0 }]
+          return id === null || event === undefined || url === null || body === null ? [] : [{ id, event, url, body, attempts: integer(row, "attempts") ?? 0 }]
         })
       }).pipe(sql.withTransaction)
 
@@ -883,6 +918,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       recordAttempt,
       releaseDeliveries,
       failedRun,
+      evaluation,
       joinRun,
       forgetRuns
     } satisfies ProblemStoreShape

@@ -15,7 +15,7 @@ import { RunStatus, SkipReason } from "../Contract/RunsContract.js"
 import type { ProblemFinding } from "../Problems/Fingerprint.js"
 import { integer, labelEquals, labelsOf, text } from "./Columns.js"
 import { pageOf, readCursor } from "./Cursor.js"
-import type { ProblemStoreShape } from "./Problems.js"
+import type { EvaluationExport, ProblemStoreShape } from "./Problems.js"
 
 
 /** A run as the store keeps it (the API's Run is made from it). */
@@ -72,6 +72,8 @@ export interface ClaimedRun {
   /** Attempts so far, this one included. */
   readonly attempts: number
   readonly submittedAt: number
+  /** Where the run came from: the API or OTLP (its verdicts go back to SVC_EVALUATION_ENDPOINT, DECISIONS §21). */
+  readonly source: "api" | "otlp"
 }
 
 /** How a run ends. */
@@ -88,6 +90,8 @@ export type RunEnd =
     readonly findings?: ReadonlyArray<ProblemFinding> | undefined
     /** The tokens the run spent (the digest sums them). */
     readonly tokens?: number | undefined
+    /** Its verdicts for SVC_EVALUATION_ENDPOINT (a run that came over OTLP), written to the outbox in the finish's transaction. */
+    readonly evaluation?: EvaluationExport | undefined
   }
   | { readonly status: "failed"; readonly error: { readonly error: string; readonly message: string } }
   /** `no_content` keeps the triage report the diagnose made without a model call (DECISIONS §18). */
@@ -346,7 +350,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
             started_at = COALESCE(started_at, ${dialect.larger(sql`submitted_at`, sql`${now}`)})
           WHERE id = (${dialect.nextQueued(now)})
             AND status = 'queued'
-          RETURNING id, scope, request, attempts, submitted_at`,
+          RETURNING id, scope, request, attempts, submitted_at, source`,
       (rows) => {
         const row = rows[0]
         if (!Predicate.isRecord(row)) return Option.none()
@@ -355,7 +359,14 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
         const request = text(row, "request")
         return id === null || scope === null || request === null
           ? Option.none()
-          : Option.some({ id, scope, request, attempts: integer(row, "attempts") ?? 1, submittedAt: integer(row, "submitted_at") ?? now })
+          : Option.some({
+            id,
+            scope,
+            request,
+            attempts: integer(row, "attempts") ?? 1,
+            submittedAt: integer(row, "submitted_at") ?? now,
+            source: text(row, "source") === "otlp" ? "otlp" as const : "api" as const
+          })
       }
     )
 
@@ -381,8 +392,9 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
               report = ${end.report?.text ?? null}, severity = ${end.report?.severity ?? null},
               lease_owner = NULL, lease_until = NULL WHERE ${held} ${returning}`
     const findings = end.status === "done" ? end.findings ?? [] : []
-    // one statement needs no transaction: a run without findings or alerts finishes as before
-    if (findings.length === 0 && end.status !== "failed") return Effect.map(changed(statement), (count) => count > 0)
+    const evaluation = end.status === "done" ? end.evaluation : undefined
+    // one statement needs no transaction: a run without findings, alerts or verdicts to send finishes as before
+    if (findings.length === 0 && evaluation === undefined && end.status !== "failed") return Effect.map(changed(statement), (count) => count > 0)
     return sql.withTransaction(Effect.gen(function*() {
       const row = (yield* statement)[0]
       if (!Predicate.isRecord(row)) return false
@@ -391,7 +403,8 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       if (end.status === "failed") {
         yield* problems.failedRun(scope, id, traceId, end.error, now)
       } else {
-        yield* problems.joinRun({ scope, runId: id, traceId, labels: labelsOf(text(row, "labels")), now, findings })
+        if (findings.length > 0) yield* problems.joinRun({ scope, runId: id, traceId, labels: labelsOf(text(row, "labels")), now, findings })
+        if (evaluation !== undefined) yield* problems.evaluation(scope, id, now, evaluation)
       }
       return true
     }))

@@ -138,7 +138,7 @@ describe.each(STORES)("the runs store on $name", ({ open }) => {
       yield* store.submit(newRun("old", { submittedAt: 1_000 }))
       yield* store.submit(newRun("new", { submittedAt: 2_000 }))
       const claimed = yield* store.claim("worker-a", 10_000, LEASE)
-      expect(claimed).toEqual(Option.some({ id: "old", scope: "shared", request: JSON.stringify({ trace: "old" }), attempts: 1, submittedAt: 1_000 }))
+      expect(claimed).toEqual(Option.some({ id: "old", scope: "shared", request: JSON.stringify({ trace: "old" }), attempts: 1, submittedAt: 1_000, source: "api" }))
       // the lease is renewed while held
       expect(yield* store.renew("old", "worker-a", 20_000, LEASE)).toBe(true)
       // worker-a dies: its lease lapses, the run goes back to the queue and worker-b takes it

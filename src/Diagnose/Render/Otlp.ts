@@ -144,13 +144,20 @@ const record = (report: DiagnoseReport, finding: ReportFinding, time: string): L
 }
 
 /** The findings as `gen_ai.evaluation.result` log records in one ExportLogsServiceRequest. */
-export const renderOtlp = (report: DiagnoseReport, _context: ReportContext): ExportLogsServiceRequest => {
+export const renderOtlp = (report: DiagnoseReport, _context: ReportContext): ExportLogsServiceRequest => evaluationLogs(report, SERVICE_NAME)
+
+/**
+ * The same records under the `service.name` given: what a run that came over OTLP sends to
+ * SVC_EVALUATION_ENDPOINT (DECISIONS §21), named as the service's own spans are (OTEL_SERVICE_NAME),
+ * so a receiver that is this service drops them as its own.
+ */
+export const evaluationLogs = (report: DiagnoseReport, serviceName: string): ExportLogsServiceRequest => {
   const time = unixNanos(report.generated_at)
   return {
     resourceLogs: [{
       resource: {
         attributes: [
-          attribute("service.name", stringValue(SERVICE_NAME)),
+          attribute("service.name", stringValue(serviceName)),
           attribute("service.version", stringValue(packageJson.version))
         ]
       },

@@ -28,7 +28,7 @@ import { AppConfig } from "../../Config.js"
 import { isJsonContentType, jsonShapeRefusal } from "../../Edge/Body.js"
 import { headerValue } from "../../Edge/Headers.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
-import type { EdgeRequest } from "../../Edge/RequestContext.js"
+import { type EdgeRequest, underRequest } from "../../Edge/RequestContext.js"
 import { type ApiError, InternalError, MethodNotAllowed, NotFound, type RateLimited, type RequestTooLarge, UnsupportedMediaType, ValidationError } from "../../Errors.js"
 import { McpHttp } from "../../Edge/McpHttp.js"
 import { batchRefusal, encode, encodeBatch, type Incoming, type JsonRpcId, type Outgoing, PARSE_ERROR, parseMessages, replyLimit } from "./JsonRpc.js"
@@ -207,7 +207,7 @@ export const McpHttpLive = Layer.effect(
         }
       }
       const opened = opening ? session : undefined
-      const fiber = Runtime.runFork(runtime, exchange(messages, context, session))
+      const fiber = Runtime.runFork(runtime, underRequest(edge, exchange(messages, context, session)))
       // The client went away first: interrupt the calls (their model requests are aborted).
       const onClose = () => {
         if (!response.writableEnded) Runtime.runFork(runtime, Fiber.interrupt(fiber))

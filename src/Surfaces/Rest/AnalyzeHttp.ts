@@ -31,7 +31,7 @@ import {
 import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
 import { answerToFailure } from "../../Edge/Forward.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
-import { CurrentRequest, type EdgeRequest } from "../../Edge/RequestContext.js"
+import { CurrentRequest, type EdgeRequest, underRequest } from "../../Edge/RequestContext.js"
 import { recordAnalysis } from "../../Observability/Metrics.js"
 import { AnalyzeAtEdge, type AnalyzeAtEdgeShape } from "../../Edge/AnalyzeAtEdge.js"
 import { settleRest } from "./Settle.js"
@@ -137,7 +137,7 @@ export const AnalyzeRestLive = Layer.effect(
 
     const serve: AnalyzeRestShape["serve"] = (slug, request, response, edge) => {
       const path = request.url ?? "/"
-      const fiber = Runtime.runFork(runtime, answer(slug, request.headers["content-type"], path, edge), {
+      const fiber = Runtime.runFork(runtime, underRequest(edge, answer(slug, request.headers["content-type"], path, edge)), {
         // The request's context and log annotation, set as the fiber starts: no frames held for them.
         updateRefs: (refs, fiberId) =>
           FiberRefs.updateManyAs(refs, {

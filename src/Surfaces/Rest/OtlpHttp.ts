@@ -39,7 +39,7 @@ export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
           const bytes = edge.body ?? EMPTY
           // OTLP/JSON parsed here under the JSON bounds (depth, keys: 400), protobuf decoded by the receiver
           const body: OtlpBody = encoding === "json" ? { encoding, value: yield* parseJsonObject(bytes) } : { encoding, bytes }
-          const partial = yield* receiver.receive(signal, body, edge.keyName)
+          const partial = yield* receiver.receive(signal, body, edge.keyName, edge.ownTelemetryOnly)
           const answered = yield* receiver.response(signal, encoding, partial)
           return HttpServerResponse.uint8Array(answered.body, { contentType: answered.contentType })
         })
