@@ -34,6 +34,6 @@ export const HttpLive = (host: string, port: number) =>
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
     Layer.provide([ApiLive, AnalyzeAtEdgeLive.pipe(Layer.provide(AnalyzeRestLive))]),
     Layer.provide(McpHttpOnFirstUse),
-    // No trace exporter is configured: a span per request would be pure overhead.
+    // The edge makes a request's one server span (Observability/Tracing.ts); the platform's would be a second.
     HttpMiddleware.withTracerDisabledWhen(() => true)
   )

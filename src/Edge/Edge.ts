@@ -46,6 +46,8 @@ const SECURITY_FLAT = SECURITY.flat()
 const JSON_TYPE = "application/json"
 const kindByStatus = new Map<number, string>(Object.values(errorKinds).map(({ kind, status }) => [status, kind]))
 
+const ignore = () => undefined
+
 /** The route a request matched, as its span names it (`http.route`), or null. */
 const routeOf = (method: string, path: string): string | null => {
   const template = routeTemplate(method, path)
@@ -129,20 +131,26 @@ export const makeEdge = (
       const path = pathOf(request.url ?? "/")
       // OTLP's endpoints (exactly POST) answer errors as a google.rpc.Status (DECISIONS §5), the edge's own refusals included
       const otlp = method === "POST" && OTLP_PATHS.has(path)
-      /** The request's server span (DECISIONS §21): an OTLP request's is made when it ends, unless it held only the service's own spans. */
-      const traced = (): ServerSpan | undefined =>
-        tracing.server({
-          method,
-          route: routeOf(method, path),
-          path,
-          host: headerValue(request.headers, "host"),
-          userAgent: headerValue(request.headers, "user-agent"),
-          traceparent: headerValue(request.headers, "traceparent"),
-          tracestate: headerValue(request.headers, "tracestate"),
-          requestId,
-          startedAt
-        })
-      const serverSpan = tracing.enabled && !otlp ? traced() : undefined
+      /**
+       * The request's server span (DECISIONS §21), when the service exports its spans (else no
+       * tracing code runs): an OTLP request's is made when it ends, unless it held only the
+       * service's own spans (`ownTelemetryOnly`, told by the receiver).
+       */
+      const traced = tracing.enabled
+        ? (): ServerSpan | undefined =>
+          tracing.server({
+            method,
+            route: routeOf(method, path),
+            path,
+            host: headerValue(request.headers, "host"),
+            userAgent: headerValue(request.headers, "user-agent"),
+            traceparent: headerValue(request.headers, "traceparent"),
+            tracestate: headerValue(request.headers, "tracestate"),
+            requestId,
+            startedAt
+          })
+        : undefined
+      const serverSpan = otlp ? undefined : traced?.()
       let ownTelemetryOnly = false
       if (cors !== undefined) {
         const origin = headerValue(request.headers, "origin")
@@ -195,7 +203,7 @@ export const makeEdge = (
           }))
         }
         if (logs) Runtime.runSync(runtime, accessLog(method, path, status, (performance.now() - startedAt) / 1000, requestId))
-        if (tracing.enabled) (serverSpan ?? (otlp && !ownTelemetryOnly ? traced() : undefined))?.end(status, status >= 500 ? failure?.kind ?? kindByStatus.get(status) ?? null : null)
+        if (traced !== undefined) (serverSpan ?? (otlp && !ownTelemetryOnly ? traced() : undefined))?.end(status, status >= 500 ? failure?.kind ?? kindByStatus.get(status) ?? null : null)
         tracker.finished()
       })
 
@@ -245,7 +253,7 @@ export const makeEdge = (
             charge: () => guards.charge(guarded.bucket),
             contain: (step) => guard(response, requestId, step),
             span: serverSpan?.span,
-            ownTelemetryOnly: () => {
+            ownTelemetryOnly: traced === undefined ? ignore : () => {
               ownTelemetryOnly = true
             }
           }
