@@ -201,7 +201,7 @@ export const AnalyzeServiceLive = Layer.effect(
 
     /** The analysis's span (DECISIONS §21): a lens, whether a request or a diagnose runs it. */
     const lensSpan = <E, R>(prepared: PreparedAnalysis, effect: Effect.Effect<AnalysisOutcome, E, R>) =>
-      tracing.span(effect, `lens ${prepared.entry.pattern.code.slug}`, {
+      !tracing.enabled ? effect : tracing.span(effect, `lens ${prepared.entry.pattern.code.slug}`, {
         attributes: { "svc.pattern": prepared.entry.pattern.code.slug, "svc.mode": prepared.mode },
         onEnd: (exit, set) => {
           if (!Exit.isSuccess(exit)) return

@@ -168,8 +168,23 @@ export const DiagnoseServiceLive = Layer.effect(
         return yield* run({ format: normalized.format, trace, options, redactions: redactionsOf(trace.redactions, hintRedactions) }, keyName, requestId)
       })
 
+    /** The diagnose's span (DECISIONS §21), when spans are made. */
+    const diagnoseSpan = <E, R>(request: AdmittedDiagnose, effect: Effect.Effect<DiagnoseOutcome, E, R>) =>
+      !tracing.enabled ? effect : tracing.span(effect, "diagnose", {
+        attributes: { "svc.format": request.format, "svc.mode": request.options.mode },
+        onEnd: (exit, set) => {
+          if (!Exit.isSuccess(exit)) return
+          const { report } = exit.value
+          set("svc.severity", report.severity)
+          set("svc.findings", report.findings.length)
+          set("svc.lenses", report.patterns.length)
+          set("svc.usage.input_tokens", report.usage.input_tokens)
+          set("svc.usage.output_tokens", report.usage.output_tokens)
+        }
+      })
+
     const run: DiagnoseServiceShape["run"] = (request, keyName, requestId) =>
-      tracing.span(Effect.gen(function*() {
+      diagnoseSpan(request, Effect.gen(function*() {
         const startedAt = yield* Clock.currentTimeMillis
         yield* analyses.pace
         const { format, redactions, trace } = request
@@ -282,18 +297,7 @@ export const DiagnoseServiceLive = Layer.effect(
           redactions
         }
         return { report: mergeReport(input), events: trace.events, cacheKeys }
-      }), "diagnose", {
-        attributes: { "svc.format": request.format, "svc.mode": request.options.mode },
-        onEnd: (exit, set) => {
-          if (!Exit.isSuccess(exit)) return
-          const { report } = exit.value
-          set("svc.severity", report.severity)
-          set("svc.findings", report.findings.length)
-          set("svc.lenses", report.patterns.length)
-          set("svc.usage.input_tokens", report.usage.input_tokens)
-          set("svc.usage.output_tokens", report.usage.output_tokens)
-        }
-      })
+      }))
 
     return { diagnose, admitEach, run }
   })

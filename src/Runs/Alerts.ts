@@ -9,6 +9,8 @@
  *   lease lapses. Redirects are not followed (a 3xx is a failed attempt), each call is cut at 10 s,
  *   and nothing waits on delivery: runs and ingest only write the outbox.
  * - URLs are logged as their origin only (their path often holds a token).
+ * The same outbox carries a run's verdicts to SVC_EVALUATION_ENDPOINT (DECISIONS §21, `run.evaluation`
+ * rows): OTLP logs in the endpoint's encoding with its headers, not signed, retried the same way.
  */
 import { Clock, Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
@@ -157,7 +159,7 @@ export const deliveryRound = (store: ProblemStoreShape, options: DeliveryOptions
     return due.length
   })
 
-/** The deliverer of `svc serve`, when any webhook is configured: a round a second (at once again after a full batch). */
+/** The deliverer of `svc serve`, when any webhook or the evaluation endpoint is configured: a round a second (at once again after a full batch). */
 export const AlertDeliveryLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const { alerts, auth, telemetry } = yield* AppConfig

@@ -72,7 +72,6 @@ export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<
   }
 }
 
-/** The diagnose of one claimed run, its budget reserved before and settled after. */
 /** The span id of the first event read from a span (`span:<id>`), which a run's span links to. */
 const firstSpanOf = (events: ReadonlyArray<{ readonly source: string }>): string | undefined => {
   for (const event of events) {
@@ -116,6 +115,7 @@ export interface RunnerOptions {
 
 const NO_RUNNER_OPTIONS: RunnerOptions = { tracing: TRACING_OFF, evaluation: undefined }
 
+/** The diagnose of one claimed run, its budget reserved before and settled after. */
 export const makeRunner = (
   store: RunStoreShape,
   diagnoses: typeof DiagnoseService.Service,
