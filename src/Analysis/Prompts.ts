@@ -147,13 +147,17 @@ export const intakeNote = (origin: {
   readonly events: number
   readonly success: boolean | null
   readonly derived: ReadonlyArray<string>
+  readonly groundTruth?: string | undefined
 }) =>
   [
     `The trace was exported by the team's tooling (${origin.format}) and normalized to ${origin.events} events, one numbered element per event.`,
-    origin.success === null ? "The trace does not say whether the run met its task: do not assume either." : "",
+    origin.success === null && origin.groundTruth === undefined ? "The trace does not say whether the run met its task: do not assume either." : "",
     origin.derived.length > 0
       ? `The fields ${origin.derived.join(", ")} were derived from the trace by code: they are estimates, shown after the trace and marked as derived.`
-      : ""
+      : "",
+    origin.groundTruth === undefined
+      ? ""
+      : `The operator gives the task's correct final answer (ground truth): ${JSON.stringify(origin.groundTruth.slice(0, 2000))}. Compare the run's outcome with it, and find where the run went wrong if it did not reach it.`
   ].filter((line) => line.length > 0).join(" ")
 
 export const GROUNDING_INSTRUCTIONS = `Ground the interventions in the playbooks. You receive the detection from the analysis pass;

@@ -21,6 +21,8 @@ export interface TraceOrigin {
   readonly success: boolean | null
   readonly derived: ReadonlyArray<string>
   readonly hinted: ReadonlyArray<string>
+  /** `hints.ground_truth`: the task's correct final answer, when the caller knows it (every lens reads it; `svc eval --with-ground-truth`). */
+  readonly groundTruth: string | undefined
   /** The source pointer of an evidence ref (always a string: `derived:<field>` and the like). */
   readonly sourceOf: (ref: string) => string
   /** The normalized event an evidence ref is, when the ref names one element per event. */
@@ -28,6 +30,9 @@ export interface TraceOrigin {
   /** What the cache key adds for a raw trace: the format, the trace with its sources, the hints. */
   readonly keyParts: Readonly<Record<string, unknown>>
 }
+
+/** The one hint every lens of a raw trace reads, whatever its input fields: the task's correct final answer. */
+export const GROUND_TRUTH = "ground_truth"
 
 const FIELD_REF = /^([A-Za-z_][A-Za-z0-9_]*)(\[\d+\])?/
 
@@ -44,8 +49,10 @@ export const validateAdmitted = (
     })
   }
   const { format, trace } = admitted
-  // Only the pattern's own fields: other keys of `hints` are neither projected nor cache-keyed.
+  // Only the pattern's own fields: other keys of `hints` are neither projected nor cache-keyed, but
+  // `ground_truth`, which every lens reads (the prompt's intake note) and the cache key holds.
   const hints = hintsFor(allHints, code.inputFields)
+  const groundTruth = typeof allHints[GROUND_TRUTH] === "string" && allHints[GROUND_TRUTH].trim().length > 0 ? allHints[GROUND_TRUTH].trim() : undefined
   const projection = projectTrace(code.family, code.derive, trace, hints)
   const validated = code.validate(projection.input)
   if (Either.isLeft(validated)) {
@@ -92,9 +99,10 @@ export const validateAdmitted = (
       success: trace.success,
       derived: projection.derived,
       hinted: projection.hinted,
+      groundTruth,
       sourceOf,
       eventOf,
-      keyParts: { format, id: trace.id, events: trace.events, task: trace.task, outcome: trace.outcome, success: trace.success, hints }
+      keyParts: { format, id: trace.id, events: trace.events, task: trace.task, outcome: trace.outcome, success: trace.success, hints, ...(groundTruth === undefined ? {} : { groundTruth }) }
     }
   })
 }

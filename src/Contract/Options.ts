@@ -52,7 +52,7 @@ export const SelectOption = refusing(Schema.NullOr(TraceSelect), "select must be
 export const TraceHints = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   identifier: "TraceHints",
   description:
-    "The pattern's extra input fields that a raw trace cannot hold (e.g. `pressure`, `self_report`, `task_class`), by the names of the pattern's own input schema; they win over values derived from the trace. The PatternRecord's `needs` says which a pattern requires."
+    "The pattern's extra input fields that a raw trace cannot hold (e.g. `pressure`, `self_report`, `task_class`), by the names of the pattern's own input schema; they win over values derived from the trace. The PatternRecord's `needs` says which a pattern requires. `ground_truth` (a string: the task's correct final answer, when known) is read by every lens of a raw trace (`svc eval --with-ground-truth`, docs/eval.md)."
 })
 export const HintsOption = refusing(Schema.NullOr(TraceHints), "hints must be an object of the pattern's extra input fields")
 

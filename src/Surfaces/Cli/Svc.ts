@@ -11,6 +11,7 @@
 import * as Command from "@effect/cli/Command"
 import { makeAnalyze } from "./Commands/Analyze.js"
 import { makeDiagnose } from "./Commands/Diagnose.js"
+import { makeEval } from "./Commands/Eval.js"
 import { makeMcp } from "./Commands/Mcp.js"
 import { makeNormalize } from "./Commands/Normalize.js"
 import { makePatterns } from "./Commands/Patterns.js"
@@ -36,5 +37,5 @@ export const makeSvc = (terminal: Terminal, serving: () => void) =>
         [EXIT_CODES]
       )
     ),
-    Command.withSubcommands([makeServe(serving), makeAnalyze(terminal), makeDiagnose(terminal), makeNormalize(terminal), makePatterns(terminal), makeRuns(terminal), makeProblems(terminal), makeDigest(terminal), makeMcp()])
+    Command.withSubcommands([makeServe(serving), makeAnalyze(terminal), makeDiagnose(terminal), makeNormalize(terminal), makePatterns(terminal), makeRuns(terminal), makeProblems(terminal), makeDigest(terminal), makeEval(terminal), makeMcp()])
   )

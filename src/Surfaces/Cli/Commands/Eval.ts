@@ -1,0 +1,246 @@
+/**
+ * `svc eval DATASET` (issue 38, docs/eval.md): diagnose run on each labelled trace of a dataset
+ * (Eval/Dataset.ts) in this process or against --url, its decisive step scored against the label
+ * by exact match (Eval/Score.ts), or a baseline that needs no model (Eval/Baselines.ts). Results go
+ * to --out as JSON Lines, one per item as it ends, so a run that stopped goes on from there; the
+ * summary covers every result of the dataset's items in --out with this method.
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { Effect, Either, Layer, Option, Schema } from "effect"
+import { appendFileSync, existsSync, readFileSync } from "node:fs"
+import { Catalogue, CatalogueLive } from "../../../Catalogue/Catalogue.js"
+import { AppConfig, loadConfig } from "../../../Config.js"
+import { NormalizedOne } from "../../../Contract/TracesContract.js"
+import type { TraceFormat } from "../../../Traces/Model.js"
+import { type Backend, CliFailure } from "../Backend.js"
+import { lensFields, lenses, optional, remote, run } from "../CommonOptions.js"
+import { EXIT } from "../ExitCodes.js"
+import { commandHelp } from "../Help.js"
+import { emit, pretty } from "../Output.js"
+import { backendOf, runCommand, type Terminal, trackRequest } from "../Running.js"
+import { type Baseline, baselineOf, BASELINES } from "../Eval/Baselines.js"
+import { type EvalItem, readDataset } from "../Eval/Dataset.js"
+import { type Accuracy, type ItemResult, lensAgreement, predictionOf, score, type Summary, summarize } from "../Eval/Score.js"
+
+/** Kinds that say the whole run cannot go on (no service, no key): the command stops, nothing is scored wrong for them. */
+const FATAL = new Set(["usage", "unreachable", "unauthorized", "forbidden", "unexpected"])
+
+const keyOf = (file: string, setting: string, method: string) => `${method}\u0000${setting}\u0000${file}`
+
+const ItemLine = Schema.parseJson(Schema.Struct({ file: Schema.String, setting: Schema.String, method: Schema.String }))
+
+/** The results already in --out, as they were written (the lines this command wrote). */
+const resultsIn = (path: string): Array<ItemResult & Record<string, unknown>> => {
+  if (!existsSync(path)) return []
+  return readFileSync(path, "utf8").split("\n").flatMap((line) => {
+    if (line.trim() === "" || Either.isLeft(Schema.decodeUnknownEither(ItemLine)(line))) return []
+    const value: unknown = JSON.parse(line)
+    return isItemResult(value) ? [value] : []
+  })
+}
+
+const isItemResult = (value: unknown): value is ItemResult & Record<string, unknown> =>
+  typeof value === "object" && value !== null && "scores" in value && "label" in value && "predicted" in value
+
+/** `--fail-under`: `agent=0.4,step=0.1` (agent, step, span, coverage), or a bare fraction for the agent accuracy. */
+type Measure = keyof Pick<Summary, "agent_accuracy" | "step_accuracy" | "span_accuracy" | "category_accuracy" | "coverage">
+
+export const parseFailUnder = (text: string): Either.Either<ReadonlyArray<readonly [Measure, number]>, string> => {
+  const names = new Map<string, Measure>([["agent", "agent_accuracy"], ["step", "step_accuracy"], ["span", "span_accuracy"], ["category", "category_accuracy"], ["coverage", "coverage"]])
+  const parts = text.split(",").map((part) => part.trim()).filter((part) => part.length > 0)
+  const out: Array<readonly [Measure, number]> = []
+  for (const part of parts) {
+    const match = /^(?:(agent|step|span|category|coverage)=)?(0(?:\.\d+)?|1(?:\.0+)?)$/.exec(part)
+    const name = names.get(match?.[1] ?? "agent")
+    if (match === null || name === undefined) return Either.left(`--fail-under must be a fraction 0-1 or name=fraction pairs (agent, step, span, category, coverage), e.g. agent=0.4,step=0.1 (got ${JSON.stringify(part.slice(0, 40))})`)
+    out.push([name, Number(match[2])])
+  }
+  return out.length === 0 ? Either.left("--fail-under names no threshold") : Either.right(out)
+}
+
+const percent = (value: number | null) => (value === null ? "–" : `${(value * 100).toFixed(1)}%`)
+
+/** The summary as a table for a terminal. */
+export const table = (summary: Summary): string => {
+  const rows: Array<readonly [string, Accuracy]> = [["all", summary]]
+  if (Object.keys(summary.settings).length > 1) for (const [name, accuracy] of Object.entries(summary.settings)) rows.push([`ground truth: ${name}`, accuracy])
+  for (const [name, accuracy] of Object.entries(summary.splits)) rows.push([name, accuracy])
+  const measures = (["agent_accuracy", "step_accuracy", "span_accuracy", "category_accuracy"] as const).filter((measure) => rows.some(([, accuracy]) => accuracy[measure] !== null))
+  const width = Math.max(14, ...rows.map(([name]) => name.length))
+  const line = (cells: ReadonlyArray<string>) => cells.map((cell, index) => (index === 0 ? cell.padEnd(width) : cell.padStart(10))).join("  ")
+  const out = [
+    `svc eval: ${summary.n} items, ${summary.method}${summary.errors > 0 ? `, ${summary.errors} without an answer (counted wrong)` : ""}`,
+    line(["", "n", "coverage", ...measures.map((measure) => measure.replace("_accuracy", ""))]),
+    ...rows.map(([name, accuracy]) => line([name, String(accuracy.n), percent(accuracy.coverage), ...measures.map((measure) => percent(accuracy[measure]))]))
+  ]
+  const lensNames = Object.keys(summary.lenses)
+  if (lensNames.length > 0) {
+    out.push("", line(["lens agreement", "n", "agent", "step"]))
+    for (const name of lensNames) {
+      const lens = summary.lenses[name]
+      if (lens !== undefined) out.push(line([name, String(lens.n), percent(lens.agent_agreement), percent(lens.step_agreement)]))
+    }
+  }
+  out.push(
+    "",
+    `cost: ${summary.cost.llm_calls} model calls, ${summary.cost.input_tokens} input and ${summary.cost.output_tokens} output tokens; time: ${(summary.time.elapsed_ms / 1000).toFixed(1)} s in all, ${
+      summary.time.mean_ms === null ? "–" : `${(summary.time.mean_ms / 1000).toFixed(1)} s`
+    } per item`
+  )
+  return `${out.join("\n")}\n`
+}
+
+interface EvalOptions {
+  readonly setting: "without" | "with"
+  readonly method: string
+  readonly fields: Readonly<Record<string, unknown>>
+}
+
+/** One item through diagnose: its result, or the failure that stops the command. */
+const diagnoseItem = (backend: Backend, item: EvalItem, options: EvalOptions) =>
+  Effect.gen(function*() {
+    const started = performance.now()
+    const hints = options.setting === "with" && item.groundTruth !== null ? { hints: { ground_truth: item.groundTruth } } : {}
+    const envelope = { trace: item.trace, ...(item.format === undefined ? {} : { format: item.format }), ...options.fields, ...hints }
+    const answer = yield* Effect.either(backend.diagnose(envelope, false))
+    const elapsed = Math.round(performance.now() - started)
+    const base = { file: item.file, split: item.split, setting: options.setting, method: options.method, label: { agent: item.label.agent, step: item.label.step, spans: item.label.spans } }
+    if (Either.isLeft(answer)) {
+      if (FATAL.has(answer.left.kind)) return yield* answer.left
+      return {
+        ...base,
+        predicted: null,
+        scores: score(item.label, null),
+        lenses: [],
+        tokens: { input: 0, output: 0, llm_calls: 0 },
+        elapsed_ms: elapsed,
+        error: `${answer.left.kind}: ${answer.left.message.slice(0, 300)}`
+      } satisfies ItemResult
+    }
+    const report = answer.right.report
+    const predicted = predictionOf(report)
+    return {
+      ...base,
+      predicted,
+      scores: score(item.label, predicted),
+      lenses: lensAgreement(report, item.label),
+      tokens: { input: report.usage.input_tokens, output: report.usage.output_tokens, llm_calls: report.usage.llm_calls },
+      elapsed_ms: elapsed,
+      error: null
+    } satisfies ItemResult
+  })
+
+const decodeNormalized = Schema.decodeUnknownEither(NormalizedOne)
+
+/** One item through a baseline: its trace normalized (no model), then the baseline's pick. */
+const baselineItem = (backend: Backend, item: EvalItem, baseline: Baseline, entries: typeof Catalogue.Service.entries, setting: "without" | "with") =>
+  Effect.gen(function*() {
+    const started = performance.now()
+    const base = { file: item.file, split: item.split, setting, method: `baseline:${baseline}`, label: { agent: item.label.agent, step: item.label.step, spans: item.label.spans } }
+    const normalized = yield* Effect.either(backend.normalize({ trace: item.trace, ...(item.format === undefined ? {} : { format: item.format }), select: 0 }))
+    const read = Either.flatMap(normalized, (value) => Either.mapLeft(decodeNormalized(value), () => new CliFailure({ kind: "unexpected", message: "the normalized trace could not be read" })))
+    if (Either.isLeft(read)) {
+      if (FATAL.has(read.left.kind)) return yield* read.left
+      return { ...base, predicted: null, scores: score(item.label, null), lenses: [], tokens: { input: 0, output: 0, llm_calls: 0 }, elapsed_ms: Math.round(performance.now() - started), error: `${read.left.kind}: ${read.left.message.slice(0, 300)}` } satisfies ItemResult
+    }
+    const format: TraceFormat = read.right.format
+    const picked = baselineOf(baseline, entries, format, read.right.trace, item.label)
+    return { ...base, ...picked, lenses: [], tokens: { input: 0, output: 0, llm_calls: 0 }, elapsed_ms: Math.round(performance.now() - started), error: null } satisfies ItemResult
+  })
+
+/** The catalogue's entries, for the triage baseline (loaded here, whichever backend). */
+const catalogueEntries = Effect.gen(function*() {
+  const config = yield* Effect.mapError(loadConfig, (error) => new CliFailure({ kind: "usage", message: error.message }))
+  const context = yield* Layer.build(CatalogueLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)))).pipe(
+    Effect.mapError((error) => new CliFailure({ kind: "unexpected", message: `the catalogue could not be loaded: ${String(error)}` }))
+  )
+  return (yield* Effect.provide(Catalogue, context)).entries
+})
+
+export const makeEval = (terminal: Terminal) =>
+  Command.make(
+    "eval",
+    {
+      dataset: Args.text({ name: "DATASET" }).pipe(Args.withDescription("A labelled dataset: a folder of Who&When- or TRAIL-style JSON files, or a JSON Lines file of {trace, expect}.")),
+      ...run,
+      patterns: lenses.patterns,
+      maxPatterns: lenses.maxPatterns,
+      budgetTokens: lenses.budgetTokens,
+      concurrency: Options.integer("concurrency").pipe(
+        Options.withSchema(Schema.Int.pipe(Schema.between(1, 64))),
+        Options.withDescription("Items diagnosed at once (1-64, default 4)."),
+        Options.withDefault(4)
+      ),
+      withGroundTruth: Options.boolean("with-ground-truth").pipe(Options.withDescription("Give each trace's correct final answer to the model (hints.ground_truth), where the dataset has one.")),
+      baseline: optional(Options.choice("baseline", BASELINES), "Score a baseline that needs no model instead of diagnose: random (its expected value), first-error, triage."),
+      out: optional(Options.file("out"), "Keep each item's result here (JSON Lines) as it ends; a run given the same file goes on where it stopped."),
+      format: Options.choice("format", ["table", "json"]).pipe(Options.withDescription("The summary as a table (default) or one JSON object."), Options.withDefault("table")),
+      failUnder: optional(Options.text("fail-under"), "Exit 1 when an accuracy is below it: a fraction for the agent accuracy, or agent=0.4,step=0.1 (agent, step, span, category, coverage)."),
+      ...remote
+    },
+    (options) =>
+      runCommand(terminal, "eval", (progress) =>
+        Effect.gen(function*() {
+          const thresholds = Option.isNone(options.failUnder) ? [] : yield* Either.match(parseFailUnder(options.failUnder.value), {
+            onLeft: (message) => Effect.fail(new CliFailure({ kind: "usage", message })),
+            onRight: Effect.succeed
+          })
+          if (!existsSync(options.dataset)) return yield* new CliFailure({ kind: "usage", message: `no dataset at ${options.dataset}` })
+          const { items, unread } = readDataset(options.dataset)
+          for (const skipped of unread.slice(0, 5)) process.stderr.write(`svc eval: skipped ${skipped.file}: ${skipped.reason}\n`)
+          if (unread.length > 5) process.stderr.write(`svc eval: skipped ${unread.length - 5} more files or lines\n`)
+          if (items.length === 0) return yield* new CliFailure({ kind: "usage", message: `${options.dataset} holds no labelled item (docs/eval.md says which shapes are read)` })
+          const setting = options.withGroundTruth ? "with" as const : "without" as const
+          const method = Option.match(options.baseline, { onNone: () => "diagnose", onSome: (baseline) => `baseline:${baseline}` })
+          const out = Option.getOrUndefined(options.out)
+          const earlier = out === undefined ? [] : resultsIn(out)
+          const done = new Set(earlier.map((result) => keyOf(result.file, result.setting, result.method)))
+          const todo = items.filter((item) => !done.has(keyOf(item.file, setting, method)))
+          if (earlier.length > 0 && todo.length < items.length) process.stderr.write(`svc eval: ${items.length - todo.length} items already in ${out}; running the other ${todo.length}\n`)
+          const backend = yield* backendOf({ ...options, maxBytes: Option.none() }, "svc eval", progress)
+          const entries = Option.isSome(options.baseline) && options.baseline.value === "triage" ? yield* catalogueEntries : []
+          const fields = {
+            ...(Option.isSome(options.mode) ? { mode: options.mode.value } : {}),
+            ...(Option.isSome(options.model) ? { model: options.model.value } : {}),
+            ...Object.fromEntries(Object.entries(lensFields(options)).filter(([, value]) => value !== undefined))
+          }
+          const fresh = yield* Effect.forEach(
+            todo,
+            (item) =>
+              trackRequest(
+                progress,
+                backend,
+                `eval ${item.file}`,
+                Option.match(options.baseline, {
+                  onNone: () => diagnoseItem(backend, item, { setting, method, fields }),
+                  onSome: (baseline) => baselineItem(backend, item, baseline, entries, setting)
+                })
+              ).pipe(Effect.tap((result) => Effect.sync(() => out !== undefined && appendFileSync(out, `${JSON.stringify(result)}\n`)))),
+            { concurrency: options.concurrency }
+          )
+          progress.stop()
+          const files = new Set(items.map((item) => item.file))
+          const results = [...earlier.filter((result) => result.method === method && files.has(result.file)), ...fresh]
+          const summary = summarize(results)
+          yield* emit(options.format === "json" ? pretty(summary) : table(summary), Option.none())
+          const below = thresholds.filter(([name, minimum]) => {
+            const value = summary[name]
+            return value === null || value < minimum
+          })
+          for (const [name, minimum] of below) process.stderr.write(`svc eval: ${name} ${percent(summary[name])} is below --fail-under ${minimum}\n`)
+          return below.length > 0 ? EXIT.failOn : EXIT.done
+        }))
+  ).pipe(
+    Command.withDescription(
+      commandHelp(
+        "Measure diagnose against labelled failure data: the decisive step's agent and step (or span), exact match, per split and ground-truth setting, per lens, with cost and time (docs/eval.md).",
+        [
+          ["svc eval Who\\&When/ --mode quick --out results.jsonl", "diagnose every labelled log, resumable"],
+          ["svc eval Who\\&When/ --baseline random --format json", "the random baseline's expected accuracy"],
+          ["svc eval labelled.jsonl --url http://127.0.0.1:8000 --fail-under agent=0.4", "in CI, against a service"]
+        ]
+      )
+    )
+  )
