@@ -84,7 +84,14 @@ export const makeOtelTracer = (
             "service.version": VERSION
           }),
           sampler: samplerOf(settings),
-          spanProcessors: [new BatchSpanProcessor(counted(exporterOf(target), warn), settings.batch)]
+          spanProcessors: [
+            new BatchSpanProcessor(counted(exporterOf(target), warn), {
+              scheduledDelayMillis: settings.batch.scheduleDelayMs,
+              exportTimeoutMillis: settings.batch.exportTimeoutMs,
+              maxQueueSize: settings.batch.maxQueueSize,
+              maxExportBatchSize: settings.batch.maxExportBatchSize
+            })
+          ]
         })
       ),
       // the last spans are sent within the export timeout; a collector that is gone loses them (counted as failed)
