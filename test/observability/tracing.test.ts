@@ -210,6 +210,35 @@ describe("the service's own spans (DECISIONS §21)", () => {
   })
 })
 
+describe("the OTEL_* settings reach the SDK", () => {
+  it("the sampler (parent-based ratio 0: only traces a caller sampled), the resource's attributes, the batch size", async () => {
+    const service = await start({
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0",
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=staging%2Deu,team=agents",
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "1",
+      OTEL_EXPORTER_OTLP_HEADERS: "x-batch-test=one"
+    })
+    const unsampled = randomHex(16)
+    const sampled = randomHex(16)
+    const dropped = randomHex(16)
+    // no traceparent: a root, sampled at ratio 0 (dropped); a caller's sampled trace is followed, an unsampled one is not
+    expect((await post(service, "/v1/analyze/lewin?mode=quick", traceWithMarker(), { "x-request-id": `root-${unsampled}` })).status).toBe(200)
+    expect((await post(service, "/v1/analyze/lewin?mode=quick", traceWithMarker(), { traceparent: `00-${sampled}-${randomHex(8)}-01` })).status).toBe(200)
+    expect((await post(service, "/v1/analyze/lewin?mode=quick", traceWithMarker(), { traceparent: `00-${dropped}-${randomHex(8)}-00` })).status).toBe(200)
+    await collector.until(() => inTrace(sampled).length >= 3)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(inTrace(dropped)).toEqual([])
+    expect(collector.spans.filter((span) => span.attrs["svc.request.id"] === `root-${unsampled}`)).toEqual([])
+    const [server] = inTrace(sampled).filter((span) => span.kind === 2)
+    expect(server?.resource).toMatchObject({ "deployment.environment.name": "staging-eu", team: "agents", "service.name": "pattern-analysis-service" })
+    // one span per export request
+    const mine = collector.requests.filter((request) => request.headers["x-batch-test"] === "one")
+    expect(mine.length).toBeGreaterThanOrEqual(3)
+    expect(mine.length).toBe(collector.spans.filter((span) => span.resource["team"] === "agents").length)
+  })
+})
+
 describe("a service exporting to itself", () => {
   it("drops its own spans on arrival and makes no span of those exports (no loop)", async () => {
     const { freePort } = await import("../support/Net.js")

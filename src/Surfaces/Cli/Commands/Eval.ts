@@ -19,6 +19,7 @@ import { lensFields, lenses, optional, remote, run } from "../CommonOptions.js"
 import { EXIT } from "../ExitCodes.js"
 import { commandHelp } from "../Help.js"
 import { emit, pretty } from "../Output.js"
+import { printable } from "../Printable.js"
 import { backendOf, runCommand, type Terminal, trackRequest } from "../Running.js"
 import { type Baseline, baselineOf, BASELINES } from "../Eval/Baselines.js"
 import { type EvalItem, readDataset } from "../Eval/Dataset.js"
@@ -73,7 +74,7 @@ export const table = (summary: Summary): string => {
   const out = [
     `svc eval: ${summary.n} items, ${summary.method}${summary.errors > 0 ? `, ${summary.errors} without an answer (counted wrong)` : ""}`,
     line(["", "n", "coverage", ...measures.map((measure) => measure.replace("_accuracy", ""))]),
-    ...rows.map(([name, accuracy]) => line([name, String(accuracy.n), percent(accuracy.coverage), ...measures.map((measure) => percent(accuracy[measure]))]))
+    ...rows.map(([name, accuracy]) => line([printable(name), String(accuracy.n), percent(accuracy.coverage), ...measures.map((measure) => percent(accuracy[measure]))]))
   ]
   const lensNames = Object.keys(summary.lenses)
   if (lensNames.length > 0) {
@@ -188,8 +189,11 @@ export const makeEval = (terminal: Terminal) =>
             onRight: Effect.succeed
           })
           if (!existsSync(options.dataset)) return yield* new CliFailure({ kind: "usage", message: `no dataset at ${options.dataset}` })
-          const { items, unread } = readDataset(options.dataset)
-          for (const skipped of unread.slice(0, 5)) process.stderr.write(`svc eval: skipped ${skipped.file}: ${skipped.reason}\n`)
+          const { items, unread } = yield* Effect.try({
+            try: () => readDataset(options.dataset),
+            catch: (error) => new CliFailure({ kind: "usage", message: `the dataset could not be read: ${error instanceof Error ? error.message : String(error)}` })
+          })
+          for (const skipped of unread.slice(0, 5)) process.stderr.write(`svc eval: skipped ${printable(skipped.file)}: ${skipped.reason}\n`)
           if (unread.length > 5) process.stderr.write(`svc eval: skipped ${unread.length - 5} more files or lines\n`)
           if (items.length === 0) return yield* new CliFailure({ kind: "usage", message: `${options.dataset} holds no labelled item (docs/eval.md says which shapes are read)` })
           const setting = options.withGroundTruth ? "with" as const : "without" as const
@@ -198,7 +202,7 @@ export const makeEval = (terminal: Terminal) =>
           const earlier = out === undefined ? [] : resultsIn(out)
           const done = new Set(earlier.map((result) => keyOf(result.file, result.setting, result.method)))
           const todo = items.filter((item) => !done.has(keyOf(item.file, setting, method)))
-          if (earlier.length > 0 && todo.length < items.length) process.stderr.write(`svc eval: ${items.length - todo.length} items already in ${out}; running the other ${todo.length}\n`)
+          if (earlier.length > 0 && todo.length < items.length) process.stderr.write(`svc eval: ${items.length - todo.length} items already in ${printable(out ?? "")}; running the other ${todo.length}\n`)
           const backend = yield* backendOf({ ...options, maxBytes: Option.none() }, "svc eval", progress)
           const entries = Option.isSome(options.baseline) && options.baseline.value === "triage" ? yield* catalogueEntries : []
           const fields = {
