@@ -88,6 +88,28 @@ describe("svc progress in a terminal (tmux)", () => {
     }
   })
 
+  it("svc eval: one line for the whole run, its items done, calls and tokens, beside the lenses' lines", async () => {
+    double.script = (call) => ({ kind: "delay", ms: 1200, then: defaultReply(call) })
+    try {
+      const dir = mkdtempSync(join(tmpdir(), "svc-tmux-eval-"))
+      for (const name of ["a.json", "b.json", "c.json"]) {
+        writeFileSync(join(dir, name), readFileSync(join(REPO, "test", "fixtures", "traces", "autogen", "who-and-when-hand-crafted-43.json")))
+      }
+      const out = join(mkdtempSync(join(tmpdir(), "svc-tmux-")), "eval.txt")
+      const env = { OPENAI_API_KEY: "sk-test-tmux-0123456789", OPENAI_BASE_URL: `${double.url}/v1` }
+      runInTerminal("eval", ["eval", dir, "--mode", "quick", "--patterns", "lewin", "--concurrency", "1"], env, out)
+      await waitForScreen("eval", (text) => /svc eval +calling the model \(1\/3 items\)/.test(text))
+      const after = await waitForScreen("eval", (text) => text.includes("EXIT="))
+      expect(after).toMatch(/^✓ svc eval +done \(3\/3 items\) +\d+\.\ds +3 calls +3\.6k in \/ 1\.2k out tokens$/m)
+      expect(after.match(/svc eval/g)).toHaveLength(1)
+      expect(after).toMatch(/^✓ lewin +done/m)
+      expect(after).toContain("EXIT=0")
+      expect(readFileSync(out, "utf8")).toContain("svc eval: 3 items, diagnose")
+    } finally {
+      double.reset()
+    }
+  })
+
   it("queued while the 4 slots are taken; verifying during forensic mode's verification pass", async () => {
     double.script = (call) => ({ kind: "delay", ms: 1500, then: defaultReply(call) })
     try {

@@ -20,7 +20,7 @@ import { EXIT } from "../ExitCodes.js"
 import { commandHelp } from "../Help.js"
 import { emit, pretty } from "../Output.js"
 import { printable } from "../Printable.js"
-import { backendOf, runCommand, type Terminal, trackRequest } from "../Running.js"
+import { backendOf, runCommand, type Terminal } from "../Running.js"
 import { type Baseline, baselineOf, BASELINES } from "../Eval/Baselines.js"
 import { type EvalItem, readDataset } from "../Eval/Dataset.js"
 import { type Accuracy, type ItemResult, lensAgreement, predictionOf, score, type Summary, summarize } from "../Eval/Score.js"
@@ -210,18 +210,36 @@ export const makeEval = (terminal: Terminal) =>
             ...(Option.isSome(options.model) ? { model: options.model.value } : {}),
             ...Object.fromEntries(Object.entries(lensFields(options)).filter(([, value]) => value !== undefined))
           }
+          // one progress line for the whole run (a line per item would grow with the dataset): items done, model calls, tokens
+          const tally = { done: 0, errors: 0, calls: 0, input: 0, output: 0 }
+          const tell = (state: "calling" | "done") =>
+            progress.listener.report("svc eval", {
+              state,
+              calls: tally.calls,
+              inputTokens: tally.input,
+              outputTokens: tally.output,
+              note: `${tally.done}/${todo.length} items${tally.errors > 0 ? `, ${tally.errors} without an answer` : ""}`
+            })
+          tell("calling")
+          const one = (item: EvalItem): Effect.Effect<ItemResult, CliFailure> =>
+            Option.match(options.baseline, {
+              onNone: () => diagnoseItem(backend, item, { setting, method, fields }),
+              onSome: (baseline) => baselineItem(backend, item, baseline, entries, setting)
+            })
           const fresh = yield* Effect.forEach(
             todo,
             (item) =>
-              trackRequest(
-                progress,
-                backend,
-                `eval ${item.file}`,
-                Option.match(options.baseline, {
-                  onNone: () => diagnoseItem(backend, item, { setting, method, fields }),
-                  onSome: (baseline) => baselineItem(backend, item, baseline, entries, setting)
+              one(item).pipe(Effect.tap((result) =>
+                Effect.sync(() => {
+                  if (out !== undefined) appendFileSync(out, `${JSON.stringify(result)}\n`)
+                  tally.done += 1
+                  if (result.error !== null) tally.errors += 1
+                  tally.calls += result.tokens.llm_calls
+                  tally.input += result.tokens.input
+                  tally.output += result.tokens.output
+                  tell(tally.done === todo.length ? "done" : "calling")
                 })
-              ).pipe(Effect.tap((result) => Effect.sync(() => out !== undefined && appendFileSync(out, `${JSON.stringify(result)}\n`)))),
+              )),
             { concurrency: options.concurrency }
           )
           progress.stop()
