@@ -21,7 +21,7 @@ import { OPEN_SCOPE, shownUrl } from "../Config/Alerts.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
 import { countAlertDelivery, countEvaluationDelivery } from "../Observability/Metrics.js"
 import { type ExportTarget, revealHeaders } from "../Config/Telemetry.js"
-import { type AlertPolicy, AlertRoutes, type DueDelivery, type ProblemStoreShape } from "../Store/Problems.js"
+import { type AlertPolicy, AlertRoutes, type DeliveryStream, type DueDelivery, type ProblemStoreShape } from "../Store/Problems.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
 
 /** The signature header of a body sent at `seconds` (unix), one `v1=` per secret. */
@@ -151,10 +151,10 @@ const BATCH = 16
 const AT_ONCE = 4
 const LEASE_MS = 60_000
 
-/** One round: the due deliveries taken and attempted; how many. */
-export const deliveryRound = (store: ProblemStoreShape, options: DeliveryOptions) =>
+/** One round: the due deliveries (of one stream, or all) taken and attempted; how many. */
+export const deliveryRound = (store: ProblemStoreShape, options: DeliveryOptions, stream?: DeliveryStream) =>
   Effect.gen(function*() {
-    const due = yield* store.claimDeliveries(options.owner, yield* Clock.currentTimeMillis, LEASE_MS, BATCH)
+    const due = yield* store.claimDeliveries(options.owner, yield* Clock.currentTimeMillis, LEASE_MS, BATCH, stream)
     yield* Effect.forEach(due, (delivery) => deliverOnce(store, options, delivery), { concurrency: AT_ONCE, discard: true })
     return due.length
   })
@@ -188,15 +188,18 @@ export const AlertDeliveryLive = Layer.scopedDiscard(
         const released = yield* store.releaseDeliveries
         if (released > 0) yield* Effect.logWarning("alert deliveries a previous process had in flight are sent again").pipe(Effect.annotateLogs({ deliveries: released }))
       }
-      yield* Effect.forever(
-        Effect.gen(function*() {
-          if (readiness.current() !== "ready") return yield* Effect.sleep(Duration.seconds(1))
-          const taken = yield* deliveryRound(store, options).pipe(
-            Effect.catchAll((error) => Effect.as(Effect.logWarning("alert deliveries: the store failed", error), 0))
-          )
-          if (taken < BATCH) yield* Effect.sleep(Duration.seconds(1))
-        })
-      )
+      // each stream its own loop: a slow or hanging receiver (10 s a call) holds up only its own rows
+      const deliver = (stream: DeliveryStream) =>
+        Effect.forever(
+          Effect.gen(function*() {
+            if (readiness.current() !== "ready") return yield* Effect.sleep(Duration.seconds(1))
+            const taken = yield* deliveryRound(store, options, stream).pipe(
+              Effect.catchAll((error) => Effect.as(Effect.logWarning(`${stream === "alerts" ? "alert deliveries" : "verdicts exports"}: the store failed`, error), 0))
+            )
+            if (taken < BATCH) yield* Effect.sleep(Duration.seconds(1))
+          })
+        )
+      yield* Effect.all([deliver("alerts"), deliver("evaluations")], { concurrency: 2, discard: true })
     })
     yield* loop.pipe(
       Effect.tapErrorCause((cause) => Effect.logWarning("alert deliveries stopped; starting again", cause)),

@@ -127,6 +127,12 @@ export interface DeliveryRecord {
   readonly deliveredAt: number | null
 }
 
+/**
+ * The outbox's two streams, delivered by loops of their own so that one slow receiver cannot hold
+ * up the other's rows: the webhooks' alerts, and runs' verdicts for SVC_EVALUATION_ENDPOINT.
+ */
+export type DeliveryStream = "alerts" | "evaluations"
+
 /** An outbox row a deliverer holds. */
 export interface DueDelivery {
   readonly id: string
@@ -199,7 +205,7 @@ export interface ProblemStoreShape {
     cursor: string | null
   ) => Effect.Effect<{ readonly deliveries: ReadonlyArray<DeliveryRecord>; readonly nextCursor: string | null }, SqlError.SqlError>
   /** Outbox rows due now, leased to `owner` until `now + leaseMs` (a dead deliverer's lapse). */
-  readonly claimDeliveries: (owner: string, now: number, leaseMs: number, limit: number) => Effect.Effect<ReadonlyArray<DueDelivery>, SqlError.SqlError>
+  readonly claimDeliveries: (owner: string, now: number, leaseMs: number, limit: number, stream?: DeliveryStream) => Effect.Effect<ReadonlyArray<DueDelivery>, SqlError.SqlError>
   /** Records an attempt: delivered, tried again at `nextAt`, or given up (`nextAt` null). */
   readonly recordAttempt: (
     id: string,
@@ -863,10 +869,11 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       )
     }
 
-    const claimDeliveries: ProblemStoreShape["claimDeliveries"] = (owner, now, leaseMs, limit) =>
+    const claimDeliveries: ProblemStoreShape["claimDeliveries"] = (owner, now, leaseMs, limit, stream) =>
       Effect.gen(function*() {
+        const of = stream === undefined ? sql.literal("") : stream === "evaluations" ? sql.literal(" AND event = 'run.evaluation'") : sql.literal(" AND event <> 'run.evaluation'")
         // a dead deliverer's rows come back once their lease lapses
-        const due = yield* sql`SELECT id FROM alert_outbox WHERE (state = 'pending' AND next_at <= ${now}) OR (state = 'delivering' AND lease_until < ${now})
+        const due = yield* sql`SELECT id FROM alert_outbox WHERE ((state = 'pending' AND next_at <= ${now}) OR (state = 'delivering' AND lease_until < ${now}))${of}
                                ORDER BY next_at, id LIMIT ${limit}${postgres ? sql.literal(" FOR UPDATE SKIP LOCKED") : sql.literal("")}`
         const ids = due.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "id") ?? ""] : []))
         if (ids.length === 0) return []

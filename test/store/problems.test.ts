@@ -680,6 +680,24 @@ describe.each(DIALECTS)("the problems store on $name", ({ open }) => {
       expect(second.nextCursor).toBeNull()
       expect([...first.deliveries, ...second.deliveries].map((row) => row.id).sort()).toEqual([d1, d2, d3].sort())
     }))
+
+  it.scoped("keeps a run's verdicts (run.evaluation) in the outbox as their own stream: each deliverer claims only its stream's rows", () =>
+    Effect.gen(function*() {
+      const stores = yield* open(ALERTS)
+      yield* failedRun(stores, "f1", T0)
+      const body = JSON.stringify({ resourceLogs: [] })
+      for (const id of ["e1", "e2"]) yield* stores.problems.evaluation("shared", id, T0, { url: "http://collector.test/v1/logs", body })
+      const rows = yield* allDeliveries(stores)
+      expect(rows.map((row) => [row.event, row.runId]).sort()).toEqual([["run.evaluation", "e1"], ["run.evaluation", "e2"], ["run.failed", "f1"]])
+      const evaluations = yield* stores.problems.claimDeliveries("v", T0 + 1, 30_000, 10, "evaluations")
+      expect(evaluations.map((row) => [row.event, row.url, row.body])).toEqual([
+        ["run.evaluation", "http://collector.test/v1/logs", body],
+        ["run.evaluation", "http://collector.test/v1/logs", body]
+      ])
+      expect(yield* stores.problems.claimDeliveries("v", T0 + 1, 30_000, 10, "evaluations")).toEqual([])
+      const alerts = yield* stores.problems.claimDeliveries("a", T0 + 1, 30_000, 10, "alerts")
+      expect(alerts.map((row) => [row.event, row.url])).toEqual([["run.failed", HOOK]])
+    }))
 })
 
 /**
