@@ -239,6 +239,25 @@ describe("the OTEL_* settings reach the SDK", () => {
   })
 })
 
+describe("a collector that is down", () => {
+  it("costs nothing but the lost spans: requests are served, the failed spans counted (svc_telemetry_spans_total)", async () => {
+    const { freePort } = await import("../support/Net.js")
+    const closed = await freePort()
+    const service = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}`, OTEL_EXPORTER_OTLP_TIMEOUT: "300" })
+    for (let i = 0; i < 3; i++) expect((await post(service, "/v1/analyze/lewin?mode=quick", traceWithMarker())).status).toBe(200)
+    const failed = async () => {
+      const text = await (await fetch(`${service.url}/metrics`)).text()
+      return Number(/^svc_telemetry_spans_total\{[^}]*outcome="failed"[^}]*\} (\d+)/m.exec(text)?.[1] ?? "0")
+    }
+    const deadline = Date.now() + 10_000
+    while ((await failed()) < 9) {
+      if (Date.now() > deadline) throw new Error(`the failed exports were not counted (${await failed()})`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect((await fetch(`${service.url}/readyz`)).status).toBe(200)
+  })
+})
+
 describe("a service exporting to itself", () => {
   it("drops its own spans on arrival and makes no span of those exports (no loop)", async () => {
     const { freePort } = await import("../support/Net.js")
