@@ -11,6 +11,7 @@ import { useProviderDouble } from "../support/Harness.js"
 import { exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
 import { chatTrace, freshHome, quotingEvents, submitOne, waitForRun } from "../runs/support.js"
+import { connectHttp } from "../mcp/support.js"
 
 const harness = useProviderDouble()
 let collector: Collector
@@ -174,6 +175,22 @@ describe("the service's own spans (DECISIONS §21)", () => {
     expect(call?.attrs["error.type"]).toBe(lens.attrs["error.type"])
     expect(server.attrs["http.response.status_code"]).toBe(response.status)
     expect(stored(spans)).not.toContain(MARKER)
+  })
+
+  it("an MCP tool call: the request's server span → the MCP server's tools/call → lens → chat", async () => {
+    const service = await start({ SVC_API_KEYS: "" })
+    const { client } = await connectHttp(service.url)
+    const result = await client.callTool({ name: "svc_lewin", arguments: { trace: traceWithMarker(), mode: "quick" } })
+    expect(result.isError ?? false).toBe(false)
+    await client.close()
+    await collector.until(() => collector.spans.some((span) => span.name === "McpServer.tools/call"))
+    const call = collector.spans.filter((span) => span.name === "McpServer.tools/call").at(-1)
+    if (call === undefined) throw new Error("no tools/call span")
+    await collector.until(() => inTrace(call.traceId).some((span) => span.name === "POST /mcp" && span.spanId === call.parentSpanId))
+    const lens = only(inTrace(call.traceId), "lens lewin")
+    expect(lens.parentSpanId).toBe(call.spanId)
+    expect(childrenOf(inTrace(call.traceId), lens).map((span) => span.name)).toEqual([expect.stringMatching(/^chat /)])
+    expect(stored(inTrace(call.traceId))).not.toContain(MARKER)
   })
 
   it("a run: a trace of its own (run → diagnose → lens → chat); its submission's statements under the request; no statement outside one", async () => {
