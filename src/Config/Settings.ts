@@ -22,6 +22,16 @@ export const invalid = (name: string, accepted: string, raw: string) =>
 export const setting = <A>(name: string, accepted: string, parse: (text: string) => Option.Option<A>): Config.Config<A> =>
   Config.string(name).pipe(Config.mapOrFail((raw) => Either.fromOption(parse(raw.trim()), () => invalid(name, accepted, raw))))
 
+/** A variable read by `parse` from its trimmed text; unset or blank: none; malformed: refused. */
+export const optionalSetting = <A>(name: string, accepted: string, parse: (text: string) => Option.Option<A>): Config.Config<Option.Option<A>> =>
+  Config.option(Config.string(name)).pipe(
+    Config.mapOrFail((raw) =>
+      Option.isNone(raw) || raw.value.trim() === ""
+        ? Either.right(Option.none())
+        : Either.map(Either.fromOption(parse(raw.value.trim()), () => invalid(name, accepted, raw.value)), Option.some)
+    )
+  )
+
 /** Decimal digits only (no sign, exponent or `0x`), within `min`-`max`. */
 export const integer = (name: string, accepted: string, range: { readonly min: number; readonly max: number }): Config.Config<number> =>
   setting(name, accepted, (text) => {

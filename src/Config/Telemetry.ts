@@ -20,7 +20,8 @@
  * The signal-specific variable wins over the general one, as the specification says.
  */
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
-import { choice, flag, integer, invalid, optionalText } from "./Settings.js"
+import { isWebhookUrl } from "./Alerts.js"
+import { choice, flag, integer, optionalSetting, optionalText } from "./Settings.js"
 
 export type OtlpProtocol = "http/protobuf" | "http/json"
 
@@ -59,29 +60,13 @@ export const DEFAULT_SERVICE_NAME = "pattern-analysis-service"
 const PROTOCOLS = "http/protobuf or http/json (grpc is not supported: use the OTLP/HTTP port of a Collector, 4318)"
 
 const parseProtocol = (name: string) =>
-  Config.option(Config.string(name)).pipe(
-    Config.mapOrFail((raw) => {
-      if (Option.isNone(raw) || raw.value.trim() === "") return Either.right(Option.none<OtlpProtocol>())
-      const text = raw.value.trim().toLowerCase()
-      return text === "http/protobuf" || text === "http/json" ? Either.right(Option.some<OtlpProtocol>(text)) : Either.left(invalid(name, PROTOCOLS, raw.value))
-    })
-  )
+  optionalSetting(name, PROTOCOLS, (text) => {
+    const lower = text.toLowerCase()
+    return lower === "http/protobuf" || lower === "http/json" ? Option.some<OtlpProtocol>(lower) : Option.none()
+  })
 
-/** An http(s) URL used as given; unset or blank: none. */
-const endpoint = (name: string) =>
-  Config.option(Config.string(name)).pipe(
-    Config.mapOrFail((raw) => {
-      if (Option.isNone(raw) || raw.value.trim() === "") return Either.right(Option.none<string>())
-      const text = raw.value.trim()
-      try {
-        const url = new URL(text)
-        if ((url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0) return Either.right(Option.some(text))
-      } catch {
-        // refused below
-      }
-      return Either.left(invalid(name, "an http(s) URL", raw.value))
-    })
-  )
+/** An http(s) URL naming a host, used as given; unset or blank: none. */
+const endpoint = (name: string) => optionalSetting(name, "an http(s) URL", Option.liftPredicate(isWebhookUrl))
 
 /** `name=value,…` with percent-encoded values (the W3C Baggage form the specification uses); undefined: malformed. */
 export const parseKeyValues = (text: string): Array<readonly [string, string]> | undefined => {
@@ -117,14 +102,10 @@ const milliseconds = (name: string) => integer(name, "an integer number of milli
 
 const SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const
 
-const ratio = Config.option(Config.string("OTEL_TRACES_SAMPLER_ARG")).pipe(
-  Config.mapOrFail((raw) => {
-    if (Option.isNone(raw) || raw.value.trim() === "") return Either.right(1)
-    const text = raw.value.trim()
-    const value = Number(text)
-    return /^\d*\.?\d+$/.test(text) && value >= 0 && value <= 1 ? Either.right(value) : Either.left(invalid("OTEL_TRACES_SAMPLER_ARG", "a ratio 0-1", raw.value))
-  })
-)
+const ratio = optionalSetting("OTEL_TRACES_SAMPLER_ARG", "a ratio 0-1", (text) => {
+  const value = Number(text)
+  return /^\d*\.?\d+$/.test(text) && value >= 0 && value <= 1 ? Option.some(value) : Option.none()
+}).pipe(Config.map(Option.getOrElse(() => 1)))
 
 const withV1Path = (base: string, signal: string): string => `${base.replace(/\/+$/, "")}/v1/${signal}`
 
@@ -140,12 +121,8 @@ export const telemetrySettings: Config.Config<TelemetrySettings> = Config.all({
   timeout: Config.option(milliseconds("OTEL_EXPORTER_OTLP_TIMEOUT")),
   tracesTimeout: Config.option(milliseconds("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")),
   serviceName: optionalText("OTEL_SERVICE_NAME"),
-  resource: Config.option(Config.string("OTEL_RESOURCE_ATTRIBUTES")).pipe(
-    Config.mapOrFail((raw) => {
-      if (Option.isNone(raw)) return Either.right<ReadonlyArray<readonly [string, string]>>([])
-      const pairs = parseKeyValues(raw.value)
-      return pairs === undefined ? Either.left(invalid("OTEL_RESOURCE_ATTRIBUTES", "name=value pairs separated by commas, values percent-encoded", raw.value)) : Either.right(pairs)
-    })
+  resource: optionalSetting("OTEL_RESOURCE_ATTRIBUTES", "name=value pairs separated by commas, values percent-encoded", (text) => Option.fromNullable(parseKeyValues(text))).pipe(
+    Config.map(Option.getOrElse((): ReadonlyArray<readonly [string, string]> => []))
   ),
   sampler: choice("OTEL_TRACES_SAMPLER", SAMPLERS.join(", "), SAMPLERS).pipe(Config.withDefault("parentbased_always_on")),
   ratio,

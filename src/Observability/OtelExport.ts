@@ -23,6 +23,7 @@ import {
 } from "@opentelemetry/sdk-trace-base"
 import { Duration, Effect, Runtime, type Scope, type Tracer } from "effect"
 import { SERVER_NAME, VERSION } from "../Api.js"
+import { shownUrl } from "../Config/Alerts.js"
 import { type ExportTarget, revealHeaders, type TelemetrySettings } from "../Config/Telemetry.js"
 import { countTelemetrySpans } from "./Metrics.js"
 
@@ -58,14 +59,6 @@ const exporterOf = (target: ExportTarget): SpanExporter => {
   return target.protocol === "http/json" ? new JsonTraceExporter(options) : new ProtobufTraceExporter(options)
 }
 
-const shownOrigin = (url: string) => {
-  try {
-    return new URL(url).origin
-  } catch {
-    return "(invalid URL)"
-  }
-}
-
 /** Effect's tracer over a new OpenTelemetry tracer provider, exporting to `target`; shut down with the scope. */
 export const makeOtelTracer = (
   settings: TelemetrySettings,
@@ -74,7 +67,7 @@ export const makeOtelTracer = (
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<never>()
     const warn = (message: string) =>
-      Runtime.runFork(runtime, Effect.logWarning("the service's spans could not be exported").pipe(Effect.annotateLogs({ endpoint: shownOrigin(target.url), error: message })))
+      Runtime.runFork(runtime, Effect.logWarning("the service's spans could not be exported").pipe(Effect.annotateLogs({ endpoint: shownUrl(target.url), error: message })))
     const provider = yield* Effect.acquireRelease(
       Effect.sync(() =>
         new BasicTracerProvider({

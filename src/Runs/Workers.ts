@@ -29,6 +29,7 @@ import { admittedOf, readStoredRequest } from "./RunsService.js"
 import { DEFAULT_WORKER, type RunResult, type RunRunner, workerLoop } from "./Worker.js"
 import type { DiagnoseReport } from "../Contract/DiagnoseReport.js"
 import { evaluationLogs } from "../Diagnose/Render/Otlp.js"
+import { spanIdOfSource } from "../Traces/Formats/Spans/Session.js"
 import { type FingerprintTrace, problemFindingsOf } from "../Problems/Fingerprint.js"
 
 /** Failures another attempt may not meet: the provider's 429/5xx or outage (after its retries), deadlines. */
@@ -75,8 +76,8 @@ export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<
 /** The span id of the first event read from a span (`span:<id>`), which a run's span links to. */
 const firstSpanOf = (events: ReadonlyArray<{ readonly source: string }>): string | undefined => {
   for (const event of events) {
-    const id = /^span:([0-9a-f]{16})\b/.exec(event.source)?.[1]
-    if (id !== undefined) return id
+    const id = spanIdOfSource(event.source)
+    if (id !== undefined && /^[0-9a-f]{16}$/.test(id)) return id
   }
   return undefined
 }

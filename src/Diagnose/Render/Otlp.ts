@@ -13,6 +13,7 @@
 import packageJson from "../../../package.json" with { type: "json" }
 import type { Severity } from "../../Catalogue/Severity.js"
 import type { DiagnoseReport, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
+import { spanIdOfSource } from "../../Traces/Formats/Spans/Session.js"
 import { friendlyName, oneLine, SERVICE_NAME } from "./Common.js"
 
 export type AnyValue =
@@ -97,8 +98,8 @@ export const citedSpan = (report: DiagnoseReport, finding: ReportFinding): { rea
   const traceId = report.trace.id === null ? undefined : hexId(report.trace.id, 32)
   if (traceId === undefined) return undefined
   for (const evidence of finding.evidence) {
-    const match = /^span:([^/]+)/.exec(evidence.source ?? "")
-    const spanId = match?.[1] === undefined ? undefined : hexId(match[1], 16)
+    const cited = spanIdOfSource(evidence.source ?? "")
+    const spanId = cited === undefined ? undefined : hexId(cited, 16)
     if (spanId !== undefined) return { traceId, spanId }
   }
   return undefined

@@ -30,20 +30,24 @@ const FATAL = new Set(["usage", "unreachable", "unauthorized", "forbidden", "une
 
 const keyOf = (file: string, setting: string, method: string) => `${method}\u0000${setting}\u0000${file}`
 
-const ItemLine = Schema.parseJson(Schema.Struct({ file: Schema.String, setting: Schema.String, method: Schema.String }))
-
-/** The results already in --out, as they were written (the lines this command wrote). */
-const resultsIn = (path: string): Array<ItemResult & Record<string, unknown>> => {
+/** The results already in --out, as they were written (the lines this command wrote; others are skipped). */
+const resultsIn = (path: string): Array<ItemResult> => {
   if (!existsSync(path)) return []
   return readFileSync(path, "utf8").split("\n").flatMap((line) => {
-    if (line.trim() === "" || Either.isLeft(Schema.decodeUnknownEither(ItemLine)(line))) return []
-    const value: unknown = JSON.parse(line)
-    return isItemResult(value) ? [value] : []
+    if (line.trim() === "") return []
+    try {
+      const value: unknown = JSON.parse(line)
+      return isItemResult(value) ? [value] : []
+    } catch {
+      return []
+    }
   })
 }
 
-const isItemResult = (value: unknown): value is ItemResult & Record<string, unknown> =>
-  typeof value === "object" && value !== null && "scores" in value && "label" in value && "predicted" in value
+const isItemResult = (value: unknown): value is ItemResult =>
+  typeof value === "object" && value !== null && "scores" in value && "label" in value && "predicted" in value &&
+  "file" in value && typeof value.file === "string" && "setting" in value && typeof value.setting === "string" &&
+  "method" in value && typeof value.method === "string"
 
 /** `--fail-under`: `agent=0.4,step=0.1` (agent, step, span, coverage), or a bare fraction for the agent accuracy. */
 type Measure = keyof Pick<Summary, "agent_accuracy" | "step_accuracy" | "span_accuracy" | "category_accuracy" | "coverage">

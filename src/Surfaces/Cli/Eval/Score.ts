@@ -12,6 +12,7 @@
  * - A span matches when it is any of the annotated errors' locations (TRAIL).
  */
 import type { DiagnoseReport } from "../../../Contract/DiagnoseReport.js"
+import { spanIdOfSource } from "../../../Traces/Formats/Spans/Session.js"
 import type { Label } from "./Dataset.js"
 import { TRAIL_CATEGORIES } from "./TrailCategories.js"
 
@@ -26,7 +27,7 @@ export const stepOfSource = (source: string): number | null => {
 }
 
 /** The span id of an event source (`span:<id>`, `span:<id>/input[2]`). */
-export const spanOfSource = (source: string): string | null => /^span:([^/\s]+)/.exec(source)?.[1] ?? null
+export const spanOfSource = (source: string): string | null => spanIdOfSource(source) ?? null
 
 export interface Prediction {
   readonly agent: string | null

@@ -74,6 +74,9 @@ export interface SpanInterpreter {
 /** `span:<id>` and its message pointers. */
 export const spanSource = (span: Span, part?: string): string => (part === undefined ? `span:${span.spanId}` : `span:${span.spanId}/${part}`)
 
+/** The span id of a source `spanSource` wrote (`span:<id>`, `span:<id>/input[2]`); undefined for any other source. */
+export const spanIdOfSource = (source: string): string | undefined => /^span:([^/]+)/.exec(source)?.[1]
+
 /** The text of an `exception` event: `type: message`, or whichever of the two is present. */
 export const exceptionText = (event: SpanEvent): string | undefined => {
   const type = str(event.attributes["exception.type"])
