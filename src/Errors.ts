@@ -5,7 +5,7 @@
  * it) and by the outer middleware for errors raised outside any endpoint.
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", { message: Schema.String }) {}
 /** A raw trace in no supported format (DECISIONS §12); the message names the formats and what was seen. */
@@ -109,6 +109,36 @@ export const ErrorDetail = <K extends string>(kind: K) =>
     error: Schema.Literal(kind).annotations({ description: "The error kind." }),
     message: Schema.String.annotations({ description: "What went wrong and, where it helps, what to do." })
   })
+
+/**
+ * What a decode refused, for a person: each path once (`label: given more than once; give it
+ * once`), at most ten, prefixed with `at`. A union's members each refuse the value: their
+ * `Expected A, actual X` are told as one (`Expected "open" | "resolved" | "ignored", actual
+ * "closed"`); other issues of one path after its first would only repeat it.
+ */
+export const describeIssues = (issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>, at: ReadonlyArray<string> = []): string => {
+  const byPath = new Map<string, Array<string>>()
+  for (const issue of issues) {
+    const path = [...at, ...issue.path.map(String)].join(".")
+    byPath.set(path, [...(byPath.get(path) ?? []), issue.message])
+  }
+  const lines = Array.from(byPath, ([path, messages]) => {
+    const expected = messages.map((message) => EXPECTED.exec(message))
+    const actual = expected[0]?.[2]
+    // an optional field's `undefined` is no help to whoever gave a value
+    const alternatives = expected.map((match) => match?.[1]).filter((alternative) => alternative !== "undefined")
+    const message = expected.every((match) => match !== null && match[2] === actual) && alternatives.length > 0
+      ? `Expected ${alternatives.join(" | ")}, actual ${actual}`
+      : messages[0] ?? ""
+    return path === "" ? message : `${path}: ${message}`
+  })
+  return lines.slice(0, 10).join("; ") + (lines.length > 10 ? `; and ${lines.length - 10} more` : "")
+}
+const EXPECTED = /^Expected (.+), actual (.+)$/s
+
+/** A schema's refusal of what was sent (a body, or its field `at`) as the documented 400. */
+export const refusalOf = (error: ParseResult.ParseError, at: ReadonlyArray<string> = []): ValidationError =>
+  new ValidationError({ message: describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error), at) })
 
 /** The wire body of an error: `{detail:{error, message}}`. */
 export const errorBody = (kind: string, message: string) => ({ detail: { error: kind, message } })

@@ -9,6 +9,7 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
 import { patternCodes } from "./Catalogue/Catalogue.js"
+import { answerDecodeRefusals } from "./Edge/Forward.js"
 import { ServerLive } from "./Edge/Server.js"
 import { AnalyzeAtEdgeLive, AnalyzeRestLive } from "./Surfaces/Rest/AnalyzeHttp.js"
 import { AnalyzeHttpLive } from "./Surfaces/Rest/AnalyzeHttp.generated.js"
@@ -31,7 +32,8 @@ const slugs = new Set(patternCodes.map((code) => code.slug))
 
 export const HttpLive = (host: string, port: number) =>
   ServerLive(host, port, slugs).pipe(
-    Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
+    // the contract's refusals answered as the documented 400 (Edge/Forward.ts), not HttpApi's own body
+    Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, HttpApiBuilder.middleware(answerDecodeRefusals)]),
     Layer.provide([ApiLive, AnalyzeAtEdgeLive.pipe(Layer.provide(AnalyzeRestLive))]),
     Layer.provide(McpHttpOnFirstUse),
     // The edge makes a request's one server span (Observability/Tracing.ts); the platform's would be a second.

@@ -2,7 +2,8 @@
  * Whitespace collapsing, the one definition for every module that shows or compares text (the
  * prompt's rendering, the evidence check, signals, the diagnose report, baselines); and the one
  * encoding of a scope's name into a path segment or store key (Auth/Scopes.ts, Home, the limiter);
- * and the one safe way to set a key read from input on an object (`setOwn`).
+ * and the one safe way to set a key read from input on an object (`setOwn`); and OTLP's bytes read
+ * as the text they hold (`bytesAsText`).
  */
 
 /**
@@ -46,3 +47,17 @@ export const setOwn = (target: Record<string, unknown>, key: string, value: unkn
   if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   else target[key] = value
 }
+
+/**
+ * OTLP bytes (base64, as OTLP/JSON writes them) as the text they hold, when they are UTF-8; undefined
+ * for bytes that are no text. Bytes are read as text, never kept raw: what they hold (a prompt sent
+ * as bytes) is content, redacted like a string (DECISIONS §20).
+ */
+export const bytesAsText = (base64: string): string | undefined => {
+  try {
+    return STRICT_UTF8.decode(Buffer.from(base64, "base64"))
+  } catch {
+    return undefined
+  }
+}
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true })

@@ -5,9 +5,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
 import { spawnSync } from "node:child_process"
-import { homedir } from "node:os"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 import { appConfig, describeConfigError } from "../src/Config.js"
+import { startService } from "./support/Service.js"
 
 const load = (env: Record<string, string>) =>
   Effect.runSync(Effect.either(appConfig).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
@@ -159,6 +161,105 @@ describe("configuration", () => {
     expect(result.status).toBe(1)
     expect(result.stderr).toContain("SVC_PORT must be an integer port 0-65535")
     expect(result.stderr).toContain("SVC_CACHE must be memory, redis or off")
+  })
+})
+
+describe("SVC_API_KEY_ROLES names keys that exist (DECISIONS §16)", () => {
+  const KEYS = "alice=alice-key-0123456789abcdef,bob=bob-key-0123456789abcdef"
+
+  it("a role for a key name SVC_API_KEYS does not hold is refused naming it (the real key would be admin of its own scope)", () => {
+    const message = refused({ SVC_API_KEYS: KEYS, SVC_API_KEY_ROLES: "alcie=read@team,bob=admin@team" })
+    expect(message).toContain("SVC_API_KEY_ROLES")
+    expect(message).toContain("\"alcie\"")
+    expect(message).not.toContain("bob")
+    expect(message).not.toContain("alice-key")
+    expect(refused({ SVC_API_KEY_ROLES: "agents=ingest" })).toContain("\"agents\"")
+    expect(accepted({ SVC_API_KEYS: KEYS, SVC_API_KEY_ROLES: "alice=read@team,bob=admin@team" }).auth.roles.get("alice")).toEqual({ role: "read", scope: "team" })
+  })
+
+  it("with SVC_API_KEYS_FILE, the file's names count, and a name neither holds stops start-up naming it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-roles-file-"))
+    const file = join(dir, "keys.txt")
+    writeFileSync(file, "# team keys\ncarol=carol-key-0123456789abcdef\n")
+    const env = { SVC_API_KEYS: KEYS, SVC_API_KEYS_FILE: file, SVC_API_REQUIRE_AUTH: "true", SVC_HOME: dir }
+    const service = await startService({ ...env, SVC_API_KEY_ROLES: "alice=read@team,carol=ingest@team" })
+    await service.close()
+    const failure = await startService({ ...env, SVC_API_KEY_ROLES: "alice=read@team,dave=ingest@team" }).then(
+      async (started) => {
+        await started.close()
+        return "started"
+      },
+      (error: unknown) => String(error)
+    )
+    expect(failure).toContain("SVC_API_KEY_ROLES")
+    expect(failure).toContain("\"dave\"")
+    expect(failure).toContain("SVC_API_KEYS_FILE")
+  })
+})
+
+describe("alert webhooks (SVC_ALERT_WEBHOOKS, SVC_ALERT_WEBHOOKS_FILE)", () => {
+  const SECRET = "a-webhook-signing-secret-0123456789"
+  const webhooks = (env: Record<string, string>) => accepted({ SVC_ALERT_SECRET: SECRET, ...env }).alerts.webhooks
+  const refusedHook = (url: string, env: Record<string, string> = {}) => refused({ SVC_ALERT_SECRET: SECRET, SVC_ALERT_WEBHOOKS: `https://hooks.example.test/ok,${url}`, ...env })
+
+  it("are read in their canonical form: the host as WHATWG writes it, numeric IPv4 forms as dotted", () => {
+    expect(webhooks({ SVC_ALERT_WEBHOOKS: "HTTP://Hooks.Example.TEST:80/a/../b?x=1,http://2130706434:9000/hook" }).get("")).toEqual([
+      "http://hooks.example.test/b?x=1",
+      "http://127.0.0.2:9000/hook"
+    ])
+  })
+
+  it.each([
+    "http://169.254.169.254/latest/meta-data/",
+    "http://0xA9FEA9FE/latest/meta-data/",
+    "http://2852039166/",
+    "http://0251.0376.0251.0376/",
+    "http://169.254.169.254.:80/",
+    "http://169.254.1.1:8080/",
+    "http://[::ffff:169.254.169.254]/",
+    "http://[::ffff:a9fe:a9fe]/",
+    "http://[fe80::1]/",
+    "http://[FEBF::abcd]:8080/",
+    "http://[fd00:ec2::254]/latest/"
+  ])("refuse %s: a link-local (metadata) address, naming the entry", (url) => {
+    const message = refusedHook(url)
+    expect(message).toContain("SVC_ALERT_WEBHOOKS entry 2")
+    expect(message).toContain("link-local")
+  })
+
+  it("refuse a metadata service by its name (names are not resolved)", () => {
+    expect(refusedHook("http://Metadata.Google.Internal./computeMetadata/v1/")).toContain("metadata.google.internal. is a cloud metadata service")
+  })
+
+  it("refuse this service's own listener, in any local form, and SVC_PUBLIC_URL's origin", () => {
+    // the defaults: 127.0.0.1:8000
+    for (const url of ["http://127.0.0.1:8000/hook", "http://localhost:8000/", "http://LOCALHOST.:8000/", "http://0.0.0.0:8000/", "http://127.1:8000/", "http://0x7f000001:8000/", "http://[::1]:8000/", "http://[::ffff:127.0.0.1]:8000/"]) {
+      expect(refusedHook(url), url).toContain("own listener (SVC_HOST=127.0.0.1, SVC_PORT=8000)")
+    }
+    // listening on every address: any local address on its port, this machine's own ones too
+    expect(refusedHook("http://127.0.0.2:9000/", { SVC_HOST: "0.0.0.0", SVC_PORT: "9000" })).toContain("own listener")
+    expect(refusedHook("https://svc.example.com:9443/", { SVC_HOST: "svc.example.com", SVC_PORT: "9443" })).toContain("own listener")
+    expect(refusedHook("https://svc.example.com/other", { SVC_HOST: "svc.example.com", SVC_PORT: "443" })).toContain("own listener")
+    for (const url of ["https://SVC.example.com/v1/hooks", "https://svc.example.com:443/x"]) {
+      expect(refusedHook(url, { SVC_PUBLIC_URL: "https://svc.example.com/base" }), url).toContain("SVC_PUBLIC_URL")
+    }
+  })
+
+  it("allow other loopback and private addresses (local relays), other ports, and any port when SVC_PORT=0", () => {
+    const allowed = ["http://127.0.0.1:9000/hook", "http://localhost:3000/relay", "http://10.0.0.5/hook", "http://192.168.1.10:8080/", "http://[fd00::1]/", "https://svc.example.com:8443/"]
+    expect(webhooks({ SVC_ALERT_WEBHOOKS: allowed.join(","), SVC_PUBLIC_URL: "https://svc.example.com" }).get("")).toEqual(allowed)
+    expect(webhooks({ SVC_ALERT_WEBHOOKS: "http://127.0.0.1:8000/hook", SVC_PORT: "0" }).get("")).toEqual(["http://127.0.0.1:8000/hook"])
+  })
+
+  it("in SVC_ALERT_WEBHOOKS_FILE: refused naming the file and the line; kept in canonical form", () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-webhooks-"))
+    const file = join(dir, "webhooks.txt")
+    writeFileSync(file, ["# teams", "billing=https://hooks.example.test/billing", "ops=http://0xA9FEA9FE/latest/", ""].join("\n"))
+    const message = refused({ SVC_ALERT_SECRET: SECRET, SVC_ALERT_WEBHOOKS_FILE: file })
+    expect(message).toContain(`SVC_ALERT_WEBHOOKS_FILE (${file}) line 3`)
+    expect(message).toContain("169.254.169.254 is a link-local address")
+    writeFileSync(file, "ops=http://[::FFFF:10.0.0.1]:8080/hook\n")
+    expect(webhooks({ SVC_ALERT_WEBHOOKS_FILE: file }).get("ops")).toEqual(["http://[::ffff:a00:1]:8080/hook"])
   })
 })
 

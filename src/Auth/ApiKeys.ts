@@ -10,6 +10,7 @@ import { Context, Data, Effect, Either, Layer, Option, Redacted, Schedule } from
 import { createHash, timingSafeEqual } from "node:crypto"
 import { readFileSync, statSync } from "node:fs"
 import { type ApiKeyEntry, AppConfig, parseKeyList } from "../Config.js"
+import { unknownRoleNames } from "../Config/KeyRoles.js"
 
 export interface KeyDigest {
   readonly name: string
@@ -92,6 +93,9 @@ const apiKeys = (watch: boolean) =>
       onSome: (path) => Either.flatMap(readKeyFile(path), (fromFile) => mergeKeys(auth.keys, fromFile))
     })
     const initial = yield* Either.mapLeft(loaded, (message) => new ApiKeysError({ message }))
+    // the key file's names are known only now (Config.ts checked SVC_API_KEYS's alone)
+    const unknown = Option.isSome(auth.keysFile) ? unknownRoleNames(auth.roles, new Set(initial.map((entry) => entry.name)), "SVC_API_KEYS and SVC_API_KEYS_FILE") : undefined
+    if (unknown !== undefined) return yield* new ApiKeysError({ message: unknown })
     // Read on every request, replaced whole on reload: a plain cell is enough.
     let current = digestKeys(initial)
     // Suspended: the file is read each time the effect runs, not once when it is built.

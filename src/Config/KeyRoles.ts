@@ -31,3 +31,15 @@ export const parseKeyRoles = (raw: string): ReadonlyMap<string, KeyRole> | strin
   }
   return roles
 }
+
+/**
+ * A role given to a key name no key has, named: a typo (`alcie=read`) would otherwise leave the
+ * real key unlisted, so `admin` of its own scope (DECISIONS §16), and nothing would say so.
+ * `sources` names where the keys come from, for the message. Undefined when every name has a key.
+ */
+export const unknownRoleNames = (roles: ReadonlyMap<string, KeyRole>, keyNames: ReadonlySet<string>, sources: string): string | undefined => {
+  const unknown = Array.from(roles.keys()).filter((name) => !keyNames.has(name))
+  if (unknown.length === 0) return undefined
+  const named = unknown.slice(0, 5).map((name) => JSON.stringify(name)).join(", ") + (unknown.length > 5 ? ` and ${unknown.length - 5} more` : "")
+  return `SVC_API_KEY_ROLES gives a role to ${named}, which ${unknown.length === 1 ? "is no key's name" : "are no keys' names"} in ${sources}: fix the name, or add the key (an unlisted key is admin of its own scope)`
+}

@@ -22,7 +22,7 @@ import {
   UnsupportedMediaTypeWire,
   ValidationErrorWire
 } from "../Errors.js"
-import { DEFAULT_PAGE, MAX_PAGE, ProblemStatus, RunFilterParams } from "./RunsContract.js"
+import { DEFAULT_PAGE, MAX_PAGE, NulFreeText, ProblemStatus, QueryText, RunFilterParams } from "./RunsContract.js"
 
 export { ProblemRef, ProblemStatus } from "./RunsContract.js"
 
@@ -93,18 +93,18 @@ export type ProblemDetail = typeof ProblemDetail.Type
 export const ProblemUpdate = Schema.Struct({
   status: Schema.Literal("open", "resolved", "ignored"),
   resolved_in_version: Schema.optional(
-    Schema.NullOr(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256))).annotations({
+    Schema.NullOr(NulFreeText.pipe(Schema.minLength(1), Schema.maxLength(256))).annotations({
       description: "With `resolved`: the version (`version` label) that fixes it; a later run regresses it only on a version it was not seen on before."
     })
   )
 }).annotations({ identifier: "ProblemUpdate", description: "A status set by an admin key." })
 
 export const ProblemMerge = Schema.Struct({
-  into: Schema.String.annotations({ description: "The problem that takes this one's runs, counts and fingerprints." })
+  into: NulFreeText.annotations({ description: "The problem that takes this one's runs, counts and fingerprints." })
 }).annotations({ identifier: "ProblemMerge" })
 
 export const ProblemDetach = Schema.Struct({
-  run_id: Schema.String.annotations({ description: "A run of the problem: it moves to a new problem of its own fingerprint." })
+  run_id: NulFreeText.annotations({ description: "A run of the problem: it moves to a new problem of its own fingerprint." })
 }).annotations({ identifier: "ProblemDetach" })
 
 export const CompareSide = Schema.Struct({
@@ -168,7 +168,7 @@ export const AlertDeliveryList = Schema.Struct({
   next_cursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "AlertDeliveryList", description: "The scope's webhook calls, newest first." })
 
-const query = (description: string) => Schema.optional(Schema.String.annotations({ description }))
+const query = (description: string) => Schema.optional(QueryText.annotations({ description }))
 
 export const ProblemListParams = Schema.Struct({
   status: query("Only problems in this status: open, resolved, ignored or regressed."),
@@ -182,9 +182,9 @@ export const ProblemListParams = Schema.Struct({
 })
 
 export const CompareParams = Schema.Struct({
-  label: Schema.String.annotations({ description: "A label key, e.g. `version`." }),
-  a: Schema.String.annotations({ description: "One value of it." }),
-  b: Schema.String.annotations({ description: "Another value of it." }),
+  label: QueryText.annotations({ description: "A label key, e.g. `version`." }),
+  a: QueryText.annotations({ description: "One value of it." }),
+  b: QueryText.annotations({ description: "Another value of it." }),
   limit: query(`Problems listed, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`)
 })
 
@@ -197,7 +197,7 @@ export const PageParams = Schema.Struct({
   cursor: query("The `next_cursor` of the previous page.")
 })
 
-const ProblemId = HttpApiSchema.param("id", Schema.String.annotations({ description: "A problem's id (a merged one's id leads to the problem it was merged into)." }))
+const ProblemId = HttpApiSchema.param("id", NulFreeText.annotations({ description: "A problem's id (a merged one's id leads to the problem it was merged into)." }))
 
 export class ProblemsGroup extends HttpApiGroup.make("problems")
   .add(
@@ -262,6 +262,8 @@ export class ProblemsGroup extends HttpApiGroup.make("problems")
       .addError(ValidationErrorWire)
       .annotate(OpenApi.Summary, "The scope's alert webhook calls, newest first")
   )
+  // every route's path and query are the contract's: a refused one is 400 (Edge/Forward.ts)
+  .addError(ValidationErrorWire)
   .addError(UnauthorizedWire)
   .addError(RateLimitedWire)
   .addError(AuthMisconfiguredWire)

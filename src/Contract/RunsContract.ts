@@ -52,13 +52,28 @@ export const SkipReason = Schema.Literal("no_content", "not_failed", "sampled_ou
     "Why a run was skipped: `no_content` (the trace holds no message content), `not_failed` and `sampled_out` (OTLP intake), `budget` (the scope's SVC_DAILY_TOKEN_BUDGET was spent for the UTC day; re-queued when the next day starts)."
 })
 
+const refuseNul = (value: string) => !value.includes("\u0000") || "holds U+0000, which no identifier or parameter may hold"
+const NUL_FREE = { jsonSchema: { pattern: "^[^\\u0000]*$" } }
+
+/**
+ * Text without U+0000, for every identifier and parameter the runs and problems APIs take (ids,
+ * `external_id`, labels, filters, versions, compare values): neither store keeps it in text
+ * (SQLite cuts the text there, PostgreSQL refuses it), so it is refused here, once for every
+ * surface. Trace content may hold it (the store escapes it there).
+ */
+export const NulFreeText = Schema.String.pipe(Schema.filter(refuseNul, NUL_FREE))
+
+/**
+ * A query parameter's value: text without U+0000, given once. A parameter given twice reaches the
+ * schema as a list (`?label=a&label=b`), refused with a message saying so rather than a type's.
+ */
+export const QueryText = Schema.String.annotations({
+  message: (issue) => (Array.isArray(issue.actual) ? "given more than once; give it once" : "expected a string")
+}).pipe(Schema.filter(refuseNul, NUL_FREE))
+
 export const RunLabels = Schema.Record({
   key: Schema.String.pipe(Schema.pattern(LABEL_KEY)),
-  // U+0000: neither store keeps it in text (PostgreSQL refuses it)
-  value: Schema.String.pipe(
-    Schema.maxLength(MAX_LABEL_VALUE),
-    Schema.filter((value) => !value.includes("\u0000") || "a label's value holds no U+0000", { jsonSchema: { pattern: "^[^\\u0000]*$" } })
-  ).annotations({
+  value: NulFreeText.pipe(Schema.maxLength(MAX_LABEL_VALUE)).annotations({
     description: `At most ${MAX_LABEL_VALUE} characters, without U+0000.`
   })
 }).pipe(
@@ -68,9 +83,9 @@ export const RunLabels = Schema.Record({
   description: `Up to ${MAX_LABELS} string pairs: keys of 1-64 characters of [a-z0-9_.-], values of at most ${MAX_LABEL_VALUE} characters, without U+0000.`
 })
 
-export const ExternalId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(MAX_EXTERNAL_ID)).annotations({
+export const ExternalId = NulFreeText.pipe(Schema.minLength(1), Schema.maxLength(MAX_EXTERNAL_ID)).annotations({
   identifier: "ExternalId",
-  description: "The caller's own id for the run (at most 256 characters), unique per scope: reused for a different trace it is 409 conflict."
+  description: "The caller's own id for the run (at most 256 characters, without U+0000), unique per scope: reused for a different trace it is 409 conflict."
 })
 
 export const RunsEnvelope = Schema.Struct({
@@ -101,9 +116,13 @@ export const SubmitRunsResponse = Schema.Struct({
   rejected: Schema.Array(RejectedTrace)
 }).annotations({ identifier: "SubmitRunsResponse", description: "202: the runs made, and the traces refused (400 when none was accepted)." })
 
+/** The error of a run made of an OTLP trace whose spans could not be assembled (DECISIONS §18): its retry assembles them again. */
+export const ASSEMBLY_ERROR = "assembly_error"
+
 export const RunError = Schema.Struct({ error: Schema.String, message: Schema.String }).annotations({
   identifier: "RunError",
-  description: "Why a run failed: the error kind and its message."
+  description:
+    `Why a run failed: the error kind and its message. The kinds are the error bodies' (\`llm_resolution_error\`, \`analyzer_error\`, \`timeout\`, \`internal_error\`, ...), and \`${ASSEMBLY_ERROR}\` for an OTLP trace whose spans could not be assembled (its retry assembles them again).`
 })
 
 export const Run = Schema.Struct({
@@ -181,9 +200,9 @@ export const RunExport = Schema.Struct({
 }).annotations({ identifier: "RunExport", description: "A run as exported: one JSON Lines record." })
 export type RunExport = typeof RunExport.Type
 
-const RunId = HttpApiSchema.param("id", Schema.String.annotations({ description: "A run's id." }))
+const RunId = HttpApiSchema.param("id", NulFreeText.annotations({ description: "A run's id." }))
 
-const query = (description: string) => Schema.optional(Schema.String.annotations({ description }))
+const query = (description: string) => Schema.optional(QueryText.annotations({ description }))
 
 export const RunFilterParams = Schema.Struct({
   status: query("Only runs in this state: queued, running, done, failed or skipped."),
@@ -284,6 +303,8 @@ export class RunsGroup extends HttpApiGroup.make("runs")
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "Delete a run: its trace, report and cache entries (admin); a running run is interrupted")
   )
+  // every route's path and query are the contract's: a refused one is 400 (Edge/Forward.ts)
+  .addError(ValidationErrorWire)
   .addError(UnauthorizedWire)
   .addError(RateLimitedWire)
   .addError(AuthMisconfiguredWire)

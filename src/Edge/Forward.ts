@@ -3,13 +3,14 @@
  * once, going down) and with every failure turned into the documented `{detail:{error,message}}`
  * response. The edge (Edge.ts) sets headers, counts, logs and reports; nothing of that is here.
  */
+import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Cause, Effect, Option } from "effect"
-import { type ApiError, errorKinds, InternalError, MethodNotAllowed, NotFound, ValidationError } from "../Errors.js"
+import { type ApiError, describeIssues, errorKinds, InternalError, MethodNotAllowed, NotFound, ValidationError } from "../Errors.js"
 import type { Encoding } from "../Otlp/Model.js"
 import { encodingOf, OTLP_PATHS } from "../Otlp/Status.js"
 import { errorReply, pathOf } from "./Replies.js"
@@ -23,6 +24,20 @@ export const errorResponse = (error: ApiError, otlp?: Encoding): HttpServerRespo
     ? HttpServerResponse.text(reply.body, { status: reply.status, contentType: reply.contentType, headers: reply.headers })
     : HttpServerResponse.uint8Array(reply.body, { status: reply.status, contentType: reply.contentType, headers: reply.headers })
 }
+
+/**
+ * The contract's own refusals as the documented 400. HttpApi answers a query parameter, path
+ * segment or payload its schema refuses with its internal `HttpApiDecodeError` body (issues, a
+ * schema's tree); as the API's middleware (Http.ts) this answers `{detail:{error:"validation_error",
+ * message}}` instead, naming each parameter and what was wrong with it.
+ */
+export const answerDecodeRefusals = (app: HttpApp.Default): HttpApp.Default =>
+  Effect.catchAllCause(app, (cause) => {
+    const failure: unknown = Cause.squash(cause)
+    return failure instanceof HttpApiDecodeError
+      ? Effect.succeed(errorResponse(new ValidationError({ message: describeIssues(failure.issues) })))
+      : Effect.failCause(cause)
+  })
 
 const isApiError = (u: unknown): u is ApiError =>
   typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in errorKinds &&

@@ -11,14 +11,18 @@
  * Lines are buffered and appended whole by a background flusher (never on the request path),
  * files rotate by size, readers skip a torn last line, and an unwritable or full home logs one
  * warning and serving goes on. The buffer is flushed when the service stops.
+ * What the service creates here is its own user's alone (the home and its folders 0700, files 0600,
+ * the store's and the redaction key's too): it holds traces, reports and keys. A home that already
+ * exists keeps its mode, with a warning at start when others may read it.
  */
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
-import { appendFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises"
+import { appendFile, readFile, rename, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import type { DataScope } from "../Auth/Scopes.js"
 import { Drift } from "../Catalogue/Detection.js"
 import { Severity } from "../Catalogue/Severity.js"
 import { AppConfig } from "../Config.js"
+import { makePrivateDir, PRIVATE_FILE } from "../Config/Paths.js"
 import { NO_SHARED_STORE, RedisStore, type RedisStoreShape } from "../Store/Redis.js"
 import { encodeScopeName, normalise } from "../Text.js"
 
@@ -130,6 +134,22 @@ const recordedDrift = (id: string): Drift => ({
   findings_resolved: []
 })
 
+/**
+ * SVC_HOME made for the service's user alone when it is new; when it existed, a warning if its group
+ * or others may read it (it holds traces, reports and keys; its mode is the operator's to change).
+ */
+export const makeHomeDir = (dir: string): Effect.Effect<void, unknown> =>
+  Effect.gen(function*() {
+    const made = yield* Effect.tryPromise({ try: () => makePrivateDir(dir), catch: (error) => error })
+    if (made !== undefined) return
+    const mode = (yield* Effect.tryPromise({ try: () => stat(dir), catch: (error) => error })).mode & 0o777
+    if ((mode & 0o044) !== 0) {
+      yield* Effect.logWarning("SVC_HOME can be read by other users; it holds traces, reports and keys: chmod 700 it").pipe(
+        Effect.annotateLogs({ home: dir, mode: mode.toString(8).padStart(4, "0") })
+      )
+    }
+  })
+
 export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES, store: RedisStoreShape = NO_SHARED_STORE) =>
   Effect.gen(function*() {
     let warned = false
@@ -146,9 +166,10 @@ export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES, store: RedisSt
           )
         )
 
-    const ready = yield* Effect.tryPromise(() => mkdir(join(dir, "baselines"), { recursive: true })).pipe(
+    const ready = yield* makeHomeDir(dir).pipe(
+      Effect.zipRight(Effect.tryPromise({ try: () => makePrivateDir(join(dir, "baselines")), catch: (error) => error })),
       Effect.as(true),
-      Effect.catchAll((error) => warnOnce("create", error.error).pipe(Effect.as(false)))
+      Effect.catchAll((error) => warnOnce("create", error).pipe(Effect.as(false)))
     )
 
     const appender = (file: string): Appender => {
@@ -166,7 +187,7 @@ export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES, store: RedisSt
         buffer = []
         // One append of whole lines: a crash leaves at most a torn last line, which readers skip.
         return rotate.pipe(
-          Effect.zipRight(Effect.tryPromise(() => appendFile(path, lines.join(""), "utf8"))),
+          Effect.zipRight(Effect.tryPromise(() => appendFile(path, lines.join(""), { encoding: "utf8", mode: PRIVATE_FILE }))),
           Effect.catchAll((error) => warnOnce(`append ${file}`, error.error))
         )
       })
@@ -191,8 +212,8 @@ export const makeHome = (dir: string, rotateBytes = ROTATE_BYTES, store: RedisSt
         if (Option.isSome(stored)) return driftBetween(id, stored.value, detection)
         // First run with this id: this detection becomes the baseline (written atomically).
         yield* Effect.tryPromise(async () => {
-          await mkdir(folder, { recursive: true })
-          await writeFile(`${path}.tmp`, JSON.stringify(detection), "utf8")
+          await makePrivateDir(folder)
+          await writeFile(`${path}.tmp`, JSON.stringify(detection), { encoding: "utf8", mode: PRIVATE_FILE })
           await rename(`${path}.tmp`, path)
         }).pipe(Effect.catchAll((error) => warnOnce("write baseline", error.error)))
         return recordedDrift(id)

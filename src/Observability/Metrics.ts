@@ -106,7 +106,7 @@ export const otlpItemsTotal = Metric.counter("svc_otlp_items", {
 })
 
 export const otlpTracesTotal = Metric.counter("svc_otlp_traces", {
-  description: "OTLP traces completed, by outcome: queued, skipped (not_failed, sampled_out), no_agent (no GenAI, OpenInference or tool span), refused (the run could not be made).",
+  description: "OTLP traces completed, by outcome: queued, skipped (not_failed, sampled_out), no_agent (no GenAI, OpenInference or tool span), refused (the run could not be made), assembly_error (given up after repeated failed assemblies: a failed run).",
   incremental: true
 })
 
@@ -122,6 +122,12 @@ export const telemetrySpansTotal = Metric.counter("svc_telemetry_spans", {
 
 export const evaluationDeliveriesTotal = Metric.counter("svc_evaluation_deliveries", {
   description: "Verdict exports to SVC_EVALUATION_ENDPOINT (DECISIONS §21), by outcome: delivered (2xx), retry (failed, tried again later), failed (given up).",
+  incremental: true
+})
+
+export const backgroundErrorsTotal = Metric.counter("svc_background_errors", {
+  description:
+    "Defects and failures in a background loop, by loop (assembly, workers, outbox, retention): the item or round was logged with its cause and the loop went on with the next (DECISIONS §17, §18).",
   incremental: true
 })
 
@@ -299,9 +305,17 @@ export const otlpMetrics = {
   items: (signal: "traces" | "logs" | "metrics", outcome: "accepted" | "rejected" | "late" | "dropped" | "own", count: number): void => {
     if (count > 0) otlpItemCounter(`${signal}${SEP}${outcome}`)(count)
   },
-  trace: (outcome: "queued" | "not_failed" | "sampled_out" | "no_agent" | "refused"): void => otlpTraceCounter(outcome)(1),
+  trace: (outcome: "queued" | "not_failed" | "sampled_out" | "no_agent" | "refused" | "assembly_error"): void => otlpTraceCounter(outcome)(1),
   pending: (count: number): void => setPendingTraces(count)
 }
+
+const backgroundErrorCounter = memo((loop: string) => labelled(backgroundErrorsTotal, { loop }))
+
+/** The background loops whose failures are counted (`svc_background_errors_total{loop}`). */
+export type BackgroundLoop = "assembly" | "workers" | "outbox" | "retention"
+
+/** One failed item or round of a background loop, counted; the loop logs the cause and carries on. */
+export const countBackgroundError = (loop: BackgroundLoop): void => backgroundErrorCounter(loop)(1)
 
 const alertDeliveryCounter = memo((outcome: string) => labelled(alertDeliveriesTotal, { outcome }))
 

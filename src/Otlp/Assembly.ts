@@ -5,8 +5,10 @@
  * submits them as one run through RunsService (the runs' one path: admission, redaction, limits,
  * the same run for the same trace), queued or `skipped` as SVC_OTLP_DIAGNOSE decides:
  *
- * - `failed` (default): queued when a span has an error status or an `exception` event, or the
- *   root says `svc.diagnose=true`; else `skipped: not_failed`;
+ * - `failed` (default): queued when a span has an error status or an `exception` event, the
+ *   root says `svc.diagnose=true`, or a check finds something at medium or above (DECISIONS §23:
+ *   a tool returned an error value and the agent said it was done, no span marked); else
+ *   `skipped: not_failed`;
  * - `all`: every trace queued;
  * - `sample:<rate>`: failures, and the successes whose trace id hashes under the rate (the same
  *   on every replica); else `skipped: sampled_out`.
@@ -15,17 +17,32 @@
  * (an instrumented web service's ordinary request) is no agent's run: it is counted and dropped.
  * A replica that dies holding a claim leaves it to lapse; another claims it again, and the same
  * trace submitted twice is the one run.
+ *
+ * One trace never stops the others (issue 47): the walks over parent links are cycle-safe, and a
+ * trace whose assembly dies (a throw, a defect) is logged with its cause, counted
+ * (`svc_background_errors_total{loop="assembly"}`) and given back; at its third claim (a claim
+ * whose process died counts) it becomes a run `failed: assembly_error`, its spans kept: the run's
+ * retry assembles them again (Runs/Workers.ts, through `OtlpReassemblyLive`).
  */
-import { Clock, Duration, Effect, Layer, Predicate, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Layer, Predicate, Schedule } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
+import { severityRank } from "../Catalogue/Severity.js"
+import { Checks } from "../Checks/Checks.js"
 import { AppConfig, type OtlpDiagnose } from "../Config.js"
-import { MAX_LABEL_VALUE } from "../Contract/RunsContract.js"
+import type { CheckFinding } from "../Contract/ChecksContract.js"
+import { DEFAULT_MAX_PATTERNS } from "../Contract/Options.js"
+import { ASSEMBLY_ERROR, MAX_LABEL_VALUE } from "../Contract/RunsContract.js"
 import { NO_QUERY } from "../Intake/Intake.js"
-import { otlpMetrics } from "../Observability/Metrics.js"
-import { RunsService } from "../Runs/RunsService.js"
+import { makeSlices } from "../Lifecycle/Slices.js"
+import { containRound, defectSummary, reportBackgroundError } from "../Observability/Background.js"
+import { otlpMetrics, runMetrics } from "../Observability/Metrics.js"
+import { DEFAULT_MODE } from "../Registry/Modes.js"
+import { newRunId, RunsService, type StoredRequest } from "../Runs/RunsService.js"
+import { TraceReassembly } from "../Runs/Reassembly.js"
 import type { OtlpStoreShape, ClaimedTrace } from "../Store/Otlp.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
+import type { NormalizedTrace } from "../Traces/Model.js"
 import type { AnyValue, KeyValue, LogRecord, Resource, Span } from "./Model.js"
 import { isAgentSpan, isLocalRoot, stringAttribute } from "./Spans.js"
 
@@ -33,6 +50,8 @@ import { isAgentSpan, isLocalRoot, stringAttribute } from "./Spans.js"
 const CLAIM_BATCH = 50
 /** Done traces are kept (late spans are counted against them) as long as runs are. */
 const DAY_MS = 86_400_000
+/** Claims of a trace after which it is given up: made a run `failed: assembly_error` instead of assembled again. */
+export const MAX_ASSEMBLY_ATTEMPTS = 3
 
 /** A group of spans as the receiver kept it. */
 interface SpanGroup {
@@ -67,14 +86,17 @@ export const summarize = (spans: ReadonlyArray<{ readonly span: Span; readonly r
   for (const { span } of spans) {
     if (span.status?.code === 2 || span.events.some((event) => event.name === "exception")) failed = true
   }
+  // up the parent links to the top ancestor present; a parent cycle (a span its own parent, or
+  // any loop) stops where it closes: the walk visits each span once
   const topOf = (start: { readonly span: Span; readonly resource: Resource }) => {
+    const visited = new Set<string>([start.span.spanId])
     let current = start
-    for (let hops = 0; hops < spans.length; hops++) {
+    for (;;) {
       const parent = current.span.parentSpanId === undefined || isLocalRoot(current.span) ? undefined : byId.get(current.span.parentSpanId)
-      if (parent === undefined) return current
+      if (parent === undefined || visited.has(parent.span.spanId)) return current
+      visited.add(parent.span.spanId)
       current = parent
     }
-    return current
   }
   const roots = spans.filter((each) => isLocalRoot(each.span)).sort((a, b) => (BigInt(a.span.startTimeUnixNano) < BigInt(b.span.startTimeUnixNano) ? -1 : 1))
   const first = agentSpans[0]
@@ -90,12 +112,18 @@ export const summarize = (spans: ReadonlyArray<{ readonly span: Span; readonly r
       if (list === undefined) children.set(span.parentSpanId, [span])
       else list.push(span)
     }
+    // each span queued once: under a parent cycle the children links loop back (a self-parent span is its own child)
     const queue: Array<Span> = [root.span]
+    const queued = new Set<string>([root.span.spanId])
     for (let index = 0; index < queue.length && agent === undefined; index++) {
       const span = queue[index]
       if (span === undefined) break
       agent = stringAttribute(span.attributes, "gen_ai.agent.name")
-      queue.push(...(children.get(span.spanId) ?? []))
+      for (const child of children.get(span.spanId) ?? []) {
+        if (queued.has(child.spanId)) continue
+        queued.add(child.spanId)
+        queue.push(child)
+      }
     }
     agent ??= agentSpans.map((each) => stringAttribute(each.span.attributes, "gen_ai.agent.name")).find((name) => name !== undefined)
   }
@@ -122,6 +150,10 @@ export const decide = (policy: OtlpDiagnose, failed: boolean, traceId: string): 
   if (policy._tag === "failed") return "not_failed"
   return sampleOf(traceId) < policy.rate ? undefined : "sampled_out"
 }
+
+/** Whether the checks make a trace failed for SVC_OTLP_DIAGNOSE (DECISIONS §23): a finding at medium or above. */
+export const failedByChecks = (findings: ReadonlyArray<CheckFinding>): boolean =>
+  findings.some((finding) => severityRank(finding.severity) >= severityRank("medium"))
 
 /** A claimed trace's groups as the OTLP/JSON document the span readers take, and its summary. */
 export const documentOf = (groups: ReadonlyArray<{ readonly kind: string; readonly body: string }>) => {
@@ -160,6 +192,29 @@ export const documentOf = (groups: ReadonlyArray<{ readonly kind: string; readon
   return { document: { resourceSpans, resourceLogs }, spans, logs }
 }
 
+/**
+ * The request a run of a trace that could not be assembled keeps: the trace's id and nothing read
+ * (no events: what marks it for assembly on its retry), with the options a trace's run gets.
+ */
+export const unassembledRequest = (trace: ClaimedTrace): StoredRequest => ({
+  key_name: trace.keyName,
+  format: "otel",
+  trace: { id: trace.traceId, task: "", outcome: "", success: null, agents: [], events: [], skipped: 0 },
+  options: { mode: DEFAULT_MODE, model: null, hints: {}, patterns: null, max_patterns: DEFAULT_MAX_PATTERNS, budget_tokens: null },
+  redactions: {}
+})
+
+/** The one run of a trace given up in its scope, however often it is given up (a crash after the run was made). */
+const unassembledKey = (traceId: string): string => createHash("sha256").update(`otlp-assembly\u0000${traceId}`).digest("hex")
+
+/** The workers' way to assemble a given-up trace's kept spans again, on its run's retry: the document and labels assembly makes. */
+export const OtlpReassemblyLive = Layer.succeed(TraceReassembly, {
+  document: (groups) => {
+    const { document, logs, spans } = documentOf(groups)
+    return { document, labels: summarize(spans, logs).labels }
+  }
+})
+
 /** The groups this module reads were written by the receiver (Receiver.ts): their shape is checked, not trusted. */
 const isGroup = (value: unknown): value is SpanGroup =>
   Predicate.isRecord(value) && Predicate.isRecord(value["resource"]) && Array.isArray(value["resource"]["attributes"]) &&
@@ -170,12 +225,13 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
     const { otlp, runs: runSettings } = yield* AppConfig
     const access = yield* RunStoreAccess
     const runs = yield* RunsService
+    const checks = yield* Checks
     const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`
     const quietMs = otlp.quietSeconds * 1000
     const maxAgeMs = otlp.maxAgeSeconds * 1000
 
     /** One claimed trace made a run (or dropped), and marked done. */
-    const assemble = (store: OtlpStoreShape, trace: ClaimedTrace) =>
+    const assembleOnce = (store: OtlpStoreShape, trace: ClaimedTrace) =>
       Effect.gen(function*() {
         const { document, logs, spans } = documentOf(yield* store.groups(trace.scope, trace.traceId))
         const summary = summarize(spans, logs)
@@ -183,8 +239,15 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
         if (!summary.agent) {
           otlpMetrics.trace("no_agent")
         } else {
-          const skipped = decide(otlp.diagnose, summary.failed, trace.traceId)
-          const submitted = yield* runs.submit(document, trace.keyName, NO_QUERY, undefined, { source: "otlp", labels: summary.labels, skipped }).pipe(
+          // Decided on the trace as the run keeps it (normalized and redacted once, in submit), with the
+          // checks of its scope; they run only when they can change the decision (measured: docs/otlp.md).
+          let skipped: ReturnType<typeof decide> = undefined
+          const skip = (admitted: NormalizedTrace) => {
+            const failed = summary.failed || (otlp.diagnose._tag !== "all" && failedByChecks(checks.run(admitted, trace.keyName)))
+            skipped = decide(otlp.diagnose, failed, trace.traceId)
+            return skipped
+          }
+          const submitted = yield* runs.submit(document, trace.keyName, NO_QUERY, undefined, { source: "otlp", labels: summary.labels, skip }).pipe(
             Effect.map((outcome) => outcome.runs[0]?.id ?? null),
             // the run cannot be made (the trace is over the limits, holds nothing readable, or its key
             // is gone): dropped, and the log says why; an unavailable store leaves the claim to lapse
@@ -200,12 +263,69 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
         yield* store.complete(trace.scope, trace.traceId, owner, runId, now)
       })
 
+    /** A trace given up: a run `failed: assembly_error` made of it (once), and the trace marked failed with its spans kept. */
+    const giveUp = (store: OtlpStoreShape, trace: ClaimedTrace, message: string) =>
+      Effect.gen(function*() {
+        const runStore = yield* access.store
+        const now = yield* Clock.currentTimeMillis
+        const made = yield* runStore.submit({
+          id: newRunId(),
+          scope: trace.scope,
+          traceId: trace.traceId,
+          externalId: null,
+          labels: {},
+          source: "otlp",
+          dedupeKey: unassembledKey(trace.traceId),
+          request: JSON.stringify(unassembledRequest(trace)),
+          lines: null,
+          submittedAt: now,
+          failed: { error: ASSEMBLY_ERROR, message }
+        }).pipe(Effect.catchTag("ExternalIdConflict", () => Effect.dieMessage("a run without an external id met an external id conflict")))
+        if (made.created) runMetrics.ended("failed")
+        otlpMetrics.trace(ASSEMBLY_ERROR)
+        yield* store.fail(trace.scope, trace.traceId, owner, made.run.id, now)
+        yield* Effect.logWarning("an OTLP trace was given up: its run failed with assembly_error (its retry assembles it again)").pipe(
+          Effect.annotateLogs({ trace_id: trace.traceId, run_id: made.run.id, attempts: trace.attempts })
+        )
+      })
+
+    /**
+     * One claimed trace, a defect in it contained: logged with its cause, counted, and the trace
+     * given back for another attempt, or at the last one given up; a trace claimed more often (its
+     * process died assembling it each time) is given up without being read. A store failure ends
+     * the round as before (the claim lapses and the trace is taken again).
+     */
+    const assemble = (store: OtlpStoreShape, trace: ClaimedTrace) =>
+      trace.attempts > MAX_ASSEMBLY_ATTEMPTS
+        ? Effect.zipRight(
+          reportBackgroundError("assembly", "an OTLP trace was claimed again and again without completing", Cause.empty, { trace_id: trace.traceId, attempts: trace.attempts }),
+          giveUp(store, trace, `the trace was claimed ${trace.attempts} times and its assembly never completed (the process stopped while assembling it)`)
+        )
+        : assembleOnce(store, trace).pipe(
+          Effect.catchAllCause((cause) => {
+            if (!Cause.isDie(cause)) return Effect.failCause(cause)
+            const reported = reportBackgroundError("assembly", "an OTLP trace could not be assembled", cause, { trace_id: trace.traceId, attempt: trace.attempts })
+            return Effect.zipRight(
+              reported,
+              trace.attempts >= MAX_ASSEMBLY_ATTEMPTS
+                ? giveUp(store, trace, `its spans could not be assembled (${trace.attempts} attempts): ${defectSummary(cause)}`)
+                : store.release(trace.scope, trace.traceId, owner)
+            )
+          })
+        )
+
+    // in slices with turns of the event loop between them (Lifecycle/Slices.ts): a backlog of due
+    // traces held every probe and request until the round ended
     const round = (store: OtlpStoreShape) =>
       Effect.gen(function*() {
+        const slices = yield* makeSlices()
         for (;;) {
           const now = yield* Clock.currentTimeMillis
           const claimed = yield* store.claimComplete(owner, now, { quietMs, maxAgeMs, leaseMs: runSettings.leaseSeconds * 1000, limit: CLAIM_BATCH })
-          for (const trace of claimed) yield* assemble(store, trace)
+          for (const trace of claimed) {
+            yield* assemble(store, trace)
+            yield* slices.next
+          }
           if (claimed.length < CLAIM_BATCH) return
         }
       })
@@ -229,12 +349,12 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
       const released = (yield* access.store).shared ? 0 : yield* store.releaseAll
       if (released > 0) yield* Effect.logWarning("OTLP traces a previous process was completing are open again").pipe(Effect.annotateLogs({ traces: released }))
       yield* round(store).pipe(
-        Effect.catchAll((error) => Effect.logWarning("OTLP trace assembly failed; trying again", error)),
+        containRound("assembly", "OTLP trace assembly failed; trying again"),
         Effect.repeat(Schedule.spaced(every)),
         Effect.forkScoped
       )
       yield* upkeep(store).pipe(
-        Effect.catchAll((error) => Effect.logWarning("OTLP upkeep failed", error)),
+        containRound("retention", "OTLP upkeep failed"),
         Effect.repeat(Schedule.spaced(Duration.minutes(1))),
         Effect.forkScoped
       )

@@ -35,6 +35,18 @@ import type {
 } from "./Model.js"
 import { MAX_ANY_VALUE_DEPTH } from "./Proto.js"
 
+/**
+ * The JSON nesting an OTLP/JSON request needs for AnyValues nested MAX_ANY_VALUE_DEPTH deep, the
+ * depth protobuf accepts. The deepest value is an event's or a link's attribute, its first level at
+ * depth 12 (request, resourceSpans, one, scopeSpans, one, spans, a span, events, an event,
+ * attributes, a KeyValue, its value); each kvlist level adds 4 (kvlistValue, values, a KeyValue, its
+ * value), and a level's own list 2. SVC_API_MAX_DEPTH (default 64) counts JSON levels and would
+ * refuse at about 14 kvlist levels: the OTLP/JSON route reads bodies under this bound instead (or
+ * SVC_API_MAX_DEPTH when higher). It leaves room for one level more, so that a value one level too
+ * deep is refused by the readers below, naming its path, as protobuf's are.
+ */
+export const OTLP_JSON_MAX_DEPTH = 12 + 4 * MAX_ANY_VALUE_DEPTH + 2
+
 type Fields = { readonly [key: string]: unknown }
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 

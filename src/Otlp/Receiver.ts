@@ -18,11 +18,13 @@ import { createHash } from "node:crypto"
 import { scopeTokenOf, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
 import { AppConfig } from "../Config.js"
 import { type InternalError, RateLimited, type StoreUnavailable, ValidationError } from "../Errors.js"
+import { eventLoopTurn, makeSlices } from "../Lifecycle/Slices.js"
 import { otlpMetrics } from "../Observability/Metrics.js"
 import { Redaction } from "../Redaction/Redaction.js"
 import type { RedactionPass } from "../Redaction/Redactor.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { OtlpStoreShape, PendingGroup, PendingTrace } from "../Store/Otlp.js"
+import { bytesAsText } from "../Text.js"
 import { exportResponseJson, readLogsJson, readMetricsJson, readTracesJson } from "./Json.js"
 import type { AnyValue, Encoding, KeyValue, LogsRequest, TracesRequest, LogRecord, PartialSuccess, Resource, Signal, Span } from "./Model.js"
 import { SpanRateLimiter } from "./SpanRate.js"
@@ -71,7 +73,9 @@ const eventNameOf = (record: LogRecord): string | undefined => record.eventName 
 
 // ---------------------------------------------------------------------------------------------
 // Redaction of the values a span carries (DECISIONS §20): every string value of attributes, event
-// and log attributes and bodies, and status messages; never ids, names, times or keys.
+// and log attributes and bodies, and status messages; never ids, names, times or keys. Bytes are
+// read as the text they hold and redacted like a string (a text redacted is kept as a string);
+// bytes that are no text cannot be read for secrets and are dropped.
 
 // A value redaction leaves as it was is kept, not copied: most are (ids, models, counts), and a
 // batch of 512 spans would otherwise be built twice.
@@ -88,8 +92,15 @@ const redactValue = (value: AnyValue, pass: RedactionPass): AnyValue => {
     const values = redactAttributes(value.kvlistValue.values, pass)
     return values === value.kvlistValue.values ? value : { kvlistValue: { values } }
   }
+  if ("bytesValue" in value) {
+    const text = bytesAsText(value.bytesValue)
+    if (text === undefined) return NO_VALUE
+    const redacted = pass.text(text)
+    return redacted === text ? value : { stringValue: redacted }
+  }
   return value
 }
+const NO_VALUE: AnyValue = {}
 const redactValues = (values: ReadonlyArray<AnyValue>, pass: RedactionPass): ReadonlyArray<AnyValue> => {
   let out: Array<AnyValue> | undefined
   for (let index = 0; index < values.length; index++) {
@@ -251,6 +262,19 @@ export const OtlpReceiverLive = Layer.effect(
         return { all: pending.all, scope: pending.byScope.get(scope) ?? 0 }
       })
 
+    /** 429 when `bytes` more would pass a pending bound (the bytes held as `pendingBytes` read them). */
+    const refusePending = (held: { readonly all: number; readonly scope: number }, bytes: number): Effect.Effect<void, RateLimited> => {
+      const overAll = held.all + bytes > otlp.pendingBytes
+      if (!overAll && held.scope + bytes <= otlp.pendingBytesPerScope) return Effect.void
+      const which = overAll ? `SVC_OTLP_PENDING_BYTES=${otlp.pendingBytes}` : `SVC_OTLP_PENDING_BYTES_PER_SCOPE=${otlp.pendingBytesPerScope}`
+      const retryAfterSeconds = Math.min(otlp.quietSeconds, 30)
+      return Effect.fail(new RateLimited({
+        message: `pending spans would pass ${which} bytes until their traces complete; retry after ${retryAfterSeconds} s`,
+        retryAfterSeconds,
+        limit: overAll ? otlp.pendingBytes : otlp.pendingBytesPerScope
+      }))
+    }
+
     /** How a batch's items of one signal are kept: redacted, and which of them is a trace's root. */
     interface ItemKind<A> {
       readonly signal: "traces" | "logs"
@@ -291,6 +315,9 @@ export const OtlpReceiverLive = Layer.effect(
         // what the limiter took is given back when the batch is refused after it (store, pending bytes)
         const kept = Effect.gen(function*() {
           const store = yield* access.otlp
+          // a scope past a bound already is refused before its batch is redacted and grouped: a
+          // backlog's 429s cost little, and the CPU goes to completing it (issue 47)
+          yield* refusePending(yield* inStore("otlp", pendingBytes(store, scope, now)), 0)
           // by trace, in arrival order
           const byTrace = new Map<string, Array<Located<A>>>()
           for (const located of flat.items) {
@@ -303,12 +330,15 @@ export const OtlpReceiverLive = Layer.effect(
           const pass = redactor.enabled ? redactor.pass() : undefined
           const resources = flat.resources.map((resource) => (pass === undefined ? resource : redactResource(resource, pass)))
 
-          /** A trace's items as the groups kept: one per resource and instrumentation scope, in the order they came. */
-          const groupsOf = (items: ReadonlyArray<Located<A>>) => {
+          /**
+           * A trace's items as the groups kept: one per resource and instrumentation scope, in the order they
+           * came; with `oneEach`, one per item.
+           */
+          const groupsOf = (items: ReadonlyArray<Located<A>>, oneEach = false) => {
             const grouped = new Map<number, { resource: number; scope: number; items: Array<A>; members: Array<Located<A>> }>()
             let rooted = false
-            for (const each of items) {
-              const key = each.resource * 65_536 + each.scope
+            for (const [index, each] of items.entries()) {
+              const key = oneEach ? index : each.resource * 65_536 + each.scope
               let group = grouped.get(key)
               if (group === undefined) {
                 group = { resource: each.resource, scope: each.scope, items: [], members: [] }
@@ -335,19 +365,27 @@ export const OtlpReceiverLive = Layer.effect(
           const traces: Array<PendingTrace> = []
           let over = 0
           let batchBytes = 0
+          // redacting and grouping a batch's traces is its CPU: in slices (Lifecycle/Slices.ts)
+          const slices = yield* makeSlices()
           for (const [traceId, located] of byTrace) {
+            yield* slices.next
             const before = known.get(traceId)
             // a trace no longer open takes nothing: all of it is late, counted by the store
             const room = before === undefined || before.state === "open" ? Math.max(0, otlp.maxSpansPerTrace - (before?.items ?? 0)) : located.length
             let made = groupsOf(located)
             if (located.length > room) {
-              // past the cap: a group kept already (this batch sent again) is neither counted nor refused;
-              // the cap cuts the rest
-              const stored = yield* inStore("otlp", store.existing(scope, traceId, made.groups.map((group) => group.id)))
-              const fresh = made.groups.filter((group) => !stored.has(group.id)).flatMap((group) => group.members)
+              // past the cap: what is kept already (this batch sent again) is neither counted nor refused; the
+              // cap cuts the rest. What the cap leaves is kept item by item, each its own group: a group cut
+              // short is another text than the one sent, so the batch sent again would find nothing of it
+              // kept and refuse all of it; item by item, it finds the items kept the first time and refuses
+              // the ones refused then, as many as the first answer said.
+              const single = groupsOf(located, true)
+              const stored = yield* inStore("otlp", store.existing(scope, traceId, [...made.groups, ...single.groups].map((group) => group.id)))
+              const keptAlone = new Set(single.groups.filter((group) => stored.has(group.id)).flatMap((group) => group.members))
+              const fresh = made.groups.filter((group) => !stored.has(group.id)).flatMap((group) => group.members).filter((each) => !keptAlone.has(each))
               const kept = fresh.slice(0, room)
               over += fresh.length - kept.length
-              made = groupsOf(kept)
+              made = groupsOf(kept, true)
             }
             if (made.groups.length === 0) continue
             const groups: Array<PendingGroup> = made.groups.map(({ body, bytes, id, items, kind }) => ({ body, bytes, id, items, kind }))
@@ -357,17 +395,7 @@ export const OtlpReceiverLive = Layer.effect(
           if (over > 0) refusals.push(`${over} past SVC_OTLP_MAX_SPANS_PER_TRACE=${otlp.maxSpansPerTrace} for their trace`)
           rejected += over
 
-          const held = yield* inStore("otlp", pendingBytes(store, scope, now))
-          const overAll = held.all + batchBytes > otlp.pendingBytes
-          if (overAll || held.scope + batchBytes > otlp.pendingBytesPerScope) {
-            const which = overAll ? `SVC_OTLP_PENDING_BYTES=${otlp.pendingBytes}` : `SVC_OTLP_PENDING_BYTES_PER_SCOPE=${otlp.pendingBytesPerScope}`
-            const retryAfterSeconds = Math.min(otlp.quietSeconds, 30)
-            return yield* new RateLimited({
-              message: `pending spans would pass ${which} bytes until their traces complete; retry after ${retryAfterSeconds} s`,
-              retryAfterSeconds,
-              limit: overAll ? otlp.pendingBytes : otlp.pendingBytesPerScope
-            })
-          }
+          yield* refusePending(yield* inStore("otlp", pendingBytes(store, scope, now)), batchBytes)
 
           const states = yield* inStore("otlp", store.add(scope, keyName, now, traces))
           let late = 0
@@ -395,6 +423,9 @@ export const OtlpReceiverLive = Layer.effect(
 
     const receive: OtlpReceiverShape["receive"] = (signal, body, keyName, ownOnly = () => undefined) =>
       batches.withPermits(1)(Effect.gen(function*() {
+        // a turn of the event loop first (Lifecycle/Slices.ts): batches waiting for a permit would
+        // otherwise follow each other in microtasks, no probe answered while any waits
+        yield* eventLoopTurn
         const scoped = scopes.of(keyName)
         if (scoped === undefined) return yield* unverifiedCaller()
         const scope = scopeTokenOf(scoped.data)

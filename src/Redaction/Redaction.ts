@@ -12,10 +12,11 @@
  */
 import { Context, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Scopes, scopeTokenOf, unverifiedCaller } from "../Auth/Scopes.js"
 import { AppConfig, InvalidConfiguration } from "../Config.js"
+import { makePrivateDir, PRIVATE_FILE } from "../Config/Paths.js"
 import type { InternalError } from "../Errors.js"
 import { RedisStore } from "../Store/Redis.js"
 import { parseRules } from "./CustomRules.js"
@@ -42,10 +43,10 @@ const homeKey = (home: string) =>
     const path = join(home, KEY_FILE)
     const existing = await readFile(path, "utf8").then((text) => text.trim(), () => undefined)
     if (existing !== undefined && HEX_KEY.test(existing)) return existing
-    await mkdir(home, { recursive: true })
+    await makePrivateDir(home)
     const fresh = randomBytes(32).toString("hex")
     // `wx`: a second process starting at the same moment keeps the first one's key
-    await writeFile(path, `${fresh}\n`, { flag: "wx", mode: 0o600 }).catch(async () => undefined)
+    await writeFile(path, `${fresh}\n`, { flag: "wx", mode: PRIVATE_FILE }).catch(async () => undefined)
     const written = (await readFile(path, "utf8")).trim()
     if (!HEX_KEY.test(written)) throw new Error(`${path} does not hold a key`)
     return written

@@ -219,6 +219,9 @@ const assignedValue = (text: string, at: number): { readonly start: number; read
   return { start, end }
 }
 
+/** What stands before an AWS secret access key's `ccess`: `secret_a`, `Secret A`, `SecretA`, `SECRET_A`. */
+const SECRET_ACCESS_BEFORE = /(?:[Ss]ecret|SECRET)[_ .-]?[Aa]$/
+
 /** The start of the run of `chars` that ends at `at` (at most `max` long). */
 const runStart = (text: string, at: number, chars: RegExp, max: number): number => {
   let start = at
@@ -244,6 +247,21 @@ export const RULES: ReadonlyArray<Rule> = [
     source: "sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48}(?![A-Za-z0-9]))"
   },
   { kind: "aws_key", class: "secrets", joinable: true, notAfter: /[A-Za-z0-9]/, source: "(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])" },
+  {
+    // an AWS secret access key has no form of its own (40 characters of base64), so it is found by
+    // the words before it, in free text too (`aws configure set aws_secret_access_key …`, `the
+    // secret access key is …`), where the `secret` rule, which wants `=` or `:`, misses it. From
+    // `ccess`, rarer in text than the `s` of `secret`; the `secret a` before it is read backwards.
+    kind: "aws_secret_key",
+    class: "secrets",
+    joinable: true,
+    source: "(?:ccess|CCESS)[_ .-]?(?:[Kk]ey|KEY)[\\s\"'`:=>,()|]{1,8}(?:(?:is|was|to|of)[\\s\"'`:]{1,4})?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+    value: (match, text, at) =>
+      SECRET_ACCESS_BEFORE.test(text.slice(Math.max(0, at - 8), at)) ? { start: match.length - 40, end: match.length } : undefined,
+    // random base64 mixes cases and digits (40 characters without one of them: 1 in 4,000); a
+    // word, a hex digest or a path does not
+    valid: (value) => /[a-z]/.test(value) && /[A-Z]/.test(value) && /[0-9/+]/.test(value) && entropy(value) >= 4
+  },
   { kind: "github_token", class: "secrets", joinable: true, notAfter: /[A-Za-z0-9_]/, source: "(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])" },
   { kind: "gitlab_token", class: "secrets", joinable: true, notAfter: /[A-Za-z0-9_-]/, source: "gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,}" },
   { kind: "slack_token", class: "secrets", joinable: true, notAfter: /[A-Za-z0-9_-]/, source: "(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\\d-[A-Za-z0-9-]{10,})" },

@@ -6,19 +6,22 @@
  *   HMAC-SHA256 of "<t>.<body>">` under SVC_ALERT_SECRET (two `v1=` while a secret is rotated).
  * - At least once: a row is delivered, tried again with backoff (30 s doubling, up to 6 h; 12
  *   attempts), or given up, and a deliverer that dies mid-call leaves its rows to the next once its
- *   lease lapses. Redirects are not followed (a 3xx is a failed attempt), each call is cut at 10 s,
- *   and nothing waits on delivery: runs and ingest only write the outbox.
+ *   lease lapses. Redirects are not followed (a 3xx is a failed attempt), each call is cut at 10 s
+ *   (the fiber's deadline), and nothing waits on delivery: runs and ingest only write the outbox.
+ * - Fair to every scope: calls start as soon as a slot is free, the scopes' rows in turn, at most
+ *   PER_SCOPE calls of a scope in flight, so one scope's slow or dead receivers delay no other scope.
  * - URLs are logged as their origin only (their path often holds a token).
  * The same outbox carries a run's verdicts to SVC_EVALUATION_ENDPOINT (DECISIONS §21, `run.evaluation`
  * rows): OTLP logs in the endpoint's encoding with its headers, not signed, retried the same way.
  */
-import { Clock, Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Either, FiberSet, Layer, Option, Queue, Redacted, Ref, Schedule } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { SHARED, scopeTokenOf } from "../Auth/Scopes.js"
 import { AppConfig, type AppConfigShape } from "../Config.js"
 import { OPEN_SCOPE, shownUrl } from "../Config/Alerts.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
+import { reportBackgroundError } from "../Observability/Background.js"
 import { countAlertDelivery, countEvaluationDelivery } from "../Observability/Metrics.js"
 import { type ExportTarget, revealHeaders } from "../Config/Telemetry.js"
 import { type AlertPolicy, AlertRoutes, type DeliveryStream, type DueDelivery, type ProblemStoreShape } from "../Store/Problems.js"
@@ -108,21 +111,19 @@ export const deliverOnce = (store: ProblemStoreShape, options: DeliveryOptions, 
       return yield* Effect.logWarning("verdicts export given up: the outbox row cannot be sent").pipe(Effect.annotateLogs({ delivery: delivery.id, error: request.left }))
     }
     const sent = request.right
+    // The deadline is the fiber's (Effect.timeout, on Clock): its timer is held by the runtime. An
+    // AbortSignal.timeout given to fetch was collected with its signal (Node 20 drops the timer of
+    // a signal nothing holds), and a receiver that never answered held the call about 5 minutes.
+    // Interrupted at the deadline, the call's own signal (tryPromise's) aborts the request.
     const attempt = yield* Effect.tryPromise({
       try: (signal) =>
-        fetch(delivery.url, {
-          method: "POST",
-          redirect: "manual",
-          signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
-          headers: sent.headers,
-          body: sent.body
-        }).then(async (response) => {
+        fetch(delivery.url, { method: "POST", redirect: "manual", signal, headers: sent.headers, body: sent.body }).then(async (response) => {
           // the body is not read past what closes the connection cleanly
           await response.body?.cancel().catch(() => undefined)
           return response.status
         }),
-      catch: (error) => (error instanceof Error && error.name === "TimeoutError" ? "timed out" : failureOf(error))
-    }).pipe(Effect.either)
+      catch: failureOf
+    }).pipe(Effect.timeoutFail({ duration: Duration.millis(options.timeoutMs), onTimeout: () => "timed out" }), Effect.either)
     const now = yield* Clock.currentTimeMillis
     const status = attempt._tag === "Right" ? attempt.right : null
     const delivered = status !== null && status >= 200 && status < 300
@@ -146,20 +147,61 @@ export const deliverOnce = (store: ProblemStoreShape, options: DeliveryOptions, 
     }
   })
 
-/** Rows taken per round, and calls in flight at once. */
+/** Calls in flight at once, per deliverer of a stream. */
 const BATCH = 16
-const AT_ONCE = 4
+/** Calls in flight at once for one scope (all deliverers): a scope's hanging receivers hold these, never another scope's. */
+export const PER_SCOPE = 4
 const LEASE_MS = 60_000
 
-/** One round: the due deliveries (of one stream, or all) taken and attempted; how many. */
-export const deliveryRound = (store: ProblemStoreShape, options: DeliveryOptions, stream?: DeliveryStream) =>
+/**
+ * A deliverer of one stream (or all): each `round` claims as many due rows as it has calls free
+ * (BATCH), the scopes in turn and PER_SCOPE calls in flight a scope at most (the store counts every
+ * deliverer's), and starts their calls without waiting for them, so a call that hangs holds its own
+ * slot until its timeout, never the next round or another scope's rows; how many it started.
+ * `idle` waits for a call to end or a second, whichever comes first; `settled`, for every call.
+ * Its calls are interrupted when its scope closes (their rows' leases lapse: sent again).
+ */
+export const makeDeliverer = (store: ProblemStoreShape, options: DeliveryOptions, stream?: DeliveryStream) =>
   Effect.gen(function*() {
-    const due = yield* store.claimDeliveries(options.owner, yield* Clock.currentTimeMillis, LEASE_MS, BATCH, stream)
-    yield* Effect.forEach(due, (delivery) => deliverOnce(store, options, delivery), { concurrency: AT_ONCE, discard: true })
-    return due.length
+    const calls = yield* FiberSet.make<void>()
+    const inFlight = yield* Ref.make(0)
+    const ended = yield* Queue.sliding<void>(1)
+    const call = (delivery: DueDelivery) =>
+      deliverOnce(store, options, delivery).pipe(
+        // one call's store failure or defect ends that call only (its row is sent again once its lease lapses)
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause) ? Effect.interrupt : reportBackgroundError("outbox", "an outbox delivery failed", cause, { delivery: delivery.id })
+        ),
+        Effect.ensuring(Effect.zipRight(Ref.update(inFlight, (count) => count - 1), Queue.offer(ended, undefined)))
+      )
+    const round = Effect.gen(function*() {
+      const free = BATCH - (yield* Ref.get(inFlight))
+      if (free <= 0) return 0
+      const due = yield* store.claimDeliveries(options.owner, yield* Clock.currentTimeMillis, LEASE_MS, free, stream, PER_SCOPE)
+      yield* Ref.update(inFlight, (count) => count + due.length)
+      for (const delivery of due) yield* FiberSet.run(calls, call(delivery))
+      return due.length
+    })
+    return {
+      round,
+      idle: Effect.asVoid(Effect.raceFirst(Effect.sleep(Duration.seconds(1)), Queue.take(ended))),
+      settled: FiberSet.awaitEmpty(calls)
+    }
   })
 
-/** The deliverer of `svc serve`, when any webhook or the evaluation endpoint is configured: a round a second (at once again after a full batch). */
+/** One round, waited for: the due deliveries (of one stream, or all) taken and attempted; how many. */
+export const deliveryRound = (store: ProblemStoreShape, options: DeliveryOptions, stream?: DeliveryStream) =>
+  Effect.scoped(Effect.gen(function*() {
+    const deliverer = yield* makeDeliverer(store, options, stream)
+    const taken = yield* deliverer.round
+    yield* deliverer.settled
+    return taken
+  }))
+
+/**
+ * The deliverer of `svc serve`, when any webhook or the evaluation endpoint is configured: per
+ * stream, a round when a call ends or a second passed (at once again after a full batch).
+ */
 export const AlertDeliveryLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const { alerts, auth, telemetry } = yield* AppConfig
@@ -188,17 +230,24 @@ export const AlertDeliveryLive = Layer.scopedDiscard(
         const released = yield* store.releaseDeliveries
         if (released > 0) yield* Effect.logWarning("alert deliveries a previous process had in flight are sent again").pipe(Effect.annotateLogs({ deliveries: released }))
       }
-      // each stream its own loop: a slow or hanging receiver (10 s a call) holds up only its own rows
+      // each stream its own loop: a slow or hanging receiver (10 s a call) holds up only its own
+      // rows, and within a stream only its scope's (makeDeliverer)
       const deliver = (stream: DeliveryStream) =>
+        Effect.scoped(Effect.flatMap(makeDeliverer(store, options, stream), (deliverer) =>
         Effect.forever(
           Effect.gen(function*() {
             if (readiness.current() !== "ready") return yield* Effect.sleep(Duration.seconds(1))
-            const taken = yield* deliveryRound(store, options, stream).pipe(
-              Effect.catchAll((error) => Effect.as(Effect.logWarning(`${stream === "alerts" ? "alert deliveries" : "verdicts exports"}: the store failed`, error), 0))
+            // a store failure or a defect ends the round, never the loop: logged with its cause and counted
+            const taken = yield* deliverer.round.pipe(
+              Effect.catchAllCause((cause) =>
+                Cause.isInterruptedOnly(cause)
+                  ? Effect.interrupt
+                  : Effect.as(reportBackgroundError("outbox", `${stream === "alerts" ? "alert deliveries" : "verdicts exports"}: the round failed`, cause), 0)
+              )
             )
-            if (taken < BATCH) yield* Effect.sleep(Duration.seconds(1))
+            if (taken < BATCH) yield* deliverer.idle
           })
-        )
+        )))
       yield* Effect.all([deliver("alerts"), deliver("evaluations")], { concurrency: 2, discard: true })
     })
     yield* loop.pipe(

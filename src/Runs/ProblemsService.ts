@@ -194,7 +194,8 @@ export const ProblemsServiceLive = Layer.effect(
           case "NotFound":
             return yield* notFound(outcome.id)
           case "Same":
-            return yield* new ValidationError({ message: "a problem cannot be merged into itself" })
+            // both ids lead to one problem: the same id, or one already merged into the other (two merges at once, A into B and B into A)
+            return yield* new ValidationError({ message: "both ids lead to the same problem (one was already merged into the other): nothing to merge" })
         }
       })
 

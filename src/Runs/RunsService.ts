@@ -26,9 +26,11 @@ import {
 import { DiagnoseReport, type ReportContext } from "../Contract/DiagnoseReport.js"
 import { type AdmitFailure, type AdmittedDiagnose, DiagnoseService } from "../Diagnose/DiagnoseService.js"
 import { locateLines } from "../Diagnose/Render/JsonLines.js"
-import { Conflict, errorKinds, InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
+import { Conflict, errorKinds, InternalError, NotFound, refusalOf, type StoreUnavailable, ValidationError } from "../Errors.js"
 import { formatParseError, NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
 import type { DiagnoseOptions } from "../Intake/Requests.js"
+import { makeSlices } from "../Lifecycle/Slices.js"
+import { runMetrics } from "../Observability/Metrics.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import { readCursor } from "../Store/Cursor.js"
 import type { RunFilter, RunRecord, StoredRun } from "../Store/Runs.js"
@@ -113,7 +115,7 @@ export const wireRun = (record: RunRecord): Run => ({
 })
 
 /** Run ids: 128 random bits, so one scope cannot guess another's. */
-const newRunId = (): string => `run_${randomBytes(16).toString("base64url")}`
+export const newRunId = (): string => `run_${randomBytes(16).toString("base64url")}`
 
 /** The same trace with the same options is one run (per scope): a digest of what the run would diagnose. */
 const dedupeKeyOf = (request: Omit<StoredRequest, "key_name" | "redactions">): string =>
@@ -126,10 +128,10 @@ const runFields = (body: Record<string, unknown> | Array<unknown>) =>
     // onExcessProperty: a key outside the label pattern is an excess property to Schema.Record, dropped unless refused
     const labels = envelope?.["labels"] === undefined
       ? {}
-      : yield* Either.mapLeft(Schema.decodeUnknownEither(RunLabels, { onExcessProperty: "error" })(envelope["labels"]), (error) => new ValidationError({ message: `labels: ${formatParseError(error)}` }))
+      : yield* Either.mapLeft(Schema.decodeUnknownEither(RunLabels, { onExcessProperty: "error" })(envelope["labels"]), (error) => refusalOf(error, ["labels"]))
     const externalId = envelope?.["external_id"] === undefined || envelope["external_id"] === null
       ? null
-      : yield* Either.mapLeft(Schema.decodeUnknownEither(ExternalId)(envelope["external_id"]), (error) => new ValidationError({ message: `external_id: ${formatParseError(error)}` }))
+      : yield* Either.mapLeft(Schema.decodeUnknownEither(ExternalId)(envelope["external_id"]), (error) => refusalOf(error, ["external_id"]))
     return { labels, externalId }
   })
 
@@ -211,8 +213,12 @@ export type SubmitFailure = AdmitFailure | Conflict | StoreUnavailable
 export interface OtlpOrigin {
   readonly source: "otlp"
   readonly labels: Readonly<Record<string, string>>
-  /** Made skipped for this reason (not chosen for diagnosis: `not_failed`, `sampled_out`); absent: queued. */
-  readonly skipped?: typeof SkipReason.Type | undefined
+  /**
+   * Whether each trace is skipped (not chosen for diagnosis: `not_failed`, `sampled_out`) or queued
+   * (undefined), decided on the trace as admitted: normalized and redacted as the run keeps it, so
+   * a decision that reads it (the checks, DECISIONS §23) costs no second normalization.
+   */
+  readonly skip?: ((trace: NormalizedTrace) => typeof SkipReason.Type | undefined) | undefined
 }
 
 export interface RunsServiceShape {
@@ -288,7 +294,10 @@ export const RunsServiceLive = Layer.effect(
         const now = yield* Clock.currentTimeMillis
         const runs: Array<SubmitOutcome["runs"][number]> = []
         const rejected: Array<SubmitOutcome["rejected"][number]> = []
+        // a body of thousands of traces is kept in slices, the event loop served between them
+        const slices = yield* makeSlices()
         for (const [index, trace] of admitted.traces.entries()) {
+          yield* slices.next
           if (Either.isLeft(trace)) {
             rejected.push({ index, error: errorKinds[trace.left._tag].kind, message: trace.left.message })
             continue
@@ -306,7 +315,7 @@ export const RunsServiceLive = Layer.effect(
               externalId: fields.externalId,
               labels: fields.labels,
               source: origin?.source ?? "api",
-              skipped: origin?.skipped,
+              skipped: origin?.skip?.(request.trace),
               dedupeKey: dedupeKeyOf(kept),
               request: JSON.stringify({ ...kept, key_name: keyName, redactions: request.redactions } satisfies StoredRequest),
               lines,
@@ -317,6 +326,8 @@ export const RunsServiceLive = Layer.effect(
               Effect.fail(new Conflict({ message: `external_id ${JSON.stringify(conflict.externalId.slice(0, 80))} already names run ${conflict.runId}, of another trace` })))
           )
           runs.push({ id: submitted.run.id, status: submitted.run.status, trace_id: submitted.run.traceId })
+          // a run made ended (OTLP's `skipped`): counted as the workers count the runs they end (issue 50)
+          if (submitted.created && submitted.run.status !== "queued" && submitted.run.status !== "running") runMetrics.ended(submitted.run.status)
         }
         if (runs.length > 0) access.queued()
         if (runs.length === 0) {
@@ -426,7 +437,10 @@ export const RunsServiceLive = Layer.effect(
         const store = yield* access.store
         const page = yield* inStore("export", store.listStored(scope, filter, EXPORT_PAGE, cursor))
         const lines: Array<string> = []
+        // decoding a page is the export's CPU: in slices, so an export of all runs holds no probe
+        const slices = yield* makeSlices()
         for (const run of page.runs) {
+          yield* slices.next
           const request = readStoredRequest(run.request)
           if (Either.isLeft(request)) continue
           const report = yield* reportOf(run)
@@ -451,7 +465,9 @@ export const RunsServiceLive = Layer.effect(
         let imported = 0
         let existing = 0
         const refused: Array<{ readonly line: number; readonly message: string }> = []
+        const slices = yield* makeSlices()
         for (const [index, text] of lines.entries()) {
+          yield* slices.next
           if (text.trim().length === 0) continue
           const decoded = decodeExport(text)
           if (Either.isLeft(decoded)) {

@@ -4,21 +4,34 @@
  * lease. What a run does is the `runner`'s (the diagnose effect, for `svc serve`); the loop owns
  * the queue's rules:
  * - a transient failure (provider 429/5xx, timeout) goes back to the queue after a backoff that
- *   doubles per attempt, up to `maxAttempts` attempts, then the run fails with that kind;
+ *   doubles per attempt, up to `maxAttempts` attempts, then the run fails with that kind (or ends
+ *   with its fallback: done with the checks that fired);
  * - a lease that could not be renewed (the store gave the run to another worker after this one
  *   stalled) interrupts the work: its result is never written;
- * - interrupted (SIGTERM's grace), the worker gives its run back to the queue at once.
+ * - interrupted (SIGTERM's grace), the worker gives its run back to the queue at once;
+ * - a defect in a run's work (a throw, a die: a bug, not the run's own failure) is logged with its
+ *   cause and counted (`svc_background_errors_total{loop="workers"}`), and handled as a transient
+ *   failure: the worker goes on, the run is tried again and at its last attempt fails
+ *   `internal_error` (issue 47: a defect once ended the worker without a word).
  * Times come from `Clock`, so tests drive the loop with `TestClock`.
  */
 import type { SqlError } from "@effect/sql"
-import { Clock, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
+import { errorKinds } from "../Errors.js"
+import { eventLoopTurn } from "../Lifecycle/Slices.js"
+import { reportBackgroundError } from "../Observability/Background.js"
 import { runMetrics } from "../Observability/Metrics.js"
 import type { ClaimedRun, RunEnd, RunStoreShape } from "../Store/Runs.js"
 
 /** What running a claimed run came to. */
 export type RunResult =
   | { readonly _tag: "End"; readonly end: RunEnd }
-  | { readonly _tag: "Transient"; readonly error: { readonly error: string; readonly message: string } }
+  | {
+    readonly _tag: "Transient"
+    readonly error: { readonly error: string; readonly message: string }
+    /** How the run ends at its last attempt instead of `failed` with the error: done with what it has (its checks, DECISIONS §23). */
+    readonly fallback?: RunEnd | undefined
+  }
 
 export type RunRunner = (run: ClaimedRun) => Effect.Effect<RunResult>
 
@@ -70,9 +83,19 @@ const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, c
     const now = yield* Clock.currentTimeMillis
     const result = outcome.value
     if (result._tag === "End") return yield* finish(store, claimed, options.owner, now, result.end)
-    if (claimed.attempts >= options.maxAttempts) return yield* finish(store, claimed, options.owner, now, { status: "failed", error: result.error })
+    if (claimed.attempts >= options.maxAttempts) return yield* finish(store, claimed, options.owner, now, result.fallback ?? { status: "failed", error: result.error })
     return yield* store.release(claimed.id, options.owner, now + backoffAfter(claimed.attempts, options.backoffMs))
   }).pipe(Effect.scoped)
+
+/** After a defect in a run's work: reported, and the run tried again after the backoff, or failed at its last attempt. */
+const afterDefect = (store: RunStoreShape, options: WorkerOptions, claimed: ClaimedRun, cause: Cause.Cause<unknown>) =>
+  Effect.gen(function*() {
+    yield* reportBackgroundError("workers", "a run's work died; the worker goes on", cause, { run_id: claimed.id, attempt: claimed.attempts })
+    const now = yield* Clock.currentTimeMillis
+    if (claimed.attempts < options.maxAttempts) return yield* store.release(claimed.id, options.owner, now + backoffAfter(claimed.attempts, options.backoffMs))
+    const error = { error: errorKinds.InternalError.kind, message: `the run's work failed unexpectedly in each of ${claimed.attempts} attempts (logged with its cause)` }
+    return yield* finish(store, claimed, options.owner, now, { status: "failed", error })
+  })
 
 /**
  * The worker's loop: claim, work, repeat; idle when the queue is empty. Interrupted while it holds
@@ -91,7 +114,13 @@ export const workerLoop = (store: RunStoreShape, runner: RunRunner, options: Wor
       yield* Effect.onExit(options.around === undefined ? working : options.around(working, run), (exit) =>
         Exit.isInterrupted(exit)
           ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.ignore(store.release(run.id, options.owner, now)))
-          : Effect.void)
+          : Effect.void).pipe(
+          // a store failure ends the loop (its supervisor starts it again); a defect is the run's alone
+          Effect.catchAllCause((cause) => (Cause.isDie(cause) ? afterDefect(store, options, run, cause) : Effect.failCause(cause)))
+        )
+      // runs that end without a model call (no provider, no content) would follow each other in
+      // microtasks only: a turn of the event loop after each finish (Lifecycle/Slices.ts)
+      yield* eventLoopTurn
     })
   )
 }

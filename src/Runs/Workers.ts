@@ -11,21 +11,32 @@
  * dead replica's lapse and are released by the upkeep, which runs at least once per lease. On SIGTERM the workers stop claiming at once (readiness
  * turns `draining`); runs in progress count as work in flight, so the drain gives them the grace;
  * what is still running after it is interrupted and given back to the queue.
+ *
+ * A defect in a run (Worker.ts) or a failed upkeep is logged with its cause and counted
+ * (`svc_background_errors_total{loop="workers" | "retention"}`); the loops go on. A run of an OTLP
+ * trace that could not be assembled (`failed: assembly_error`, Otlp/Assembly.ts) keeps no trace:
+ * retried, its worker assembles the trace's kept spans again (Reassembly.ts) before diagnosing it.
  */
-import { Clock, Duration, Effect, Either, Exit, Layer, Option, Schedule } from "effect"
+import type { SqlError } from "@effect/sql"
+import { Cause, Clock, Duration, Effect, Either, Exit, Layer, Option, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { AppConfig } from "../Config.js"
+import { ASSEMBLY_ERROR } from "../Contract/RunsContract.js"
 import { DiagnoseService, estimateTokens, traceCharsOf } from "../Diagnose/DiagnoseService.js"
 import { errorKinds } from "../Errors.js"
+import { NO_QUERY } from "../Intake/Intake.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
+import { containRound, defectSummary, reportBackgroundError } from "../Observability/Background.js"
 import { recordAnalysis, runMetrics, statusOfExit } from "../Observability/Metrics.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
 import { Tracing, TRACING_OFF, type TracingShape } from "../Observability/Tracing.js"
-import type { ClaimedRun, RunStoreShape } from "../Store/Runs.js"
-import { admittedOf, readStoredRequest } from "./RunsService.js"
+import type { OtlpStoreShape } from "../Store/Otlp.js"
+import type { ClaimedRun, RunEnd, RunStoreShape } from "../Store/Runs.js"
+import { TraceReassembly, type TraceReassemblyShape } from "./Reassembly.js"
+import { admittedOf, readStoredRequest, type StoredRequest, wireOptions } from "./RunsService.js"
 import { DEFAULT_WORKER, type RunResult, type RunRunner, workerLoop } from "./Worker.js"
 import type { DiagnoseReport } from "../Contract/DiagnoseReport.js"
 import { evaluationLogs } from "../Diagnose/Render/Otlp.js"
@@ -46,32 +57,38 @@ const DAY_MS = 86_400_000
 /**
  * How a finished diagnose ends its run: done when any lens ran (its report says which failed), with
  * its findings fingerprinted against the run's trace; when none ran, the lenses' error: transient
- * (the run goes back to the queue) or final.
+ * (the run goes back to the queue) or final. A report whose checks fired is a result without its
+ * lenses (DECISIONS §23): a final error (no provider: `llm_resolution_error`) ends the run done
+ * with its checks, and a transient one ends it so at its last attempt.
  */
 export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<string>, trace: FingerprintTrace): RunResult => {
   const ran = report.patterns.filter((run) => run.error === null)
   const failed = report.patterns.flatMap((run) => (run.error === null ? [] : [run.error]))
   const first = failed[0]
+  const done = (): RunEnd => ({
+    status: "done",
+    report: JSON.stringify(report),
+    severity: report.severity,
+    patterns: Array.from(new Set(report.findings.map((finding) => finding.pattern))),
+    cacheKeys,
+    // the findings that join problems (DECISIONS §19), in the finish's transaction
+    findings: problemFindingsOf(report.findings, trace),
+    tokens: report.usage.input_tokens + report.usage.output_tokens
+  })
   if (ran.length === 0 && first !== undefined) {
     const error = { error: first.kind, message: first.message }
-    return failed.every((each) => each.retryable === true || TRANSIENT.has(each.kind))
-      ? { _tag: "Transient", error }
-      : { _tag: "End", end: { status: "failed", error } }
+    const checked = report.checks.length > 0
+    if (failed.every((each) => each.retryable === true || TRANSIENT.has(each.kind))) return checked ? { _tag: "Transient", error, fallback: done() } : { _tag: "Transient", error }
+    return { _tag: "End", end: checked ? done() : { status: "failed", error } }
   }
-  return {
-    _tag: "End",
-    end: {
-      status: "done",
-      report: JSON.stringify(report),
-      severity: report.severity,
-      patterns: Array.from(new Set(report.findings.map((finding) => finding.pattern))),
-      cacheKeys,
-      // the findings that join problems (DECISIONS §19), in the finish's transaction
-      findings: problemFindingsOf(report.findings, trace),
-      tokens: report.usage.input_tokens + report.usage.output_tokens
-    }
-  }
+  return { _tag: "End", end: done() }
 }
+
+/** How the run of a trace without message content ends (DECISIONS §18, §23): done with its checks' findings, or `skipped: no_content` when none fired. */
+export const resultOfContentFree = (report: DiagnoseReport, cacheKeys: ReadonlyArray<string>, trace: FingerprintTrace): RunResult =>
+  report.checks.length > 0
+    ? resultOfReport(report, cacheKeys, trace)
+    : { _tag: "End", end: { status: "skipped", reason: "no_content", report: { text: JSON.stringify(report), severity: report.severity } } }
 
 /** The span id of the first event read from a span (`span:<id>`), which a run's span links to. */
 const firstSpanOf = (events: ReadonlyArray<{ readonly source: string }>): string | undefined => {
@@ -100,18 +117,76 @@ export interface EvaluationTarget {
 }
 
 /**
- * A done run that came over OTLP, with findings, carries its verdicts for the evaluation endpoint:
+ * A done run that came over OTLP, with findings or check findings, carries its verdicts for the evaluation endpoint:
  * the report's `?output=otlp` log records, linked to the user's trace and the spans they cite,
  * written to the outbox with its finish (delivered by Alerts.ts; the worker never waits on them).
  */
 export const withEvaluation = (result: RunResult, report: DiagnoseReport, claimed: ClaimedRun, target: EvaluationTarget | undefined): RunResult => {
-  if (target === undefined || claimed.source !== "otlp" || result._tag !== "End" || result.end.status !== "done" || report.findings.length === 0) return result
+  if (target === undefined || claimed.source !== "otlp" || result._tag !== "End" || result.end.status !== "done" || (report.findings.length === 0 && report.checks.length === 0)) return result
   return { _tag: "End", end: { ...result.end, evaluation: { url: target.url, body: JSON.stringify(evaluationLogs(report, target.serviceName)) } } }
 }
+
+/** A run's trace assembled again (its request replaced), or why it cannot be. */
+export type Reassembled =
+  | { readonly _tag: "Rebuilt"; readonly request: StoredRequest }
+  | { readonly _tag: "Failed"; readonly error: { readonly error: string; readonly message: string } }
+
+/**
+ * Whether a claimed run is one of an OTLP trace that could not be assembled: it keeps the trace's
+ * id and no event (a trace that was assembled has events: one without is refused at submission).
+ */
+export const isUnassembled = (claimed: ClaimedRun, stored: StoredRequest): boolean =>
+  claimed.source === "otlp" && stored.trace.events.length === 0 && stored.trace.id !== null
+
+/**
+ * Assembles an unassembled run's trace again from the spans kept beside it (DECISIONS §18), admits
+ * it as the assembly's submit does (normalized, redacted, under the limits) and keeps it as the
+ * run's request; `assembly_error` again when the spans are gone or still cannot be assembled.
+ */
+export const reassembleWith = (
+  runs: RunStoreShape,
+  otlp: OtlpStoreShape,
+  diagnoses: typeof DiagnoseService.Service,
+  reassembly: TraceReassemblyShape
+) =>
+(claimed: ClaimedRun, stored: StoredRequest) =>
+  Effect.gen(function*() {
+    const failed = (message: string): Reassembled => ({ _tag: "Failed", error: { error: ASSEMBLY_ERROR, message } })
+    const traceId = stored.trace.id ?? ""
+    const kept = (yield* otlp.known(claimed.scope, [traceId])).get(traceId)
+    if (kept === undefined || kept.state !== "failed" || kept.runId !== claimed.id) {
+      return failed("the trace's spans are not kept here (gone with SVC_RETENTION_DAYS, or the run was imported), so it cannot be assembled again")
+    }
+    const groups = yield* otlp.groups(claimed.scope, traceId)
+    const built = yield* Effect.exit(Effect.sync(() => reassembly.document(groups)))
+    if (Exit.isFailure(built)) {
+      yield* Effect.logWarning("an OTLP trace still cannot be assembled on its run's retry", built.cause).pipe(Effect.annotateLogs({ run_id: claimed.id, trace_id: traceId }))
+      return failed(`its spans still cannot be assembled: ${defectSummary(built.cause)}`)
+    }
+    const admitted = yield* Effect.either(diagnoses.admitEach(built.value.document, stored.key_name, NO_QUERY))
+    const first = Either.isLeft(admitted) ? Either.left(admitted.left) : admitted.right.traces[0] ?? Either.left(undefined)
+    if (Either.isLeft(first)) {
+      const refusal = first.left
+      return refusal === undefined
+        ? failed("its spans hold no trace")
+        : { _tag: "Failed", error: { error: errorKinds[refusal._tag].kind, message: refusal.message } } satisfies Reassembled
+    }
+    const request: StoredRequest = {
+      key_name: stored.key_name,
+      format: first.right.format,
+      trace: first.right.trace,
+      options: wireOptions(first.right.options),
+      redactions: first.right.redactions
+    }
+    yield* runs.replaceRequest(claimed.id, JSON.stringify(request), built.value.labels)
+    return { _tag: "Rebuilt", request } satisfies Reassembled
+  })
 
 export interface RunnerOptions {
   readonly tracing: TracingShape
   readonly evaluation: EvaluationTarget | undefined
+  /** Assembles an unassembled run's trace again (`reassembleWith`); without it such a run fails `assembly_error` again. */
+  readonly reassemble?: ((claimed: ClaimedRun, stored: StoredRequest) => Effect.Effect<Reassembled, SqlError.SqlError>) | undefined
 }
 
 const NO_RUNNER_OPTIONS: RunnerOptions = { tracing: TRACING_OFF, evaluation: undefined }
@@ -121,27 +196,35 @@ export const makeRunner = (
   store: RunStoreShape,
   diagnoses: typeof DiagnoseService.Service,
   dailyBudget: number | undefined,
-  { evaluation, tracing }: RunnerOptions = NO_RUNNER_OPTIONS
+  { evaluation, reassemble, tracing }: RunnerOptions = NO_RUNNER_OPTIONS
 ): RunRunner =>
 (claimed: ClaimedRun) =>
   Effect.gen(function*() {
     const startedAt = yield* Clock.currentTimeMillis
     if (claimed.attempts === 1) runMetrics.waited(Math.max(0, startedAt - claimed.submittedAt) / 1000)
-    const stored = readStoredRequest(claimed.request)
-    if (Either.isLeft(stored)) return { _tag: "End", end: { status: "failed", error: { error: errorKinds.InternalError.kind, message: stored.left } } } satisfies RunResult
-    const request = admittedOf(stored.right)
+    const read = readStoredRequest(claimed.request)
+    if (Either.isLeft(read)) return { _tag: "End", end: { status: "failed", error: { error: errorKinds.InternalError.kind, message: read.left } } } satisfies RunResult
+    let stored = read.right
+    if (isUnassembled(claimed, stored)) {
+      const rebuilt: Reassembled = reassemble === undefined
+        ? { _tag: "Failed", error: { error: ASSEMBLY_ERROR, message: "this process cannot assemble OTLP traces" } }
+        : yield* reassemble(claimed, stored)
+      if (rebuilt._tag === "Failed") return { _tag: "End", end: { status: "failed", error: rebuilt.error } } satisfies RunResult
+      stored = rebuilt.request
+    }
+    const request = admittedOf(stored)
     const linked = tracing.enabled && claimed.source === "otlp" && request.trace.id !== null ? firstSpanOf(request.trace.events) : undefined
     if (linked !== undefined && request.trace.id !== null) yield* tracing.link(request.trace.id, linked, { "svc.link": "diagnosed_trace" })
     if (request.trace.content === "absent") {
-      // no model call: the diagnose answers with the triage and every lens skipped (DECISIONS §18)
-      const { report } = yield* diagnoses.run(request, stored.right.key_name, `run:${claimed.id}`)
-      return { _tag: "End", end: { status: "skipped", reason: "no_content", report: { text: JSON.stringify(report), severity: report.severity } } } satisfies RunResult
+      // no model call: the diagnose answers with the checks, the triage and every lens skipped (DECISIONS §18, §23)
+      const { cacheKeys, report } = yield* diagnoses.run(request, stored.key_name, `run:${claimed.id}`)
+      return withEvaluation(resultOfContentFree(report, cacheKeys, request.trace), report, claimed, evaluation)
     }
     const estimate = estimateTokens(request.options.mode, traceCharsOf(request.trace)) * (request.options.patterns?.length ?? request.options.maxPatterns)
     if (dailyBudget !== undefined && !(yield* store.reserve(claimed.scope, startedAt, estimate, dailyBudget))) {
       return { _tag: "End", end: { status: "skipped", reason: "budget" } } satisfies RunResult
     }
-    const exit = yield* Effect.exit(diagnoses.run(request, stored.right.key_name, `run:${claimed.id}`))
+    const exit = yield* Effect.exit(diagnoses.run(request, stored.key_name, `run:${claimed.id}`))
     const seconds = ((yield* Clock.currentTimeMillis) - startedAt) / 1000
     recordAnalysis({ surface: "worker", pattern: "diagnose", mode: request.options.mode, status: statusOfExit(exit, () => false) }, seconds)
     if (dailyBudget !== undefined) {
@@ -189,6 +272,7 @@ export const RunWorkersLive = Layer.scopedDiscard(
     const tracing = yield* Tracing
     const readiness = yield* Readiness
     const tracker = yield* RequestTracker
+    const reassembly = yield* Effect.serviceOption(TraceReassembly)
     const process = `${hostname()}-${globalThis.process.pid}-${randomBytes(4).toString("hex")}`
     const leaseMs = runs.leaseSeconds * 1000
     const budget = runs.dailyTokenBudget._tag === "Some" ? runs.dailyTokenBudget.value : undefined
@@ -204,7 +288,8 @@ export const RunWorkersLive = Layer.scopedDiscard(
       const released = store.shared ? 0 : yield* store.releaseAll
       if (released > 0) yield* Effect.logWarning("runs a previous process held were queued again").pipe(Effect.annotateLogs({ runs: released }))
       const evaluation = Option.match(telemetry.evaluation, { onNone: () => undefined, onSome: ({ url }) => ({ url, serviceName: telemetry.serviceName }) })
-      const runner = makeRunner(store, diagnoses, budget, { tracing, evaluation })
+      const reassemble = Option.isNone(reassembly) ? undefined : reassembleWith(store, yield* access.otlp, diagnoses, reassembly.value)
+      const runner = makeRunner(store, diagnoses, budget, { tracing, evaluation, reassemble })
       // a run in progress is work in flight until its finish committed (with its problems): the
       // drain waits for it (within the grace)
       const around = <A, E>(working: Effect.Effect<A, E>, run: ClaimedRun) =>
@@ -218,14 +303,19 @@ export const RunWorkersLive = Layer.scopedDiscard(
           wake: access.nextQueued,
           around
         }
+        // a store failure (or a defect outside a run) stops the loop: reported, it starts again in 5 s
         yield* workerLoop(store, runner, options).pipe(
-          Effect.tapErrorCause((cause) => Effect.logWarning("run worker stopped on a store error; starting again", cause)),
-          Effect.retry(Schedule.spaced(Duration.seconds(5))),
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.interrupt
+              : Effect.zipRight(reportBackgroundError("workers", "run worker stopped; starting again", cause), Effect.sleep(Duration.seconds(5)))
+          ),
+          Effect.forever,
           Effect.forkScoped
         )
       }
       yield* upkeep(store, cache, runs.retentionDays).pipe(
-        Effect.catchAll((error) => Effect.logWarning("runs upkeep failed", error)),
+        containRound("retention", "runs upkeep failed"),
         Effect.repeat(Schedule.spaced(Duration.min(UPKEEP, Duration.millis(leaseMs)))),
         Effect.forkScoped
       )

@@ -6,11 +6,19 @@
 /** The cursor after an item listed by (time, id), newest first. */
 export const cursorOf = (time: number, id: string): string => Buffer.from(JSON.stringify([time, id])).toString("base64url")
 
+/**
+ * A cursor this service gave, read back; undefined for any other. Its time is a whole number of
+ * milliseconds (`1e999` parses to Infinity, which no BIGINT column takes) and its id holds no U+0000
+ * (which no text column takes): either reaching the store would answer 503, not 400.
+ */
 export const readCursor = (cursor: string | null): readonly [number, string] | undefined => {
   if (cursor === null) return undefined
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
-    return Array.isArray(parsed) && typeof parsed[0] === "number" && typeof parsed[1] === "string" ? [parsed[0], parsed[1]] : undefined
+    return Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[0]) && typeof parsed[0] === "number" &&
+        typeof parsed[1] === "string" && !parsed[1].includes("\u0000")
+      ? [parsed[0], parsed[1]]
+      : undefined
   } catch {
     return undefined
   }

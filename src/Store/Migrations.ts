@@ -209,10 +209,21 @@ const traceIds = Effect.gen(function*() {
   yield* sql`CREATE INDEX runs_by_trace_id ON runs (scope, trace_id, submitted_at DESC, id DESC) WHERE trace_id IS NOT NULL`
 })
 
+/**
+ * 5: OTLP traces count their claims (DECISIONS §18, issue 47): a trace whose assembly keeps failing,
+ * or whose process keeps dying while assembling it, is made a failed run after a few instead of
+ * coming back at every start. Rows made before count from 0.
+ */
+const otlpAttempts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE otlp_traces ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0`
+})
+
 /** The migrations by `<id>_<name>`, for `Migrator.fromRecord`. */
 export const MIGRATIONS: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_runs": runs,
   "0002_otlp": otlp,
   "0003_problems": problems,
-  "0004_trace_ids": traceIds
+  "0004_trace_ids": traceIds,
+  "0005_otlp_attempts": otlpAttempts
 }

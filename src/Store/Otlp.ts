@@ -10,9 +10,14 @@
  * between the statements leaves at most a trace row whose spans the retry brings. A trace claimed
  * or done when a batch arrives gets none of its spans: they are late, counted on the trace's row
  * and answered as refused.
+ *
+ * A claim counts an attempt (Migrations.ts 0005): a trace whose assembly keeps failing, or whose
+ * process keeps dying while assembling it, is given up after a few (Assembly.ts) and made a failed
+ * run; its row becomes `failed` and keeps its spans, which that run's retry assembles again.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Array as Arr, Context, Effect, Predicate } from "effect"
+import { makeSlices } from "../Lifecycle/Slices.js"
 import { integer, text } from "./Columns.js"
 
 /** A batch's spans of one trace, grouped by resource and instrumentation scope. */
@@ -43,7 +48,8 @@ export interface KnownTrace {
   readonly runId: string | null
 }
 
-export type TraceState = "open" | "claimed" | "done"
+/** `failed`: given up after repeated failed assemblies; its spans are kept for its run's retry until retention. */
+export type TraceState = "open" | "claimed" | "done" | "failed"
 
 /** A trace claimed for completion. */
 export interface ClaimedTrace {
@@ -53,6 +59,8 @@ export interface ClaimedTrace {
   readonly keyName: string | null
   readonly firstAt: number
   readonly late: number
+  /** Claims of the trace so far, this one included (a claim whose process died counts). */
+  readonly attempts: number
 }
 
 export interface OtlpStoreShape {
@@ -83,11 +91,15 @@ export interface OtlpStoreShape {
     now: number,
     options: { readonly quietMs: number; readonly maxAgeMs: number; readonly leaseMs: number; readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<ClaimedTrace>, SqlError.SqlError>
-  /** A claimed trace's groups, in arrival order. */
+  /** A claimed (or failed) trace's groups, in arrival order. */
   readonly groups: (scope: string, traceId: string) => Effect.Effect<ReadonlyArray<{ readonly kind: string; readonly body: string }>, SqlError.SqlError>
   /** Marks a claimed trace done (with its run, if one was made) and drops its spans: false when `owner` lost the claim. */
   readonly complete: (scope: string, traceId: string, owner: string, runId: string | null, now: number) => Effect.Effect<boolean, SqlError.SqlError>
-  /** Removes done traces older than `before`, and spans no open trace holds; how many traces. */
+  /** Gives a claimed trace back after a failed attempt (open again, due at once): false when `owner` lost the claim. */
+  readonly release: (scope: string, traceId: string, owner: string) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Marks a claimed trace failed (given up, with the failed run made of it), its spans kept: false when `owner` lost the claim. */
+  readonly fail: (scope: string, traceId: string, owner: string, runId: string, now: number) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Removes done and failed traces older than `before`, and spans no open, claimed or failed trace holds; how many traces. */
   readonly purge: (before: number) => Effect.Effect<number, SqlError.SqlError>
   /** Every claim back to open (SQLite at start: one process, so any claim is a dead one's); how many. */
   readonly releaseAll: Effect.Effect<number, SqlError.SqlError>
@@ -97,7 +109,7 @@ export interface OtlpStoreShape {
 
 export class OtlpStore extends Context.Tag("OtlpStore")<OtlpStore, OtlpStoreShape>() {}
 
-const isState = (value: unknown): value is TraceState => value === "open" || value === "claimed" || value === "done"
+const isState = (value: unknown): value is TraceState => value === "open" || value === "claimed" || value === "done" || value === "failed"
 
 /** Rows per statement: far below SQLite's 32,766 variables with the widest row (10 columns). */
 const ROWS_PER_STATEMENT = 500
@@ -183,7 +195,10 @@ export const makeOtlpStore = Effect.gen(function*() {
         const rows = yield* sql`INSERT INTO otlp_items ${sql.insert(part)} ON CONFLICT DO NOTHING RETURNING trace_id, item_id`
         for (const row of rows) inserted.add(`${text(row, "trace_id")}/${text(row, "item_id")}`)
       }
+      // a statement per trace: a batch of thousands of one-span traces is counted in slices (Lifecycle/Slices.ts)
+      const slices = yield* makeSlices()
       for (const trace of traces) {
+        yield* slices.next
         const state = states.get(trace.traceId)
         if (state === undefined) continue
         if (state.state !== "open") {
@@ -215,17 +230,24 @@ export const makeOtlpStore = Effect.gen(function*() {
     // PostgreSQL's replicas skip the rows another is claiming
     const locked = postgres ? sql`${due} FOR UPDATE SKIP LOCKED` : due
     const claim = Effect.map(
-      sql`UPDATE otlp_traces SET state = 'claimed', lease_owner = ${owner}, lease_until = ${now + options.leaseMs}
+      sql`UPDATE otlp_traces SET state = 'claimed', lease_owner = ${owner}, lease_until = ${now + options.leaseMs}, attempts = attempts + 1
           WHERE (scope, trace_id) IN (${locked})
             AND (state = 'open' OR (state = 'claimed' AND lease_until < ${now}))
-          RETURNING scope, trace_id, key_name, first_at, late`,
+          RETURNING scope, trace_id, key_name, first_at, late, attempts`,
       (rows) =>
         rows.flatMap((row) => {
           const scope = text(row, "scope")
           const traceId = text(row, "trace_id")
           return scope === null || traceId === null
             ? []
-            : [{ scope, traceId, keyName: text(row, "key_name"), firstAt: integer(row, "first_at") ?? now, late: integer(row, "late") ?? 0 }]
+            : [{
+              scope,
+              traceId,
+              keyName: text(row, "key_name"),
+              firstAt: integer(row, "first_at") ?? now,
+              late: integer(row, "late") ?? 0,
+              attempts: integer(row, "attempts") ?? 1
+            }]
         })
     )
     // Most rounds find nothing due: a read first, so an idle round takes no write lock (SQLite's
@@ -254,12 +276,27 @@ export const makeOtlpStore = Effect.gen(function*() {
       return true
     })
 
+  const release: OtlpStoreShape["release"] = (scope, traceId, owner) =>
+    Effect.map(
+      sql`UPDATE otlp_traces SET state = 'open', lease_owner = NULL, lease_until = NULL
+          WHERE scope = ${scope} AND trace_id = ${traceId} AND state = 'claimed' AND lease_owner = ${owner} RETURNING trace_id`,
+      (rows) => rows.length > 0
+    )
+
+  const fail: OtlpStoreShape["fail"] = (scope, traceId, owner, runId, now) =>
+    Effect.map(
+      sql`UPDATE otlp_traces SET state = 'failed', run_id = ${runId}, done_at = ${now}, lease_owner = NULL, lease_until = NULL
+          WHERE scope = ${scope} AND trace_id = ${traceId} AND state = 'claimed' AND lease_owner = ${owner} RETURNING trace_id`,
+      (rows) => rows.length > 0
+    )
+
   const purge: OtlpStoreShape["purge"] = (before) =>
     Effect.gen(function*() {
       // reads first: an idle store's upkeep takes no write lock
-      const old = yield* sql`SELECT 1 AS old FROM otlp_traces WHERE state = 'done' AND done_at < ${before} LIMIT 1`
-      const removed = old.length === 0 ? [] : yield* sql`DELETE FROM otlp_traces WHERE state = 'done' AND done_at < ${before} RETURNING trace_id`
-      // spans of a trace done meanwhile (a batch written as its trace completed), or whose row went
+      const old = yield* sql`SELECT 1 AS old FROM otlp_traces WHERE state IN ('done', 'failed') AND done_at < ${before} LIMIT 1`
+      const removed = old.length === 0 ? [] : yield* sql`DELETE FROM otlp_traces WHERE state IN ('done', 'failed') AND done_at < ${before} RETURNING trace_id`
+      // spans of a trace done meanwhile (a batch written as its trace completed), or whose row went;
+      // a failed trace's are kept for its run's retry
       const orphan = sql`NOT EXISTS (SELECT 1 FROM otlp_traces t WHERE t.scope = otlp_items.scope AND t.trace_id = otlp_items.trace_id AND t.state <> 'done')`
       const orphans = yield* sql`SELECT 1 AS orphan FROM otlp_items WHERE ${orphan} LIMIT 1`
       if (orphans.length > 0) yield* sql`DELETE FROM otlp_items WHERE ${orphan}`
@@ -286,5 +323,5 @@ export const makeOtlpStore = Effect.gen(function*() {
     }
   )
 
-  return { pendingBytes, existing, known, add, claimComplete, groups, complete, purge, releaseAll, pendingTraces } satisfies OtlpStoreShape
+  return { pendingBytes, existing, known, add, claimComplete, groups, complete, release, fail, purge, releaseAll, pendingTraces } satisfies OtlpStoreShape
 })

@@ -13,7 +13,7 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Effect, Option, Predicate, Schema } from "effect"
 import { ProblemStatus as ProblemStatusSchema } from "../Contract/RunsContract.js"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import { asSeverity, maxSeverity, severityRank, type Severity } from "../Catalogue/Severity.js"
 import { type ProblemFinding, ProblemFinding as ProblemFindingSchema } from "../Problems/Fingerprint.js"
 import { integer, labelEquals, labelsOf, text } from "./Columns.js"
@@ -204,8 +204,20 @@ export interface ProblemStoreShape {
     limit: number,
     cursor: string | null
   ) => Effect.Effect<{ readonly deliveries: ReadonlyArray<DeliveryRecord>; readonly nextCursor: string | null }, SqlError.SqlError>
-  /** Outbox rows due now, leased to `owner` until `now + leaseMs` (a dead deliverer's lapse). */
-  readonly claimDeliveries: (owner: string, now: number, leaseMs: number, limit: number, stream?: DeliveryStream) => Effect.Effect<ReadonlyArray<DueDelivery>, SqlError.SqlError>
+  /**
+   * Outbox rows due now, leased to `owner` until `now + leaseMs` (a dead deliverer's lapse): the
+   * scopes' rows in turn (each scope's first due, then each one's second, ...), so one scope's
+   * backlog never fills a claim. With `perScope`, a scope's rows are taken only while its calls in
+   * flight (any deliverer's, leases not lapsed) stay within it: a hanging receiver holds its scope only.
+   */
+  readonly claimDeliveries: (
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    stream?: DeliveryStream,
+    perScope?: number
+  ) => Effect.Effect<ReadonlyArray<DueDelivery>, SqlError.SqlError>
   /** Records an attempt: delivered, tried again at `nextAt`, or given up (`nextAt` null). */
   readonly recordAttempt: (
     id: string,
@@ -233,6 +245,13 @@ export type MergeOutcome =
 export class ProblemStore extends Context.Tag("ProblemStore")<ProblemStore, ProblemStoreShape>() {}
 
 const newId = (): string => `prb_${randomBytes(12).toString("hex")}`
+
+/** The first key of the scope's advisory lock on PostgreSQL (merges, detaches, repairs); the second is the scope's hash. */
+const MERGE_LOCK = 0x70726f62
+/** A scope as the second key of its advisory lock: 32 bits of its SHA-256. */
+const scopeKey = (scope: string): number => createHash("sha256").update(scope).digest().readInt32BE(0)
+/** Merge links read at once when a problem's id is resolved (a longer chain is read on from where it stopped). */
+const CHAIN_READ = 32
 
 const PROBLEM_COLUMNS =
   "id, scope, fingerprint, title, normalized_title, cites, playbook, patterns, severity, status, run_count, first_seen, last_seen, resolved_at, resolved_in_version, regressed_at, merged_into, versions_before, regression_alerted_at"
@@ -429,6 +448,19 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         return named
       })
 
+    /** Moves each merged problem's finding (of `byProblem`) to the live problem it leads to, the more severe kept. */
+    const followMerges = (scope: string, byProblem: Map<string, ProblemFinding>, problems: ReadonlyArray<ProblemRecord>) =>
+      Effect.forEach(problems, (problem) =>
+        Effect.gen(function*() {
+          const finding = byProblem.get(problem.id)
+          if (problem.mergedInto === null || finding === undefined) return
+          const live = yield* resolveId(scope, problem.id)
+          if (Option.isNone(live)) return
+          byProblem.delete(problem.id)
+          const held = byProblem.get(live.value.id)
+          if (held === undefined || severityRank(finding.severity) > severityRank(held.severity)) byProblem.set(live.value.id, finding)
+        }), { discard: true })
+
     const joinRun: ProblemStoreShape["joinRun"] = (input) =>
       Effect.gen(function*() {
         if (input.findings.length === 0) return
@@ -447,15 +479,15 @@ export const makeProblemStore = (policy: AlertPolicy) =>
           const held = byProblem.get(problemId)
           if (held === undefined || severityRank(finding.severity) > severityRank(held.severity)) byProblem.set(problemId, finding)
         }
+        // Each problem followed to the live one before its row is locked (a merge committed since the
+        // fingerprints were read; links an older release left in a cycle are repaired, taking the
+        // scope's lock before any problem row, as merges do). Once locked, a live problem stays live
+        // until this commits (a merge waits for its row): read again only for a merge that committed
+        // between the two reads.
+        yield* followMerges(input.scope, byProblem, yield* byIds(Array.from(byProblem.keys()).sort(), false))
         let problems = yield* byIds(Array.from(byProblem.keys()).sort(), true)
-        // a merge that committed meanwhile: its problems point at their target
-        const moved = problems.filter((problem) => problem.mergedInto !== null)
-        if (moved.length > 0) {
-          for (const problem of moved) {
-            const finding = byProblem.get(problem.id)
-            byProblem.delete(problem.id)
-            if (finding !== undefined && problem.mergedInto !== null && !byProblem.has(problem.mergedInto)) byProblem.set(problem.mergedInto, finding)
-          }
+        for (let reads = 0; reads < 3 && problems.some((problem) => problem.mergedInto !== null); reads++) {
+          yield* followMerges(input.scope, byProblem, problems)
           problems = yield* byIds(Array.from(byProblem.keys()).sort(), true)
         }
         const day = iso(input.now).slice(0, 10)
@@ -584,77 +616,65 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       )
     }
 
-    /** A problem of the scope, following merges (at most a few hops). */
-    const resolveId = (scope: string, id: string) =>
+    /**
+     * The scope's lock for merges, detaches and repairs, held until the transaction ends: on
+     * PostgreSQL an advisory lock on a hash of the scope (so a merge resolves both ends after any
+     * other merge of the scope committed); SQLite's write transactions (BEGIN IMMEDIATE) are one
+     * at a time already.
+     */
+    const lockScope = (scope: string) => (postgres ? Effect.asVoid(sql`SELECT pg_advisory_xact_lock(${MERGE_LOCK}, ${scopeKey(scope)})`) : Effect.void)
+
+    /** A problem and the problems it was merged into, in order, as far as CHAIN_READ links (one read). */
+    const chainOf = (scope: string, id: string) =>
+      Effect.map(
+        sql`WITH RECURSIVE chain AS (
+              SELECT ${sql.unsafe(PROBLEM_COLUMNS)}, 0 AS hops FROM problems WHERE scope = ${scope} AND id = ${id}
+              UNION ALL
+              SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)}, chain.hops + 1 FROM problems p JOIN chain ON p.id = chain.merged_into
+                WHERE p.scope = ${scope} AND chain.hops < ${CHAIN_READ})
+            SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM chain ORDER BY hops`,
+        problemsOf
+      )
+
+    /**
+     * Where a problem's merge links lead: the live problem, none (no such problem in the scope), or
+     * broken: the members of a cycle, or the last problem of a chain whose link leads out of the
+     * scope. Cycle-safe (a visited set) and read CHAIN_READ links at a time.
+     */
+    const walk = (scope: string, id: string) =>
       Effect.gen(function*() {
-        let current = id
-        for (let hop = 0; hop < 8; hop++) {
-          const row = firstOf(yield* sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM problems WHERE scope = ${scope} AND id = ${current}`)
-          const problem = problemOf(row)
-          if (problem === undefined) return Option.none<ProblemRecord>()
-          if (problem.mergedInto === null) return Option.some(problem)
-          current = problem.mergedInto
+        const path: Array<ProblemRecord> = []
+        const at = new Map<string, number>()
+        let next = id
+        for (;;) {
+          const chain = yield* chainOf(scope, next)
+          for (const problem of chain) {
+            const seen = at.get(problem.id)
+            if (seen !== undefined) return { _tag: "Broken", members: path.slice(seen).map((member) => member.id) } as const
+            at.set(problem.id, path.length)
+            path.push(problem)
+            if (problem.mergedInto === null) return { _tag: "Live", problem } as const
+          }
+          const last = path[path.length - 1]
+          if (last === undefined) return { _tag: "Missing" } as const
+          if (chain.length <= CHAIN_READ || last.mergedInto === null) return { _tag: "Broken", members: [last.id] } as const
+          next = last.mergedInto
         }
-        return Option.none<ProblemRecord>()
       })
 
-    const get: ProblemStoreShape["get"] = (scope, id) =>
+    /**
+     * Moves live problem `from` into live problem `to` (the scope's lock held): its fingerprints
+     * (future runs follow), runs, days, labels and patterns; problems merged into `from` now point
+     * at `to`, so a chain of merges stays one link long. Both rows are locked (in id order: two
+     * writers never wait on each other in a circle) and read here, so a count a finish added
+     * meanwhile is kept. `sourceSeen`: the source's last_seen from now on (the merge's time).
+     */
+    const absorb = (scope: string, from: string, to: string, sourceSeen: number | undefined) =>
       Effect.gen(function*() {
-        const found = yield* resolveId(scope, id)
-        if (Option.isNone(found)) return Option.none()
-        const problem = found.value
-        const [days, labels, examples, fingerprints] = yield* Effect.all([
-          sql`SELECT day, runs FROM problem_days WHERE problem_id = ${problem.id} ORDER BY day`,
-          sql`SELECT label_key, label_value, runs FROM problem_labels WHERE problem_id = ${problem.id} ORDER BY runs DESC, label_key, label_value LIMIT 100`,
-          sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} ORDER BY seen_at DESC, run_id DESC LIMIT 10`,
-          sql`SELECT fingerprint FROM problem_fingerprints WHERE problem_id = ${problem.id} ORDER BY fingerprint`
-        ])
-        return Option.some({
-          ...problem,
-          days: days.flatMap((row) => (Predicate.isRecord(row) ? [{ day: text(row, "day") ?? "", runs: integer(row, "runs") ?? 0 }] : [])),
-          labels: labels.flatMap((row) =>
-            Predicate.isRecord(row) ? [{ key: text(row, "label_key") ?? "", value: text(row, "label_value") ?? "", runs: integer(row, "runs") ?? 0 }] : []
-          ),
-          examples: examples.flatMap((row) => {
-            if (!Predicate.isRecord(row)) return []
-            const finding = findingOf(text(row, "finding"))
-            const severity = asSeverity(row["severity"])
-            const runId = text(row, "run_id")
-            return finding === undefined || severity === undefined || runId === null ? [] : [{ runId, seenAt: integer(row, "seen_at") ?? 0, severity, finding }]
-          }),
-          fingerprints: fingerprints.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "fingerprint") ?? ""] : []))
-        } satisfies ProblemDetail)
-      })
-
-    const setStatus: ProblemStoreShape["setStatus"] = (scope, id, status, resolvedInVersion, now) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const found = yield* resolveId(scope, id)
-        if (Option.isNone(found)) return Option.none()
-        const problem = found.value
-        if (status === "resolved") {
-          // the versions this problem was seen on before it was resolved: a run on another one regresses it
-          const seen = yield* sql`SELECT label_value FROM problem_labels WHERE problem_id = ${problem.id} AND label_key = ${VERSION_LABEL}`
-          const versions = keptList(seen.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "label_value") ?? ""] : [])))
-          yield* sql`UPDATE problems SET status = 'resolved', resolved_at = ${now}, resolved_in_version = ${resolvedInVersion}, versions_before = ${versions}
-                     WHERE id = ${problem.id}`
-        } else {
-          yield* sql`UPDATE problems SET status = ${status}, resolved_at = NULL, resolved_in_version = NULL, versions_before = NULL WHERE id = ${problem.id}`
-        }
-        return yield* resolveId(scope, problem.id)
-      }))
-
-    const merge: ProblemStoreShape["merge"] = (scope, id, into, now) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const notFound = (missing: string): MergeOutcome => ({ _tag: "NotFound", id: missing })
-        const source = yield* resolveId(scope, id)
-        if (Option.isNone(source)) return notFound(id)
-        const target = yield* resolveId(scope, into)
-        if (Option.isNone(target)) return notFound(into)
-        if (source.value.id === target.value.id) return { _tag: "Same" } satisfies MergeOutcome
-        const from = source.value.id
-        const to = target.value.id
-        // lock both rows, in id order (two merges at once never wait on each other in a circle)
-        yield* byIds([from, to].sort(), true)
+        const locked = yield* byIds([from, to].sort(), true)
+        const a = locked.find((problem) => problem.id === from)
+        const b = locked.find((problem) => problem.id === to)
+        if (a === undefined || b === undefined) return
         yield* sql`UPDATE problem_fingerprints SET problem_id = ${to} WHERE problem_id = ${from}`
         // the runs of both count once: a run in both problems stays one link of the target, and its
         // day and labels are taken off what the source brings (its labels as the run still has them)
@@ -690,20 +710,117 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         yield* sql`INSERT INTO problem_patterns (problem_id, scope, pattern) SELECT ${to}, scope, pattern FROM problem_patterns WHERE problem_id = ${from}
                    ON CONFLICT DO NOTHING`
         yield* sql`DELETE FROM problem_patterns WHERE problem_id = ${from}`
-        const a = source.value
-        const b = target.value
         const severity = maxSeverity([a.severity, b.severity])
         yield* sql`UPDATE problems SET run_count = ${Math.max(0, a.runCount + b.runCount - shared.length)}, first_seen = ${Math.min(a.firstSeen, b.firstSeen)},
                      last_seen = ${Math.max(a.lastSeen, b.lastSeen, 0)}, severity = ${severity}, severity_rank = ${severityRank(severity)},
                      patterns = ${keptList([...a.patterns, ...b.patterns])}
                    WHERE id = ${to}`
-        yield* sql`UPDATE problems SET merged_into = ${to}, run_count = 0, last_seen = ${now} WHERE id = ${from}`
-        const merged = yield* resolveId(scope, to)
+        yield* sql`UPDATE problems SET merged_into = ${to}, run_count = 0, last_seen = ${sourceSeen ?? a.lastSeen} WHERE id = ${from}`
+        yield* sql`UPDATE problems SET merged_into = ${to} WHERE scope = ${scope} AND merged_into = ${from}`
+      })
+
+    /**
+     * Makes problems reachable again whose merge links lead to no live one: a cycle (a release
+     * before merges took the scope's lock let A into B and B into A commit together, hiding both),
+     * or a link out of the scope. Under the scope's lock, unless another repaired them meanwhile,
+     * the member holding the most runs (then the latest seen, then the smallest id) is made live and
+     * the others are merged into it, so no run, count or fingerprint stays with a hidden problem.
+     */
+    const repair = (scope: string, members: ReadonlyArray<string>) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* lockScope(scope)
+        const current = yield* byIds([...members].sort(), true)
+        if (current.length === 0 || current.some((problem) => problem.mergedInto === null)) return
+        const [chosen] = [...current].sort((x, y) => y.runCount - x.runCount || y.lastSeen - x.lastSeen || (x.id < y.id ? -1 : 1))
+        if (chosen === undefined) return
+        yield* sql`UPDATE problems SET merged_into = NULL WHERE id = ${chosen.id}`
+        for (const other of current) if (other.id !== chosen.id) yield* absorb(scope, other.id, chosen.id, undefined)
+        yield* Effect.logWarning("problems whose merge links led to no live problem were repaired").pipe(
+          Effect.annotateLogs({ scope, problem: chosen.id, merged: current.length - 1 })
+        )
+      }))
+
+    /** A problem of the scope, following merges to the live one (repairing links that lead to none). */
+    const resolveId = (scope: string, id: string) =>
+      Effect.gen(function*() {
+        // a repair makes one member live: the walk after it ends there (bounded in case another
+        // release keeps breaking the links meanwhile)
+        for (let repairs = 0; repairs < 3; repairs++) {
+          const walked = yield* walk(scope, id)
+          if (walked._tag === "Live") return Option.some(walked.problem)
+          if (walked._tag === "Missing") return Option.none<ProblemRecord>()
+          yield* repair(scope, walked.members)
+        }
+        return Option.none<ProblemRecord>()
+      })
+
+    const get: ProblemStoreShape["get"] = (scope, id) =>
+      Effect.gen(function*() {
+        const found = yield* resolveId(scope, id)
+        if (Option.isNone(found)) return Option.none()
+        const problem = found.value
+        const [days, labels, examples, fingerprints] = yield* Effect.all([
+          sql`SELECT day, runs FROM problem_days WHERE problem_id = ${problem.id} ORDER BY day`,
+          sql`SELECT label_key, label_value, runs FROM problem_labels WHERE problem_id = ${problem.id} ORDER BY runs DESC, label_key, label_value LIMIT 100`,
+          sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} ORDER BY seen_at DESC, run_id DESC LIMIT 10`,
+          sql`SELECT fingerprint FROM problem_fingerprints WHERE problem_id = ${problem.id} ORDER BY fingerprint`
+        ])
+        return Option.some({
+          ...problem,
+          days: days.flatMap((row) => (Predicate.isRecord(row) ? [{ day: text(row, "day") ?? "", runs: integer(row, "runs") ?? 0 }] : [])),
+          labels: labels.flatMap((row) =>
+            Predicate.isRecord(row) ? [{ key: text(row, "label_key") ?? "", value: text(row, "label_value") ?? "", runs: integer(row, "runs") ?? 0 }] : []
+          ),
+          examples: examples.flatMap((row) => {
+            if (!Predicate.isRecord(row)) return []
+            const finding = findingOf(text(row, "finding"))
+            const severity = asSeverity(row["severity"])
+            const runId = text(row, "run_id")
+            return finding === undefined || severity === undefined || runId === null ? [] : [{ runId, seenAt: integer(row, "seen_at") ?? 0, severity, finding }]
+          }),
+          fingerprints: fingerprints.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "fingerprint") ?? ""] : []))
+        } satisfies ProblemDetail)
+      })
+
+    const setStatus: ProblemStoreShape["setStatus"] = (scope, id, status, resolvedInVersion, now) =>
+      sql.withTransaction(Effect.gen(function*() {
+        // a merge committing meanwhile would leave the status on the problem it hid
+        yield* lockScope(scope)
+        const found = yield* resolveId(scope, id)
+        if (Option.isNone(found)) return Option.none()
+        const problem = found.value
+        if (status === "resolved") {
+          // the versions this problem was seen on before it was resolved: a run on another one regresses it
+          const seen = yield* sql`SELECT label_value FROM problem_labels WHERE problem_id = ${problem.id} AND label_key = ${VERSION_LABEL}`
+          const versions = keptList(seen.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "label_value") ?? ""] : [])))
+          yield* sql`UPDATE problems SET status = 'resolved', resolved_at = ${now}, resolved_in_version = ${resolvedInVersion}, versions_before = ${versions}
+                     WHERE id = ${problem.id}`
+        } else {
+          yield* sql`UPDATE problems SET status = ${status}, resolved_at = NULL, resolved_in_version = NULL, versions_before = NULL WHERE id = ${problem.id}`
+        }
+        return yield* resolveId(scope, problem.id)
+      }))
+
+    const merge: ProblemStoreShape["merge"] = (scope, id, into, now) =>
+      sql.withTransaction(Effect.gen(function*() {
+        // Both ends resolved under the scope's lock: the target is live, so the merge cannot close a
+        // cycle; A into B and B into A at once make one problem (the second finds A in B: Same).
+        yield* lockScope(scope)
+        const notFound = (missing: string): MergeOutcome => ({ _tag: "NotFound", id: missing })
+        const source = yield* resolveId(scope, id)
+        if (Option.isNone(source)) return notFound(id)
+        const target = yield* resolveId(scope, into)
+        if (Option.isNone(target)) return notFound(into)
+        if (source.value.id === target.value.id) return { _tag: "Same" } satisfies MergeOutcome
+        yield* absorb(scope, source.value.id, target.value.id, now)
+        const merged = yield* resolveId(scope, target.value.id)
         return Option.isNone(merged) ? notFound(into) : ({ _tag: "Merged", problem: merged.value } satisfies MergeOutcome)
       }))
 
     const detach: ProblemStoreShape["detach"] = (scope, id, runId, now) =>
       sql.withTransaction(Effect.gen(function*() {
+        // after any merge of the scope committed: the run is taken from the problem that holds it now
+        yield* lockScope(scope)
         const found = yield* resolveId(scope, id)
         if (Option.isNone(found)) return Option.none()
         const problem = found.value
@@ -869,12 +986,19 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       )
     }
 
-    const claimDeliveries: ProblemStoreShape["claimDeliveries"] = (owner, now, leaseMs, limit, stream) =>
+    const claimDeliveries: ProblemStoreShape["claimDeliveries"] = (owner, now, leaseMs, limit, stream, perScope) =>
       Effect.gen(function*() {
         const of = stream === undefined ? sql.literal("") : stream === "evaluations" ? sql.literal(" AND event = 'run.evaluation'") : sql.literal(" AND event <> 'run.evaluation'")
-        // a dead deliverer's rows come back once their lease lapses
-        const due = yield* sql`SELECT id FROM alert_outbox WHERE ((state = 'pending' AND next_at <= ${now}) OR (state = 'delivering' AND lease_until < ${now}))${of}
-                               ORDER BY next_at, id LIMIT ${limit}${postgres ? sql.literal(" FOR UPDATE SKIP LOCKED") : sql.literal("")}`
+        // Each due row's turn in its scope (1 for its oldest), after the scope's calls in flight: the
+        // claim goes by turn, so scopes alternate; over `perScope`, a scope waits for its calls to end.
+        // A dead deliverer's rows come back once their lease lapses (and no longer count as in flight).
+        const within = perScope === undefined ? sql.literal("") : sql` WHERE turn <= ${perScope}`
+        const due = yield* sql`WITH held AS (SELECT scope, COUNT(*) AS calls FROM alert_outbox WHERE state = 'delivering' AND lease_until >= ${now}${of} GROUP BY scope),
+                                 ranked AS (SELECT o.id, o.next_at, COALESCE(held.calls, 0) + ROW_NUMBER() OVER (PARTITION BY o.scope ORDER BY o.next_at, o.id) AS turn
+                                            FROM alert_outbox o LEFT JOIN held ON held.scope = o.scope
+                                            WHERE ((o.state = 'pending' AND o.next_at <= ${now}) OR (o.state = 'delivering' AND o.lease_until < ${now}))${of})
+                               SELECT id FROM alert_outbox WHERE id IN (SELECT id FROM ranked${within} ORDER BY turn, next_at, id LIMIT ${limit})
+                               ${postgres ? sql.literal("FOR UPDATE SKIP LOCKED") : sql.literal("")}`
         const ids = due.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "id") ?? ""] : []))
         if (ids.length === 0) return []
         // a lapsed lease's call counts as an attempt (its deliverer died holding it)
@@ -909,6 +1033,20 @@ export const makeProblemStore = (policy: AlertPolicy) =>
 
     const forgetRuns: ProblemStoreShape["forgetRuns"] = (runIds) =>
       runIds.length === 0 ? Effect.void : Effect.asVoid(sql`DELETE FROM problem_runs WHERE ${sql.in("run_id", runIds)}`)
+
+    // Merge links that lead to no live problem (a cycle an older release wrote) are repaired when the
+    // store opens: lists show live problems only, so such a problem would stay hidden until read by id.
+    yield* sql`SELECT p.id, p.scope FROM problems p WHERE p.merged_into IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM problems t WHERE t.id = p.merged_into AND t.scope = p.scope AND t.merged_into IS NULL)`.pipe(
+      Effect.flatMap((rows) =>
+        Effect.forEach(rows, (row) => {
+          const id = Predicate.isRecord(row) ? text(row, "id") : null
+          const scope = Predicate.isRecord(row) ? text(row, "scope") : null
+          return id === null || scope === null ? Effect.void : resolveId(scope, id)
+        }, { discard: true })
+      ),
+      Effect.catchAll((error) => Effect.logWarning("problems' merge links could not be checked; they are repaired when read", error))
+    )
 
     return {
       list,

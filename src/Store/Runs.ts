@@ -1,16 +1,17 @@
 /**
  * The runs table as a service (DECISIONS §17): what the runs API, the workers and the OTLP intake
- * ask the store. The table is the queue: a worker claims the oldest queued run whose backoff is
- * over by taking its lease (owner, until) in one statement, renews it while it works, and finishes
- * in one statement that also checks it still holds the lease (a finish from a worker whose lease
- * lapsed is discarded: the run was given to another). Nothing here knows HTTP or diagnose.
+ * ask the store. The table is the queue: a worker claims a queued run whose backoff is over (the
+ * scopes with work take turns, each giving its oldest) by taking its lease (owner, until) in one
+ * statement, renews it while it works, and finishes in one statement that also checks it still
+ * holds the lease (a finish from a worker whose lease lapsed is discarded: the run was given to
+ * another). Nothing here knows HTTP or diagnose.
  *
  * Times are milliseconds since the epoch, given by the caller (its `Clock`), so tests drive them.
  * Scopes are the data scope tokens of Auth/Scopes.ts; every read and write of one run names its
  * scope, so a run of another scope is simply not found.
  */
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
-import { Context, Data, Effect, Option, Predicate, Schema } from "effect"
+import { Context, Data, Effect, Option, Predicate, Ref, Schema } from "effect"
 import { RunStatus, SkipReason } from "../Contract/RunsContract.js"
 import type { ProblemFinding } from "../Problems/Fingerprint.js"
 import { integer, labelEquals, labelsOf, text } from "./Columns.js"
@@ -52,6 +53,8 @@ export interface NewRun {
   readonly submittedAt: number
   /** Made `skipped` for this reason instead of queued (OTLP's traces not chosen for diagnosis); retry queues it. */
   readonly skipped?: typeof SkipReason.Type | undefined
+  /** Made `failed` with this error instead of queued (an OTLP trace that could not be assembled), alerted as `run.failed`; retry queues it. */
+  readonly failed?: { readonly error: string; readonly message: string } | undefined
 }
 
 /** A run as exported (`svc runs export`), to restore in another store. */
@@ -134,7 +137,10 @@ export interface RunStoreShape {
     limit: number,
     cursor: string | null
   ) => Effect.Effect<{ readonly runs: ReadonlyArray<StoredRun>; readonly nextCursor: string | null }, SqlError.SqlError>
-  /** Takes the oldest queued run whose backoff is over, with a lease until `now + leaseMs`. */
+  /**
+   * Takes a queued run whose backoff is over, with a lease until `now + leaseMs`: the scopes with
+   * due runs take turns (round robin, in the scopes' order), each giving its oldest.
+   */
   readonly claim: (owner: string, now: number, leaseMs: number) => Effect.Effect<Option.Option<ClaimedRun>, SqlError.SqlError>
   /** Extends a lease this owner still holds: false when it lapsed and was taken. */
   readonly renew: (id: string, owner: string, now: number, leaseMs: number) => Effect.Effect<boolean, SqlError.SqlError>
@@ -163,6 +169,11 @@ export interface RunStoreShape {
   readonly queued: Effect.Effect<number, SqlError.SqlError>
   /** Restores an exported run in a scope; false when its id or its trace is already there. */
   readonly restore: (scope: string, run: StoredRun) => Effect.Effect<boolean, SqlError.SqlError>
+  /**
+   * Replaces a running run's request and labels (a run whose trace was assembled again on its
+   * retry, Otlp/Assembly.ts); false when it is not running.
+   */
+  readonly replaceRequest: (id: string, request: string, labels: Readonly<Record<string, string>>) => Effect.Effect<boolean, SqlError.SqlError>
   /**
    * Reserves `tokens` of a scope's budget for the UTC day of `now`, atomically: false (nothing
    * reserved) when what is reserved and spent that day plus `tokens` would pass `limit`.
@@ -250,6 +261,25 @@ const storedOf = (row: unknown): StoredRun | undefined => {
 
 const records = (rows: ReadonlyArray<unknown>): Array<RunRecord> => rows.flatMap((row) => recordOf(row) ?? [])
 
+/** The row a claim returned, as the run a worker holds; none when it took none. */
+const claimedOf = (now: number) => (rows: ReadonlyArray<unknown>): Option.Option<ClaimedRun> => {
+  const row = rows[0]
+  if (!Predicate.isRecord(row)) return Option.none()
+  const id = text(row, "id")
+  const scope = text(row, "scope")
+  const request = text(row, "request")
+  return id === null || scope === null || request === null
+    ? Option.none()
+    : Option.some({
+      id,
+      scope,
+      request,
+      attempts: integer(row, "attempts") ?? 1,
+      submittedAt: integer(row, "submitted_at") ?? now,
+      source: text(row, "source") === "otlp" ? "otlp" : "api"
+    })
+}
+
 /** A text matched literally by LIKE with a backslash as ESCAPE: its wildcards escaped (slugs hold `_`: removing it would match nothing). */
 const escapeLike = (text: string): string => text.replace(/[%_\\]/g, (wildcard) => `\\${wildcard}`)
 
@@ -259,11 +289,16 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
   // What differs between SQLite and PostgreSQL, all of it here (the label filter: Columns.ts labelEquals); the rest is one text for both.
   const postgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const dialect = {
-    /** The oldest due queued run, taken by one claimer: PostgreSQL's replicas skip the rows another holds. */
-    nextQueued: (now: number) =>
-      postgres
-        ? sql`SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now} ORDER BY submitted_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`
-        : sql`SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now} ORDER BY submitted_at, id LIMIT 1`,
+    /**
+     * The next due queued run in turn: the oldest of the first scope with work after `after` (in
+     * the scopes' order, wrapping around), taken by one claimer: PostgreSQL's replicas skip the
+     * rows another holds (and so move on to that scope's next run, or the next scope's).
+     */
+    nextQueued: (now: number, after: string) => {
+      const next = sql`SELECT id FROM runs WHERE status = 'queued' AND not_before <= ${now}
+                       ORDER BY CASE WHEN scope > ${after} THEN 0 ELSE 1 END, scope, submitted_at, id LIMIT 1`
+      return postgres ? sql`${next} FOR UPDATE SKIP LOCKED` : next
+    },
     /** The larger of two expressions. */
     larger: (a: Statement.Fragment, b: Statement.Fragment) => (postgres ? sql`GREATEST(${a}, ${b})` : sql`MAX(${a}, ${b})`)
   }
@@ -278,16 +313,17 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
   // submits of one trace make one run, and an external id names one trace.
   const sameRun = (run: NewRun) =>
     Effect.map(sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND dedupe_key = ${run.dedupeKey}`, (rows) => records(rows)[0])
-  const submit: RunStoreShape["submit"] = (run) =>
-    Effect.gen(function*() {
+  const submit: RunStoreShape["submit"] = (run) => {
+    const made = Effect.gen(function*() {
       const same = yield* sameRun(run)
       if (same !== undefined) return { run: same, created: false }
-      const status: RunStatus = run.skipped === undefined ? "queued" : "skipped"
+      const status: RunStatus = run.failed !== undefined ? "failed" : run.skipped === undefined ? "queued" : "skipped"
       const reason: string | null = run.skipped ?? null
-      // a skipped run is finished when made: retention counts from then
-      const finishedAt = run.skipped === undefined ? null : run.submittedAt
-      const inserted = yield* sql`INSERT INTO runs (id, scope, status, reason, trace_id, external_id, labels, source, submitted_at, finished_at, dedupe_key, request, lines)
-        VALUES (${run.id}, ${run.scope}, ${status}, ${reason}, ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.submittedAt}, ${finishedAt}, ${run.dedupeKey}, ${run.request}, ${run.lines})
+      const error = run.failed ?? null
+      // a skipped or failed run is finished when made: retention counts from then
+      const finishedAt = status === "queued" ? null : run.submittedAt
+      const inserted = yield* sql`INSERT INTO runs (id, scope, status, reason, error_kind, error_message, trace_id, external_id, labels, source, submitted_at, finished_at, dedupe_key, request, lines)
+        VALUES (${run.id}, ${run.scope}, ${status}, ${reason}, ${error?.error ?? null}, ${error?.message ?? null}, ${run.traceId}, ${run.externalId}, ${JSON.stringify(run.labels)}, ${run.source}, ${run.submittedAt}, ${finishedAt}, ${run.dedupeKey}, ${run.request}, ${run.lines})
         ON CONFLICT DO NOTHING RETURNING id`
       if (inserted.length === 0) {
         // another submit of the same trace came first, or the external id names another trace's run
@@ -298,12 +334,14 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
           : records(yield* sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND external_id = ${run.externalId}`)[0]
         return yield* new ExternalIdConflict({ externalId: run.externalId ?? "", runId: named?.id ?? "" })
       }
+      // its `run.failed` alert in the same transaction, as a finish writes it
+      if (error !== null) yield* problems.failedRun(run.scope, run.id, run.traceId, error, run.submittedAt)
       const created: RunRecord = {
         id: run.id,
         scope: run.scope,
         status,
         reason,
-        error: null,
+        error,
         traceId: run.traceId,
         externalId: run.externalId,
         labels: run.labels,
@@ -316,6 +354,8 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       }
       return { run: created, created: true }
     })
+    return run.failed === undefined ? made : sql.withTransaction(made)
+  }
 
   /** A page of the scope's runs, newest first, of `columns` read by `read`. */
   const page = <A extends RunRecord>(columns: string, read: (rows: ReadonlyArray<unknown>) => Array<A>) =>
@@ -344,31 +384,22 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
   const list: RunStoreShape["list"] = page(RUN_COLUMNS, records)
   const listStored: RunStoreShape["listStored"] = page(STORED_COLUMNS, (rows) => rows.flatMap((row) => storedOf(row) ?? []))
 
+  // The scope of this store's last claim: claims take the scopes with work in turn (round robin),
+  // so a scope's backlog delays another scope's next run by one claim round at most (docs/operations.md).
+  // Kept per process (each replica takes its own turns over the scopes), its claims one at a time
+  // (one statement each): two workers claiming at once would read the same turn.
+  const lastClaimed = yield* Ref.make("")
+  const claiming = yield* Effect.makeSemaphore(1)
   const claim: RunStoreShape["claim"] = (owner, now, leaseMs) =>
-    Effect.map(
-      sql`UPDATE runs SET status = 'running', lease_owner = ${owner}, lease_until = ${now + leaseMs}, attempts = attempts + 1,
-            started_at = COALESCE(started_at, ${dialect.larger(sql`submitted_at`, sql`${now}`)})
-          WHERE id = (${dialect.nextQueued(now)})
-            AND status = 'queued'
-          RETURNING id, scope, request, attempts, submitted_at, source`,
-      (rows) => {
-        const row = rows[0]
-        if (!Predicate.isRecord(row)) return Option.none()
-        const id = text(row, "id")
-        const scope = text(row, "scope")
-        const request = text(row, "request")
-        return id === null || scope === null || request === null
-          ? Option.none()
-          : Option.some({
-            id,
-            scope,
-            request,
-            attempts: integer(row, "attempts") ?? 1,
-            submittedAt: integer(row, "submitted_at") ?? now,
-            source: text(row, "source") === "otlp" ? "otlp" as const : "api" as const
-          })
-      }
-    )
+    claiming.withPermits(1)(Effect.flatMap(Ref.get(lastClaimed), (after) =>
+      Effect.map(
+        sql`UPDATE runs SET status = 'running', lease_owner = ${owner}, lease_until = ${now + leaseMs}, attempts = attempts + 1,
+              started_at = COALESCE(started_at, ${dialect.larger(sql`submitted_at`, sql`${now}`)})
+            WHERE id = (${dialect.nextQueued(now, after)})
+              AND status = 'queued'
+            RETURNING id, scope, request, attempts, submitted_at, source`,
+        claimedOf(now)
+      ).pipe(Effect.tap(Option.match({ onNone: () => Effect.void, onSome: (run) => Ref.set(lastClaimed, run.scope) })))))
 
   const changed = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.map(statement, (rows) => rows.length)
 
@@ -478,6 +509,12 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       (rows) => rows.length > 0
     )
 
+  const replaceRequest: RunStoreShape["replaceRequest"] = (id, request, labels) =>
+    Effect.map(
+      changed(sql`UPDATE runs SET request = ${request}, labels = ${JSON.stringify(labels)}, lines = NULL WHERE id = ${id} AND status = 'running' RETURNING id`),
+      (count) => count > 0
+    )
+
   const reserve: RunStoreShape["reserve"] = (scope, now, tokens, limit) => {
     const day = utcDay(now)
     // one statement: the row made if absent, and added to only while it stays within the limit
@@ -509,6 +546,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     requeueBudget,
     queued,
     restore,
+    replaceRequest,
     reserve,
     settle,
     budgetOf,

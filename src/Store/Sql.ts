@@ -14,9 +14,9 @@
  */
 import { Migrator, SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
-import { mkdir } from "node:fs/promises"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { makePrivateDir } from "../Config/Paths.js"
 import { MIGRATIONS } from "./Migrations.js"
 
 
@@ -71,11 +71,12 @@ export const postgresLayer = (
 export const sqliteLayer = (file: string, migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = MIGRATIONS) =>
   Layer.unwrapScoped(
     Effect.gen(function*() {
-      yield* Effect.promise(() => mkdir(join(file, ".."), { recursive: true }))
+      yield* Effect.promise(() => makePrivateDir(join(file, "..")))
       // loaded here, not at start-up: a service with the store unused never parses the driver
-      const [{ LibsqlClient }, { createClient }, { OneConnectionClient }] = yield* Effect.promise(() =>
+      const [{ LibsqlClient }, { createClient }, { createPrivately, OneConnectionClient }] = yield* Effect.promise(() =>
         Promise.all([import("@effect/sql-libsql"), import("@libsql/client"), import("./SqliteConnection.js")])
       )
+      createPrivately(file)
       // one connection, transactions included (SqliteConnection.ts): its settings hold for every statement
       const live = yield* Effect.acquireRelease(
         Effect.sync(() => new OneConnectionClient(createClient({ url: pathToFileURL(file).href }))),

@@ -8,6 +8,15 @@
  * until it ends. Loaded with the driver, only when the store opens.
  */
 import type { Client, InStatement, Replicated, ResultSet, Transaction, TransactionMode } from "@libsql/client"
+import { closeSync, openSync } from "node:fs"
+import { PRIVATE_FILE } from "../Config/Paths.js"
+
+/**
+ * The database file, created empty for the service's user alone (0600) when it does not exist yet
+ * (SQLite reads an empty file as a new database): SQLite would make it 0644, and it gives the
+ * `-wal` and `-shm` files it makes beside it the database file's mode. An existing file keeps its mode.
+ */
+export const createPrivately = (file: string): void => closeSync(openSync(file, "a", PRIVATE_FILE))
 
 /** `BEGIN` for a transaction mode: a write transaction takes the write lock at once (no upgrade deadlock). */
 const beginOf = (mode: TransactionMode | undefined): string => (mode === undefined || mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "@effect/vitest"
 import { Effect, Exit, Schema, Scope } from "effect"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { driftBetween, makeHome, parseJsonLines } from "../../src/Home/Home.js"
 import { exampleOutput, exampleTrace, type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
 import { type RunningService, startService } from "../support/Service.js"
@@ -41,6 +41,10 @@ const allFiles = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? allFiles(join(dir, entry.name)) : [join(dir, entry.name)]
   )
+const allDirs = (dir: string): Array<string> =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [join(dir, entry.name), ...allDirs(join(dir, entry.name))] : []))
+/** A path's permission bits, in octal. */
+const modeOf = (path: string): string => (statSync(path).mode & 0o777).toString(8)
 
 describe("records", () => {
   it("writes one telemetry line per model call and one learnings line per new detection; no trace content, no keys", async () => {
@@ -180,6 +184,44 @@ describe("files", () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 600))
       expect(logged.filter((line) => line.includes("SVC_HOME is not writable"))).toHaveLength(1)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it("a new SVC_HOME is its user's alone: folders 0700, every file the service writes 0600 (records, baselines, the store with its -wal and -shm, the redaction key)", async () => {
+    const home = join(mkdtempSync(join(tmpdir(), "svc-home-")), "new", "home")
+    const service = await start({ SVC_HOME: home, SVC_CACHE: "memory" })
+    expect((await analyze(service, { trace: traceWithMarker(), mode: "quick", baseline: "modes-1" })).status).toBe(200)
+    // a run opens the store (SVC_HOME/svc.db)
+    const submitted = await fetch(`${service.url}/v1/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ trace: traceWithMarker(), mode: "quick" }) })
+    expect(submitted.status).toBe(202)
+    await vi.waitFor(() => expect(lines(join(home, "telemetry.jsonl")).length).toBeGreaterThan(0), { timeout: 3000 })
+    await vi.waitFor(() => expect(lines(join(home, "learnings.jsonl")).length).toBeGreaterThan(0), { timeout: 3000 })
+    const files = allFiles(home).map((file) => relative(home, file)).sort()
+    for (const expected of ["baselines/lewin/modes-1.json", "learnings.jsonl", "redact.key", "svc.db", "svc.db-shm", "svc.db-wal", "telemetry.jsonl"]) expect(files).toContain(expected)
+    for (const file of files) expect(modeOf(join(home, file)), file).toBe("600")
+    for (const dir of [home, join(home, ".."), ...allDirs(home)]) expect(modeOf(dir), dir).toBe("700")
+  })
+
+  it("an existing SVC_HOME others may read keeps its mode, with a warning at start naming it; a private one starts without", async () => {
+    const logged: Array<string> = []
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+      logged.push(args.map(String).join(" "))
+    })
+    try {
+      const open = mkdtempSync(join(tmpdir(), "svc-home-"))
+      chmodSync(open, 0o755)
+      await start({ SVC_HOME: open, SVC_LOG_LEVEL: "warning" })
+      const warnings = logged.filter((line) => line.includes("SVC_HOME can be read by other users"))
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toContain("0755")
+      expect(warnings[0]).toContain(open)
+      expect(modeOf(open)).toBe("755")
+      logged.length = 0
+      // mkdtemp makes it 0700; the warning is written while the service starts, before it answers
+      await start({ SVC_HOME: mkdtempSync(join(tmpdir(), "svc-home-")), SVC_LOG_LEVEL: "warning" })
+      expect(logged.filter((line) => line.includes("SVC_HOME"))).toEqual([])
     } finally {
       spy.mockRestore()
     }

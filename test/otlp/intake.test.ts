@@ -12,7 +12,7 @@
 import { createClient } from "@libsql/client"
 import { describe, expect, it } from "@effect/vitest"
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics"
-import { ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer"
+import { ProtobufMetricsSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer"
 import { Either, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync } from "node:fs"
@@ -82,6 +82,16 @@ const accepted = (answer: Answer) => {
   expect(answer.status, answer.body.toString("utf8").slice(0, 400)).toBe(200)
   expect(answer.headers["content-type"]).toContain("application/json")
   return Schema.decodeUnknownSync(Schema.parseJson(ExportResponse))(answer.body.toString("utf8"))
+}
+
+/** A 200's `ExportTraceServiceResponse` (protobuf, read by the SDK's own deserializer), in the JSON form's shape. */
+const protobufAnswer = (answer: Answer) => {
+  expect(answer.status, answer.body.toString("utf8").slice(0, 400)).toBe(200)
+  expect(answer.headers["content-type"]).toContain("application/x-protobuf")
+  const partial = ProtobufTraceSerializer.deserializeResponse(new Uint8Array(answer.body)).partialSuccess
+  return partial === undefined || partial === null
+    ? {}
+    : { partialSuccess: { rejectedSpans: String(partial.rejectedSpans ?? 0), errorMessage: partial.errorMessage ?? "" } }
 }
 
 const JsonStatus = Schema.Struct({ code: Schema.Int, message: Schema.String, details: Schema.Array(Schema.Unknown) })
@@ -372,6 +382,8 @@ describe("OTLP in (DECISIONS §18)", () => {
       const failingRun = runWithTrace(runs, failing.traceIds[0] ?? "")
       expect(okRun).toMatchObject({ status: "skipped", reason: "not_failed", source: "otlp" })
       expect(failingRun).toMatchObject({ status: "queued", reason: null, source: "otlp" })
+      // a run the intake made skipped ended: svc_runs_total counts it, as its help says (issue 50)
+      expect(await counter(service, "svc_runs_total", { status: "skipped" })).toBe(1)
 
       const retried = await decoded(await call(service, "POST", `/v1/runs/${okRun.id}/retry`, { key: ADMIN }), 200, Run)
       expect(retried).toMatchObject({ id: okRun.id, status: "queued", reason: null })
@@ -477,7 +489,7 @@ describe("OTLP in (DECISIONS §18)", () => {
     expect(report.usage.llm_calls).toBe(0)
     expect(report.triage.length).toBeGreaterThan(0)
     expect(report.triage.every((entry) => !entry.chosen)).toBe(true)
-    expect(report.triage.some((entry) => entry.skipped === "no_content")).toBe(true)
+    expect(report.triage.some((entry) => entry.skipped?.startsWith("no_content") === true)).toBe(true)
     expect(harness.double.calls).toEqual([])
   })
 
@@ -496,6 +508,44 @@ describe("OTLP in (DECISIONS §18)", () => {
     // nothing was kept of it: no second run can come of it
     expect(await otlpItems(service, "traces", "accepted")).toBe(acceptedBefore)
     expect((await listRuns(service, "?limit=200")).runs.map((each) => each.id)).toEqual([run?.id])
+  })
+
+  it("bytesValue attributes: text bytes are redacted like a string, bytes that are no text dropped; no secret is kept in base64, in the store or the run", async () => {
+    const home = freshHome("otlp-bytes")
+    const service = await start({ SVC_OTLP_DIAGNOSE: "all" }, home)
+    const aws = "AKIAZ7QH2LKD3MNXW4PB"
+    const github = "ghp_S33dGitHubT0kenAbCdEfGh1jKlMnOpQrStUv"
+    const base64 = (text: string | Buffer) => Buffer.from(text).toString("base64")
+    const id = traceId()
+    const body = agentTraceBody(id)
+    const [root] = body.resourceSpans[0]?.scopeSpans[0]?.spans ?? []
+    if (root === undefined) throw new Error("no root span")
+    const asked = JSON.stringify([{ role: "user", parts: [{ type: "text", content: `${QUESTION} The key is ${aws}.` }] }])
+    const attributes = [
+      // the question as bytes: read as its text, so redacted, and a message of the run
+      ...root.attributes.map((attribute) => (attribute.key === "gen_ai.input.messages" ? { key: attribute.key, value: { bytesValue: base64(asked) } } : attribute)),
+      { key: "debug.blob", value: { bytesValue: base64(Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from(github)])) } },
+      { key: "debug.note", value: { bytesValue: base64("nothing secret here") } }
+    ]
+    const sent = { resourceSpans: [{ ...body.resourceSpans[0], scopeSpans: [{ ...body.resourceSpans[0]?.scopeSpans[0], spans: [{ ...root, attributes }, ...(body.resourceSpans[0]?.scopeSpans[0]?.spans.slice(1) ?? [])] }] }] }
+    expect(accepted(await postJson(service, "traces", sent))).toEqual({})
+    const client = createClient({ url: `file:${databaseFile(home)}` })
+    try {
+      const all = (await client.execute("SELECT body FROM otlp_items")).rows.map((row) => String(row["body"])).join("\n")
+      for (const needle of [aws, github, base64(asked), base64(aws), base64(github).slice(4, 30)]) expect(all).not.toContain(needle)
+      // kept as the string it held, redacted
+      expect(all).toContain('{"key":"gen_ai.input.messages","value":{"stringValue":"[{\\"role\\":\\"user\\"')
+      expect(all).toMatch(/The key is \[aws_key:[0-9a-f]{6,}\]\./)
+      // bytes that are no text cannot be read for secrets: dropped; text with nothing to redact stays as sent
+      expect(all).toContain('{"key":"debug.blob","value":{}}')
+      expect(all).toContain(`{"key":"debug.note","value":{"bytesValue":"${base64("nothing secret here")}"}}`)
+    } finally {
+      client.close()
+    }
+    const [run] = await runsAppear(service, 1)
+    const trace = await decoded(await call(service, "GET", `/v1/runs/${run?.id ?? ""}/trace`), 200, Schema.Struct({ trace: Schema.Struct({ events: Schema.Array(Schema.Struct({ content: Schema.String })) }) }))
+    const question = trace.trace.events.find((event) => event.content.includes(QUESTION))
+    expect(question?.content).toMatch(/The key is \[aws_key:[0-9a-f]{6,}\]\./)
   })
 
   it("own spans: spans whose service.name is the service's own (OTEL_SERVICE_NAME) are dropped, counted own", async () => {
@@ -578,6 +628,53 @@ describe("OTLP in (DECISIONS §18)", () => {
       // one more span still fits (2 of 3 held)
       const root = body.resourceSpans[0]?.scopeSpans[0]?.spans[0]?.spanId ?? ""
       expect(accepted(await postJson(service, "traces", tracesBody([{ service: "weather-svc", spans: [{ traceId: id, spanId: spanId(), parentSpanId: root, name: "chat gpt-4o-mini", attributes: { "gen_ai.operation.name": "chat" } }] }])))).toEqual({})
+    })
+
+    it("AnyValues nested 64 deep are taken in both encodings, where an event's attribute sits deepest, and 65 refused in both (SVC_API_MAX_DEPTH counts JSON levels, not these)", async () => {
+      const service = await start({ SVC_OTLP_QUIET_SECONDS: "600" })
+      /** An AnyValue `levels` deep: kvlists (or arrays) around an empty array, the deepest JSON a level may hold. */
+      const deep = (levels: number, nest: "kvlist" | "array") => {
+        let value: unknown = { arrayValue: { values: [] } }
+        for (let level = 1; level < levels; level++) value = nest === "kvlist" ? { kvlistValue: { values: [{ key: "k", value }] } } : { arrayValue: { values: [value] } }
+        return value
+      }
+      const withDeepEvent = (levels: number, nest: "kvlist" | "array") => {
+        const body = agentTraceBody(traceId())
+        const [root, ...others] = body.resourceSpans[0]?.scopeSpans[0]?.spans ?? []
+        if (root === undefined) throw new Error("no root span")
+        const event = { timeUnixNano: root.startTimeUnixNano, name: "deep", attributes: [{ key: "deep", value: deep(levels, nest) }] }
+        return { resourceSpans: [{ ...body.resourceSpans[0], scopeSpans: [{ ...body.resourceSpans[0]?.scopeSpans[0], spans: [{ ...root, events: [event] }, ...others] }] }] }
+      }
+      for (const nest of ["kvlist", "array"] as const) {
+        expect(accepted(await postJson(service, "traces", withDeepEvent(64, nest))), nest).toEqual({})
+        expect(protobufAnswer(await post(service.url, "/v1/traces", encodeTraces(tracesModelOf(withDeepEvent(64, nest))), PROTOBUF_TYPE)), nest).toEqual({})
+        const tooDeep = withDeepEvent(65, nest)
+        expect(jsonStatus(await postJson(service, "traces", tooDeep), 400, INVALID_ARGUMENT).message, nest).toContain("AnyValue nested deeper than 64")
+        // the model's encoder writes what its decoder refuses: the same value 65 deep as protobuf
+        const shallow = tracesModelOf(withDeepEvent(64, nest))
+        const [span] = shallow.resourceSpans[0]?.scopeSpans[0]?.spans ?? []
+        const attribute = span?.events[0]?.attributes[0]
+        if (span === undefined || attribute === undefined) throw new Error("no deep attribute")
+        const deeper = { ...shallow, resourceSpans: [{ ...shallow.resourceSpans[0], scopeSpans: [{ ...shallow.resourceSpans[0]?.scopeSpans[0], spans: [{ ...span, events: [{ ...span.events[0], timeUnixNano: "1", name: "deep", attributes: [{ key: "deep", value: { arrayValue: { values: [attribute.value] } } }] }] }] }] }] }
+        expect(protobufStatus(await post(service.url, "/v1/traces", encodeTraces(deeper), PROTOBUF_TYPE), 400, INVALID_ARGUMENT).message, nest).toContain("AnyValue nested deeper than 64")
+      }
+    })
+
+    it("SVC_OTLP_MAX_SPANS_PER_TRACE: a batch past it sent again (an exporter's retry) reports the spans it refused the first time, in both encodings", async () => {
+      const service = await start({ SVC_OTLP_MAX_SPANS_PER_TRACE: "3", SVC_OTLP_QUIET_SECONDS: "600" })
+      for (const encoding of ["json", "protobuf"] as const) {
+        const id = traceId()
+        const root = spanId()
+        const spans: Array<SpanSpec> = [0, 1, 2, 3, 4].map((n) => ({ traceId: id, spanId: n === 0 ? root : spanId(), ...(n === 0 ? {} : { parentSpanId: root }), name: `step ${n}`, attributes: { "gen_ai.operation.name": "chat" } }))
+        const body = tracesBody([{ service: "weather-svc", spans }])
+        const send = async () =>
+          encoding === "json"
+            ? accepted(await postJson(service, "traces", body))
+            : protobufAnswer(await post(service.url, "/v1/traces", encodeTraces(tracesModelOf(body)), PROTOBUF_TYPE))
+        const first = await send()
+        expect(first.partialSuccess?.rejectedSpans, encoding).toBe("2")
+        for (let retry = 0; retry < 2; retry++) expect(await send(), encoding).toEqual(first)
+      }
     })
 
     it("SVC_OTLP_RATE_LIMIT: past it 429 with Retry-After, a google.rpc.Status in the request's encoding", async () => {

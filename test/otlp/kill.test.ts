@@ -103,10 +103,15 @@ describe("OTLP in survives SIGKILL (the built service, SQLite)", () => {
     expect(answered.length).toBeGreaterThanOrEqual(1)
     accepted.push(...answered)
 
-    // restarted: the rest of trace b arrives (the exporter's next batch), and everything completes
-    const third = await start(home, SHORT_QUIET)
-    expect((await exportSpans(third.url, [b.root, ...b.tools.slice(2)], "protobuf")).status).toBe(200)
+    // restarted: the rest of trace b arrives (the exporter's next batch) while nothing completes (a
+    // short quiet window here would race it: b's first batch has been quiet since before the kill),
+    // then a restart with a short window completes everything
+    const receiver = await start(home, LONG_QUIET)
+    expect((await exportSpans(receiver.url, [b.root, ...b.tools.slice(2)], "protobuf")).status).toBe(200)
     accepted.push(b)
+    receiver.child.kill("SIGTERM")
+    await receiver.exited
+    const third = await start(home, SHORT_QUIET)
     const wanted = new Set(accepted.map((trace) => trace.traceId))
     await until(
       `runs of the ${wanted.size} accepted traces`,

@@ -66,6 +66,7 @@ export const SECRET_KINDS = [
   "anthropic_key",
   "openai_key",
   "aws_key",
+  "aws_secret_key",
   "github_token",
   "gitlab_token",
   "slack_token",
@@ -139,6 +140,27 @@ const awsKey = (random: Random): Positive => {
   if (form === 1) return positive("aws_key", `[default]\naws_access_key_id = ${key}\nregion = us-east-1\n`, tokenSecrets(key))
   if (form === 2) return positive("aws_key", JSON.stringify({ Credentials: { AccessKeyId: key, Expiration: "2025-01-01T00:00:00Z" } }), tokenSecrets(key))
   return tokenCase(random, "aws_key", key, ["AWS_ACCESS_KEY_ID", "aws_access_key_id"])
+}
+
+/** An AWS secret access key (40 characters of base64) where AWS's own tools and docs write one, free text included. */
+const awsSecretKey = (random: Random): Positive => {
+  const key = random.chars(UPPER + LOWER + DIGITS + "/+", 40)
+  const id = `AKIA${random.chars(UPPER + "234567", 16)}`
+  const text = place(
+    random.pick([
+      "aws configure set aws_secret_access_key {{v}}",
+      `[default]\naws_access_key_id = ${id}\naws_secret_access_key = {{v}}\nregion = eu-west-1\n`,
+      "export AWS_SECRET_ACCESS_KEY={{v}}",
+      "The AWS secret access key is {{v}}, keep it safe.",
+      "aws sts get-session-token ... --aws-secret-access-key {{v}} --region us-east-1",
+      `|  AccessKeyId     |  ${id}  |\n|  SecretAccessKey |  {{v}}  |`,
+      JSON.stringify({ Credentials: { AccessKeyId: id, SecretAccessKey: "{{v}}", SessionToken: "FwoGZXIvYXdzEBYaDH" } }),
+      JSON.stringify({ command: "AWS_SECRET_ACCESS_KEY='{{v}}' aws s3 ls" }),
+      "secret access key: {{v}}"
+    ]),
+    key
+  )
+  return positive("aws_secret_key", text, tokenSecrets(key))
 }
 
 const githubToken = (random: Random): Positive => {
@@ -617,6 +639,7 @@ const GENERATORS: Readonly<Record<Kind, (random: Random) => Positive>> = {
   anthropic_key: anthropicKey,
   openai_key: openaiKey,
   aws_key: awsKey,
+  aws_secret_key: awsSecretKey,
   github_token: githubToken,
   gitlab_token: gitlabToken,
   slack_token: slackToken,

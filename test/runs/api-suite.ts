@@ -359,6 +359,84 @@ export const runsApiSuite = (store: SuiteStore) => {
       expect(await refusal(await call(service, "GET", "/v1/runs/export?status=finished"), 400)).toBe("validation_error")
     })
   })
+  describe("identifiers and parameters (runs and problems)", () => {
+    const NUL = "a\u0000b"
+    const nul = encodeURIComponent(NUL)
+    /** A 400's documented body: its message. */
+    const refusedWith = async (response: Response) => {
+      const body = await decoded(response, 400, ErrorBody)
+      expect(body.detail.error).toBe("validation_error")
+      return body.detail.message
+    }
+    /** A cursor as this service writes one (base64url JSON of [time, id]), holding what is given. */
+    const cursorOf = (json: string) => Buffer.from(json).toString("base64url")
+
+    it("U+0000 in an identifier or a parameter is 400 validation_error naming it, on every route, never a 503 or a cut", async () => {
+      const refusals: ReadonlyArray<readonly [string, string, unknown?]> = [
+        ["POST", "/v1/runs", { trace: chatTrace("nul-external-id"), external_id: NUL }],
+        ["POST", "/v1/runs", { trace: chatTrace("nul-label"), labels: { team: NUL } }],
+        ["GET", `/v1/runs?external_id=${nul}`],
+        ["GET", `/v1/runs?label=team:${nul}`],
+        ["GET", `/v1/runs?pattern=${nul}`],
+        ["GET", `/v1/runs?trace_id=${nul}`],
+        ["GET", `/v1/runs?status=${nul}`],
+        ["GET", `/v1/runs/export?external_id=${nul}`],
+        ["GET", `/v1/runs/${nul}`],
+        ["GET", `/v1/runs/${nul}/trace`],
+        ["GET", `/v1/runs/${nul}/report`],
+        ["POST", `/v1/runs/${nul}/retry`],
+        ["DELETE", `/v1/runs/${nul}`],
+        ["GET", `/v1/problems?label=team:${nul}`],
+        ["GET", `/v1/problems?pattern=${nul}`],
+        ["GET", `/v1/problems/compare?label=version&a=${nul}&b=1.4`],
+        ["GET", `/v1/problems/compare?label=${nul}&a=1.3&b=1.4`],
+        ["GET", `/v1/problems/${nul}`],
+        ["PATCH", "/v1/problems/prb_none", { status: "resolved", resolved_in_version: NUL }],
+        ["PATCH", `/v1/problems/${nul}`, { status: "open" }],
+        ["POST", "/v1/problems/prb_none/merge", { into: NUL }],
+        ["POST", "/v1/problems/prb_none/detach", { run_id: NUL }]
+      ]
+      for (const [method, path, body] of refusals) {
+        const message = await refusedWith(await call(service, method, path, body === undefined ? {} : { body }))
+        expect(message, `${method} ${path}`).toContain("U+0000")
+      }
+      // nothing was kept under a cut id
+      expect((await listRuns(service, "?external_id=a")).runs).toEqual([])
+    })
+
+    it("a trace whose content holds U+0000 is kept with it, as sent", async () => {
+      const trace = chatTrace("nul-content")
+      const content = "The order id is 42\u0000 and the tool returned it with a NUL byte."
+      const id = await submitOne(service, { trace: { messages: [...trace.messages.slice(0, 2), { role: "assistant", content }, ...trace.messages.slice(3)] }, mode: "quick", max_patterns: 1 })
+      const kept = await decoded(await call(service, "GET", `/v1/runs/${id}/trace`), 200, Schema.Struct({ trace: Schema.Struct({ events: Schema.Array(Schema.Struct({ content: Schema.String })) }) }))
+      expect(kept.trace.events[2]?.content).toBe(content)
+      await waitForRun(service, id)
+    })
+
+    it("a cursor with a time that is no whole number of milliseconds (1e999 is Infinity), or an id with U+0000, is 400 on every list", async () => {
+      for (const json of ["[1e999,\"run_x\"]", "[-1e999,\"run_x\"]", "[1.5,\"run_x\"]", "[1700000000000,\"a\\u0000b\"]", "[1700000000000]", "{}"]) {
+        for (const list of ["/v1/runs", "/v1/problems", "/v1/alerts/deliveries"]) {
+          expect(await refusedWith(await call(service, "GET", `${list}?cursor=${cursorOf(json)}`)), `${list} ${json}`).toContain("cursor")
+        }
+      }
+    })
+
+    it("every other 400 of these routes is the documented body, naming what was sent: a parameter given twice, one missing, a change of the wrong shape", async () => {
+      expect(await refusedWith(await call(service, "GET", "/v1/runs?label=team:a&label=team:b"))).toMatch(/^label: given more than once/)
+      expect(await refusedWith(await call(service, "GET", "/v1/runs?limit=5&limit=6"))).toMatch(/^limit: given more than once/)
+      expect(await refusedWith(await call(service, "GET", "/v1/problems?label=a:1&label=b:2"))).toMatch(/^label: given more than once/)
+      expect(await refusedWith(await call(service, "GET", "/v1/problems/compare?a=1.3&b=1.4"))).toBe("label: is missing")
+      expect(await refusedWith(await call(service, "GET", "/v1/digest?output=pdf"))).toBe("output: Expected \"json\" | \"markdown\" | \"html\", actual \"pdf\"")
+      const patched = await refusedWith(await call(service, "PATCH", "/v1/problems/prb_none", { body: { status: "closed" } }))
+      expect(patched).toBe("status: Expected \"open\" | \"resolved\" | \"ignored\", actual \"closed\"")
+      expect(await refusedWith(await call(service, "PATCH", "/v1/problems/prb_none", { body: { status: "open", note: "x" } }))).toMatch(/^note: is unexpected/)
+      expect(await refusedWith(await call(service, "POST", "/v1/runs", { body: { trace: chatTrace("bad-labels"), labels: { team: 7 } } }))).toBe("labels.team: Expected string, actual 7")
+      for (const message of [patched, await refusedWith(await call(service, "POST", "/v1/problems/prb_none/merge", { body: {} }))]) {
+        expect(message).not.toContain("trace")
+      }
+    })
+  })
+
   describe("DELETE /v1/runs/{id}", () => {
     it("answers 204, then 404; the run's cache entries go with it (a diagnose of its trace calls the model again)", async () => {
       const body = { trace: chatTrace("delta"), mode: "quick", max_patterns: 2 }

@@ -38,7 +38,7 @@ const request: StoredRequest = {
 
 /** Diagnose is never reached in these tests: a run over budget is skipped before it. */
 const unreachable = Effect.die(new Error("diagnose was called"))
-const noDiagnose: DiagnoseServiceShape = { diagnose: () => unreachable, admitEach: () => unreachable, run: () => unreachable }
+const noDiagnose: DiagnoseServiceShape = { diagnose: () => unreachable, admitEach: () => unreachable, check: () => unreachable, run: () => unreachable }
 
 const recordingCache = (evicted: Array<string>): AnalysisCacheShape => ({
   enabled: true,
@@ -114,6 +114,7 @@ describe("the workers' budget, retention and outcomes", () => {
       confidence: 0,
       summary: "",
       decisive_step: null,
+      checks: [],
       findings: [],
       interventions: [],
       patterns,

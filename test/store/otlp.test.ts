@@ -133,7 +133,7 @@ describe.each(STORES)("the OTLP pending-trace store on $name", ({ open }) => {
       expect(yield* store.claimComplete("w", 1_000 + QUIET, OPTIONS)).toEqual([])
       expect(yield* store.claimComplete("w", 5_000 + QUIET - 1, OPTIONS)).toEqual([])
       const claimed = yield* store.claimComplete("w", 5_000 + QUIET, OPTIONS)
-      expect(claimed).toEqual([{ scope: "shared", traceId: a, keyName: "ci", firstAt: 1_000, late: 0 }])
+      expect(claimed).toEqual([{ scope: "shared", traceId: a, keyName: "ci", firstAt: 1_000, late: 0, attempts: 1 }])
       expect((yield* store.known("shared", [a])).get(a)?.state).toBe("claimed")
       // claimed: not claimable again while the lease holds
       expect(yield* store.claimComplete("other", 5_000 + QUIET + 1, OPTIONS)).toEqual([])

@@ -15,7 +15,8 @@ import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { type ApiError, errorKinds, UnsupportedMediaType } from "../../Errors.js"
 import type { Signal } from "../../Otlp/Model.js"
 import { type OtlpBody, OtlpReceiver } from "../../Otlp/Receiver.js"
-import { parseJsonObject } from "../../Edge/Body.js"
+import { JsonBounds, parseJsonObject } from "../../Edge/Body.js"
+import { OTLP_JSON_MAX_DEPTH } from "../../Otlp/Json.js"
 import { bodyEncodingOf, encodingOf } from "../../Otlp/Status.js"
 
 const EMPTY = new Uint8Array(0)
@@ -37,8 +38,12 @@ export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
             })
           }
           const bytes = edge.body ?? EMPTY
-          // OTLP/JSON parsed here under the JSON bounds (depth, keys: 400), protobuf decoded by the receiver
-          const body: OtlpBody = encoding === "json" ? { encoding, value: yield* parseJsonObject(bytes) } : { encoding, bytes }
+          // OTLP/JSON parsed here under the JSON bounds (depth, keys: 400), the depth as deep as protobuf's AnyValues
+          // may nest (Otlp/Json.ts); protobuf decoded by the receiver
+          const bounds = yield* JsonBounds
+          const body: OtlpBody = encoding === "json"
+            ? { encoding, value: yield* Effect.provideService(parseJsonObject(bytes), JsonBounds, { ...bounds, maxDepth: Math.max(bounds.maxDepth, OTLP_JSON_MAX_DEPTH) }) }
+            : { encoding, bytes }
           const partial = yield* receiver.receive(signal, body, edge.keyName, edge.ownTelemetryOnly)
           const answered = yield* receiver.response(signal, encoding, partial)
           return HttpServerResponse.uint8Array(answered.body, { contentType: answered.contentType })

@@ -12,8 +12,7 @@ import { AppConfig } from "../../Config.js"
 import { parseJsonObject, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { ProblemDetach, ProblemMerge, ProblemUpdate } from "../../Contract/ProblemsContract.js"
-import { ValidationError } from "../../Errors.js"
-import { formatParseError } from "../../Intake/Intake.js"
+import { refusalOf } from "../../Errors.js"
 import { digestHtml, digestMarkdown } from "../../Runs/Digest.js"
 import { ProblemsService } from "../../Runs/ProblemsService.js"
 import { withRetryAfter } from "./RunsHttp.js"
@@ -29,7 +28,7 @@ const payloadOf = <A, I>(schema: Schema.Schema<A, I>, contentType: string | unde
     yield* requireJson(contentType, { jsonLines: false, what: "the change" })
     const edge = yield* CurrentRequest
     const body = yield* parseJsonObject(edge.body ?? EMPTY)
-    return yield* Either.mapLeft(Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(body), (error) => new ValidationError({ message: formatParseError(error) }))
+    return yield* Either.mapLeft(Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(body), (error) => refusalOf(error))
   })
 
 export const ProblemsHttpLive = HttpApiBuilder.group(Api, "problems", (handlers) =>

@@ -4,7 +4,7 @@
  * `gen_ai.prompt.1.*`) as nested values. Pure and total on every JSON value.
  */
 import { Predicate } from "effect"
-import { setOwn } from "../../../Text.js"
+import { bytesAsText, setOwn } from "../../../Text.js"
 
 export type Json = Readonly<Record<string, unknown>>
 export type Attributes = Readonly<Record<string, unknown>>
@@ -48,7 +48,11 @@ export const fromAnyValue = (value: unknown, depth = 0): unknown => {
     const double = value["doubleValue"]
     return typeof double === "string" ? Number(double) : double
   }
-  if ("bytesValue" in value) return value["bytesValue"]
+  // bytes as the text they hold (so redacted like any text), never as base64 that hides it; bytes that are no text are dropped
+  if ("bytesValue" in value) {
+    const bytes = value["bytesValue"]
+    return typeof bytes === "string" ? bytesAsText(bytes) : undefined
+  }
   if ("arrayValue" in value) {
     const array = value["arrayValue"]
     const values = Predicate.isRecord(array) ? array["values"] : undefined
