@@ -1,7 +1,8 @@
 {
-  description = "pattern-analysis-service: development shell (Node 20, Chromium, Prometheus)";
+  description = "pattern-analysis-service: development shell (Node 24 LTS, Chromium, Prometheus)";
 
-  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-24.11";
+  # nodejs_24 is in nixos-25.05 and later, not in 24.11 (which is also past its support).
+  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
 
   outputs = { self, nixpkgs }:
     let
@@ -11,7 +12,7 @@
       devShells = forAll (pkgs: {
         default = pkgs.mkShell {
           packages = [
-            pkgs.nodejs_20
+            pkgs.nodejs_24     # the recommended line (README); the CI machines' Node 20 is the floor
             pkgs.chromium      # docs tests drive it through playwright-core
             pkgs.prometheus    # promtool check metrics, and a real scraper
             pkgs.redis         # shared state for several replicas (SVC_REDIS_URL) in the tests
