@@ -6,7 +6,7 @@
  * paths (Config/Paths.ts) and the rendering of a refusal (Config/Describe.ts) live beside it.
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, Option, type Redacted } from "effect"
-import { type KeyRole, parseKeyRoles } from "./Config/KeyRoles.js"
+import { type KeyRole, parseKeyRoles, unknownRoleNames } from "./Config/KeyRoles.js"
 import { type AlertSettings, isWebhookUrl, readAlertSettings } from "./Config/Alerts.js"
 import { corsOriginValid, isAddressRange } from "./Config/Entries.js"
 import { type InvalidConfiguration, invalidConfiguration } from "./Config/Describe.js"
@@ -146,6 +146,11 @@ export interface AppConfigShape {
     /** SVC_REDACT_RULES: a file of the operator's own named patterns. */
     readonly rulesFile: Option.Option<string>
   }
+  /** The checks (DECISIONS §23). */
+  readonly checks: {
+    /** SVC_CHECKS_FILE: JSON or YAML turning checks off per scope, setting thresholds and tools' expected errors (src/Checks/Settings.ts). */
+    readonly file: Option.Option<string>
+  }
   /** Runs diagnosed in the background (DECISIONS §17), kept in SQLite at SVC_HOME/svc.db. */
   readonly runs: {
     /** SVC_WORKERS: workers `svc serve` runs (0: the runs API only, nothing diagnosed). */
@@ -266,11 +271,14 @@ export const callerSettings = {
 
 const positiveInteger = (name: string, max: number) => integer(name, "a positive integer", { min: 1, max })
 
+const listenHost = setting("SVC_HOST", "a host name or IP address", Option.liftPredicate((text: string) => /^[A-Za-z0-9.:[\]-]+$/.test(text))).pipe(
+  Config.withDefault("127.0.0.1")
+)
+const listenPort = integer("SVC_PORT", "an integer port 0-65535", { min: 0, max: 65_535 }).pipe(Config.withDefault(8000))
+
 const settings: Config.Config<AppConfigShape> = Config.all({
-  host: setting("SVC_HOST", "a host name or IP address", Option.liftPredicate((text: string) => /^[A-Za-z0-9.:[\]-]+$/.test(text))).pipe(
-    Config.withDefault("127.0.0.1")
-  ),
-  port: integer("SVC_PORT", "an integer port 0-65535", { min: 0, max: 65_535 }).pipe(Config.withDefault(8000)),
+  host: listenHost,
+  port: listenPort,
   home: directory("SVC_HOME", { expandHome: true }).pipe(Config.withDefault(defaultHome)),
   patternsDir: directory("SVC_PATTERNS_DIR").pipe(Config.withDefault(bundledPatternsDir(import.meta.dirname))),
   logLevel: choice(
@@ -292,7 +300,13 @@ const settings: Config.Config<AppConfigShape> = Config.all({
           : Either.right(roles)
       })
     )
-  }),
+  }).pipe(
+    // with a key file, its names are known once it is read: Auth/ApiKeys.ts checks them there
+    Config.mapOrFail((auth) => {
+      const unknown = Option.isNone(auth.keysFile) ? unknownRoleNames(auth.roles, new Set(auth.keys.map((key) => key.name)), "SVC_API_KEYS") : undefined
+      return unknown === undefined ? Either.right(auth) : Either.left(ConfigError.InvalidData(["SVC_API_KEY_ROLES"], unknown))
+    })
+  ),
   rateLimit: setting(
     "SVC_API_RATE_LIMIT",
     "N/S (N requests per S seconds), N (per 60 s) or off",
@@ -372,6 +386,7 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     key: optionalSecret("SVC_REDACT_KEY"),
     rulesFile: optionalText("SVC_REDACT_RULES")
   }),
+  checks: Config.all({ file: optionalText("SVC_CHECKS_FILE") }),
   runs: Config.all({
     workers: integer("SVC_WORKERS", "an integer 0-64", { min: 0, max: 64 }).pipe(Config.withDefault(2)),
     leaseSeconds: integer("SVC_RUN_LEASE_SECONDS", "an integer number of seconds 5-3600", { min: 5, max: 3600 }).pipe(Config.withDefault(60)),
@@ -402,7 +417,9 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     webhooks: list("SVC_ALERT_WEBHOOKS", "http(s) URLs separated by commas", { valid: isWebhookUrl }).pipe(Config.withDefault<ReadonlyArray<string>>([])),
     secret: optionalSecret("SVC_ALERT_SECRET"),
     minSeverity: optionalText("SVC_ALERT_MIN_SEVERITY"),
-    publicUrl: optionalHttpUrl("SVC_PUBLIC_URL")
+    publicUrl: optionalHttpUrl("SVC_PUBLIC_URL"),
+    // webhooks may not call this service itself (Config/Alerts.ts)
+    listener: Config.all({ host: listenHost, port: listenPort })
   }).pipe(
     Config.mapOrFail((raw) => Either.mapLeft(readAlertSettings(raw), (refused) => ConfigError.InvalidData([refused.name], refused.message)))
   ),

@@ -30,13 +30,14 @@ import { ModelClientsLive } from "./Providers/ModelClients.js"
 import { RateLimiterMemoryLive, RateLimiterRedisLive } from "./RateLimit/RateLimiter.js"
 import { RedisStoreLive } from "./Store/Redis.js"
 import { RedactionLive } from "./Redaction/Redaction.js"
+import { ChecksLive } from "./Checks/Checks.js"
 import { TraceReaderLive } from "./Intake/TraceReader.js"
 import { RunStoreAccessLive } from "./Store/RunStoreAccess.js"
 import { RunsServiceLive } from "./Runs/RunsService.js"
 import { RunWorkersLive } from "./Runs/Workers.js"
 import { AlertDeliveryLive, AlertRoutesLive } from "./Runs/Alerts.js"
 import { ProblemsServiceLive } from "./Runs/ProblemsService.js"
-import { OtlpAssemblyLive } from "./Otlp/Assembly.js"
+import { OtlpAssemblyLive, OtlpReassemblyLive } from "./Otlp/Assembly.js"
 import { OtlpReceiverLive } from "./Otlp/Receiver.js"
 import { LogsEncodingLive } from "./Otlp/LogsEncoding.js"
 
@@ -75,17 +76,20 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   const Redact = RedactionLive.pipe(Layer.provide([ConfigLive, Scopes, Shared]))
   const Traces = TraceReaderLive.pipe(Layer.provide([ConfigLive, Redact]))
   const Analyses = AnalyzeServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyzer, Cache, HomeFiles, Scopes, Redact]))
-  const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses, Redact]))
+  // The checks of every surface that diagnoses (DECISIONS §23), with SVC_CHECKS_FILE's settings per scope.
+  const CheckRules = ChecksLive.pipe(Layer.provide([ConfigLive, Scopes]))
+  const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses, Redact, CheckRules]))
   // The runs store (SVC_HOME/svc.db), opened on first use; `svc serve` alone runs workers over it,
   // which are finalized before it closes (each gives its run back first).
   const Readiness = ReadinessLive
   const Tracker = RequestTrackerLive
   const Store = RunStoreAccessLive.pipe(Layer.provide(AlertRoutesLive), Layer.provide(ConfigLive))
-  const Workers = options.serving ? RunWorkersLive.pipe(Layer.provide([ConfigLive, Diagnoses, Cache, Readiness, Tracker])) : Layer.empty
+  // a retried run of an OTLP trace that could not be assembled is assembled again by its worker (Runs/Reassembly.ts)
+  const Workers = options.serving ? RunWorkersLive.pipe(Layer.provide([ConfigLive, Diagnoses, Cache, Readiness, Tracker, OtlpReassemblyLive])) : Layer.empty
   const RunsServices = RunsServiceLive.pipe(Layer.provide([Scopes, Diagnoses, Cache]))
   // OTLP in (DECISIONS §18): the receiver of every process that serves; `svc serve` also completes traces into runs
   const Receiver = OtlpReceiverLive.pipe(Layer.provide([ConfigLive, Scopes, Redact]))
-  const Assembly = options.serving ? OtlpAssemblyLive.pipe(Layer.provide([ConfigLive, RunsServices])) : Layer.empty
+  const Assembly = options.serving ? OtlpAssemblyLive.pipe(Layer.provide([ConfigLive, RunsServices, CheckRules])) : Layer.empty
   // problems (DECISIONS §19): read and changed by every surface; their alerts delivered by `svc serve`
   const Problems = ProblemsServiceLive.pipe(Layer.provide([Scopes, Catalogue]))
   const Deliveries = options.serving ? AlertDeliveryLive.pipe(Layer.provide([ConfigLive, Readiness, LogsEncodingLive])) : Layer.empty
@@ -105,6 +109,7 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
     Scopes,
     Redact,
     Traces,
+    CheckRules,
     Diagnoses,
     Runs,
     Guards,

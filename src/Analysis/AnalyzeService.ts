@@ -23,8 +23,10 @@ import {
   type RequestTooLarge,
   Timeout,
   type UnsupportedTraceFormat,
-  type ValidationError
+  ValidationError
 } from "../Errors.js"
+import type { CheckFinding } from "../Contract/ChecksContract.js"
+import { NO_CONTENT_MESSAGE } from "../Traces/Model.js"
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
 import { analysesRunning, countAnalysis, statusOfExit } from "../Observability/Metrics.js"
 import { Tracing } from "../Observability/Tracing.js"
@@ -101,8 +103,12 @@ export interface AnalyzeServiceShape {
     query?: QueryOptions,
     onMode?: (mode: Mode) => void
   ) => Effect.Effect<AnalyzeRequest, IntakeFailure>
-  /** `keyName`: the caller's verified API key name, null when none (Auth/Scopes.ts). */
-  readonly prepare: (request: AnalyzeRequest, keyName: string | null) => Effect.Effect<PreparedAnalysis, IntakeFailure>
+  /**
+   * `keyName`: the caller's verified API key name, null when none (Auth/Scopes.ts); `candidates`:
+   * the checks' findings on the trace, which the prompt lists as candidate events (a diagnose's
+   * lenses, DECISIONS §23).
+   */
+  readonly prepare: (request: AnalyzeRequest, keyName: string | null, candidates?: ReadonlyArray<CheckFinding>) => Effect.Effect<PreparedAnalysis, IntakeFailure>
   readonly run: (prepared: PreparedAnalysis, requestId: string) => Effect.Effect<AnalysisOutcome, RunFailure>
   /**
    * The three steps in order, after the CPU turn, for a surface with nothing to do between them
@@ -178,14 +184,17 @@ export const AnalyzeServiceLive = Layer.effect(
       return Effect.flatMap(redaction.forKey(keyName), (redactor) => readAnalyzeRequest(entry, body, limits, redactor, query, onMode))
     }
 
-    const prepare = (request: AnalyzeRequest, keyName: string | null) =>
+    const prepare: AnalyzeServiceShape["prepare"] = (request, keyName, candidates = []) =>
       Effect.gen(function*() {
         const scopes = scopesOf(keyName)
         // The guards refuse such a request (401) before it gets here: fail closed if one does.
         if (scopes === undefined) return yield* unverifiedCaller()
         const { entry, options, trace: admitted } = request
+        // Nothing of a trace without message content reaches a provider (DECISIONS §23), whichever
+        // surface let it come this far: intake refuses it, and so does this last step before a model.
+        if (admitted._tag === "Raw" && admitted.trace.content === "absent") return yield* new ValidationError({ message: NO_CONTENT_MESSAGE })
         const { baseline, mode, model } = options
-        const { trace, origin } = yield* validateAdmitted(entry.pattern.code, admitted, options.hints)
+        const { trace, origin } = yield* validateAdmitted(entry.pattern.code, admitted, options.hints, candidates)
         const pattern = entry.pattern.code.slug
         const key = !cache.enabled
           ? ""

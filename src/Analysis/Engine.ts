@@ -30,6 +30,7 @@ import { AnalysisProgress, type ProgressState } from "./Progress.js"
 import { groundOutput } from "./Evidence.js"
 import {
   analysisMessage,
+  candidatesBlock,
   GROUNDING_PASS,
   groundingMessage,
   intakeNote,
@@ -194,6 +195,7 @@ export const AnalyzerLive = Layer.effect(
         const origin = request.origin
         const derived: ReadonlySet<string> = new Set(origin?.derived ?? [])
         const originNote = origin === undefined ? undefined : intakeNote(origin)
+        const candidates = origin === undefined ? undefined : candidatesBlock(origin.candidates, origin.refOfEvent)
         const usage: UsageCounter = { calls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 }
         // Every call of one pattern and mode shares its static prefix: one cache routing key for them.
         const cacheKey = `pattern-analysis-service:${pattern.code.slug}:${mode}`
@@ -275,7 +277,7 @@ export const AnalyzerLive = Layer.effect(
             (view, index) =>
               detectionCall(
                 systemPrompt(pattern, { instructions: pattern.prompts.forensic }),
-                analysisMessage(pattern, signals, view, { index, count: views.length }, originNote)
+                analysisMessage(pattern, signals, view, { index, count: views.length }, originNote, candidates)
               ),
             { concurrency: 2 }
           )
@@ -317,7 +319,7 @@ export const AnalyzerLive = Layer.effect(
           const view = renderTrace(trace, signals, plan.traceChars, plan.elementChars, derived)
           const draft = yield* detectionCall(
             systemPrompt(pattern, { instructions: pattern.prompts[mode] }),
-            analysisMessage(pattern, signals, view, undefined, originNote)
+            analysisMessage(pattern, signals, view, undefined, originNote, candidates)
           )
           output = mode === "standard"
             ? yield* detectionCall(systemPrompt(pattern, GROUNDING_PASS), groundingMessage(draft))

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto"
 import type { LoadedPattern, PlaybookEntry } from "../Catalogue/CatalogueLoader.js"
 import type { Signals } from "../Catalogue/Detection.js"
 import type { ModelOutput } from "../Catalogue/Detection.js"
+import type { CheckFinding } from "../Contract/ChecksContract.js"
 import type { RenderedView } from "./Render.js"
 
 export const HOUSE_RULES = `You analyse runs of AI agents (LLM agents, tool calls, multi-agent conversations) through one
@@ -126,19 +127,52 @@ export const coverageNote = (view: RenderedView, chunk?: { readonly index: numbe
       : `The trace has ${view.elementsTotal} elements, all shown.`
   ].filter((line) => line !== undefined).join("\n")
 
+/** Candidate events listed in one prompt, at most: the most severe first (the checks' order). */
+const MAX_CANDIDATES = 12
+/** Characters of one candidate's explanation, at most. */
+const CANDIDATE_CHARS = 400
+
+/**
+ * The checks' findings as candidate events (DECISIONS §23): each with the elements it cites in the
+ * pattern's numbering (`events[i]` in its explanation renumbered the same way) and what it found.
+ * Undefined without findings. Its text quotes the trace (error messages), so it goes inside the
+ * trace block's boundary, after the static prefix: prompt caching keeps working.
+ */
+export const candidatesBlock = (candidates: ReadonlyArray<CheckFinding>, refOf: (event: number) => string | undefined): string | undefined => {
+  if (candidates.length === 0) return undefined
+  const renumbered = (text: string) => text.replace(/events\[(\d+)\]/g, (whole, index: string) => refOf(Number(index)) ?? whole)
+  const lines = candidates.slice(0, MAX_CANDIDATES).map((finding) => {
+    const refs = Array.from(new Set(finding.evidence.map((item) => refOf(item.event) ?? item.source)))
+    const explanation = renumbered(finding.explanation)
+    return `- ${refs.join(", ")}: ${finding.check} (${finding.severity}): ${explanation.length > CANDIDATE_CHARS ? `${explanation.slice(0, CANDIDATE_CHARS)} […]` : explanation}`
+  })
+  const more = candidates.length - lines.length
+  return [
+    "Candidate events (found by the service's deterministic checks, no model):",
+    ...lines,
+    ...(more > 0 ? [`- … and ${more} more`] : [])
+  ].join("\n")
+}
+
+/** What the model is told, outside the trace block, of the candidate events inside it. */
+const CANDIDATES_NOTE =
+  "The trace block ends with candidate events that the service's deterministic checks found in this run. They are leads, like the signals: verify each against the elements it cites, and cite those elements, not the candidate list."
+
 export const analysisMessage = (
   pattern: LoadedPattern,
   signals: Signals,
   view: RenderedView,
   chunk?: { readonly index: number; readonly count: number },
-  origin?: string
+  origin?: string,
+  candidates?: string
 ) =>
   [
     `Analyse this agent run with the ${pattern.code.friendly} pattern.`,
     ...(origin === undefined ? [] : [origin]),
     signalsBlock(signals),
     coverageNote(view, chunk),
-    fence(view.lines)
+    ...(candidates === undefined ? [] : [CANDIDATES_NOTE]),
+    fence(candidates === undefined ? view.lines : `${view.lines}\n\n${candidates}`)
   ].join("\n\n")
 
 /** How a raw trace was read, for the model: its format, and what it does not say. */

@@ -7,6 +7,7 @@
 import { Either } from "effect"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
 import { ValidationError } from "../Errors.js"
+import type { CheckFinding } from "../Contract/ChecksContract.js"
 import type { TraceFormat } from "../Traces/Model.js"
 import { projectTrace } from "../Catalogue/Project.js"
 import { formatParseError, hintsFor } from "../Intake/Intake.js"
@@ -27,6 +28,10 @@ export interface TraceOrigin {
   readonly sourceOf: (ref: string) => string
   /** The normalized event an evidence ref is, when the ref names one element per event. */
   readonly eventOf: (ref: string) => number | undefined
+  /** The element that is a normalized event, in this pattern's numbering (`steps[4]`), when it has one element per event. */
+  readonly refOfEvent: (event: number) => string | undefined
+  /** The checks' findings on the trace, for the prompt as candidate events (DECISIONS §23); none outside a diagnose. */
+  readonly candidates: ReadonlyArray<CheckFinding>
   /** What the cache key adds for a raw trace: the format, the trace with its sources, the hints. */
   readonly keyParts: Readonly<Record<string, unknown>>
 }
@@ -36,11 +41,16 @@ export const GROUND_TRUTH = "ground_truth"
 
 const FIELD_REF = /^([A-Za-z_][A-Za-z0-9_]*)(\[\d+\])?/
 
+/** What of the checks' findings makes the prompt: the cache key holds it, so other candidates are another prompt. */
+const candidateKey = (candidates: ReadonlyArray<CheckFinding>) =>
+  candidates.map((finding) => [finding.check, finding.severity, finding.explanation, finding.evidence.map((item) => item.event)])
+
 /** The pattern's validated input from an admitted trace, with the raw trace's origin. */
 export const validateAdmitted = (
   code: PatternCode,
   admitted: AdmittedTrace,
-  allHints: Readonly<Record<string, unknown>>
+  allHints: Readonly<Record<string, unknown>>,
+  candidates: ReadonlyArray<CheckFinding> = []
 ): Either.Either<{ readonly trace: ValidatedTrace; readonly origin: TraceOrigin | undefined }, ValidationError> => {
   if (admitted._tag === "Native") {
     return Either.mapBoth(code.validate(admitted.trace), {
@@ -79,6 +89,10 @@ export const validateAdmitted = (
     const i = Number(index.slice(1, -1))
     return i < sequence.events.length ? i : undefined
   }
+  const refOfEvent = (event: number): string | undefined => {
+    const sequence = projection.sequence
+    return sequence !== undefined && Number.isInteger(event) && event >= 0 && event < sequence.events.length ? `${sequence.field}[${event}]` : undefined
+  }
   const sourceOf = (ref: string): string => {
     const match = FIELD_REF.exec(ref.trim())
     const field = match?.[1] ?? ref
@@ -102,7 +116,20 @@ export const validateAdmitted = (
       groundTruth,
       sourceOf,
       eventOf,
-      keyParts: { format, id: trace.id, events: trace.events, task: trace.task, outcome: trace.outcome, success: trace.success, hints, ...(groundTruth === undefined ? {} : { groundTruth }) }
+      refOfEvent,
+      candidates,
+      keyParts: {
+        format,
+        id: trace.id,
+        events: trace.events,
+        task: trace.task,
+        outcome: trace.outcome,
+        success: trace.success,
+        hints,
+        ...(groundTruth === undefined ? {} : { groundTruth }),
+        // absent without candidates: a trace no check flags keeps the key it had
+        ...(candidates.length === 0 ? {} : { candidates: candidateKey(candidates) })
+      }
     }
   })
 }

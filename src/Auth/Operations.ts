@@ -67,6 +67,7 @@ export const LOCAL_OPERATIONS = {
   mcp: local("svc mcp"),
   analyze: local("svc analyze"),
   diagnose: local("svc diagnose"),
+  check: local("svc check"),
   normalize: local("svc normalize"),
   "runs submit": local("svc runs submit", "ingest"),
   "runs list": local("svc runs list"),

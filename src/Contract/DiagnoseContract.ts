@@ -1,13 +1,18 @@
 /**
  * The contract of `POST /v1/diagnose` (DECISIONS §13): a trace in any supported format (or the
- * envelope with options), the report out in the output asked for by `?output=` or `Accept`.
+ * envelope with options), the report out in the output asked for by `?output=` or `Accept`; and of
+ * `POST /v1/checks` (§23): the same body, the checks' findings alone (no lens, no model).
+ * ChecksRequest and ChecksResponse live here, not beside CheckFinding in ChecksContract.ts: they
+ * hold the report's `trace` and `DecisiveStep` (DiagnoseReport.ts), which imports CheckFinding.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Predicate, Schema } from "effect"
-import { DIAGNOSE_OUTPUT_DESCRIPTION, DiagnoseOutput, DiagnoseResponse } from "./DiagnoseReport.js"
+import { Severity } from "../Catalogue/Severity.js"
+import { CheckFinding } from "./ChecksContract.js"
+import { DecisiveStep, DIAGNOSE_OUTPUT_DESCRIPTION, DiagnoseOutput, DiagnoseReport, DiagnoseResponse } from "./DiagnoseReport.js"
 import {
   AuthMisconfiguredWire,
   InvalidModeWire,
@@ -40,6 +45,27 @@ export const DiagnoseRequest = Schema.Union(DiagnoseEnvelope, RawTrace).annotati
   identifier: "DiagnoseRequest",
   description: "A trace in any supported format (or in the pattern-free native shapes: steps, messages, turns), as it is or in the envelope."
 })
+
+/** `POST /v1/checks`'s body: the diagnose's, of which the checks read the trace, `format` and `select`. */
+export const ChecksRequest = Schema.Union(DiagnoseEnvelope, RawTrace).annotations({
+  identifier: "ChecksRequest",
+  description:
+    "The body of POST /v1/diagnose: a trace as it is, or in the envelope. The checks read the trace, `format` and `select`; the lenses' options (mode, model, patterns, ...) are accepted and not used."
+})
+
+/** `?format=&select=` for a body sent as it is (DECISIONS §16); the envelope wins. */
+export const ChecksParams = Schema.Struct({ format: AnalyzeQueryParams.format, select: AnalyzeQueryParams.select })
+
+export const ChecksResponse = Schema.Struct({
+  trace: DiagnoseReport.fields.trace,
+  severity: Severity.annotations({ description: "The highest severity of the checks' findings; none when no check fired." }),
+  checks: Schema.Array(CheckFinding).annotations({ description: "What the deterministic checks found (DECISIONS §23), most severe first." }),
+  decisive_step: Schema.NullOr(DecisiveStep).annotations({ description: "The earliest event cited by a check finding at the highest severity present; null when no check fired." })
+}).annotations({
+  identifier: "ChecksResponse",
+  description: "The checks' findings on one trace, as the diagnose report holds them, with no lens run: `trace` as in the report."
+})
+export type ChecksResponse = typeof ChecksResponse.Type
 
 /**
  * `?output=` as the contract documents it (DiagnoseOutput's values), decoded as plain text: the
@@ -124,9 +150,27 @@ export class DiagnoseGroup extends HttpApiGroup.make("diagnose")
       .annotate(OpenApi.Summary, "Diagnose a trace: the lenses that fit it, one report")
       .annotate(
         OpenApi.Description,
-        `Triage (by code, no model call) scores every pattern against the trace and picks the best \`max_patterns\` (or runs the \`patterns\` named); they run concurrently through the same engine as analyze, and their detections merge into one report: severity, the decisive step, findings with corroboration, ranked interventions, per-pattern detections, triage, coverage and usage. Output by \`?output=\` or \`Accept\`: ${OUTPUTS_DESCRIBED}. With no model provider configured the report still comes back: triage, signals and playbooks, every lens marked llm_resolution_error.`
+        `Every trace goes through the deterministic checks first (the report's \`checks\`, with or without a model). Triage (by code, no model call) scores every pattern against the trace and picks the best \`max_patterns\` (or runs the \`patterns\` named); they run concurrently through the same engine as analyze, and their detections merge into one report: severity, the decisive step, findings with corroboration, ranked interventions, per-pattern detections, triage, coverage and usage. Output by \`?output=\` or \`Accept\`: ${OUTPUTS_DESCRIBED}. With no model provider configured the report still comes back: triage, signals and playbooks, every lens marked llm_resolution_error.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("check", "/v1/checks")
+      .setPayload(ChecksRequest)
+      .setUrlParams(ChecksParams)
+      .addSuccess(ChecksResponse)
+      .addError(ValidationErrorWire)
+      .addError(UnsupportedTraceFormatWire)
+      .addError(UnauthorizedWire)
+      .addError(RequestTooLargeWire)
+      .addError(UnsupportedMediaTypeWire)
+      .addError(RateLimitedWire)
+      .addError(AuthMisconfiguredWire)
+      .annotate(OpenApi.Summary, "Run the checks on a trace: deterministic findings, no model")
+      .annotate(
+        OpenApi.Description,
+        "The diagnose's intake (format, select, trace limits, redaction), then the checks alone (DECISIONS §23): rules over the normalized trace such as a tool error the run carried on past, each finding citing the events it rests on (quoted, or described for an event without content). No lens runs and no model is called; the answer is the report's `trace`, `severity`, `checks` and `decisive_step`."
       )
   )
   .annotate(OpenApi.Title, "Diagnose")
-  .annotate(OpenApi.Description, "One trace in, the right lenses chosen, one report (docs/diagnose.md).")
+  .annotate(OpenApi.Description, "One trace in, the checks and the right lenses, one report (docs/diagnose.md).")
 {}

@@ -7,7 +7,8 @@ import { Confidence, DetectedEvidence, Signals } from "../Catalogue/Detection.js
 import { Severity } from "../Catalogue/Severity.js"
 import { Mode } from "../Catalogue/Resources.js"
 import { OUTPUT_NAMES, OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
-import { EventKind, TraceFormat } from "../Traces/Model.js"
+import { EventKind, Instrumentation, TraceFormat } from "../Traces/Model.js"
+import { CheckFinding } from "./ChecksContract.js"
 
 /** The outputs' names, in the registry's order (src/Registry/Outputs.ts); the first is the default. */
 export { OUTPUT_NAMES }
@@ -27,7 +28,7 @@ export const TriageEntry = Schema.Struct({
   reasons: Schema.Array(Schema.String).annotations({ description: "Why the score is what it is." }),
   skipped: Schema.NullOr(Schema.String).annotations({
     description:
-      "Why a fitting pattern did not run: the hints it needs, the bound (max_patterns, budget_tokens), or `no_content` for a trace without message content (DECISIONS §18)."
+      "Why a fitting pattern did not run: the hints it needs, the bound (max_patterns, budget_tokens), or, for a trace without message content (DECISIONS §18, §23), `no_content` followed by the setting that turns content on (`no_content: turn content on with TRACELOOP_TRACE_CONTENT=true (OpenLLMetry)`)."
   })
 }).annotations({ identifier: "TriageEntry", description: "One pattern's place in the triage." })
 export type TriageEntry = typeof TriageEntry.Type
@@ -88,10 +89,11 @@ export const DecisiveStep = Schema.Struct({
   content: Schema.String.annotations({ description: "The element's text (shortened past 600 characters)." }),
   severity: Severity,
   patterns: Schema.Array(Schema.String).annotations({ description: "The patterns whose findings cite it." }),
-  findings: Schema.Array(Schema.String).annotations({ description: "The titles of those findings." })
+  findings: Schema.Array(Schema.String).annotations({ description: "The titles of those findings, the checks' first." }),
+  checks: Schema.Array(Schema.String).annotations({ description: "The checks whose findings cite it (DECISIONS §23)." })
 }).annotations({
   identifier: "DecisiveStep",
-  description: "The earliest element cited by a verified finding at the highest severity present: who did what, and when."
+  description: "The earliest element cited at the highest severity present among the checks' findings and the lenses' verified findings: who did what, and when."
 })
 export type DecisiveStep = typeof DecisiveStep.Type
 
@@ -118,6 +120,21 @@ export const DiagnoseUsage = Schema.Struct({
   budget_tokens: Schema.NullOr(Schema.Int)
 }).annotations({ identifier: "DiagnoseUsage", description: "What the diagnose spent." })
 
+export const ReportContent = Schema.Struct({
+  absent: Schema.Literal(true).annotations({ description: "The trace holds no message content: no lens read it, and no model was called (DECISIONS §23)." }),
+  instrumentation: Schema.NullOr(Instrumentation).annotations({
+    description: "The instrumentation that recorded the trace, read from its spans; null when the trace does not tell."
+  }),
+  setting: Schema.String.annotations({
+    description: "What turns content on for that instrumentation (`TRACELOOP_TRACE_CONTENT=true`), or every instrumentation's setting when it is not known."
+  })
+}).annotations({
+  identifier: "ReportContent",
+  description:
+    "Present when the trace holds no message content (DECISIONS §23): why the lenses did not read it, and the setting that turns content on where the agent runs."
+})
+export type ReportContent = typeof ReportContent.Type
+
 export const DiagnoseReport = Schema.Struct({
   trace: Schema.Struct({
     format: TraceFormat,
@@ -135,10 +152,14 @@ export const DiagnoseReport = Schema.Struct({
   }),
   mode: Mode,
   model: Schema.NullOr(Schema.String),
-  severity: Severity,
+  severity: Severity.annotations({ description: "The highest severity of every check finding and verified lens finding shown (none when there are none)." }),
   confidence: Confidence,
   summary: Schema.String,
   decisive_step: Schema.NullOr(DecisiveStep),
+  checks: Schema.Array(CheckFinding).annotations({
+    description: "What the deterministic checks found (DECISIONS §23), most severe first: on every trace, with or without a model or message content."
+  }),
+  content: Schema.optional(ReportContent),
   findings: Schema.Array(ReportFinding),
   interventions: Schema.Array(RankedIntervention),
   patterns: Schema.Array(PatternRun),

@@ -29,9 +29,12 @@ import {
 } from "../Errors.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import { normalizeTrace, normalizeTraces, selectTrace } from "../Traces/Normalize.js"
-import { type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
+import { checksReportOf, type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
 import type { DiagnoseReport, ReportContext, TriageEntry } from "../Contract/DiagnoseReport.js"
 import { type Candidate, rankCandidates, shapeOf, triageOne } from "./Triage.js"
+import { contentOf, noContentReason } from "./Content.js"
+import { Checks } from "../Checks/Checks.js"
+import type { ChecksResponse } from "../Contract/DiagnoseContract.js"
 
 /** Lenses run at once inside one diagnose. */
 const CONCURRENCY = 4
@@ -66,6 +69,8 @@ export interface AdmittedEach {
 
 export type AdmitFailure = ValidationError | UnsupportedTraceFormat | RequestTooLarge | InvalidMode | InternalError
 
+export type CheckFailure = ValidationError | UnsupportedTraceFormat | RequestTooLarge | InternalError
+
 export interface DiagnoseServiceShape {
   /** `body`: the parsed request body; `keyName`: the caller's verified key name (data scope). */
   readonly diagnose: (
@@ -84,6 +89,16 @@ export interface DiagnoseServiceShape {
     keyName: string | null,
     query?: QueryOptions
   ) => Effect.Effect<AdmittedEach, AdmitFailure>
+  /**
+   * The checks alone (`POST /v1/checks`, DECISIONS §23): diagnose's intake of the trace (format,
+   * select, limits, redaction), then the checks; no triage, lens or model, so the lenses' options
+   * are not read.
+   */
+  readonly check: (
+    body: Record<string, unknown> | Array<unknown>,
+    keyName: string | null,
+    query?: QueryOptions
+  ) => Effect.Effect<ChecksResponse, CheckFailure>
   /** Runs an admitted request: triage, the lenses, the merge (the worker's way in, and diagnose's). */
   readonly run: (request: AdmittedDiagnose, keyName: string | null, requestId: string) => Effect.Effect<DiagnoseOutcome, Timeout | InternalError>
 }
@@ -121,6 +136,7 @@ export const DiagnoseServiceLive = Layer.effect(
     const redaction = yield* Redaction
     const tracing = yield* Tracing
     const analyses = yield* AnalyzeService
+    const checkRules = yield* Checks
     const entries = catalogue.entries
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
 
@@ -168,6 +184,28 @@ export const DiagnoseServiceLive = Layer.effect(
         return yield* run({ format: normalized.format, trace, options, redactions: redactionsOf(trace.redactions, hintRedactions) }, keyName, requestId)
       })
 
+    const check: DiagnoseServiceShape["check"] = (body, keyName, query = NO_QUERY) =>
+      tracing.span(
+        Effect.gen(function*() {
+          // the CPU turn normalize takes too: a large trace is parsed here
+          yield* analyses.pace
+          const intake = yield* readTraceIntake(body, query)
+          const redactor = yield* redaction.forKey(keyName)
+          const normalized = yield* normalizeTrace(intake.parts.trace, intake.format, limits, redactTrace(redactor))
+          const trace = yield* selectTrace(normalized, intake.select)
+          return checksReportOf(normalized.format, trace, redactionsOf(trace.redactions), checkRules.run(trace, keyName))
+        }),
+        "check",
+        {
+          onEnd: (exit, set) => {
+            if (!Exit.isSuccess(exit)) return
+            set("svc.format", exit.value.trace.format)
+            set("svc.severity", exit.value.severity)
+            set("svc.checks", exit.value.checks.length)
+          }
+        }
+      )
+
     /** The diagnose's span (DECISIONS §21), when spans are made. */
     const diagnoseSpan = <E, R>(request: AdmittedDiagnose, effect: Effect.Effect<DiagnoseOutcome, E, R>) =>
       !tracing.enabled ? effect : tracing.span(effect, "diagnose", {
@@ -189,10 +227,12 @@ export const DiagnoseServiceLive = Layer.effect(
         yield* analyses.pace
         const { format, redactions, trace } = request
         const { budgetTokens: budget, hints, maxPatterns, mode, model, patterns: named } = request.options
+        // The checks first, on every trace, with or without a model (DECISIONS §23).
+        const checks = checkRules.run(trace, keyName)
 
         // Triage: every pattern against the trace, by code; the event loop gets a turn between
         // patterns (a long trace takes milliseconds per pattern), so other requests go on.
-        const shape = shapeOf(trace)
+        const shape = shapeOf(trace, checks)
         const candidates = rankCandidates(
           yield* Effect.forEach(entries, (entry) =>
             Effect.zipRight(analyses.pace, Effect.sync(() => triageOne(entry, format, trace, hints, shape))))
@@ -207,7 +247,8 @@ export const DiagnoseServiceLive = Layer.effect(
         // lens that could read it is skipped as no_content, and no model is called.
         const contentFree = trace.content === "absent"
         if (contentFree) {
-          for (const candidate of candidates) if (candidate.cannot === undefined) skipped.set(candidate.entry.pattern.code.slug, "no_content")
+          const reason = noContentReason(contentOf(trace))
+          for (const candidate of candidates) if (candidate.cannot === undefined) skipped.set(candidate.entry.pattern.code.slug, reason)
         }
         for (const candidate of contentFree ? [] : wanted) {
           const slug = candidate.entry.pattern.code.slug
@@ -249,9 +290,11 @@ export const DiagnoseServiceLive = Layer.effect(
             signals: candidate.signals ?? { values: {}, highlights: [] },
             playbookKeys: entry.pattern.playbooks.map((playbook) => playbook.key)
           }
+          // the checks' findings go to each lens as candidate events (DECISIONS §23)
           return analyses.prepare(
             { entry, options: { mode, model, baseline: null, hints }, trace: { _tag: "Raw", format: format, trace }, redactions },
-            keyName
+            keyName,
+            checks
           ).pipe(
             Effect.tap((prepared) => Effect.sync(() => cacheKeys.push(prepared.key))),
             Effect.flatMap((prepared) =>
@@ -289,6 +332,7 @@ export const DiagnoseServiceLive = Layer.effect(
           mode,
           model,
           runs,
+          checks,
           triage: triageEntries,
           estimatedTokens: perRun * chosen.length,
           budgetTokens: budget,
@@ -299,6 +343,6 @@ export const DiagnoseServiceLive = Layer.effect(
         return { report: mergeReport(input), events: trace.events, cacheKeys }
       }))
 
-    return { diagnose, admitEach, run }
+    return { diagnose, admitEach, check, run }
   })
 )

@@ -9,7 +9,10 @@ import { type Severity, severityAt, severityRank } from "../Catalogue/Severity.j
 import { normalise } from "../Catalogue/SignalKit.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
-import type { DecisiveStep, DiagnoseReport, PatternRun, RankedIntervention, ReportFinding, TriageEntry } from "../Contract/DiagnoseReport.js"
+import type { CheckFinding } from "../Contract/ChecksContract.js"
+import type { ChecksResponse } from "../Contract/DiagnoseContract.js"
+import type { DecisiveStep, DiagnoseReport, PatternRun, RankedIntervention, ReportContent, ReportFinding, TriageEntry } from "../Contract/DiagnoseReport.js"
+import { contentOf, settingSentence } from "./Content.js"
 
 const LEVELS = ["low", "medium", "high"] as const
 type Level = (typeof LEVELS)[number]
@@ -45,6 +48,8 @@ export interface MergeInput {
   readonly mode: Mode
   readonly model: string | null
   readonly runs: ReadonlyArray<RunOutcome>
+  /** The checks' findings (DECISIONS §23), most severe first. */
+  readonly checks: ReadonlyArray<CheckFinding>
   readonly triage: ReadonlyArray<TriageEntry>
   readonly estimatedTokens: number
   readonly budgetTokens: number | null
@@ -106,17 +111,23 @@ const findingsOf = (runs: ReadonlyArray<RunOutcome>, trace: NormalizedTrace): Ar
     )
 }
 
-/** The earliest event cited by a (verified) finding at the highest severity present. */
-export const decisiveStepOf = (findings: ReadonlyArray<ReportFinding>, trace: NormalizedTrace): DecisiveStep | null => {
+/**
+ * The earliest event cited at the highest severity present among the checks' findings and the lenses'
+ * verified findings (DECISIONS §23).
+ */
+export const decisiveStepOf = (findings: ReadonlyArray<ReportFinding>, trace: NormalizedTrace, checks: ReadonlyArray<CheckFinding> = []): DecisiveStep | null => {
   const cited = findings.filter((finding) => finding.evidence.some((item) => item.event !== null))
-  if (cited.length === 0) return null
-  const top = Math.max(...cited.map((finding) => severityRank(finding.severity)))
+  if (cited.length === 0 && checks.length === 0) return null
+  const top = Math.max(...cited.map((finding) => severityRank(finding.severity)), ...checks.map((check) => severityRank(check.severity)))
   const atTop = cited.filter((finding) => severityRank(finding.severity) === top)
+  const checksAtTop = checks.filter((check) => severityRank(check.severity) === top)
   let earliest = Number.POSITIVE_INFINITY
   for (const finding of atTop) for (const item of finding.evidence) if (item.event !== null && item.event < earliest) earliest = item.event
+  for (const check of checksAtTop) for (const item of check.evidence) if (item.event < earliest) earliest = item.event
   const event = trace.events[earliest]
   if (event === undefined) return null
   const citingFindings = atTop.filter((finding) => finding.evidence.some((item) => item.event === earliest))
+  const citingChecks = checksAtTop.filter((check) => check.evidence.some((item) => item.event === earliest))
   return {
     event: earliest,
     source: event.source,
@@ -126,7 +137,8 @@ export const decisiveStepOf = (findings: ReadonlyArray<ReportFinding>, trace: No
     content: shorten(event.content, 600),
     severity: severityAt(top),
     patterns: Array.from(new Set(citingFindings.map((finding) => finding.pattern))),
-    findings: citingFindings.map((finding) => finding.title)
+    findings: [...citingChecks.map((check) => check.title), ...citingFindings.map((finding) => finding.title)],
+    checks: Array.from(new Set(citingChecks.map((check) => check.check)))
   }
 }
 
@@ -187,16 +199,39 @@ const usageOf = (runs: ReadonlyArray<RunOutcome>) => {
   return { calls, input, cached, output }
 }
 
+/** The report's `trace`: what was read, as the report and POST /v1/checks show it. */
+export const traceSummaryOf = (format: TraceFormat, trace: NormalizedTrace, redactions: Readonly<Record<string, number>>): DiagnoseReport["trace"] => ({
+  format,
+  id: trace.id,
+  task: trace.task,
+  outcome: trace.outcome,
+  success: trace.success,
+  events: trace.events.length,
+  agents: trace.agents,
+  skipped: trace.skipped,
+  redactions
+})
+
+/** The merge with no lens (POST /v1/checks, DECISIONS §23): the checks' severity and decisive step, as the report would have them. */
+export const checksReportOf = (format: TraceFormat, trace: NormalizedTrace, redactions: Readonly<Record<string, number>>, checks: ReadonlyArray<CheckFinding>): ChecksResponse => ({
+  trace: traceSummaryOf(format, trace, redactions),
+  severity: severityAt(Math.max(0, ...checks.map((check) => severityRank(check.severity)))),
+  checks,
+  decisive_step: decisiveStepOf([], trace, checks)
+})
+
 export const mergeReport = (input: MergeInput): DiagnoseReport => {
   const { runs, trace } = input
   const findings = findingsOf(runs, trace)
   const done = runs.filter((run) => run.result._tag === "Done")
   const failed = runs.filter((run) => run.result._tag === "Failed")
   const detections = done.flatMap((run) => (run.result._tag === "Done" ? [run.result.detection] : []))
-  const top = detections.reduce((max, detection) => Math.max(max, severityRank(detection.severity)), 0)
-  const confidences = detections.filter((detection) => severityRank(detection.severity) === top).map((detection) => detection.confidence)
+  const lensTop = detections.reduce((max, detection) => Math.max(max, severityRank(detection.severity)), 0)
+  const confidences = detections.filter((detection) => severityRank(detection.severity) === lensTop).map((detection) => detection.confidence)
+  // never lower than a finding or check the report shows (DECISIONS §23)
+  const top = Math.max(0, ...findings.map((finding) => severityRank(finding.severity)), ...input.checks.map((check) => severityRank(check.severity)))
   const confidence = confidences.length === 0 ? 0 : Math.round((confidences.reduce((a, b) => a + b, 0) / confidences.length) * 100) / 100
-  const decisive = decisiveStepOf(findings, trace)
+  const decisive = decisiveStepOf(findings, trace, input.checks)
   const interventions = interventionsOf(runs)
   const usage = usageOf(runs)
   const cited = new Set(findings.flatMap((finding) => finding.evidence.flatMap((item) => (item.event === null ? [] : [item.event]))))
@@ -229,25 +264,18 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
     }
   })
   const severity = severityAt(top)
-  const summary = summaryOf(input, findings, decisive, severity, failed)
+  const content = contentOf(trace)
+  const summary = summaryOf(input, findings, decisive, severity, failed, content)
   return {
-    trace: {
-      format: input.format,
-      id: trace.id,
-      task: trace.task,
-      outcome: trace.outcome,
-      success: trace.success,
-      events: trace.events.length,
-      agents: trace.agents,
-      skipped: trace.skipped,
-      redactions: input.redactions
-    },
+    trace: traceSummaryOf(input.format, trace, input.redactions),
     mode: input.mode,
     model: input.model,
     severity,
     confidence,
     summary,
     decisive_step: decisive,
+    checks: input.checks,
+    ...(content === undefined ? {} : { content }),
     findings,
     interventions,
     patterns: patternRuns,
@@ -278,11 +306,26 @@ const summaryOf = (
   findings: ReadonlyArray<ReportFinding>,
   decisive: DecisiveStep | null,
   severity: Severity,
-  failed: ReadonlyArray<RunOutcome>
+  failed: ReadonlyArray<RunOutcome>,
+  content: ReportContent | undefined
 ): string => {
   const ran = input.runs.length
   const parts: Array<string> = []
-  if (ran === 0) return "No lens could read this trace: see the triage for what each pattern needs."
+  const strongestCheck = input.checks[0]
+  if (strongestCheck !== undefined) {
+    parts.push(
+      `${input.checks.length} check${input.checks.length === 1 ? "" : "s"} fired; strongest: "${strongestCheck.title}" (${strongestCheck.check}, ${strongestCheck.severity}): ${strongestCheck.explanation}`
+    )
+  }
+  if (ran === 0 && content !== undefined) {
+    // the one case where no lens ran by rule, not by the triage: say how to make the trace readable
+    parts.push(`The trace holds no message content, so no lens read it and no model was called: ${settingSentence(content)}.`)
+    return parts.join(" ")
+  }
+  if (ran === 0) {
+    parts.push(strongestCheck === undefined ? "No check fired, and no lens could read this trace: see the triage for what each pattern needs." : "No lens ran: see the triage for what each pattern needs.")
+    return parts.join(" ")
+  }
   const allUnresolved = failed.length === ran && failed.every((run) => run.result._tag === "Failed" && run.result.kind === "llm_resolution_error")
   if (allUnresolved) {
     parts.push(

@@ -4,12 +4,17 @@
  * its relevance comes from the trace's shape (agents, users, tools, errors) against the pattern's
  * group and input family, and from how much its own signals find. Every score carries its
  * reasons. A pattern whose projection fails (it needs a hint the request lacks) is listed as
- * skipped with what it needs. No pattern is special-cased by name.
+ * skipped with what it needs. The checks' findings raise the patterns whose playbooks address what
+ * they found (DECISIONS §23: a loop raises the patterns that read loops), by the checks' own
+ * playbook lists. No pattern is special-cased by name.
  */
 import { Either } from "effect"
 import type { CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { Signals } from "../Catalogue/Detection.js"
+import { type Severity, severityRank } from "../Catalogue/Severity.js"
 import { validateAdmitted } from "../Analysis/RawTraces.js"
+import { CHECKS } from "../Checks/Registry.js"
+import type { CheckFinding } from "../Contract/ChecksContract.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 
 export interface Candidate {
@@ -28,9 +33,38 @@ export interface TraceShape {
   readonly errors: number
   readonly handoffs: number
   readonly events: number
+  /** The strongest check finding each pattern's playbooks address, by pattern slug. */
+  readonly leads: ReadonlyMap<string, CheckLead>
 }
 
-export const shapeOf = (trace: NormalizedTrace): TraceShape => {
+/** A check that fired, and the playbook of a pattern that addresses it. */
+export interface CheckLead {
+  readonly check: string
+  readonly severity: Severity
+  readonly playbook: string
+}
+
+const PLAYBOOKS_OF: ReadonlyMap<string, ReadonlyArray<string>> = new Map(CHECKS.map((check) => [check.id, check.playbooks]))
+
+/** Each pattern's strongest lead among the checks' findings (a check's playbooks are `<pattern>/<key>`). */
+export const leadsOf = (checks: ReadonlyArray<CheckFinding>): ReadonlyMap<string, CheckLead> => {
+  const leads = new Map<string, CheckLead>()
+  for (const finding of checks) {
+    for (const playbook of PLAYBOOKS_OF.get(finding.check) ?? (finding.playbook === null ? [] : [finding.playbook])) {
+      const slash = playbook.indexOf("/")
+      if (slash <= 0) continue
+      const slug = playbook.slice(0, slash)
+      const known = leads.get(slug)
+      if (known === undefined || severityRank(finding.severity) > severityRank(known.severity)) leads.set(slug, { check: finding.check, severity: finding.severity, playbook })
+    }
+  }
+  return leads
+}
+
+const NO_LEADS: ReadonlyMap<string, CheckLead> = new Map()
+
+/** The trace's shape, with the checks' findings on it (none: no leads). */
+export const shapeOf = (trace: NormalizedTrace, checks: ReadonlyArray<CheckFinding> = []): TraceShape => {
   let userMessages = 0
   let toolCalls = 0
   let errors = 0
@@ -41,7 +75,7 @@ export const shapeOf = (trace: NormalizedTrace): TraceShape => {
     if (event.kind === "error") errors++
     if (event.kind === "handoff") handoffs++
   }
-  return { agents: trace.agents.length, userMessages, toolCalls, errors, handoffs, events: trace.events.length }
+  return { agents: trace.agents.length, userMessages, toolCalls, errors, handoffs, events: trace.events.length, leads: checks.length === 0 ? NO_LEADS : leadsOf(checks) }
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100
@@ -104,6 +138,12 @@ export const relevance = (
   if ((failed || shape.errors > 0) && code.group === "individual") {
     score += 0.1
     reasons.push(failed ? "the run failed: attribution lenses apply" : `${plural(shape.errors, "error")} in the run`)
+  }
+  const lead = shape.leads.get(code.slug)
+  if (lead !== undefined) {
+    // low 0.1 … critical 0.25: a check's finding is a fact about the run, as strong as the signals' pointing
+    score += Math.min(0.25, 0.05 + severityRank(lead.severity) * 0.05)
+    reasons.push(`the check ${lead.check} fired (${lead.severity}); its playbook ${lead.playbook} is this pattern's`)
   }
   const highlighted = new Set(signals.highlights.map((highlight) => highlight.ref)).size
   if (highlighted > 0) {

@@ -10,9 +10,34 @@
  * that really is said twice in one conversation stays twice.
  */
 import { Predicate } from "effect"
-import type { ActorRole, EventKind, NormalizedTrace, TraceEvent } from "./Model.js"
+import { type ActorRole, type DeclaredTool, type EventKind, type EventStatus, isContentPlaceholder, type NormalizedTrace, type TokenUsage, type TraceEvent } from "./Model.js"
 
-export interface EventInput {
+/** A model call's facts (DECISIONS §23), as its source reports them; each absent when it does not. */
+export interface CallFacts {
+  readonly status?: EventStatus | undefined
+  readonly status_code?: string | undefined
+  readonly status_message?: string | undefined
+  readonly finish_reason?: string | undefined
+  readonly tokens?: TokenUsage | undefined
+  readonly duration_ms?: number | undefined
+}
+
+/** `over`'s facts, `base`'s where `over` has none. */
+export const mergeFacts = (base: CallFacts, over: CallFacts): CallFacts => ({
+  status: over.status ?? base.status,
+  status_code: over.status_code ?? base.status_code,
+  status_message: over.status_message ?? base.status_message,
+  finish_reason: over.finish_reason ?? base.finish_reason,
+  tokens: over.tokens ?? base.tokens,
+  duration_ms: over.duration_ms ?? base.duration_ms
+})
+
+/** The structure an event may carry: the tool call it belongs to, and a call's or execution's facts. */
+export interface EventFacts extends CallFacts {
+  readonly call_id?: string | undefined
+}
+
+export interface EventInput extends EventFacts {
   readonly actor: string
   readonly role: ActorRole
   readonly kind: EventKind
@@ -23,9 +48,26 @@ export interface EventInput {
   readonly source: string
 }
 
+/**
+ * One model call of `addHistory`: its facts go on the first event of its output that is added and
+ * is the agent's; a call with no output at all (no content recorded, or an empty answer) is kept
+ * as an empty message of `actor` at `source` carrying them (DECISIONS §23). An output wholly
+ * de-duplicated (an agent span repeating its last model call's answer) adds nothing: that answer
+ * carries its own facts.
+ */
+export interface ModelCall {
+  /** Where the call's output starts among the messages (the ones before it are its input). */
+  readonly outputAt: number
+  readonly facts: CallFacts
+  readonly actor: string
+  readonly source: string
+  readonly timestamp?: string | undefined
+}
+
 export interface HistoryOptions {
   /** The index of the call's first output message (the model's answer); the messages before it are its input. */
   readonly outputFrom?: number | undefined
+  readonly call?: ModelCall | undefined
 }
 
 export interface TraceBuilder {
@@ -40,6 +82,10 @@ export interface TraceBuilder {
    * input repeating it is de-duplicated.
    */
   readonly addHistory: (messages: ReadonlyArray<EventInput>, options?: HistoryOptions) => void
+  /** Adds facts to the event at `index` (a tool call whose execution ended without a result to carry them). */
+  readonly amend: (index: number, facts: EventFacts) => void
+  /** The tools the agent was offered; the first declaration of a name wins, a later one fills what it lacked. */
+  readonly declareTools: (tools: ReadonlyArray<DeclaredTool>) => void
   /** Counts records that were not read (malformed, of unknown types, or not trace content). */
   readonly skip: (count?: number) => void
   readonly setTask: (task: string) => void
@@ -97,19 +143,92 @@ const occurrencesOf = (messages: ReadonlyArray<TraceEvent>): ReadonlyArray<numbe
   })
 }
 
-/** Drops absent optional fields, so events are plain JSON with no `undefined` members. */
+/** A string the event keeps: not empty, and no instrumentation's placeholder. */
+const kept = (value: string | undefined): value is string => value !== undefined && value.length > 0 && !isContentPlaceholder(value)
+
+/** A token count worth keeping: a non-negative integer. */
+const isCount = (value: number | undefined): value is number => value !== undefined && Number.isInteger(value) && value >= 0
+
+type MutableEvent = { -readonly [K in keyof TraceEvent]: TraceEvent[K] }
+
+/**
+ * Writes the facts that are present onto an event, where it has none of its own yet, in the
+ * model's field order. Absent ones are left out, so an event of a source without structure is
+ * what it was before §23.
+ */
+const writeFacts = (event: MutableEvent, facts: EventFacts): void => {
+  if (event.call_id === undefined && kept(facts.call_id)) event.call_id = facts.call_id
+  if (event.status === undefined && facts.status !== undefined) event.status = facts.status
+  if (event.status_code === undefined && kept(facts.status_code)) event.status_code = facts.status_code
+  if (event.status_message === undefined && kept(facts.status_message)) event.status_message = facts.status_message
+  if (event.finish_reason === undefined && kept(facts.finish_reason)) event.finish_reason = facts.finish_reason
+  const input = isCount(facts.tokens?.input) ? facts.tokens?.input : undefined
+  const output = isCount(facts.tokens?.output) ? facts.tokens?.output : undefined
+  if (event.tokens === undefined && (input !== undefined || output !== undefined)) {
+    event.tokens = { ...(input === undefined ? {} : { input }), ...(output === undefined ? {} : { output }) }
+  }
+  const duration = facts.duration_ms
+  if (event.duration_ms === undefined && duration !== undefined && Number.isFinite(duration) && duration >= 0) {
+    // microseconds at most: span times in nanoseconds give float noise beyond them
+    event.duration_ms = Math.round(duration * 1000) / 1000
+  }
+}
+
+const hasFacts = (input: EventFacts): boolean =>
+  input.call_id !== undefined || input.status !== undefined || input.status_code !== undefined || input.status_message !== undefined ||
+  input.finish_reason !== undefined || input.tokens !== undefined || input.duration_ms !== undefined
+
+/**
+ * Drops absent optional fields, so events are plain JSON with no `undefined` members. An
+ * instrumentation's placeholder (`__REDACTED__`, Model.ts) is no content: the event is kept, empty.
+ */
 const eventOf = (input: EventInput): TraceEvent => {
-  const event: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
+  const event: MutableEvent = {
     actor: input.actor,
     role: input.role,
     kind: input.kind,
-    content: input.content,
+    content: isContentPlaceholder(input.content) ? "" : input.content,
     source: input.source
   }
   if (input.tool !== undefined && input.tool.length > 0) event.tool = input.tool
   if (input.to !== undefined && input.to.length > 0) event.to = input.to
   if (input.timestamp !== undefined && input.timestamp.length > 0) event.timestamp = input.timestamp
+  if (hasFacts(input)) writeFacts(event, input)
   return event
+}
+
+/** The event with more facts (those it has already win). */
+const withFacts = (event: TraceEvent, facts: EventFacts): TraceEvent => {
+  const merged: MutableEvent = { ...event }
+  writeFacts(merged, facts)
+  return merged
+}
+
+/** A declared tool as kept: its description when it has one, its parameters when they are an object. */
+const toolOf = (tool: DeclaredTool): DeclaredTool => {
+  const { description, parameters } = tool
+  return {
+    name: tool.name,
+    ...(description !== undefined && description.length > 0 ? { description } : {}),
+    ...(parameters !== undefined ? { parameters } : {})
+  }
+}
+
+/**
+ * Whether an event holds message content for the lenses (DECISIONS §23). An error's text is an
+ * exception's or a status's message, or a label made up for it (`ERROR`); a handoff of a few
+ * name-like words is a span's name (`invoke_agent billing`, `a -> b`). Neither is what was said, so
+ * a trace of such texts alone is content-free. (Placeholders never reach an event: `eventOf`.)
+ */
+const carriesContent = (event: TraceEvent): boolean => {
+  const text = event.content.trim()
+  if (text.length === 0 || event.kind === "error") return false
+  return event.kind !== "handoff" || !isNameOnly(text)
+}
+const NAME_LIKE = /^(?:[\w.:@/-]+|->|→)$/
+const isNameOnly = (text: string): boolean => {
+  const words = text.split(/\s+/)
+  return words.length <= 4 && words.every((word) => NAME_LIKE.test(word))
 }
 
 export const makeTraceBuilder = (id: string | null): TraceBuilder => {
@@ -119,6 +238,7 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
   let task: string | undefined
   let outcome: string | undefined
   let success: boolean | undefined
+  const tools = new Map<string, DeclaredTool>()
 
   // Every input becomes its event first: what follows reads one shape of object, not each
   // importer's own (their many shapes made these reads megamorphic, the costliest part per event).
@@ -139,12 +259,26 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
     const outputFrom = Math.max(0, Math.min(history.outputFrom ?? messages.length, messages.length))
     const input = outputFrom < messages.length ? messages.slice(0, outputFrom) : messages
     const occurrences = occurrencesOf(input)
+    const call = history.call
+    const outputAt = call === undefined ? messages.length : Math.max(0, call.outputAt)
+    let placed = call === undefined
+    // The call's facts ride on the first of its output events that is added and is the agent's
+    // (not a system prompt or tool result some formats list among a response's items).
+    const pushAt = (message: TraceEvent, i: number) => {
+      if (!placed && call !== undefined && i >= outputAt && message.role === "agent") {
+        placed = true
+        push(withFacts(message, call.facts))
+      } else push(message)
+    }
     input.forEach((message, i) => {
-      if ((occurrences[i] ?? 1) > seen.get(message)) push(message)
+      if ((occurrences[i] ?? 1) > seen.get(message)) pushAt(message, i)
     })
     for (let i = outputFrom; i < messages.length; i++) {
       const message = messages[i]
-      if (message !== undefined) push(message)
+      if (message !== undefined) pushAt(message, i)
+    }
+    if (!placed && call !== undefined && outputAt >= messages.length) {
+      push(eventOf({ actor: call.actor, role: "agent", kind: "message", content: "", source: call.source, timestamp: call.timestamp, ...call.facts }))
     }
   }
 
@@ -164,8 +298,8 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
       if (event !== undefined && event.role === "agent" && event.kind === "message" && event.content.trim().length > 0) lastAgent = event
     }
     const last = events.at(-1)
-    // What ran, without what was said (DECISIONS §18): marked, so no surface analyses it.
-    const contentFree = events.length > 0 && events.every((event) => event.content.trim().length === 0)
+    // What ran, without what was said (DECISIONS §18, §23): marked, so no surface analyses it.
+    const contentFree = events.length > 0 && !events.some(carriesContent)
     const trace: NormalizedTrace = {
       id,
       // The task is the user's input, never the model's answer, a tool's arguments or the system
@@ -177,21 +311,36 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
       events,
       skipped
     }
+    const declared: NormalizedTrace = tools.size === 0 ? trace : { ...trace, tools: Array.from(tools.values()) }
     // (not `{...marker, id, ...}`: a spread followed by properties is V8's slow path)
-    return contentFree ? { content: "absent", ...trace } : trace
+    return contentFree ? { content: "absent", ...declared } : declared
   }
 
   return {
     add: (input) => push(eventOf(input)),
     addHistory,
+    amend: (index, facts) => {
+      const event = events[index]
+      if (event !== undefined) events[index] = withFacts(event, facts)
+    },
+    declareTools: (declared) => {
+      for (const tool of declared) {
+        if (!kept(tool.name)) continue
+        const known = tools.get(tool.name)
+        if (known === undefined) tools.set(tool.name, toolOf(tool))
+        else if ((known.description === undefined && tool.description !== undefined) || (known.parameters === undefined && tool.parameters !== undefined)) {
+          tools.set(tool.name, toolOf({ name: known.name, description: known.description ?? tool.description, parameters: known.parameters ?? tool.parameters }))
+        }
+      }
+    },
     skip: (count = 1) => {
       skipped += count
     },
     setTask: (value) => {
-      if (value.trim().length > 0) task = value
+      if (value.trim().length > 0 && !isContentPlaceholder(value)) task = value
     },
     setOutcome: (value) => {
-      if (value.trim().length > 0) outcome = value
+      if (value.trim().length > 0 && !isContentPlaceholder(value)) outcome = value
     },
     setSuccess: (value) => {
       success = value

@@ -129,7 +129,7 @@ const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
   ["Diagnose"],
   ["Analysis"],
   ["Intake"],
-  ["Cache", "Home", "Auth", "RateLimit", "Store", "Problems", "Redaction", "Lifecycle", "Observability", "Providers", "Ui"],
+  ["Cache", "Home", "Auth", "RateLimit", "Store", "Problems", "Checks", "Redaction", "Lifecycle", "Observability", "Providers", "Ui"],
   ["Contract", "Api", "Client", "Docs"],
   ["Catalogue"],
   ["Traces"],

@@ -103,14 +103,16 @@ describe("svc analyze", () => {
 })
 
 describe("svc diagnose", () => {
-  it("with no provider configured: exit 3, the triage report still written", async () => {
+  it("with no provider configured: exit 3, the checks' verdict and the triage report still written", async () => {
     const out = join(tempFile("placeholder", ""), "..", "report.md")
     const ran = await svc(["diagnose", openaiFailed, "--out", out])
     expect(ran.code).toBe(3)
     expect(ran.stdout).toBe("")
     expect(ran.stderr).toMatch(/svc diagnose: \d+ of \d+ lenses did not run \(llm_resolution_error\)/)
     const report = readFileSync(out, "utf8")
-    expect(report).toContain("# Diagnose: NONE")
+    // the checks need no model: the run's failed model call (a 500) is the verdict (issue 48)
+    expect(report).toContain("# Diagnose: HIGH")
+    expect(report).toContain("provider_error")
     expect(report).toContain("No model provider is configured")
     expect(report).toContain("## Triage")
   })
@@ -346,7 +348,7 @@ describe("help and completions", () => {
     for (const shell of ["bash", "zsh", "fish"]) {
       const ran = await svc(["--completions", shell])
       expect(ran.code).toBe(0)
-      for (const command of ["serve", "analyze", "diagnose", "normalize", "patterns", "runs", "mcp"]) expect(ran.stdout, shell).toContain(command)
+      for (const command of ["serve", "analyze", "diagnose", "check", "normalize", "patterns", "runs", "mcp"]) expect(ran.stdout, shell).toContain(command)
       scripts[shell] = tempFile(`svc.${shell}`, ran.stdout)
     }
     const bash = spawnSync("bash", ["-c", `source ${scripts["bash"]}; COMP_WORDS=(svc dia); COMP_CWORD=1; _svc_bash_completions svc dia svc; echo "\${COMPREPLY[*]}"`], {

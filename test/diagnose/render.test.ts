@@ -4,7 +4,9 @@
  * validator with its GitHub rules, lines of the cited elements, stable fingerprints), HTML (in
  * headless Chromium with JavaScript off: timeline, decisive step, finding pins, no request, no
  * injected markup; the screenshot in docs/images) and OTLP/JSON logs (gen_ai.evaluation.result
- * records, AnyValue shapes, span linking).
+ * records, AnyValue shapes, span linking). The checks' findings (DECISIONS §23) in each, before
+ * the lenses', quoted or described (a content-free event); and `svc check`'s renderings of the
+ * checks alone (Markdown, SARIF, OTLP).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
@@ -12,12 +14,15 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Browser, chromium } from "playwright-core"
 import type { Severity } from "../../src/Catalogue/Severity.js"
+import { CHECKS } from "../../src/Checks/Registry.js"
+import type { CheckFinding } from "../../src/Contract/ChecksContract.js"
+import type { ChecksResponse } from "../../src/Contract/DiagnoseContract.js"
 import type { DiagnoseReport } from "../../src/Contract/DiagnoseReport.js"
 import { escapeHtml, MAX_EVENTS, renderHtml, shownEvents } from "../../src/Diagnose/Render/Html.js"
 import { locateLines, parseSource } from "../../src/Diagnose/Render/JsonLines.js"
-import { codeSpan, escapeMarkdown, renderMarkdown } from "../../src/Diagnose/Render/Markdown.js"
-import { type AnyValue, renderOtlp, severityNumber } from "../../src/Diagnose/Render/Otlp.js"
-import { artifactUri, FINGERPRINT_KEY, renderSarif } from "../../src/Diagnose/Render/Sarif.js"
+import { codeSpan, escapeMarkdown, renderChecksMarkdown, renderMarkdown } from "../../src/Diagnose/Render/Markdown.js"
+import { type AnyValue, renderChecksOtlp, renderOtlp, severityNumber } from "../../src/Diagnose/Render/Otlp.js"
+import { artifactUri, FINGERPRINT_KEY, renderChecksSarif, renderSarif } from "../../src/Diagnose/Render/Sarif.js"
 import { validateSarif } from "../support/Sarif.js"
 import { requireTool } from "../support/Tools.js"
 import { quantizePng } from "./png.js"
@@ -61,6 +66,48 @@ const hostileSample = (): Sample => {
   }
 }
 
+/** The otel sample's check finding (tool_error_unrecovered on verify_counts). */
+const sampleCheck = (): CheckFinding => {
+  const [check] = otelSample.report.checks
+  if (check === undefined) throw new Error("the otel sample has a check finding")
+  return check
+}
+
+/** A check finding on an event without content, as the checks write it for a content-free trace. */
+const CONTENT_FREE_CHECK: CheckFinding = {
+  check: "tool_error_unrecovered",
+  title: "A tool failed and the run carried on as if it had not",
+  severity: "medium",
+  explanation: "get_weather failed at events[2] (status error 503); it was not called again successfully, and the run has no answer that mentions the failure.",
+  playbook: "lewin/environmental.tool_failure_unhandled",
+  fingerprint: "88fd0e69aeb9174a",
+  evidence: [{ ref: "events[2]", quote: null, describes: "tool_result get_weather, status error 503", source: `span:${SPANS.verify}`, event: 7, actor: "get_weather" }]
+}
+
+/** The checks alone on the otel sample, as POST /v1/checks answers: the check's earliest event (the verify_counts call) decisive. */
+const checksAnswer = (): ChecksResponse => {
+  const { report, context } = otelSample
+  const call = context.events[6]
+  if (call === undefined) throw new Error("the otel sample has event 6")
+  return {
+    trace: report.trace,
+    severity: "high",
+    checks: report.checks,
+    decisive_step: {
+      event: 6,
+      source: call.source,
+      actor: call.actor,
+      kind: "tool_call",
+      timestamp: call.timestamp ?? null,
+      content: call.content,
+      severity: "high",
+      patterns: [],
+      findings: [sampleCheck().title],
+      checks: ["tool_error_unrecovered"]
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 describe("Markdown", () => {
@@ -76,6 +123,8 @@ describe("Markdown", () => {
       "# Diagnose: CRITICAL — Migrate the orders table to the v2 schema and confirm the row counts match before cut-over.",
       "## Summary",
       "## Decisive step",
+      "## Checks (1)",
+      "### 1. A tool failed and the run carried on as if it had not",
       "## Findings (3)",
       "### Critical (1)",
       "#### 1. Migrator reported a clean migration after a tool warning",
@@ -115,6 +164,39 @@ describe("Markdown", () => {
     expect(markdown).toContain("- **Elapsed:** 14.3 s")
     expect(markdown).toContain("- **Estimated tokens:** 24,000 of a 40,000 budget")
     expect(markdown).toContain("- **Events:** 13 in the trace, 4 cited by a finding")
+  })
+
+  it("shows the checks before the lenses' findings: title, id, severity, explanation, the quoted evidence and where it is", () => {
+    expect(markdown).toContain("**Checks:** 1 · **Findings:** 3")
+    const checks = markdown.slice(markdown.indexOf("## Checks (1)"), markdown.indexOf("## Findings (3)"))
+    expect(checks).toContain("`tool_error_unrecovered` · severity high · playbook `lewin/environmental.tool_failure_unhandled`")
+    expect(checks).toContain("verify_counts failed at events\\[7\\] (verify_counts timed out after 30 s); it was not called again successfully")
+    expect(checks).toContain(`  - “verify_counts timed out after 30 s” — \`events[7]\`, at \`span:${SPANS.verify}\`, event 7, by verify_counts`)
+    expect(checks).toContain(`  - “Migration finished and reviewed: orders_v2 is ready for cut-over.” — \`events[12]\`, at \`span:${SPANS.orchestrator}/output[0]\`, event 12, by orchestrator`)
+    // A content-free event is described, not quoted.
+    const bare = renderMarkdown({ ...otelSample.report, checks: [CONTENT_FREE_CHECK] }, otelSample.context)
+    expect(bare).toContain(`  - tool_result get_weather, status error 503 (no content) — \`events[2]\`, at \`span:${SPANS.verify}\`, event 7, by get_weather`)
+    expect(bare).not.toContain("“tool_result get_weather")
+  })
+
+  it("names the checks citing the decisive step, and renders the checks alone (svc check)", () => {
+    const answer = checksAnswer()
+    const out = renderChecksMarkdown(answer, { events: [], artifact: "traces/orders-migration.otlp.json", body: undefined })
+    expect(out.split("\n").filter((line) => line.startsWith("#"))).toEqual([
+      "# Checks: HIGH — Migrate the orders table to the v2 schema and confirm the row counts match before cut-over.",
+      "## Decisive step",
+      "## Checks (1)",
+      "### 1. A tool failed and the run carried on as if it had not"
+    ])
+    expect(out).toContain("**Severity:** high · **Checks fired:** 1")
+    expect(out).toContain("- **File:** `traces/orders-migration.otlp.json`")
+    expect(out).toContain("- **Checks:** `tool_error_unrecovered` — A tool failed and the run carried on as if it had not")
+    expect(out).not.toContain("- **Lenses:**")
+    expect(out).toContain(`- **Where:** \`span:${SPANS.verify}\` (event 6)`)
+    expect(out).toContain("no lens ran and no model was called")
+    const none = renderChecksMarkdown({ ...answer, severity: "none", checks: [], decisive_step: null }, { events: [], artifact: undefined, body: undefined })
+    expect(none).toContain("No check fired: the deterministic checks found nothing in this trace.")
+    expect(none).toContain("None: no check finding or verified lens finding cites an element of the trace.")
   })
 
   it("shortens long quotes", () => {
@@ -179,7 +261,8 @@ describe("Markdown", () => {
   it("renders a report without findings or decisive step", () => {
     const out = renderMarkdown(chatSample.report, chatSample.context)
     expect(out).toContain("# Diagnose: NONE — Where is my order #5521? It was due yesterday.")
-    expect(out).toContain("None: no finding cites a verified element of the trace.")
+    expect(out).toContain("None: no check finding or verified lens finding cites an element of the trace.")
+    expect(out).toContain("## Checks\n\nNo check fired")
     expect(out).toContain("No findings: none of the lenses that ran found a failure mode in this trace.")
     expect(out).toContain("## Interventions\n\nNone proposed.")
     expect(out).toContain("- **Estimated tokens:** 4,000 (no budget set)")
@@ -209,6 +292,54 @@ describe("SARIF", () => {
     expect(validation.errors.some((error) => error.includes("GH2012"))).toBe(true)
   })
 
+  it("svc check's SARIF (a run per file, a content-free check among them) passes the validator too", () => {
+    const answer = checksAnswer()
+    const log = renderChecksSarif([
+      { result: answer, context: otelSample.context },
+      { result: { ...answer, severity: "medium", checks: [CONTENT_FREE_CHECK], decisive_step: null }, context: { ...otelSample.context, artifact: "traces/no-content.otlp.json" } }
+    ])
+    const validation = validateSarif(log, "checks")
+    expect(validation.errors, validation.output).toEqual([])
+    expect(log.runs.map((each) => each.automationDetails.id)).toEqual([
+      "pattern-analysis-service/check/traces/orders-migration.otlp.json/",
+      "pattern-analysis-service/check/traces/no-content.otlp.json/"
+    ])
+    expect(log.runs.map((each) => each.results.map((result) => [result.ruleId, result.level]))).toEqual([
+      [["svc/check/tool_error_unrecovered", "error"]],
+      [["svc/check/tool_error_unrecovered", "warning"]]
+    ])
+    expect(log.runs[0]?.results[0]?.properties).toMatchObject({ check: "tool_error_unrecovered", decisive: true })
+    expect(log.runs[1]?.results[0]?.message.text).toContain("Evidence: tool_result get_weather, status error 503 (span:")
+  })
+
+  it("one rule per check that fired, svc/check/<id>, its title and rule from the registry; a result per check finding at its cited span", () => {
+    if (run === undefined) return expect.fail("no run")
+    const [rule] = run.tool.driver.rules
+    const registered = CHECKS.find((check) => check.id === "tool_error_unrecovered")
+    if (registered === undefined) return expect.fail("tool_error_unrecovered is in the registry")
+    expect(rule).toMatchObject({
+      id: "svc/check/tool_error_unrecovered",
+      name: "ToolErrorUnrecovered",
+      shortDescription: { text: `${registered.title}.` },
+      defaultConfiguration: { level: "error" },
+      properties: { tags: ["agent-trace", "check", "tool_error_unrecovered"], playbooks: registered.playbooks }
+    })
+    expect(rule?.fullDescription.text).toBe(registered.rule)
+    expect(rule?.help.text).toContain(`Rule: ${registered.rule}`)
+    expect(rule?.help.markdown).toContain("`lewin/environmental.tool_failure_unhandled`")
+    const [check] = run.results
+    expect(check).toMatchObject({ ruleId: "svc/check/tool_error_unrecovered", ruleIndex: 0, level: "error", rank: 100 })
+    expect(check?.locations[0]?.physicalLocation.region.startLine).toBe(lineOf(otelBody, `"spanId": "${SPANS.verify}"`))
+    expect(check?.relatedLocations?.map((location) => location.physicalLocation.region.startLine)).toEqual([
+      lineOf(otelBody, `"spanId": "${SPANS.verify}"`),
+      lineOf(otelBody, `"spanId": "${SPANS.orchestrator}"`)
+    ])
+    expect(check?.message.text).toMatch(/^A tool failed and the run carried on as if it had not\. verify_counts failed at events\\\[7\\\]/)
+    expect(check?.message.text).toContain("Evidence: “verify_counts timed out after 30 s”")
+    // Not decisive: the lencioni finding at critical is.
+    expect(check?.properties).toMatchObject({ check: "tool_error_unrecovered", severity: "high", fingerprint: "3ddf5ca677ebdb43", decisive: false })
+  })
+
   it("describes the tool and one rule per pattern with findings", () => {
     expect(log.$schema).toBe("https://json.schemastore.org/sarif-2.1.0.json")
     expect(log.version).toBe("2.1.0")
@@ -216,8 +347,8 @@ describe("SARIF", () => {
     if (run === undefined) return expect.fail("no run")
     const version: unknown = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version
     expect(run.tool.driver).toMatchObject({ name: "pattern-analysis-service", version, semanticVersion: version })
-    expect(run.tool.driver.rules.map((rule) => rule.id)).toEqual(["lencioni", "psych_safety", "group_decision"])
-    const [lencioni, psych, group] = run.tool.driver.rules
+    expect(run.tool.driver.rules.map((rule) => rule.id)).toEqual(["svc/check/tool_error_unrecovered", "lencioni", "psych_safety", "group_decision"])
+    const [, lencioni, psych, group] = run.tool.driver.rules
     expect(lencioni?.name).toBe("LencioniFiveDysfunctions")
     expect(lencioni?.defaultConfiguration.level).toBe("error")
     expect(group?.defaultConfiguration.level).toBe("warning")
@@ -234,16 +365,18 @@ describe("SARIF", () => {
   it("has one result per finding, at the line of the cited span in the trace file", () => {
     if (run === undefined) return expect.fail("no run")
     expect(run.results.map((result) => [result.ruleId, result.ruleIndex, result.level])).toEqual([
-      ["lencioni", 0, "error"],
-      ["psych_safety", 1, "error"],
-      ["group_decision", 2, "warning"]
+      ["svc/check/tool_error_unrecovered", 0, "error"],
+      ["lencioni", 1, "error"],
+      ["psych_safety", 2, "error"],
+      ["group_decision", 3, "warning"]
     ])
     const spanLine = (id: string) => lineOf(otelBody, `"spanId": "${id}"`)
-    const primary = run.results.map((result) => result.locations[0]?.physicalLocation.region.startLine)
+    const lensResults = run.results.slice(1)
+    const primary = lensResults.map((result) => result.locations[0]?.physicalLocation.region.startLine)
     expect(primary).toEqual([spanLine(SPANS.runSql), spanLine(SPANS.verify), spanLine(SPANS.reviewer)])
     expect(new Set(primary).size).toBe(3)
     expect(primary.every((line) => line !== undefined && line > 1)).toBe(true)
-    const [lencioni] = run.results
+    const [lencioni] = lensResults
     expect(lencioni?.locations[0]?.physicalLocation.artifactLocation.uri).toBe("traces/orders-migration.otlp.json")
     expect(lencioni?.locations[0]?.logicalLocations).toEqual([
       { name: "steps[5]", fullyQualifiedName: "steps[5]", kind: "element" },
@@ -267,7 +400,7 @@ describe("SARIF", () => {
     )
     const results = again.runs[0]?.results ?? []
     expect(results.map((result) => result.partialFingerprints[FINGERPRINT_KEY])).toEqual(prints)
-    expect(results[0]?.locations[0]?.physicalLocation.region.startLine).toBe((run.results[0]?.locations[0]?.physicalLocation.region.startLine ?? 0) + 3)
+    expect(results[1]?.locations[0]?.physicalLocation.region.startLine).toBe((run.results[1]?.locations[0]?.physicalLocation.region.startLine ?? 0) + 3)
   })
 
   it("chat traces: no results when nothing was found, `messages[i]` lines when something was, trace.json by default", () => {
@@ -285,9 +418,9 @@ describe("SARIF", () => {
 
   it("falls back to line 1 when the element cannot be found or there is no body", () => {
     const noBody = renderSarif(otelSample.report, { ...otelSample.context, body: undefined }).runs[0]
-    expect(noBody?.results.map((result) => result.locations[0]?.physicalLocation.region.startLine)).toEqual([1, 1, 1])
+    expect(noBody?.results.map((result) => result.locations[0]?.physicalLocation.region.startLine)).toEqual([1, 1, 1, 1])
     const garbled = renderSarif(otelSample.report, { ...otelSample.context, body: "not json {" }).runs[0]
-    expect(garbled?.results.map((result) => result.locations[0]?.physicalLocation.region.startLine)).toEqual([1, 1, 1])
+    expect(garbled?.results.map((result) => result.locations[0]?.physicalLocation.region.startLine)).toEqual([1, 1, 1, 1])
   })
 
   it("makes the artifact a relative URI", () => {
@@ -428,8 +561,18 @@ describe("HTML", () => {
     expect(await box.innerText()).toContain("Who: run_sql")
     expect(await box.locator("a[href='#event-5']").isVisible()).toBe(true)
 
+    // The checks' cards come first, then the lenses' findings; both link to the events they cite.
+    expect(await page.locator("main section").evaluateAll((sections) => sections.map((section) => section.id).slice(0, 2))).toEqual(["checks", "findings"])
+    const check = page.locator("#check-0")
+    expect(await check.isVisible()).toBe(true)
+    expect(await check.locator("h3").innerText()).toBe("A tool failed and the run carried on as if it had not")
+    expect(await check.locator(".meta").innerText()).toContain("tool_error_unrecovered")
+    expect(await check.locator("blockquote").first().innerText()).toBe("verify_counts timed out after 30 s")
+    expect(await check.locator("a[href='#event-7']").isVisible()).toBe(true)
+    expect(await page.locator("#event-7 a.pin.check").getAttribute("href")).toBe("#check-0")
+    expect(await page.locator("#event-7 a.pin.check").innerText()).toContain("C1 High")
     // Finding cards link to the events they cite; events carry the badges of the findings citing them.
-    const cards = page.locator("article.finding")
+    const cards = page.locator("article.finding:not(.check)")
     expect(await cards.count()).toBe(3)
     expect(await page.locator("#finding-0 a[href='#event-5']").isVisible()).toBe(true)
     expect(await page.locator("#finding-0 a[href='#event-8']").isVisible()).toBe(true)
@@ -437,7 +580,7 @@ describe("HTML", () => {
     expect(await page.locator("#event-5 a.pin").innerText()).toContain("F1 Critical")
     expect(await page.locator("#event-5 a.pin").isVisible()).toBe(true)
     expect(await page.locator("#event-11 a.pin[href='#finding-2']").isVisible()).toBe(true)
-    expect(await page.locator("li.event.cited").evaluateAll((items) => items.map((item) => item.id))).toEqual(["event-5", "event-7", "event-8", "event-11"])
+    expect(await page.locator("li.event.cited").evaluateAll((items) => items.map((item) => item.id))).toEqual(["event-5", "event-6", "event-7", "event-8", "event-11", "event-12"])
     expect(await page.locator("#event-0 .pins").count()).toBe(0)
 
     // The rest of the report.
@@ -497,8 +640,22 @@ describe("HTML", () => {
     const { context, page } = await open(renderHtml(chatSample.report, chatSample.context))
     expect(await page.locator("ol.timeline > li.event").count()).toBe(6)
     expect(await page.locator("li.event.cited, li.event.decisive, a.pin").count()).toBe(0)
+    expect(await page.locator("#checks").innerText()).toContain("No check fired")
     expect(await page.locator("#findings").innerText()).toContain("No findings")
-    expect(await page.locator(".decisive-box").innerText()).toContain("None: no finding cites a verified element")
+    expect(await page.locator(".decisive-box").innerText()).toContain("None: no check finding or verified lens finding cites an element")
+    await context.close()
+  })
+
+  it("describes a content-free event a check cites, and names the checks of a decisive step", async () => {
+    const step = checksAnswer().decisive_step
+    if (step === null) return expect.fail("the checks answer has a decisive step")
+    const report: DiagnoseReport = { ...otelSample.report, checks: [CONTENT_FREE_CHECK], findings: [], decisive_step: { ...step, event: 7, kind: "error", severity: "medium" } }
+    const { context, page } = await open(renderHtml(report, otelSample.context))
+    expect(await page.locator("#check-0 .described").innerText()).toBe("tool_result get_weather, status error 503 (no content)")
+    expect(await page.locator("#check-0 blockquote").count()).toBe(0)
+    const box = await page.locator(".decisive-box").innerText()
+    expect(box).toContain("Checks: tool_error_unrecovered — A tool failed and the run carried on as if it had not")
+    expect(box).not.toContain("Lenses:")
     await context.close()
   })
 
@@ -510,15 +667,19 @@ describe("HTML", () => {
     const report: DiagnoseReport = {
       ...base,
       trace: { ...base.trace, events: total },
+      checks: base.checks.map((check) => ({ ...check, evidence: [cite(4000)] })),
       findings: base.findings.map((finding, i) => ({ ...finding, evidence: [cite(1000 + i * 1000)] })),
       decisive_step: base.decisive_step === null ? null : { ...base.decisive_step, event: 1000 }
     }
     const html = renderHtml(report, { events, artifact: undefined, body: undefined })
     const ids = Array.from(html.matchAll(/<li id="event-(\d+)"/g), (match) => Number(match[1]))
-    expect(ids).toEqual([0, 1, 2, 998, 999, 1000, 1001, 1002, 1998, 1999, 2000, 2001, 2002, 2998, 2999, 3000, 3001, 3002, 4997, 4998, 4999])
+    // The event a check cites is kept with its neighbours, as a lens finding's.
+    expect(ids).toEqual([
+      0, 1, 2, 998, 999, 1000, 1001, 1002, 1998, 1999, 2000, 2001, 2002, 2998, 2999, 3000, 3001, 3002, 3998, 3999, 4000, 4001, 4002, 4997, 4998, 4999
+    ])
     expect(html).toContain("… 995 events not shown …")
-    expect(html).toContain("… 1,994 events not shown …")
-    expect(html).toContain("21 of 5,000 events shown")
+    expect(html).toContain("… 994 events not shown …")
+    expect(html).toContain("26 of 5,000 events shown")
 
     // Cited everywhere: still at most MAX_EVENTS.
     const everywhere = shownEvents(total, Array.from({ length: 1000 }, (_, i) => i * 5), 7)
@@ -551,11 +712,11 @@ describe("OTLP logs", () => {
   const records = request.resourceLogs[0]?.scopeLogs[0]?.logRecords ?? []
   const attributes = (index: number) => Object.fromEntries((records[index]?.attributes ?? []).map((entry) => [entry.key, entry.value]))
 
-  it("is one resource, one scope, one gen_ai.evaluation.result record per finding", () => {
+  it("is one resource, one scope, one gen_ai.evaluation.result record per check finding and per finding", () => {
     expect(request.resourceLogs).toHaveLength(1)
     expect(request.resourceLogs[0]?.resource.attributes).toContainEqual({ key: "service.name", value: { stringValue: "pattern-analysis-service" } })
     expect(request.resourceLogs[0]?.scopeLogs).toHaveLength(1)
-    expect(records).toHaveLength(3)
+    expect(records).toHaveLength(4)
     for (const record of records) {
       expect(record.eventName).toBe("gen_ai.evaluation.result")
       expect(record.attributes).toContainEqual({ key: "event.name", value: { stringValue: "gen_ai.evaluation.result" } })
@@ -565,8 +726,30 @@ describe("OTLP logs", () => {
     }
   })
 
-  it("carries the GenAI evaluation attributes and the severity", () => {
+  it("carries a check finding first: named svc/check/<id>, score 1, its fingerprint, the events it cites", () => {
     expect(attributes(0)).toMatchObject({
+      "gen_ai.evaluation.name": { stringValue: "svc/check/tool_error_unrecovered" },
+      "gen_ai.evaluation.score.value": { doubleValue: 1 },
+      "gen_ai.evaluation.score.label": { stringValue: "high" },
+      "gen_ai.evaluation.explanation": { stringValue: expect.stringMatching(/^A tool failed and the run carried on as if it had not: verify_counts failed at events\[7\]/) },
+      "pattern_analysis.check": { stringValue: "tool_error_unrecovered" },
+      "pattern_analysis.check.fingerprint": { stringValue: "3ddf5ca677ebdb43" },
+      "pattern_analysis.playbook": { stringValue: "lewin/environmental.tool_failure_unhandled" },
+      "pattern_analysis.evidence.events": { arrayValue: { values: [{ intValue: "7" }, { intValue: "6" }, { intValue: "12" }] } },
+      "pattern_analysis.decisive": { boolValue: false }
+    })
+    expect(attributes(0)).not.toHaveProperty("pattern_analysis.evidence.described")
+    // A content-free event's evidence is described; svc check's request holds the check records alone.
+    const alone = renderChecksOtlp([{ ...checksAnswer(), checks: [CONTENT_FREE_CHECK] }], "2026-11-23T18:32:05.123Z")
+    const [record] = alone.resourceLogs[0]?.scopeLogs[0]?.logRecords ?? []
+    expect(alone.resourceLogs[0]?.scopeLogs[0]?.logRecords).toHaveLength(1)
+    expect(record?.timeUnixNano).toBe("1795458725123000000")
+    expect(record?.attributes).toContainEqual({ key: "pattern_analysis.evidence.described", value: { arrayValue: { values: [{ stringValue: "tool_result get_weather, status error 503" }] } } })
+    expect([record?.traceId, record?.spanId]).toEqual([OTEL_TRACE_ID, SPANS.verify])
+  })
+
+  it("carries the GenAI evaluation attributes and the severity", () => {
+    expect(attributes(1)).toMatchObject({
       "gen_ai.evaluation.name": { stringValue: "lencioni" },
       "gen_ai.evaluation.score.value": { doubleValue: 0.92 },
       "gen_ai.evaluation.score.label": { stringValue: "critical" },
@@ -577,8 +760,8 @@ describe("OTLP logs", () => {
       "pattern_analysis.evidence.events": { arrayValue: { values: [{ intValue: "5" }, { intValue: "8" }] } },
       "pattern_analysis.decisive": { boolValue: true }
     })
-    expect(records.map((record) => [record.severityNumber, record.severityText])).toEqual([[19, "critical"], [17, "high"], [15, "medium"]])
-    expect(records[0]?.body).toEqual({ stringValue: "Migrator reported a clean migration after a tool warning" })
+    expect(records.map((record) => [record.severityNumber, record.severityText])).toEqual([[17, "high"], [19, "critical"], [17, "high"], [15, "medium"]])
+    expect(records[1]?.body).toEqual({ stringValue: "Migrator reported a clean migration after a tool warning" })
     const severities: ReadonlyArray<Severity> = ["none", "low", "medium", "high", "critical"]
     expect(severities.map(severityNumber)).toEqual([9, 13, 15, 17, 19])
   })
@@ -596,6 +779,7 @@ describe("OTLP logs", () => {
 
   it("links each verdict to the span it cites (otel), and to nothing for a chat trace", () => {
     expect(records.map((record) => [record.traceId, record.spanId])).toEqual([
+      [OTEL_TRACE_ID, SPANS.verify],
       [OTEL_TRACE_ID, SPANS.runSql],
       [OTEL_TRACE_ID, SPANS.verify],
       [OTEL_TRACE_ID, SPANS.reviewer]

@@ -2,9 +2,11 @@
  * Two diagnose reports written by hand, with the context each renderer gets (the normalized
  * events and the trace file's text), for the rendering tests:
  * - `otelSample`: an OTLP/JSON trace of a three-agent data migration (orchestrator, migrator,
- *   reviewer) whose migrator hid a tool warning; four lenses ran (one from the cache, one timed
- *   out), with corroborated findings citing spans, a decisive step and ranked interventions. A tool
- *   result in the trace carries an HTML-injection payload, as real data sometimes does.
+ *   reviewer) whose migrator hid a tool warning; the check `tool_error_unrecovered` fired on its
+ *   verify_counts timeout (the finding the checks give this trace); four lenses ran (one from the
+ *   cache, one timed out), with corroborated findings citing spans, a decisive step and ranked
+ *   interventions. A tool result in the trace carries an HTML-injection payload, as real data
+ *   sometimes does.
  * - `chatSample`: an OpenAI Chat Completions conversation (`messages[i]` sources) in which the
  *   lenses found nothing.
  * The events are read from the trace text by the service's own importers, so sources and contents
@@ -131,16 +133,25 @@ const at = (events: ReportContext["events"], index: number) => {
 }
 
 // Events of the otel sample (see the importer's reading in the test): 5 the run_sql result with the
-// warning, 7 the verify_counts timeout, 8 the migrator's "all rows converted", 11 the reviewer's approval.
+// warning, 6 the verify_counts call, 7 its timeout, 8 the migrator's "all rows converted", 11 the
+// reviewer's approval, 12 the orchestrator's final answer.
 const RUN_SQL_RESULT = 5
+const VERIFY_CALL = 6
 const VERIFY_ERROR = 7
 const MIGRATOR_REPORT = 8
 const REVIEWER_APPROVAL = 11
+const FINAL_ANSWER = 12
 
 const evidence = (index: number, quote: string, ref = `steps[${index}]`) => {
   const event = at(otelEvents, index)
   if (!event.content.includes(quote)) throw new Error(`the quote "${quote}" is not in event ${index}`)
   return { ref, quote, source: event.source, event: index, actor: event.actor }
+}
+
+/** A check's evidence as src/Checks/Run.ts writes it: the event's whole text (it is short here). */
+const checkEvidence = (index: number) => {
+  const event = at(otelEvents, index)
+  return { ref: `events[${index}]`, quote: event.content, source: event.source, event: index, actor: event.actor }
 }
 
 const signals = (values: Record<string, number | string>, highlights: ReadonlyArray<{ ref: string; reason: string }> = []) => ({ values, highlights })
@@ -173,8 +184,22 @@ export const otelSample: Sample = {
       content: at(otelEvents, RUN_SQL_RESULT).content,
       severity: "critical",
       patterns: ["lencioni"],
-      findings: ["Migrator reported a clean migration after a tool warning"]
+      findings: ["Migrator reported a clean migration after a tool warning"],
+      checks: []
     },
+    // What the checks give this trace (runChecks on its normalized events), the first of them.
+    checks: [
+      {
+        check: "tool_error_unrecovered",
+        title: "A tool failed and the run carried on as if it had not",
+        severity: "high",
+        explanation:
+          "verify_counts failed at events[7] (verify_counts timed out after 30 s); it was not called again successfully, and the final answer at events[12] does not mention the failure.",
+        playbook: "lewin/environmental.tool_failure_unhandled",
+        fingerprint: "3ddf5ca677ebdb43",
+        evidence: [checkEvidence(VERIFY_ERROR), checkEvidence(VERIFY_CALL), checkEvidence(FINAL_ANSWER)]
+      }
+    ],
     findings: [
       {
         pattern: "lencioni",
@@ -358,6 +383,7 @@ export const chatSample: Sample = {
     confidence: 0.74,
     summary: "A short support exchange: the assistant looked the order up before answering and the user's question was resolved. None of the lenses found a failure mode.",
     decisive_step: null,
+    checks: [],
     findings: [],
     interventions: [],
     patterns: [

@@ -91,7 +91,7 @@ describe("the label readers, the agent rule and the step mapping", () => {
     ].join("\n"))
     const read = readDataset(dir)
     expect(read.items.map((each) => [each.file.endsWith("set.jsonl:1"), each.split, each.label.step])).toEqual([[true, "chat", 3]])
-    expect(read.unread.map((each) => each.reason)).toEqual(["not JSON", "`expect` names no agent, step or span"])
+    expect(read.unread.map((each) => each.reason)).toEqual(["not JSON", "`expect` names no agent, step, span, checks or outcome"])
     expect(stepOfSource(normalized(messages).events[3]?.source ?? "")).toBe(3)
   })
 

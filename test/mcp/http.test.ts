@@ -43,16 +43,17 @@ const INITIALIZE = {
 }
 
 describe("MCP over Streamable HTTP", () => {
-  it("initialize, then 41 tools (all read-only but svc_submit_run), a resource template per kind with 102 resources, and a prompt per pattern", async () => {
+  it("initialize, then 42 tools (all read-only but svc_submit_run), a resource template per kind with 102 resources, and a prompt per pattern", async () => {
     const service = await withProvider()
     const { client, transport } = await connectHttp(service.url)
     expect(client.getServerVersion()?.name).toBe("pattern-analysis-service")
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/)
     const { tools } = await client.listTools()
-    expect(tools).toHaveLength(41)
+    expect(tools).toHaveLength(42)
     const names = tools.map((tool) => tool.name)
     expect(names).toContain("svc_lewin")
     expect(names).toContain("svc_diagnose")
+    expect(names).toContain("svc_check")
     expect(names).toContain("svc_list_patterns")
     for (const tool of tools) {
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== "svc_submit_run")
@@ -138,6 +139,43 @@ describe("MCP over Streamable HTTP", () => {
     await client.close()
   })
 
+  it("svc_check answers what POST /v1/checks answers, without a model call; its errors are REST's", async () => {
+    const service = await withProvider()
+    const { client } = await connectHttp(service.url)
+    const { tools } = await client.listTools()
+    const tool = tools.find((candidate) => candidate.name === "svc_check")
+    expect(tool?.inputSchema.required).toEqual(["trace"])
+    expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual(["format", "select", "trace"])
+    expect(tool?.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false })
+    // A refund whose tool failed, and the agent said it was done; the trace sent as a JSON string.
+    const trace = {
+      messages: [
+        { role: "user", content: "Refund order 1182 please" },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "issue_refund", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "call_1", content: "Error: 503 Service Unavailable: payments gateway down" },
+        { role: "assistant", content: "Done! Your refund has been issued." }
+      ]
+    }
+    const result = await client.callTool({ name: "svc_check", arguments: { trace: JSON.stringify(trace) } })
+    expect(result.isError, firstText(result)).toBeFalsy()
+    const viaRest = await rest(service, "/v1/checks", trace)
+    expect(viaRest.status).toBe(200)
+    expect(result.structuredContent).toEqual(viaRest.json)
+    const structured = result.structuredContent
+    const checks = Predicate.isRecord(structured) && Array.isArray(structured["checks"]) ? structured["checks"] : []
+    expect(checks.map((check: unknown) => (Predicate.isRecord(check) ? check["check"] : undefined))).toEqual(["tool_error_unrecovered", "success_claim_after_error"])
+    expect(firstText(result)).toMatch(/^Checks on a openai trace \(4 events\): severity high, 2 finding\(s\)\./)
+    expect(firstText(result)).toContain("- tool_error_unrecovered (high): issue_refund failed at events[2]")
+    expect(harness.double.calls).toHaveLength(0)
+
+    const bad = await client.callTool({ name: "svc_check", arguments: { trace: { hello: "world" } } })
+    const badRest = await rest(service, "/v1/checks", { trace: { hello: "world" } })
+    expect(bad.isError).toBe(true)
+    expect(bad.structuredContent).toEqual(badRest.json)
+    expect(firstText(bad)).toMatch(/^unsupported_trace_format: /)
+    await client.close()
+  })
+
   it("svc_list_patterns, the resources and the prompts serve the catalogue as REST does", async () => {
     const service = await withProvider()
     const { client } = await connectHttp(service.url)
@@ -216,7 +254,7 @@ describe("MCP over Streamable HTTP", () => {
     await expect(connectHttp(guarded.url)).rejects.toThrow(/"error":"unauthorized","message":"an API key is required/)
     await expect(connectHttp(guarded.url, { authorization: "Bearer wrong-key-0123456789" })).rejects.toThrow(/the API key is not valid/)
     const { client } = await connectHttp(guarded.url, { authorization: `Bearer ${key}` })
-    expect((await client.listTools()).tools).toHaveLength(41)
+    expect((await client.listTools()).tools).toHaveLength(42)
     // The trace limits are answered at the HTTP level, before the call runs.
     const steps = Array.from({ length: 5 }, (_, i) => ({ id: `s${i}`, actor: "agent", action: `step ${i}`, outcome: "ok" }))
     await expect(client.callTool({ name: "svc_lewin", arguments: { trace: { ...exampleTrace("lewin"), steps } } })).rejects.toThrow(/"error":"request_too_large","message":"steps has 5 elements, more than the limit of 3/)
@@ -300,7 +338,7 @@ describe("MCP over Streamable HTTP", () => {
       return parsed
     }
     const listed = await run("--method", "tools/list")
-    expect(Predicate.isRecord(listed) && Array.isArray(listed["tools"]) && listed["tools"].length).toBe(41)
+    expect(Predicate.isRecord(listed) && Array.isArray(listed["tools"]) && listed["tools"].length).toBe(42)
     const resource = await run("--method", "resources/read", "--uri", "svc://patterns/lewin/composition")
     expect(JSON.stringify(resource)).toContain("svc://patterns/lewin/composition")
     const called = await run("--method", "tools/call", "--tool-name", "svc_lewin", "--tool-arg", `trace=${JSON.stringify(exampleTrace("lewin"))}`, "mode=quick")

@@ -62,6 +62,34 @@ describe("a trace redacted (SVC_REDACT=secrets,pii)", () => {
     expect(new Set([out.agents[0], event?.actor, event?.to, event?.content.slice(4)]).size).toBe(1)
   })
 
+  it("redacts the structure's text too (DECISIONS §23): status messages and codes, the declared tools' descriptions and schemas", () => {
+    const structured: NormalizedTrace = {
+      ...trace,
+      tools: [{ name: "fetch_invoice", description: `Bills ${EMAIL}`, parameters: { type: "object", properties: { key: { type: "string", default: AWS } } } }],
+      events: [{
+        actor: "fetch_invoice",
+        role: "tool",
+        kind: "tool_result",
+        tool: "fetch_invoice",
+        content: "",
+        status: "error",
+        status_code: "AuthError",
+        status_message: `401: key ${AWS} was refused for ${EMAIL}`,
+        call_id: "call_7",
+        finish_reason: "stop",
+        source: "span:01"
+      }]
+    }
+    const out = redactTrace(both.forScope("shared"))(structured)
+    const text = JSON.stringify(out)
+    expect(text).not.toContain(AWS)
+    expect(text).not.toContain(EMAIL)
+    expect(out.events[0]?.status_message).toMatch(/^401: key \[aws_key:[0-9a-f]{6}\] was refused for \[email:[0-9a-f]{6}\]$/)
+    // structure stays as it was
+    expect(out.events[0]).toMatchObject({ status: "error", status_code: "AuthError", call_id: "call_7", finish_reason: "stop", source: "span:01" })
+    expect(out.tools?.[0]?.name).toBe("fetch_invoice")
+  })
+
   it("never touches ids, timestamps, sources, or names that hold nothing to redact", () => {
     expect(redacted.id).toBe(trace.id)
     expect(redacted.events.map(({ actor, kind, role, source, timestamp, tool }) => ({ actor, role, kind, tool, source, timestamp }))).toEqual(
@@ -107,6 +135,31 @@ describe("placeholders", () => {
     expect(new Set(placeholders).size).toBe(values.length)
     expect(placeholders.some((placeholder) => /^\[email:[0-9a-f]{12}\]$/.test(placeholder))).toBe(true)
     expect(pass.counts()).toEqual({ email: 20_000 })
+  })
+})
+
+describe("AWS secret access keys (no form of their own: 40 characters of base64)", () => {
+  const KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+  const redact = (text: string) => secrets.forScope("shared").pass().text(text)
+
+  it("are found by the words before them, in free text too, where no `=` or `:` stands", () => {
+    for (const text of [
+      `aws configure set aws_secret_access_key ${KEY}`,
+      `The AWS secret access key is ${KEY}, keep it safe.`,
+      `aws sts assume-role ... --aws-secret-access-key ${KEY}`,
+      `|  SecretAccessKey |  ${KEY}  |`,
+      `AWS_SECRET_ACCESS_KEY=${KEY}`
+    ]) {
+      const out = redact(text)
+      expect(out, text).not.toContain(KEY)
+      expect(out, text).toMatch(/\[aws_secret_key:[0-9a-f]{6}\]/)
+    }
+  })
+
+  it("are not seen without those words, nor in a value that is no random base64", () => {
+    for (const text of [`I used ${KEY} yesterday`, "the secret access key rotation is documented at aws/docs/iam/rotating-access-keys-for-users"]) {
+      expect(redact(text), text).toBe(text)
+    }
   })
 })
 

@@ -78,7 +78,7 @@ describe("a trace without message content", () => {
     expect(diagnosed.status).toBe(200)
     const report = Schema.decodeUnknownSync(DiagnoseResponse)(await diagnosed.json()).report
     expect(report.patterns).toEqual([])
-    const readable = report.triage.filter((entry) => entry.skipped === "no_content")
+    const readable = report.triage.filter((entry) => entry.skipped?.startsWith("no_content") === true)
     expect(readable.length).toBeGreaterThan(20)
     expect(report.triage.every((entry) => !entry.chosen)).toBe(true)
     expect(harness.double.calls).toHaveLength(0)

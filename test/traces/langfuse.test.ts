@@ -1,8 +1,9 @@
 /**
  * The `langfuse` importer (DECISIONS §12) on Langfuse's own framework traces (the seeder's
- * `framework-traces/*.json`, exports of real LangGraph, OpenAI Agents SDK and Pydantic AI runs;
- * see test/fixtures/traces/langfuse/README.md), detection both ways against every other format's
- * fixtures, and the intake: a Langfuse export's `trace` field is trace data, never the envelope.
+ * `framework-traces/*.json`, exports of real LangGraph, OpenAI Agents SDK, Pydantic AI, Google
+ * Gemini, Google ADK and LlamaIndex runs; see test/fixtures/traces/langfuse/README.md), detection
+ * both ways against every other format's fixtures, and the intake: a Langfuse export's `trace`
+ * field is trace data, never the envelope; a Gemini export is read with its content.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
@@ -43,6 +44,28 @@ const FIXTURES: ReadonlyArray<{
     task: "Select and call THREE of the available tools to get joke suggestions about 'programming'.",
     outcome: /^Why do programmers hate nature\?/,
     counts: { messages: 7, toolCalls: 4, withArguments: 4, toolResults: 3, errors: 0, agents: 2, handoffs: 0, thoughts: 0, skipped: 0 }
+  },
+  {
+    file: "google-gemini-2025-08-01.json",
+    id: "9f2f0fe0228fd81a9fe75882934b384a",
+    task: "What is Langfuse?",
+    outcome: /^\*\*Langfuse\*\* is an \*\*open-source observability and evaluation platform/,
+    counts: { messages: 2, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }
+  },
+  {
+    file: "google-adk-2025-08-28.json",
+    id: "b82a0bdc1994fc5d1c8576ca032543f7",
+    task: "hi",
+    outcome: /^Hello Langfuse 👋!/,
+    // the user's message, the agent's instruction, its answer; the call of say_hello (no arguments) and its result
+    counts: { messages: 3, toolCalls: 1, withArguments: 0, toolResults: 1, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }
+  },
+  {
+    file: "llamaindex-2025-06-05.json",
+    id: "12ea412956f99347b0503c1144acd0ec",
+    task: "What is Langfuse?",
+    outcome: /^Langfuse is a tool designed to help developers monitor and debug applications/,
+    counts: { messages: 2, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }
   }
 ]
 
@@ -102,6 +125,99 @@ describe("langfuse importer: framework traces", () => {
     expect(trace.agents).toEqual(["joke_agent", "evaluator_agent"])
     // the evaluator agent's verdict is trace content (its tool call), not a dataset label
     expect(trace.success).toBeNull()
+  })
+})
+
+describe("langfuse importer: Gemini, Google ADK and LlamaIndex", () => {
+  it("reads a Gemini GenerateContent call: the request's contents and the response's candidate, with its tokens", () => {
+    const trace = readOne(fixture("google-gemini-2025-08-01.json"))
+    expect(trace.events.map((event) => [event.actor, event.role, event.kind, event.source])).toEqual([
+      ["user", "user", "message", "observation:b7a63ca7e1d083bc/input.contents"],
+      ["assistant", "agent", "message", "observation:b7a63ca7e1d083bc/output.candidates[0].content"]
+    ])
+    expect(trace.events[0]?.content).toBe("What is Langfuse?")
+    expect(trace.events[1]?.tokens).toEqual({ input: 6, output: 2055 })
+    // with its content, so it is analysed: not the content-free trace it was read as before
+    expect(trace.content).toBeUndefined()
+    // the HTTP response's headers are not content
+    expect(JSON.stringify(trace)).not.toContain("sdk_http_response")
+  })
+
+  it("reads a Google ADK run: the instruction, the function call matched with its tool span's id, the function response, the answer", () => {
+    const trace = readOne(fixture("google-adk-2025-08-28.json"))
+    expect(trace.events.map((event) => [event.actor, event.kind, event.tool ?? "", event.call_id ?? "", event.content, event.source])).toEqual([
+      ["user", "message", "", "", "hi", "observation:86cd4912944ddc41/input.new_message"],
+      ["system", "message", "", "", "Always greet using the say_hello tool.\n\nYou are an agent. Your internal name is \"hello_agent\".", "observation:f6e4c65297e40c96/input.config.system_instruction"],
+      ["agent_run [hello_agent]", "tool_call", "say_hello", "adk-8bd8dc65-717d-4102-858b-3a1dd6b75a00", "{}", "observation:04290e4d82aba1bc"],
+      ["say_hello", "tool_result", "say_hello", "", "{\"greeting\":\"Hello Langfuse 👋\"}", "observation:bded677884f031ce/input.contents[2]"],
+      ["agent_run [hello_agent]", "message", "", "", "Hello Langfuse 👋!\n", "observation:bded677884f031ce/output.content"]
+    ])
+    expect(trace.events.at(-1)?.finish_reason).toBe("stop")
+    expect(trace.tools?.map((tool) => tool.name)).toEqual(["say_hello"])
+    // the trace's scores are evaluations: never copied
+    expect(JSON.stringify(trace)).not.toContain("toxicity")
+  })
+
+  it("reads LlamaIndex's LLM call through OpenInference: the prompt in its bound arguments, then the answer", () => {
+    const trace = readOne(fixture("llamaindex-2025-06-05.json"))
+    expect(trace.events.map((event) => [event.actor, event.kind, event.content.slice(0, 30), event.source])).toEqual([
+      ["user", "message", "What is Langfuse?", "observation:7ca8b22f6628d0c7/input.args[0]"],
+      ["assistant", "message", "Langfuse is a tool designed to", "observation:7ca8b22f6628d0c7/output"]
+    ])
+    expect(trace.events[1]?.tokens).toEqual({ input: 13, output: 81 })
+  })
+
+  const generation = (input: unknown, output: unknown) => ({
+    id: "g1",
+    traceId: "t-2",
+    type: "GENERATION",
+    name: "generate_content",
+    startTime: "2025-01-01T00:00:00.000Z",
+    endTime: "2025-01-01T00:00:01.000Z",
+    parentObservationId: null,
+    input,
+    output
+  })
+
+  it("reads Gemini function calls and responses with their ids, failed responses, thoughts and the JS SDK's camel case", () => {
+    const trace = readOne([
+      generation(
+        {
+          model: "gemini-2.5-pro",
+          config: { systemInstruction: { parts: [{ text: "You book tables." }] } },
+          contents: [
+            { role: "user", parts: [{ text: "Book a table for two" }] },
+            { role: "model", parts: [{ text: "Checking availability.", thought: true }, { functionCall: { id: "fc-1", name: "book", args: { people: 2 } } }] },
+            { role: "user", parts: [{ functionResponse: { id: "fc-1", name: "book", response: { error: "fully booked" } } }] }
+          ]
+        },
+        { candidates: [{ content: { role: "model", parts: [{ text: "Sorry, it is fully booked." }] }, finishReason: "STOP" }], usageMetadata: { promptTokenCount: 40 } }
+      )
+    ])
+    expect(trace.events.map((event) => [event.actor, event.kind, event.tool ?? "", event.call_id ?? "", event.status ?? "", event.content, event.source])).toEqual([
+      ["system", "message", "", "", "", "You book tables.", "observation:g1/input.config.systemInstruction"],
+      ["user", "message", "", "", "", "Book a table for two", "observation:g1/input.contents[0]"],
+      ["assistant", "thought", "", "", "", "Checking availability.", "observation:g1/input.contents[1].parts[0]"],
+      ["assistant", "tool_call", "book", "fc-1", "", "{\"people\":2}", "observation:g1/input.contents[1].parts[1]"],
+      ["book", "error", "book", "fc-1", "error", "{\"error\":\"fully booked\"}", "observation:g1/input.contents[2]"],
+      ["assistant", "message", "", "", "", "Sorry, it is fully booked.", "observation:g1/output.candidates[0].content"]
+    ])
+    expect([trace.task, trace.outcome]).toEqual(["Book a table for two", "Sorry, it is fully booked."])
+  })
+
+  it("reads LlamaIndex chat messages by their text blocks, and a function's arguments only as a model call's prompt", () => {
+    const trace = readOne([
+      generation(
+        { messages: [{ role: "system", additional_kwargs: {}, blocks: [{ block_type: "text", text: "Answer briefly." }] }, { role: "user", additional_kwargs: {}, blocks: [{ block_type: "text", text: "Capital of France?" }, { block_type: "image", url: "x" }] }] },
+        "Paris."
+      ),
+      { ...generation({ args: ["not a prompt"], kwargs: {} }, null), id: "s1", type: "SPAN", startTime: "2025-01-01T00:00:02.000Z" }
+    ])
+    expect(trace.events.map((event) => [event.actor, event.kind, event.content, event.source])).toEqual([
+      ["system", "message", "Answer briefly.", "observation:g1/input.messages[0]"],
+      ["user", "message", "Capital of France?", "observation:g1/input.messages[1]"],
+      ["assistant", "message", "Paris.", "observation:g1/output"]
+    ])
   })
 })
 
@@ -206,5 +322,10 @@ describe("POST /v1/traces/normalize with a Langfuse export", () => {
     const wrapped = await post(JSON.stringify({ trace: fixture("openai-agents-2025-09-30.json"), format: "langfuse" }))
     expect(wrapped.status).toBe(200)
     expect(Schema.decodeUnknownSync(One)(await wrapped.json()).trace.id).toBe("fee618f96dc31e0ca38b2f7b26eb8b29")
+    // a Gemini run: read with its content (before, one empty event: a trace without content, which analyze refuses)
+    const gemini = await post(fixtureText("langfuse/google-gemini-2025-08-01.json"))
+    expect(gemini.status).toBe(200)
+    const geminiRead = Schema.decodeUnknownSync(One)(await gemini.json())
+    expect([geminiRead.format, geminiRead.events, geminiRead.trace.task, geminiRead.trace.content]).toEqual(["langfuse", 2, "What is Langfuse?", undefined])
   })
 })

@@ -1,16 +1,16 @@
 /**
  * The `mast` importer (DECISIONS §12) on records of MAST's published dataset (MAD,
- * `MAD_human_labelled_dataset.json`, four records copied whole; see
- * test/fixtures/traces/mast/README.md): AG2 per-agent messages, MetaGPT logs in two shapes, and a
- * HyperAgent log with a planner handing subgoals to its interns; the failure annotations never
- * read; detection both ways against every other format's fixtures.
+ * `MAD_human_labelled_dataset.json`, four records copied whole and one record's raw trace file
+ * `{run_id, prompt, content}`; see test/fixtures/traces/mast/README.md): AG2 per-agent messages,
+ * MetaGPT logs in two shapes, and a HyperAgent log with a planner handing subgoals to its interns;
+ * the failure annotations never read; detection both ways against every other format's fixtures.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { mastImporter } from "../../src/Traces/Formats/Mast.js"
 import { NormalizedTrace } from "../../src/Traces/Model.js"
 import { useProviderDouble } from "../support/Harness.js"
-import { type Counts, countsOf, detectionBothWays, expectNoDuplicates, fixtureIn, neverThrowsOnJson, readersOf } from "./support.js"
+import { type Counts, countsOf, detectionBothWays, expectNoDuplicates, fixtureIn, fixtureText, list, neverThrowsOnJson, readersOf, text } from "./support.js"
 
 const fixture = fixtureIn("mast")
 const { readAll, readOne, failure } = readersOf(mastImporter)
@@ -47,6 +47,15 @@ const FIXTURES: ReadonlyArray<{
     // the two "Initialized …" log lines belong to no turn
     counts: { messages: 18, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 7, handoffs: 3, thoughts: 0, skipped: 2 },
     source: /^\[0\]\.trace\.trajectory\[\d+\]$/
+  },
+  {
+    // the raw trace file of record 14 (MetaGPT, run 4): `{run_id, prompt, content}`, no record around it
+    file: "MAD_human_labelled_dataset.14-metagpt-programdev.trace.json",
+    id: "4",
+    task: /^write a program that generates Fibonacci numbers up to a given number$/,
+    agents: ["Alice(SimpleCoder)", "Bob(SimpleTester)", "Charlie(SimpleReviewer)"],
+    counts: { messages: 5, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 3, handoffs: 0, thoughts: 0, skipped: 0 },
+    source: /^content#L\d+$/
   },
   {
     file: "MAD_human_labelled_dataset.16-metagpt-mmlu.json",
@@ -111,6 +120,55 @@ describe("mast importer: MAD records", () => {
     expect(trace.events[0]?.content).toMatch(/^The following are multiple choice questions/)
   })
 
+  it("reads MetaGPT's raw trace file {run_id, prompt, content}: one event per agent's action, with its time and log line", () => {
+    const trace = readOne(fixture("MAD_human_labelled_dataset.14-metagpt-programdev.trace.json"))
+    expect(trace.events.map((event) => [event.actor, event.role, event.kind, event.timestamp ?? "", event.source, event.content.split("\n")[0]])).toEqual([
+      ["Alice(SimpleCoder)", "agent", "message", "2025-01-17T11:26:53.893Z", "content#L1", "to do SimpleWriteCode(SimpleWriteCode)"],
+      ["Bob(SimpleTester)", "agent", "message", "2025-01-17T11:26:56.825Z", "content#L9", "to do SimpleWriteTest(SimpleWriteTest)"],
+      ["Charlie(SimpleReviewer)", "agent", "message", "2025-01-17T11:27:02.806Z", "content#L24", "to do SimpleWriteReview(SimpleWriteReview)"],
+      ["Bob(SimpleTester)", "agent", "message", "2025-01-17T11:27:08.076Z", "content#L25", "to do SimpleWriteTest(SimpleWriteTest)"],
+      ["Charlie(SimpleReviewer)", "agent", "message", "2025-01-17T11:27:13.435Z", "content#L40", "to do SimpleWriteReview(SimpleWriteReview)"]
+    ])
+    // each action holds what the agent wrote under it
+    expect(trace.events[0]?.content).toMatch(/```python\ndef generate_fibonacci\(limit\):/)
+    expect(trace.outcome).toBe("to do SimpleWriteReview(SimpleWriteReview)")
+  })
+
+  it("reads a record's trace file alone as it reads the record", () => {
+    const [record] = list(fixture("MAD_human_labelled_dataset.04-metagpt-programdev.json"))
+    const inner: unknown = JSON.parse(text(record?.["trace"]))
+    const whole = readOne(record)
+    const alone = readOne(inner)
+    const strip = (trace: NormalizedTrace) => trace.events.map((event) => ({ ...event, source: event.source.replace(/^trace\./, "") }))
+    expect(strip(alone)).toEqual(strip(whole))
+    expect([alone.task, alone.id]).toEqual([whole.task, "21"])
+  })
+
+  it("reads trace files with a MAST annotation or in a list, MetaGPT profiles of several words, and leaves the annotation out", () => {
+    const content = [
+      "2024-03-01 10:00:00.100 | INFO     | metagpt.team:invest:90 - Investment: $3.0.",
+      "2024-03-01 10:00:01.200 | INFO     | metagpt.roles.role:_act:391 - Alice(Product Manager): to do PrepareDocuments(PrepareDocuments)",
+      "2024-03-01 10:00:02.300 | INFO     | metagpt.roles.role:_act:391 - Bob(Architect): to do WriteDesign(WriteDesign)",
+      "## Implementation approach",
+      "We will use pygame.",
+      "2024-03-01 10:00:03.400 | ERROR    | metagpt.utils.common:wrapper:649 - Exception occurs, start to serialize the project",
+      ""
+    ].join("\n")
+    const traces = readAll([
+      { run_id: 7, prompt: "write a snake game", content, mast_annotation: { "1.1": 1 } },
+      { run_id: 8, content: "2024-03-01 10:00:00.000 | INFO     | __main__:_act:85 - Bob(SimpleTester): to do SimpleWriteTest(SimpleWriteTest)", mast_annotation: { "3.3": 1 } }
+    ])
+    expect(traces.map((trace) => [trace.id, trace.task])).toEqual([["7", "write a snake game"], ["8", ""]])
+    expect(traces[0]?.events.map((event) => [event.actor, event.kind, event.content, event.source])).toEqual([
+      ["Alice(Product Manager)", "message", "to do PrepareDocuments(PrepareDocuments)", "[0].content#L2"],
+      ["Bob(Architect)", "message", "to do WriteDesign(WriteDesign)\n## Implementation approach\nWe will use pygame.", "[0].content#L3"],
+      ["agent", "error", "Exception occurs, start to serialize the project", "[0].content#L6"]
+    ])
+    expect(traces[0]?.skipped).toBe(1) // the investment line
+    expect(JSON.stringify(traces)).not.toContain("mast_annotation")
+    expect(JSON.stringify(traces)).not.toContain("1.1")
+  })
+
   it("reads the full dataset's shape, logs of ChatDev, AG2 text and OpenManus, and several records as several traces", () => {
     const log = [
       "[2025-17-01 11:36:43 INFO] **[Preprocessing]**",
@@ -172,7 +230,17 @@ describe("mast importer: MAD records", () => {
 })
 
 describe("mast importer: detect", () => {
-  detectionBothWays(mastImporter, [{}, [], null, { trace: { trajectory: "x" }, mode: "quick" }, { mas_name: "AG2", trace: { steps: [] } }])
+  detectionBothWays(mastImporter, [
+    {},
+    [],
+    null,
+    { trace: { trajectory: "x" }, mode: "quick" },
+    { mas_name: "AG2", trace: { steps: [] } },
+    // a run id, a prompt and a text are not enough: the text must show a turn the importer reads
+    { run_id: 1, prompt: "summarize", content: "The summary is short." },
+    { run_id: 1, content: "2025-01-17 11:40:27.872 | INFO     | metagpt.roles.role:_act:391 - Alice(SimpleCoder): to do X" },
+    { id: "run-1", prompt: "hi", content: "2025-01-17 11:40:27.872 | INFO     | metagpt.roles.role:_act:391 - Alice(SimpleCoder): to do X" }
+  ])
 })
 
 describe("POST /v1/traces/normalize with a MAD record of the full dataset", () => {
@@ -196,5 +264,18 @@ describe("POST /v1/traces/normalize with a MAD record of the full dataset", () =
     expect(read.format).toBe("mast")
     expect(read.trace.id).toBe("AG2-7")
     expect(read.trace.events.map((event) => [event.actor, event.content])).toEqual([["user_proxy", "What is 2 + 2?"], ["assistant", "4"]])
+  })
+
+  it("detects a raw trace file {run_id, prompt, content} as mast and answers its events", async () => {
+    const service = await harness.start({ ANTHROPIC_API_KEY: "sk-ant-traces-0123456789", ANTHROPIC_BASE_URL: harness.double.url })
+    const response = await fetch(`${service.url}/v1/traces/normalize`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: fixtureText("mast/MAD_human_labelled_dataset.14-metagpt-programdev.trace.json")
+    })
+    const json: unknown = await response.json()
+    expect(response.status, JSON.stringify(json).slice(0, 300)).toBe(200)
+    const read = Schema.decodeUnknownSync(One)(json)
+    expect([read.format, read.events, read.trace.id, read.trace.task]).toEqual(["mast", 5, "4", "write a program that generates Fibonacci numbers up to a given number"])
   })
 })

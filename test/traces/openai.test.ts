@@ -260,11 +260,16 @@ describe("openai importer: Agents SDK trace exports", () => {
     expect(trace.id).toBe(traceId)
     const handoff = spansOf(body, "handoff")[0]
     const [failing, working] = spansOf(body, "function")
+    // response spans carry only ids in the export: each is a model call kept without content (DECISIONS §23)
+    const [first, second, third, fourth] = spansOf(body, "response").map((span) => `span:${field(span, "id")}`)
     expect(trace.events.map((event) => [...brief(event), event.source])).toEqual([
+      ["Triage agent", "message", "", "", first],
       ["Triage agent", "handoff", "", "Billing agent", `span:${field(handoff, "id")}`],
+      ["Billing agent", "message", "", "", second],
       ["Billing agent", "tool_call", "lookup_invoice", "{\"invoice_id\":\"INV-1O42\"}", `span:${field(failing, "id")}`],
       ["lookup_invoice", "tool_result", "lookup_invoice", "An error occurred while running the tool. Please try again.", `span:${field(failing, "id")}`],
       ["lookup_invoice", "error", "lookup_invoice", "Error running tool (non-fatal)\nTool execution failed. Error details are redacted.", `span:${field(failing, "id")}`],
+      ["Billing agent", "message", "", "", third],
       ["Billing agent", "tool_call", "lookup_invoice", "{\"invoice_id\":\"INV-1042\"}", `span:${field(working, "id")}`],
       [
         "lookup_invoice",
@@ -272,18 +277,19 @@ describe("openai importer: Agents SDK trace exports", () => {
         "lookup_invoice",
         "{\"invoice_id\":\"INV-1042\",\"amount\":\"49.00\",\"currency\":\"USD\",\"charges\":2,\"second_charge\":\"retry after gateway timeout\",\"refunded\":true}",
         `span:${field(working, "id")}`
-      ]
+      ],
+      ["Billing agent", "message", "", "", fourth]
     ])
-    expect(trace.events[0]?.to).toBe("Billing agent")
-    expect(trace.events[0]?.timestamp).toBe(field(handoff, "started_at"))
-    expect(trace.events[1]?.timestamp).toBe(field(failing, "started_at"))
-    expect(trace.events[2]?.timestamp).toBe(field(failing, "ended_at"))
+    expect(trace.events[1]?.to).toBe("Billing agent")
+    expect(trace.events[1]?.timestamp).toBe(field(handoff, "started_at"))
+    expect(trace.events[3]?.timestamp).toBe(field(failing, "started_at"))
+    expect(trace.events[4]?.timestamp).toBe(field(failing, "ended_at"))
     expect(trace.agents).toEqual(["Triage agent", "Billing agent"])
     // the tool's error is non-fatal: the run itself succeeded
     expect(trace.success).toBe(true)
-    // response spans carry only ids in the export: no user input, so the workflow names the task
+    // no user input in the export, so the workflow names the task
     expect(trace.task).toBe("ACME support")
-    expect(trace.skipped).toBe(spansOf(body, "response").length + spansOf(body, "custom").length)
+    expect(trace.skipped).toBe(spansOf(body, "custom").length)
   })
 
   it("reads a Chat Completions-model run: generation spans de-duplicated into one event per message", () => {
@@ -339,7 +345,8 @@ describe("openai importer: Agents SDK trace exports", () => {
     const [billing, failed] = traces
     expect(billing?.agents).toEqual(["Billing agent"])
     expect(billing?.success).toBe(true)
-    expect(billing?.events.map((event) => event.kind)).toEqual(["tool_call", "tool_result", "error", "tool_call", "tool_result"])
+    // each response span (ids only in the export) is a model call kept without content
+    expect(billing?.events.map((event) => event.kind)).toEqual(["message", "tool_call", "tool_result", "error", "message", "tool_call", "tool_result", "message"])
     expect(failed?.success).toBe(false)
     expect(failed?.events.map((event) => [event.actor, event.kind])).toEqual([
       ["Triage agent", "error"],

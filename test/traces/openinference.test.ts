@@ -247,6 +247,8 @@ describe("openinference importer: malformed input never throws nor hangs", () =>
     const trace = readOne(body)
     expect(trace.events.map((event) => [event.kind, event.tool ?? "", event.content])).toEqual([
       ["message", "", "12"],
+      // span c: an LLM call of which no message could be read, kept as a call without content
+      ["message", "", ""],
       ["tool_call", "tool", "{\"a\":1}"],
       ["tool_result", "tool", "[1,2]"],
       ["message", "", "still read"]

@@ -94,19 +94,24 @@ describe("otel importer: @opentelemetry/instrumentation-openai, Chat Completions
     expect(readAll(combined)[0]?.events).toHaveLength(7)
   })
 
-  it("reads the traces alone: the agent span's messages and the tool spans (the chat spans carry no content)", () => {
+  it("reads the traces alone: the agent span's messages, the tool spans, and the chat spans (which carry no content) kept as empty calls", () => {
     const [trace, error] = readAll(traces)
+    const [chat1, chat2, chat3] = [span("chat gpt-4o-mini", 0), span("chat gpt-4o-mini", 1), span("chat gpt-4o-mini", 2)]
     expect(trace?.events.map(brief)).toEqual([
       ["system", "system", "message", "", SYSTEM, `span:${id(agent)}/system_instructions`],
       ["user", "user", "message", "", QUESTION, `span:${id(agent)}/input[0]`],
+      ["weather_agent", "agent", "message", "", "", `span:${id(chat1)}`],
       ["weather_agent", "agent", "tool_call", "get_weather", "{\"city\":\"Paris\"}", `span:${id(toolParis)}`],
       ["get_weather", "tool", "tool_result", "get_weather", PARIS, `span:${id(toolParis)}`],
+      ["weather_agent", "agent", "message", "", "", `span:${id(chat2)}`],
       ["weather_agent", "agent", "tool_call", "get_weather", "{\"city\":\"London\"}", `span:${id(toolLondon)}`],
       ["get_weather", "tool", "tool_result", "get_weather", LONDON, `span:${id(toolLondon)}`],
+      ["weather_agent", "agent", "message", "", "", `span:${id(chat3)}`],
       ["weather_agent", "agent", "message", "", ANSWER, `span:${id(agent)}/output[0]`]
     ])
-    expect(trace?.events[2]?.timestamp).toBe(isoNanos(toolParis["startTimeUnixNano"]))
-    expect(trace?.events[6]?.timestamp).toBe(isoNanos(agent["endTimeUnixNano"]))
+    expect(trace?.events[2]?.timestamp).toBe(isoNanos(chat1["startTimeUnixNano"]))
+    expect(trace?.events[3]?.timestamp).toBe(isoNanos(toolParis["startTimeUnixNano"]))
+    expect(trace?.events[9]?.timestamp).toBe(isoNanos(agent["endTimeUnixNano"]))
     expect(trace?.success).toBe(true)
     expect(error?.events.map(brief)).toEqual([["assistant", "agent", "error", "", NOT_FOUND, `span:${id(failed)}`]])
     expect(error?.success).toBe(false)
@@ -362,6 +367,8 @@ describe("otel importer: malformed input never throws nor hangs", () => {
     ]
     const trace = readOne(body)
     expect(trace.events.map((event) => [event.role, event.kind, event.content])).toEqual([
+      // span c: a chat call of which no message could be read, kept as a call without content
+      ["agent", "message", ""],
       ["system", "message", "5"],
       ["user", "message", "[not json"],
       ["user", "message", "ok"],

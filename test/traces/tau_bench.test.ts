@@ -1,12 +1,15 @@
 /**
  * The `tau_bench` importer (DECISIONS §12) on its fixtures: tau-bench's published historical
- * trajectories and a tau2-bench results file (test/fixtures/traces/tau_bench/README.md); a single
- * simulation, errors and malformed records inline.
+ * trajectories, one record cut out of them, and a tau2-bench results file
+ * (test/fixtures/traces/tau_bench/README.md); a single simulation, errors and malformed records
+ * inline; the lone record through `POST /v1/traces/normalize`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Predicate } from "effect"
+import { Predicate, Schema } from "effect"
 import { tauBenchImporter } from "../../src/Traces/Formats/TauBench.js"
-import { brief, type CountsTable, detectionBothWays, expectCountsTable, fixtureIn, list, neverThrowsOnJson, readersOf, sub, text } from "./support.js"
+import { NormalizedTrace } from "../../src/Traces/Model.js"
+import { useProviderDouble } from "../support/Harness.js"
+import { brief, type CountsTable, detectionBothWays, expectCountsTable, fixtureIn, fixtureText, list, neverThrowsOnJson, readersOf, sub, text } from "./support.js"
 
 const FAMILY = "tau_bench"
 const fixture = fixtureIn(FAMILY)
@@ -20,6 +23,10 @@ const COUNTS: CountsTable = [
       ["0", { messages: 16, toolCalls: 8, withArguments: 8, toolResults: 8, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }],
       ["1", { messages: 12, toolCalls: 0, withArguments: 0, toolResults: 0, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }]
     ]
+  ],
+  [
+    "tau-bench-gpt-4o-airline.task-48-trial-1.json",
+    [["48:1", { messages: 6, toolCalls: 2, withArguments: 2, toolResults: 2, errors: 0, agents: 1, handoffs: 0, thoughts: 0, skipped: 0 }]]
   ],
   [
     "tau2-airline-run1.json",
@@ -48,7 +55,9 @@ describe("tau_bench importer: tau-bench and tau2-bench results", () => {
     expect(first?.events.find((event) => event.source === "[0].traj[21]")?.content).toBe("Error: payment amount does not add up, total price is 305, but paid 255")
     expect(first?.task).toBe("Hi! I'm looking to book a flight from New York to Seattle on May 20th.")
     expect(first?.outcome).toMatch(/^Your flight from New York \(JFK\) to Seattle \(SEA\) has been successfully booked\./)
-    expect(first?.success).toBeNull()
+    // the benchmark's verdict: reward 0
+    // the reward is a label: success stays unknown without an error status (DECISIONS §12)
+    expect([first?.success, second?.success]).toEqual([null, null])
     expect(second?.events.at(-1)).toEqual({ actor: "user", role: "user", kind: "message", content: "Thank you! ###STOP###", source: "[1].traj[11]" })
     expect(second?.task).toMatch(/^Hi there! I need to change my return flight from Texas to Newark\./)
   })
@@ -79,6 +88,41 @@ describe("tau_bench importer: tau-bench and tau2-bench results", () => {
       ["assistant", "agent", "message", "", "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON.", "simulations[1].messages[24]"],
       ["user", "user", "message", "", "###TRANSFER###", "simulations[1].messages[25]"]
     ])
+  })
+
+  it("reads one record cut out of a results file: every message and tool call, and their call ids, success unknown (its reward is a label)", () => {
+    const body = fixture("tau-bench-gpt-4o-airline.task-48-trial-1.json")
+    expect(Array.isArray(body)).toBe(false)
+    const trace = readOne(body)
+    expect(trace.id).toBe("48:1")
+    expect(trace.events.map((event) => [event.actor, event.kind, event.tool ?? "", event.call_id ?? "", event.source])).toEqual([
+      ["system", "message", "", "", "traj[0]"],
+      ["user", "message", "", "", "traj[1]"],
+      ["assistant", "message", "", "", "traj[2]"],
+      ["user", "message", "", "", "traj[3]"],
+      ["assistant", "tool_call", "get_reservation_details", "call_Mxn2CmKacuvxn7cEyJA5chIF", "traj[4].tool_calls[0]"],
+      ["get_reservation_details", "tool_result", "get_reservation_details", "call_Mxn2CmKacuvxn7cEyJA5chIF", "traj[5]"],
+      ["assistant", "message", "", "", "traj[6]"],
+      ["user", "message", "", "", "traj[7]"],
+      ["assistant", "tool_call", "transfer_to_human_agents", "call_Ab7YHfneXdQk4tCXNRPh0C8u", "traj[8].tool_calls[0]"],
+      ["transfer_to_human_agents", "tool_result", "transfer_to_human_agents", "call_Ab7YHfneXdQk4tCXNRPh0C8u", "traj[9]"]
+    ])
+    expect(trace.task).toBe("Hi, I need to change the date of a flight I booked.")
+    expect(trace.outcome).toMatch(/^Your reservation is in basic economy class, which cannot be modified\./)
+    expect(trace.success).toBeNull()
+    // the task's ground truth and the simulated user's instruction stay out
+    const written = JSON.stringify(trace)
+    expect(written).not.toContain("tragically")
+    expect(written).not.toContain("gt_data_hash")
+  })
+
+  it("gives tau2 simulations' tool calls and results their call ids, success unknown without an abnormal termination", () => {
+    const [first, second] = readAll(fixture("tau2-airline-run1.json"))
+    expect([first?.success, second?.success]).toEqual([null, null])
+    const call = first?.events.find((event) => event.source === "simulations[0].messages[6].tool_calls[0]")
+    const result = first?.events.find((event) => event.source === "simulations[0].messages[7]")
+    expect(call?.call_id).toEqual(expect.any(String))
+    expect(result?.call_id).toBe(call?.call_id)
   })
 
   it("never copies the labels: reward, reward_info, the task's ground truth and the user's instructions", () => {
@@ -132,6 +176,12 @@ describe("tau_bench importer: other shapes, errors, malformed input", () => {
     expect(trace.id).toBe("sim-1")
     expect(trace.skipped).toBe(4) // the call without a name, the nested group, the unknown role, null
     expect(trace.success).toBe(false)
+    expect(trace.events.filter((event) => event.call_id !== undefined).map((event) => [event.kind, event.call_id, event.status ?? ""])).toEqual([
+      ["tool_call", "u1", ""],
+      ["tool_result", "u1", ""],
+      ["tool_call", "a1", ""],
+      ["error", "a1", "error"]
+    ])
     expect(trace.outcome).toBe("termination_reason: too_many_errors")
     expect(JSON.stringify(trace)).not.toContain("airplane mode off")
   })
@@ -166,4 +216,22 @@ describe("tau_bench importer: detect", () => {
     { simulations: [] },
     { task_id: 1, messages: [] }
   ])
+})
+
+describe("POST /v1/traces/normalize with one tau-bench record", () => {
+  const harness = useProviderDouble()
+  const One = Schema.Struct({ format: Schema.String, events: Schema.Int, trace: NormalizedTrace })
+
+  it("detects the lone record as tau_bench and answers its events", async () => {
+    const service = await harness.start({ ANTHROPIC_API_KEY: "sk-ant-traces-0123456789", ANTHROPIC_BASE_URL: harness.double.url })
+    const response = await fetch(`${service.url}/v1/traces/normalize`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: fixtureText("tau_bench/tau-bench-gpt-4o-airline.task-48-trial-1.json")
+    })
+    const json: unknown = await response.json()
+    expect(response.status, JSON.stringify(json).slice(0, 300)).toBe(200)
+    const read = Schema.decodeUnknownSync(One)(json)
+    expect([read.format, read.events, read.trace.id, read.trace.success]).toEqual(["tau_bench", 10, "48:1", null])
+  })
 })

@@ -4,7 +4,8 @@
  * report and its context (DECISIONS §13).
  */
 import { maxSeverity, SEVERITIES_DESCENDING, severityRank } from "../../Catalogue/Severity.js"
-import type { DiagnoseReport, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
+import type { CheckEvidence, CheckFinding } from "../../Contract/ChecksContract.js"
+import type { DecisiveStep, DiagnoseReport, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
 
 export type ContextEvent = ReportContext["events"][number]
 export type FindingEvidence = ReportFinding["evidence"][number]
@@ -69,6 +70,35 @@ export const findingsByEvent = (report: DiagnoseReport): ReadonlyMap<number, Rea
     }
   })
   return byEvent
+}
+
+/** Indices of `checks` citing each event (distinct, in order). */
+export const checksByEvent = (checks: ReadonlyArray<CheckFinding>): ReadonlyMap<number, ReadonlyArray<number>> => {
+  const byEvent = new Map<number, Array<number>>()
+  checks.forEach((check, index) => {
+    for (const evidence of check.evidence) {
+      const list = byEvent.get(evidence.event) ?? []
+      if (!list.includes(index)) list.push(index)
+      byEvent.set(evidence.event, list)
+    }
+  })
+  return byEvent
+}
+
+/** What a check's evidence shows: its quote, or what a content-free event is (`describes`). */
+export const checkEvidenceText = (evidence: CheckEvidence): string =>
+  evidence.quote ?? evidence.describes ?? "an event without content"
+
+/** The SARIF rule id of a check (DECISIONS §23), and its OTLP evaluation name. */
+export const checkRuleId = (check: string): string => `svc/check/${check}`
+
+/**
+ * The decisive step's finding titles split by who cites it: the checks' (first in `step.findings`,
+ * as many as the checks at its severity citing its event) and the lenses'.
+ */
+export const decisiveTitles = (step: DecisiveStep, checks: ReadonlyArray<CheckFinding>) => {
+  const citing = checks.filter((check) => check.severity === step.severity && check.evidence.some((evidence) => evidence.event === step.event)).length
+  return { checks: step.findings.slice(0, citing), lenses: step.findings.slice(citing) }
 }
 
 /** Findings most severe first, then most confident, keeping report order among equals. */

@@ -6,20 +6,25 @@
  * a file. Every string from the trace or the model is HTML-escaped; ids and links are built from
  * numbers only.
  *
- * The run is a timeline of its events (`#event-N` anchors); each finding card links to the events
- * it cites and each cited event carries the badges of the findings citing it. The decisive step
- * is summarised at the top and marked on the timeline. A long trace shows its cited events and
+ * The run is a timeline of its events (`#event-N` anchors); the checks' findings (DECISIONS §23)
+ * come first, then the lenses'; each card links to the events it cites and each cited event carries
+ * the badges of the checks and findings citing it. The decisive step is summarised at the top and
+ * marked on the timeline. A long trace shows its cited events and
  * their neighbours, the decisive step and the first and last events, at most MAX_EVENTS of them,
  * with a marker for each run of events left out.
  */
 import type { Severity } from "../../Catalogue/Severity.js"
+import type { CheckEvidence, CheckFinding } from "../../Contract/ChecksContract.js"
 import type { DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
 import { HTML_REPORT_CSP } from "../../Registry/Outputs.js"
 import {
   budgetText,
   capitalize,
+  checkEvidenceText,
+  checksByEvent,
   type ContextEvent,
   decimal,
+  decisiveTitles,
   duration,
   eventOf,
   type FindingEvidence,
@@ -122,6 +127,7 @@ h3{font-size:1.05em;margin:0}
 .evidence li{margin:.4em 0}
 .evidence blockquote{margin:0;padding:2px 10px;border-left:3px solid var(--line);white-space:pre-wrap;overflow-wrap:anywhere}
 .evidence .where{font-size:.88em;color:var(--muted);margin-left:13px}
+.evidence .described{margin:0;padding:2px 10px;border-left:3px dashed var(--line);color:var(--muted);font-style:italic;overflow-wrap:anywhere}
 .timeline{list-style:none;margin:0;padding:0 0 0 22px;border-left:3px solid var(--line)}
 .event{position:relative;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px 12px;margin:0 0 10px}
 .event::before{content:"";position:absolute;left:-31px;top:14px;width:13px;height:13px;border-radius:50%;background:var(--card);border:3px solid var(--line)}
@@ -140,6 +146,7 @@ h3{font-size:1.05em;margin:0}
 .pins{display:flex;gap:6px;flex-wrap:wrap;margin:6px 0 0}
 .pin{display:inline-block;color:#fff;text-decoration:none;border-radius:4px;padding:1px 8px;font-size:.82em;font-weight:600}
 .pin:hover{text-decoration:underline}
+.pin.check{outline:2px solid var(--fg);outline-offset:-2px}
 .pin.sev-critical{background:var(--critical)}.pin.sev-high{background:var(--high)}.pin.sev-medium{background:var(--medium)}.pin.sev-low{background:var(--low)}.pin.sev-none{background:var(--none)}
 .content{margin:6px 0 0;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.84em;max-height:16em;overflow:auto}
 .gap{list-style:none;color:var(--muted);font-style:italic;margin:0 0 10px;padding:4px 12px;border:1px dashed var(--line);border-radius:8px;background:transparent}
@@ -162,6 +169,15 @@ interface Numbered {
   readonly number: number
 }
 
+/** A badge on a cited event: a check (`C1`, `#check-0`) or a lens finding (`F1`, `#finding-0`). */
+interface Pin {
+  readonly href: string
+  readonly label: string
+  readonly title: string
+  readonly severity: Severity
+  readonly check: boolean
+}
+
 const eventLink = (index: number | null, shown: ReadonlySet<number>): string =>
   index === null ? "" : shown.has(index) ? `<a href="#event-${index}">event #${index}</a>` : `event #${index} (not shown)`
 
@@ -181,18 +197,25 @@ const header = (report: DiagnoseReport, shown: ReadonlySet<number>): string => {
     ["Confidence", percent(report.confidence)],
     ["Generated", `${line(report.generated_at, 40)}${report.cached ? " (every run from the cache)" : ""}`]
   ]
+  const titles = step === null ? { checks: [], lenses: [] } : decisiveTitles(step, report.checks)
+  const titled = (found: ReadonlyArray<string>) => (found.length === 0 ? "" : ` — ${found.map((title) => line(title, 160)).join("; ")}`)
   const decisive = step === null
-    ? `<section class="decisive-box" aria-labelledby="decisive-title"><h2 id="decisive-title">Decisive step</h2><p>None: no finding cites a verified element of the trace.</p></section>`
+    ? `<section class="decisive-box" aria-labelledby="decisive-title"><h2 id="decisive-title">Decisive step</h2><p>None: no check finding or verified lens finding cites an element of the trace.</p></section>`
     : `<section class="decisive-box" aria-labelledby="decisive-title">
 <h2 id="decisive-title">Decisive step ${sevBadge(step.severity)}</h2>
 <p><strong>Who:</strong> ${line(step.actor, 120)} · <strong>When:</strong> ${step.timestamp === null ? "not stated" : line(step.timestamp, 60)} · <strong>What:</strong> ${
       esc(step.kind.replace(/_/g, " "))
     } · <strong>Where:</strong> <code>${line(step.source, 200)}</code> (${eventLink(step.event, shown)})</p>
-<blockquote>${esc(step.content, CONTENT_MAX)}</blockquote>
-<p><strong>Lenses:</strong> ${step.patterns.map((pattern) => `<code>${line(pattern, 60)}</code>`).join(", ") || "—"}${
-      step.findings.length === 0 ? "" : ` — ${step.findings.map((title) => line(title, 160)).join("; ")}`
-    }</p>
-</section>`
+<blockquote>${step.content.length === 0 ? "(no content)" : esc(step.content, CONTENT_MAX)}</blockquote>
+${
+      step.checks.length === 0
+        ? ""
+        : `<p><strong>Checks:</strong> ${step.checks.map((check) => `<code>${line(check, 60)}</code>`).join(", ")}${titled(titles.checks)}</p>\n`
+    }${
+      step.patterns.length === 0 && step.checks.length > 0
+        ? ""
+        : `<p><strong>Lenses:</strong> ${step.patterns.map((pattern) => `<code>${line(pattern, 60)}</code>`).join(", ") || "—"}${titled(titles.lenses)}</p>\n`
+    }</section>`
   return `<header class="top"><div class="wrap">
 <p class="eyebrow">${SERVICE_NAME} · diagnose report</p>
 <h1>${sevBadge(report.severity)} <span>${line(trace.task, 160) || "Untitled run"}</span></h1>
@@ -204,6 +227,7 @@ const header = (report: DiagnoseReport, shown: ReadonlySet<number>): string => {
 <div>
 ${decisive}
 <ul class="stats">
+<li>${report.checks.length} check${report.checks.length === 1 ? "" : "s"} fired</li>
 <li>${report.findings.length} finding${report.findings.length === 1 ? "" : "s"}</li>
 <li>${report.coverage.patterns_run} pattern${report.coverage.patterns_run === 1 ? "" : "s"} run, ${report.coverage.patterns_failed} failed</li>
 <li>${integer(report.coverage.events_cited)} of ${integer(report.coverage.events)} events cited</li>
@@ -211,7 +235,7 @@ ${decisive}
 </ul>
 </div>
 </div>
-<nav class="toc" aria-label="Sections"><a href="#findings">Findings</a><a href="#timeline">Timeline</a><a href="#interventions">Interventions</a><a href="#usage">Usage</a><a href="#patterns">Patterns</a><a href="#triage">Triage</a></nav>
+<nav class="toc" aria-label="Sections"><a href="#checks">Checks</a><a href="#findings">Findings</a><a href="#timeline">Timeline</a><a href="#interventions">Interventions</a><a href="#usage">Usage</a><a href="#patterns">Patterns</a><a href="#triage">Triage</a></nav>
 </div></header>`
 }
 
@@ -241,14 +265,35 @@ ${
 <p class="meta">Corroborated by: ${finding.corroborated_by.length === 0 ? "no other lens" : finding.corroborated_by.map((pattern) => `<code>${line(pattern, 60)}</code>`).join(", ")}</p>
 </article>`
 
+const checkEvidenceItem = (evidence: CheckEvidence, shown: ReadonlySet<number>): string => {
+  const where = [
+    eventLink(evidence.event, shown),
+    line(evidence.actor, 80),
+    `<code>${line(evidence.ref, 120)}</code>`,
+    ...(evidence.source === evidence.ref ? [] : [`<code>${line(evidence.source, 200)}</code>`])
+  ].filter((part) => part.length > 0)
+  const what = evidence.quote === null
+    ? `<p class="described">${line(checkEvidenceText(evidence), QUOTE_MAX)} (no content)</p>`
+    : `<blockquote>${esc(evidence.quote, QUOTE_MAX)}</blockquote>`
+  return `<li>${what}<div class="where">${where.join(" · ")}</div></li>`
+}
+
+const checkCard = (check: CheckFinding, index: number, shown: ReadonlySet<number>): string =>
+  `<article class="finding check sev-${check.severity}" id="check-${index}">
+<div class="head"><span class="fid">C${index + 1}</span>${sevBadge(check.severity)}<h3>${line(check.title, 300)}</h3></div>
+<p class="meta"><code>${line(check.check, 80)}</code> deterministic check${check.playbook === null ? "" : ` · playbook <code>${line(check.playbook, 120)}</code>`}</p>
+<p>${esc(check.explanation, 3000)}</p>
+<ul class="evidence">${check.evidence.map((evidence) => checkEvidenceItem(evidence, shown)).join("")}</ul>
+</article>`
+
 const eventItem = (
   event: ContextEvent,
   index: number,
-  pins: ReadonlyArray<Numbered>,
+  pins: ReadonlyArray<Pin>,
   decisive: boolean
 ): string => {
   const top = pins.reduce<Severity | undefined>(
-    (max, { finding }) => (max === undefined || severityRank(finding.severity) > severityRank(max) ? finding.severity : max),
+    (max, pin) => (max === undefined || severityRank(pin.severity) > severityRank(max) ? pin.severity : max),
     undefined
   )
   const classes = ["event", ...(top === undefined ? [] : ["cited", `sev-${top}`]), ...(decisive ? ["decisive"] : [])]
@@ -261,9 +306,9 @@ ${decisive ? `<p class="decisive-mark">Decisive step</p>` : ""}${
     pins.length === 0
       ? ""
       : `<div class="pins">${
-        pins.map(({ finding, index: findingIndex, number }) =>
-          `<a class="pin sev-${finding.severity}" href="#finding-${findingIndex}" title="${line(finding.title, 200)}">F${number} ${capitalize(finding.severity)} · ${
-            line(finding.title, 60)
+        pins.map((pin) =>
+          `<a class="pin${pin.check ? " check" : ""} sev-${pin.severity}" href="${pin.href}" title="${line(pin.title, 200)}">${pin.label} ${capitalize(pin.severity)} · ${
+            line(pin.title, 60)
           }</a>`
         ).join("")
       }</div>`
@@ -281,6 +326,7 @@ const timeline = (
   const total = context.events.length
   if (total === 0) return `<p>The trace's events are not available.</p>`
   const byEvent = findingsByEvent(report)
+  const checksAt = checksByEvent(report.checks)
   const byIndex = new Map(numbered.map((entry) => [entry.index, entry]))
   const decisive = report.decisive_step?.event
   const items: Array<string> = []
@@ -290,10 +336,17 @@ const timeline = (
     const event = context.events[index]
     if (event === undefined) continue
     if (index > next) items.push(gap(index - next))
-    const pins = (byEvent.get(index) ?? []).flatMap((findingIndex) => {
-      const entry = byIndex.get(findingIndex)
-      return entry === undefined ? [] : [entry]
+    const checkPins = (checksAt.get(index) ?? []).flatMap((checkIndex): Array<Pin> => {
+      const check = report.checks[checkIndex]
+      return check === undefined ? [] : [{ href: `#check-${checkIndex}`, label: `C${checkIndex + 1}`, title: check.title, severity: check.severity, check: true }]
     })
+    const findingPins = (byEvent.get(index) ?? []).flatMap((findingIndex): Array<Pin> => {
+      const entry = byIndex.get(findingIndex)
+      return entry === undefined
+        ? []
+        : [{ href: `#finding-${entry.index}`, label: `F${entry.number}`, title: entry.finding.title, severity: entry.finding.severity, check: false }]
+    })
+    const pins = [...checkPins, ...findingPins]
     items.push(eventItem(event, index, pins, index === decisive))
     next = index + 1
   }
@@ -354,7 +407,7 @@ const usageList = (report: DiagnoseReport): string => {
 /** The whole report as one HTML page. */
 export const renderHtml = (report: DiagnoseReport, context: ReportContext): string => {
   const numbered: Array<Numbered> = orderedFindings(report).map(({ finding, index }, position) => ({ finding, index, number: position + 1 }))
-  const cited = findingsByEvent(report).keys()
+  const cited = [...findingsByEvent(report).keys(), ...checksByEvent(report.checks).keys()]
   const decisiveEvent = report.decisive_step?.event
   const shownList = shownEvents(context.events.length, cited, decisiveEvent)
   const shown = new Set(shownList)
@@ -373,6 +426,15 @@ export const renderHtml = (report: DiagnoseReport, context: ReportContext): stri
 ${header(report, shown)}
 <main class="wrap">
 <div class="columns">
+<div>
+<section id="checks" aria-labelledby="checks-title">
+<h2 id="checks-title">Checks (${report.checks.length})</h2>
+${
+    report.checks.length === 0
+      ? "<p>No check fired: the deterministic checks found nothing in this trace.</p>"
+      : report.checks.map((check, index) => checkCard(check, index, shown)).join("\n")
+  }
+</section>
 <section id="findings" aria-labelledby="findings-title">
 <h2 id="findings-title">Findings (${report.findings.length})</h2>
 ${
@@ -381,6 +443,7 @@ ${
       : numbered.map((entry) => findingCard(report, context, entry, shown)).join("\n")
   }
 </section>
+</div>
 <section id="timeline" aria-labelledby="timeline-title">
 <h2 id="timeline-title">Timeline (${integer(context.events.length)} events)</h2>
 ${timeline(report, context, shownList, numbered)}

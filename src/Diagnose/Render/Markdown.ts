@@ -4,11 +4,15 @@
  * comes from the trace or the model is escaped: it can neither open a heading, list, quote, link,
  * image, table cell or HTML tag, nor mention anyone.
  */
-import type { DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
+import type { CheckEvidence, CheckFinding } from "../../Contract/ChecksContract.js"
+import type { ChecksResponse } from "../../Contract/DiagnoseContract.js"
+import type { DecisiveStep, DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
 import {
   budgetText,
   capitalize,
+  checkEvidenceText,
   decimal,
+  decisiveTitles,
   duration,
   eventOf,
   type FindingEvidence,
@@ -109,43 +113,78 @@ const list = (values: ReadonlyArray<string>): string => (values.length === 0 ? "
 
 const severityLabel = (severity: string): string => severity.toUpperCase()
 
-const header = (report: DiagnoseReport): Array<string> => {
-  const { trace } = report
-  return [
-    `# Diagnose: ${severityLabel(report.severity)} — ${text(trace.task, 120) || "untitled run"}`,
-    "",
-    `**Severity:** ${report.severity} · **Confidence:** ${percent(report.confidence)} · **Findings:** ${report.findings.length} · **Mode:** ${report.mode}${
-      report.model === null ? "" : ` · **Model:** ${codeSpan(report.model)}`
-    }`,
-    "",
-    `- **Trace:** ${trace.format}${trace.id === null ? "" : `, id ${codeSpan(trace.id)}`}, ${integer(trace.events)} events${
-      trace.skipped > 0 ? ` (${integer(trace.skipped)} records skipped)` : ""
-    }${trace.agents.length > 0 ? `, agents: ${trace.agents.map((agent) => text(agent, 80)).join(", ")}` : ""}`,
-    `- **Task:** ${text(trace.task, CONTENT_MAX) || "—"}`,
-    `- **Outcome:** ${text(trace.outcome, CONTENT_MAX) || "—"}`,
-    `- **Success:** ${successText(trace.success)}`,
-    ...(redactionsText(trace.redactions) === "" ? [] : [`- **Redacted before analysis:** ${redactionsText(trace.redactions)}`]),
-    `- **Generated:** ${text(report.generated_at, 40)} by ${SERVICE_NAME}${report.cached ? " (every run from the cache)" : ""}`
-  ]
-}
+/** What was read: the trace's facts (the report's and the checks' `trace`). */
+const traceLines = (trace: DiagnoseReport["trace"]): Array<string> => [
+  `- **Trace:** ${trace.format}${trace.id === null ? "" : `, id ${codeSpan(trace.id)}`}, ${integer(trace.events)} events${
+    trace.skipped > 0 ? ` (${integer(trace.skipped)} records skipped)` : ""
+  }${trace.agents.length > 0 ? `, agents: ${trace.agents.map((agent) => text(agent, 80)).join(", ")}` : ""}`,
+  `- **Task:** ${text(trace.task, CONTENT_MAX) || "—"}`,
+  `- **Outcome:** ${text(trace.outcome, CONTENT_MAX) || "—"}`,
+  `- **Success:** ${successText(trace.success)}`,
+  ...(redactionsText(trace.redactions) === "" ? [] : [`- **Redacted before analysis:** ${redactionsText(trace.redactions)}`])
+]
+
+const header = (report: DiagnoseReport): Array<string> => [
+  `# Diagnose: ${severityLabel(report.severity)} — ${text(report.trace.task, 120) || "untitled run"}`,
+  "",
+  `**Severity:** ${report.severity} · **Confidence:** ${percent(report.confidence)} · **Checks:** ${report.checks.length} · **Findings:** ${report.findings.length} · **Mode:** ${report.mode}${
+    report.model === null ? "" : ` · **Model:** ${codeSpan(report.model)}`
+  }`,
+  "",
+  ...traceLines(report.trace),
+  `- **Generated:** ${text(report.generated_at, 40)} by ${SERVICE_NAME}${report.cached ? " (every run from the cache)" : ""}`
+]
 
 const summary = (report: DiagnoseReport): Array<string> => ["## Summary", "", text(report.summary) || "No summary."]
 
-const decisive = (report: DiagnoseReport): Array<string> => {
-  const step = report.decisive_step
-  if (step === null) return ["## Decisive step", "", "None: no finding cites a verified element of the trace."]
+const decisive = (step: DecisiveStep | null, checks: ReadonlyArray<CheckFinding>): Array<string> => {
+  if (step === null) return ["## Decisive step", "", "None: no check finding or verified lens finding cites an element of the trace."]
+  const titles = decisiveTitles(step, checks)
+  const cited = (names: ReadonlyArray<string>, found: ReadonlyArray<string>) =>
+    `${list(names)}${found.length > 0 ? ` — ${found.map((title) => text(title, 160)).join("; ")}` : ""}`
   return [
     "## Decisive step",
     "",
-    `The earliest element cited by a verified ${step.severity} finding.`,
+    `The earliest element cited at the highest severity present (${step.severity})${checks.length === 0 ? " by a verified lens finding" : ""}.`,
     "",
     `- **Who:** ${text(step.actor, 120)}`,
     `- **When:** ${step.timestamp === null ? "not stated" : text(step.timestamp, 60)}`,
-    `- **What:** ${step.kind.replace(/_/g, " ")} — ${quoted(step.content)}`,
+    `- **What:** ${step.kind.replace(/_/g, " ")} — ${step.content.length === 0 ? "(no content)" : quoted(step.content)}`,
     `- **Where:** ${codeSpan(step.source)} (event ${step.event})`,
-    `- **Lenses:** ${list(step.patterns)}${step.findings.length > 0 ? ` — ${step.findings.map((title) => text(title, 160)).join("; ")}` : ""}`
+    ...(step.checks.length === 0 ? [] : [`- **Checks:** ${cited(step.checks, titles.checks)}`]),
+    ...(step.patterns.length === 0 && step.checks.length > 0 ? [] : [`- **Lenses:** ${cited(step.patterns, titles.lenses)}`])
   ]
 }
+
+/** One item of a check's evidence: the quote, or what a content-free event is, and where it is. */
+const checkEvidenceLine = (evidence: CheckEvidence): string => {
+  const where = [
+    codeSpan(evidence.ref),
+    ...(evidence.source === evidence.ref ? [] : [`at ${codeSpan(evidence.source)}`]),
+    `event ${evidence.event}`,
+    `by ${text(evidence.actor, 80)}`
+  ]
+  const what = evidence.quote === null ? `${text(checkEvidenceText(evidence), QUOTE_MAX)} (no content)` : quoted(evidence.quote)
+  return `  - ${what} — ${where.join(", ")}`
+}
+
+const checkBlock = (check: CheckFinding, number: number): Array<string> => [
+  `### ${number}. ${text(check.title, 200)}`,
+  "",
+  `${codeSpan(check.check)} · severity ${check.severity}${check.playbook === null ? "" : ` · playbook ${codeSpan(check.playbook)}`}`,
+  "",
+  text(check.explanation) || "No explanation.",
+  "",
+  "- Evidence:",
+  ...check.evidence.map(checkEvidenceLine),
+  ""
+]
+
+/** The checks' findings (DECISIONS §23), most severe first, as they come; before the lenses' findings in the report. */
+const checksSection = (checks: ReadonlyArray<CheckFinding>): Array<string> =>
+  checks.length === 0
+    ? ["## Checks", "", "No check fired: the deterministic checks found nothing in this trace."]
+    : [`## Checks (${checks.length})`, "", ...checks.flatMap((check, index) => checkBlock(check, index + 1))]
 
 const evidenceLine = (context: ReportContext, evidence: FindingEvidence): string => {
   const event = eventOf(context, evidence.event)
@@ -269,7 +308,9 @@ export const renderMarkdown = (report: DiagnoseReport, context: ReportContext): 
     "",
     ...summary(report),
     "",
-    ...decisive(report),
+    ...decisive(report.decisive_step, report.checks),
+    "",
+    ...checksSection(report.checks),
     "",
     ...findings(report, context),
     "",
@@ -280,5 +321,23 @@ export const renderMarkdown = (report: DiagnoseReport, context: ReportContext): 
     ...triage(report),
     "",
     ...coverage(report),
+    ""
+  ].join("\n").replace(/\n{3,}/g, "\n\n")
+
+/** The checks alone on a trace (`svc check`, POST /v1/checks' answer) as one Markdown document; `context.artifact` names the file. */
+export const renderChecksMarkdown = (result: ChecksResponse, context: ReportContext): string =>
+  [
+    `# Checks: ${severityLabel(result.severity)} — ${text(result.trace.task, 120) || "untitled run"}`,
+    "",
+    `**Severity:** ${result.severity} · **Checks fired:** ${result.checks.length}`,
+    "",
+    ...(context.artifact === undefined ? [] : [`- **File:** ${codeSpan(context.artifact)}`]),
+    ...traceLines(result.trace),
+    "",
+    ...decisive(result.decisive_step, result.checks),
+    "",
+    ...checksSection(result.checks),
+    "",
+    `Deterministic checks by ${SERVICE_NAME}: no lens ran and no model was called (\`svc diagnose\` adds the lenses).`,
     ""
   ].join("\n").replace(/\n{3,}/g, "\n\n")

@@ -1,6 +1,7 @@
 /**
  * The diagnose report as OpenTelemetry logs (DECISIONS §13, `?output=otlp`): an OTLP/JSON
- * `ExportLogsServiceRequest` with one `gen_ai.evaluation.result` event per finding, as the GenAI
+ * `ExportLogsServiceRequest` with one `gen_ai.evaluation.result` event per check finding (DECISIONS
+ * §23: `gen_ai.evaluation.name` the check's `svc/check/<id>`, score 1, first) and per lens finding, as the GenAI
  * semantic conventions define it (semantic-conventions-genai, docs/gen-ai/gen-ai-events.md):
  * `gen_ai.evaluation.name` (required: the pattern), `gen_ai.evaluation.score.value` (the
  * finding's confidence), `gen_ai.evaluation.score.label` (its severity: none, low, medium, high,
@@ -12,9 +13,11 @@
  */
 import packageJson from "../../../package.json" with { type: "json" }
 import type { Severity } from "../../Catalogue/Severity.js"
+import type { CheckFinding } from "../../Contract/ChecksContract.js"
+import type { ChecksResponse } from "../../Contract/DiagnoseContract.js"
 import type { DiagnoseReport, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
 import { spanIdOfSource } from "../../Traces/Formats/Spans/Session.js"
-import { friendlyName, oneLine, SERVICE_NAME } from "./Common.js"
+import { checkEvidenceText, checkRuleId, friendlyName, oneLine, SERVICE_NAME } from "./Common.js"
 
 export type AnyValue =
   | { readonly stringValue: string }
@@ -92,10 +95,13 @@ const hexId = (value: string, length: number): string | undefined => {
   return hex.length === length && /^[0-9a-f]+$/.test(hex) && !/^0+$/.test(hex) ? hex : undefined
 }
 
-/** The trace and span a finding cites, when the trace was OpenTelemetry or OpenInference and both ids are valid. */
-export const citedSpan = (report: DiagnoseReport, finding: ReportFinding): { readonly traceId: string; readonly spanId: string } | undefined => {
-  if (report.trace.format !== "otel" && report.trace.format !== "openinference") return undefined
-  const traceId = report.trace.id === null ? undefined : hexId(report.trace.id, 32)
+/** The trace and span a finding (a lens's or a check's) cites, when the trace was OpenTelemetry or OpenInference and both ids are valid. */
+export const citedSpan = (
+  trace: DiagnoseReport["trace"],
+  finding: { readonly evidence: ReadonlyArray<{ readonly source?: string | undefined }> }
+): { readonly traceId: string; readonly spanId: string } | undefined => {
+  if (trace.format !== "otel" && trace.format !== "openinference") return undefined
+  const traceId = trace.id === null ? undefined : hexId(trace.id, 32)
   if (traceId === undefined) return undefined
   for (const evidence of finding.evidence) {
     const cited = spanIdOfSource(evidence.source ?? "")
@@ -108,7 +114,7 @@ export const citedSpan = (report: DiagnoseReport, finding: ReportFinding): { rea
 const record = (report: DiagnoseReport, finding: ReportFinding, time: string): LogRecord => {
   const title = oneLine(finding.title)
   const explanation = oneLine(finding.explanation)
-  const span = citedSpan(report, finding)
+  const span = citedSpan(report.trace, finding)
   const sources = finding.evidence.flatMap((evidence) => (evidence.source === undefined ? [] : [evidence.source]))
   const decisive = report.decisive_step
   return {
@@ -133,8 +139,7 @@ const record = (report: DiagnoseReport, finding: ReportFinding, time: string): L
       ...(finding.evidence.some((evidence) => evidence.event !== null)
         ? [attribute("pattern_analysis.evidence.events", arrayValue(finding.evidence.flatMap((evidence) => (evidence.event === null ? [] : [intValue(evidence.event)]))))]
         : []),
-      attribute("pattern_analysis.trace.format", stringValue(report.trace.format)),
-      ...(report.trace.id === null ? [] : [attribute("pattern_analysis.trace.id", stringValue(report.trace.id))]),
+      ...traceAttributes(report.trace),
       attribute(
         "pattern_analysis.decisive",
         boolValue(decisive !== null && decisive.patterns.includes(finding.pattern) && finding.evidence.some((evidence) => evidence.event === decisive.event))
@@ -144,8 +149,72 @@ const record = (report: DiagnoseReport, finding: ReportFinding, time: string): L
   }
 }
 
-/** The findings as `gen_ai.evaluation.result` log records in one ExportLogsServiceRequest. */
+/** The trace's own attributes on every record: its format and id. */
+const traceAttributes = (trace: DiagnoseReport["trace"]): Array<KeyValue> => [
+  attribute("pattern_analysis.trace.format", stringValue(trace.format)),
+  ...(trace.id === null ? [] : [attribute("pattern_analysis.trace.id", stringValue(trace.id))])
+]
+
+/** A check finding's record (DECISIONS §23): named by its SARIF rule id, score 1 (a deterministic check is certain of what it read). */
+const checkRecord = (trace: DiagnoseReport["trace"], decisive: DiagnoseReport["decisive_step"], check: CheckFinding, time: string): LogRecord => {
+  const title = oneLine(check.title)
+  const explanation = oneLine(check.explanation)
+  const span = citedSpan(trace, check)
+  const described = check.evidence.flatMap((evidence) => (evidence.quote === null ? [stringValue(checkEvidenceText(evidence))] : []))
+  return {
+    timeUnixNano: time,
+    observedTimeUnixNano: time,
+    severityNumber: severityNumber(check.severity),
+    severityText: check.severity,
+    eventName: EVALUATION_EVENT,
+    body: stringValue(title),
+    attributes: [
+      attribute("event.name", stringValue(EVALUATION_EVENT)),
+      attribute("gen_ai.evaluation.name", stringValue(checkRuleId(check.check))),
+      attribute("gen_ai.evaluation.score.value", doubleValue(1)),
+      attribute("gen_ai.evaluation.score.label", stringValue(check.severity)),
+      attribute("gen_ai.evaluation.explanation", stringValue(explanation.length === 0 ? title : `${title}: ${explanation}`)),
+      attribute("pattern_analysis.check", stringValue(check.check)),
+      attribute("pattern_analysis.check.fingerprint", stringValue(check.fingerprint)),
+      ...(check.playbook === null ? [] : [attribute("pattern_analysis.playbook", stringValue(check.playbook))]),
+      attribute("pattern_analysis.evidence.refs", arrayValue(check.evidence.map((evidence) => stringValue(evidence.ref)))),
+      attribute("pattern_analysis.evidence.sources", arrayValue(check.evidence.map((evidence) => stringValue(evidence.source)))),
+      attribute("pattern_analysis.evidence.events", arrayValue(check.evidence.map((evidence) => intValue(evidence.event)))),
+      ...(described.length === 0 ? [] : [attribute("pattern_analysis.evidence.described", arrayValue(described))]),
+      ...traceAttributes(trace),
+      attribute(
+        "pattern_analysis.decisive",
+        boolValue(decisive !== null && decisive.checks.includes(check.check) && check.evidence.some((evidence) => evidence.event === decisive.event))
+      )
+    ],
+    ...(span === undefined ? {} : { traceId: span.traceId, spanId: span.spanId })
+  }
+}
+
+/** Records in one request, under `service.name`. */
+const exportOf = (serviceName: string, logRecords: ReadonlyArray<LogRecord>): ExportLogsServiceRequest => ({
+  resourceLogs: [{
+    resource: {
+      attributes: [
+        attribute("service.name", stringValue(serviceName)),
+        attribute("service.version", stringValue(packageJson.version))
+      ]
+    },
+    scopeLogs: [{ scope: { name: `${SERVICE_NAME}/diagnose`, version: packageJson.version }, logRecords }]
+  }]
+})
+
+/** The check findings, then the lens findings, as `gen_ai.evaluation.result` log records in one ExportLogsServiceRequest. */
 export const renderOtlp = (report: DiagnoseReport, _context: ReportContext): ExportLogsServiceRequest => evaluationLogs(report, SERVICE_NAME)
+
+/**
+ * The checks alone on traces (`svc check`, one or several files) as their records, in one
+ * ExportLogsServiceRequest, stamped `at` (an ISO time: a checks answer carries none of its own).
+ */
+export const renderChecksOtlp = (results: ReadonlyArray<ChecksResponse>, at: string): ExportLogsServiceRequest => {
+  const time = unixNanos(at)
+  return exportOf(SERVICE_NAME, results.flatMap((result) => result.checks.map((check) => checkRecord(result.trace, result.decisive_step, check, time))))
+}
 
 /**
  * The same records under the `service.name` given: what a run that came over OTLP sends to
@@ -154,18 +223,8 @@ export const renderOtlp = (report: DiagnoseReport, _context: ReportContext): Exp
  */
 export const evaluationLogs = (report: DiagnoseReport, serviceName: string): ExportLogsServiceRequest => {
   const time = unixNanos(report.generated_at)
-  return {
-    resourceLogs: [{
-      resource: {
-        attributes: [
-          attribute("service.name", stringValue(serviceName)),
-          attribute("service.version", stringValue(packageJson.version))
-        ]
-      },
-      scopeLogs: [{
-        scope: { name: `${SERVICE_NAME}/diagnose`, version: packageJson.version },
-        logRecords: report.findings.map((finding) => record(report, finding, time))
-      }]
-    }]
-  }
+  return exportOf(serviceName, [
+    ...report.checks.map((check) => checkRecord(report.trace, report.decisive_step, check, time)),
+    ...report.findings.map((finding) => record(report, finding, time))
+  ])
 }

@@ -1,18 +1,24 @@
 /**
  * The diagnose report as SARIF 2.1.0 (DECISIONS §13, `?output=sarif`), for GitHub code scanning
- * and any SARIF viewer. One run; one rule per pattern that has findings; one result per finding,
- * located in the trace file the client holds (`?artifact=PATH`, `trace.json` by default) at the
- * line of the cited element when the request body (the trace file's text) shows where it is,
- * line 1 otherwise (GitHub requires a physical location). It follows GitHub's subset: rules with
- * short and full descriptions and help, results with a relative artifact URI, a start line and
- * `partialFingerprints` that stay the same across runs (pattern, finding title and cited source),
- * so re-uploads update alerts instead of duplicating them.
+ * and any SARIF viewer. One run; one rule per check that fired (`svc/check/<id>`, DECISIONS §23,
+ * its title and rule from the checks' registry) and per pattern that has findings; one result per
+ * check finding and per lens finding, located in the trace file the client holds
+ * (`?artifact=PATH`, `trace.json` by default) at the line of the cited element when the request
+ * body (the trace file's text) shows where it is, line 1 otherwise (GitHub requires a physical
+ * location). It follows GitHub's subset: rules with short and full descriptions and help, results
+ * with a relative artifact URI, a start line and `partialFingerprints` that stay the same across
+ * runs (pattern, finding title and cited source; a check's own fingerprint and cited source), so
+ * re-uploads update alerts instead of duplicating them. `svc check` renders the checks alone the
+ * same way (`renderChecksSarif`).
  */
 import { createHash } from "node:crypto"
 import packageJson from "../../../package.json" with { type: "json" }
 import type { Severity } from "../../Catalogue/Severity.js"
+import { CHECKS } from "../../Checks/Registry.js"
+import type { CheckFinding } from "../../Contract/ChecksContract.js"
+import type { ChecksResponse } from "../../Contract/DiagnoseContract.js"
 import type { DiagnoseReport, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
-import { friendlyName, maxSeverity, oneLine, SERVICE_NAME, shorten } from "./Common.js"
+import { checkEvidenceText, checkRuleId, friendlyName, maxSeverity, oneLine, SERVICE_NAME, shorten } from "./Common.js"
 import { locateLines } from "./JsonLines.js"
 import { codeSpan, escapeMarkdown } from "./Markdown.js"
 
@@ -63,6 +69,24 @@ export interface SarifRule {
     readonly playbooks: ReadonlyArray<string>
   }
 }
+/** A lens finding's result's properties. */
+export interface SarifLensProperties {
+  readonly pattern: string
+  readonly finding: string
+  readonly severity: Severity
+  readonly confidence: number
+  readonly corroborated_by: ReadonlyArray<string>
+  readonly playbook: string | null
+  readonly decisive: boolean
+}
+/** A check finding's result's properties: the check, and its fingerprint across runs (DECISIONS §24). */
+export interface SarifCheckProperties {
+  readonly check: string
+  readonly severity: Severity
+  readonly fingerprint: string
+  readonly playbook: string | null
+  readonly decisive: boolean
+}
 export interface SarifResult {
   readonly ruleId: string
   readonly ruleIndex: number
@@ -72,15 +96,7 @@ export interface SarifResult {
   readonly locations: ReadonlyArray<SarifLocation>
   readonly relatedLocations?: ReadonlyArray<SarifLocation>
   readonly partialFingerprints: Readonly<Record<string, string>>
-  readonly properties: {
-    readonly pattern: string
-    readonly finding: string
-    readonly severity: Severity
-    readonly confidence: number
-    readonly corroborated_by: ReadonlyArray<string>
-    readonly playbook: string | null
-    readonly decisive: boolean
-  }
+  readonly properties: SarifLensProperties | SarifCheckProperties
 }
 export interface SarifNotification {
   readonly level: SarifLevel
@@ -106,15 +122,15 @@ export interface SarifRun {
   readonly results: ReadonlyArray<SarifResult>
   readonly properties: {
     readonly trace: DiagnoseReport["trace"]
-    readonly mode: string
-    readonly model: string | null
     readonly severity: Severity
-    readonly confidence: number
-    readonly summary: string
     readonly decisive_step: DiagnoseReport["decisive_step"]
-    readonly coverage: DiagnoseReport["coverage"]
-    readonly usage: DiagnoseReport["usage"]
-    readonly generated_at: string
+    readonly mode?: string
+    readonly model?: string | null
+    readonly confidence?: number
+    readonly summary?: string
+    readonly coverage?: DiagnoseReport["coverage"]
+    readonly usage?: DiagnoseReport["usage"]
+    readonly generated_at?: string
   }
 }
 export interface SarifLog {
@@ -155,6 +171,11 @@ export const fingerprint = (finding: ReportFinding): string => {
   const first = finding.evidence[0]
   const source = first === undefined ? "" : first.source ?? first.ref
   return createHash("sha256").update(`${finding.pattern}\n${oneLine(finding.title)}\n${source}`).digest("hex").slice(0, 32)
+}
+
+/** A check finding's: its own fingerprint across runs (the check, tool, error class, agent) and the source it cites first. */
+export const checkFingerprint = (check: CheckFinding): string => {
+  return createHash("sha256").update(`${checkRuleId(check.check)}\n${check.fingerprint}\n${check.evidence[0]?.source ?? ""}`).digest("hex").slice(0, 32)
 }
 
 const pascal = (slug: string): string =>
@@ -211,29 +232,164 @@ const rule = (report: DiagnoseReport, pattern: string, findings: ReadonlyArray<R
   }
 }
 
-/** The SARIF log of a diagnose report. */
-export const renderSarif = (report: DiagnoseReport, context: ReportContext, options: SarifOptions = {}): SarifLog => {
-  const version = options.version ?? packageJson.version
-  const uri = artifactUri(context.artifact)
-  const sources = report.findings.flatMap((finding) => finding.evidence.map((evidence) => evidence.source ?? evidence.ref))
-  const lines = context.lines ?? (context.body === undefined ? new Map<string, number>() : locateLines(context.body, sources))
+/**
+ * A check's rule (DECISIONS §23): `svc/check/<id>`, its title and rule text from the checks' registry
+ * (a check the registry no longer holds: its findings' title), its default severity's level.
+ */
+const checkRule = (id: string, findings: ReadonlyArray<CheckFinding>): SarifRule => {
+  const check = CHECKS.find((entry) => entry.id === id)
+  const title = oneLine(check?.title ?? findings[0]?.title ?? id)
+  const ruleText = oneLine(check?.rule ?? "")
+  const playbooks = check?.playbooks ?? Array.from(new Set(findings.flatMap((finding) => (finding.playbook === null ? [] : [finding.playbook]))))
+  const level = sarifLevel(check?.severity ?? maxSeverity(findings.map((finding) => finding.severity)))
+  const intro = `A deterministic check over the normalized trace, no model call: ${sentence(title)}`
+  const playbookText = playbooks.length === 0
+    ? "No playbook applies."
+    : `Playbooks (GET /v1/patterns/{pattern}/playbooks): ${playbooks.join(", ")}.`
+  return {
+    id: checkRuleId(id),
+    name: pascal(id) || "Check",
+    shortDescription: { text: shorten(sentence(title), 1000) },
+    fullDescription: { text: shorten(ruleText.length === 0 ? intro : sentence(ruleText), 1000) },
+    help: {
+      text: [intro, ...(ruleText.length === 0 ? [] : [`Rule: ${sentence(ruleText)}`]), playbookText].join("\n"),
+      markdown: [
+        `**${escapeMarkdown(title)}** (${codeSpan(id)}): a deterministic check over the normalized trace, no model call.`,
+        ...(ruleText.length === 0 ? [] : ["", `**Rule:** ${escapeMarkdown(ruleText)}`]),
+        "",
+        playbooks.length === 0 ? "No playbook applies." : `**Playbooks:** ${playbooks.map((key) => codeSpan(key)).join(", ")}`
+      ].join("\n")
+    },
+    defaultConfiguration: { level },
+    properties: {
+      tags: ["agent-trace", "check", id],
+      precision: "high",
+      "problem.severity": problemSeverity(level),
+      playbooks
+    }
+  }
+}
 
-  const patterns: Array<string> = []
-  for (const run of report.patterns) if (report.findings.some((finding) => finding.pattern === run.pattern)) patterns.push(run.pattern)
-  for (const finding of report.findings) if (!patterns.includes(finding.pattern)) patterns.push(finding.pattern)
-  const rules = patterns.map((pattern) => rule(report, pattern, report.findings.filter((finding) => finding.pattern === pattern)))
-
+/** Locations in one artifact: at the line of each cited source the trace file's text shows, line 1 otherwise. */
+const locator = (uri: string, lines: ReadonlyMap<string, number>) => {
   const element = (name: string): SarifLogicalLocation => ({ name, fullyQualifiedName: name, kind: "element" })
-  const location = (ref: string, source: string | undefined, id?: number, message?: string): SarifLocation => ({
+  return (ref: string, source: string | undefined, id?: number, message?: string): SarifLocation => ({
     ...(id === undefined ? {} : { id }),
     physicalLocation: { artifactLocation: { uri, index: 0 }, region: { startLine: lines.get(source ?? ref) ?? 1 } },
     logicalLocations: source === undefined || source === ref ? [element(ref)] : [element(ref), element(source)],
     ...(message === undefined ? {} : { message: { text: message } })
   })
+}
 
+/** The checks' rules, in the order their findings come (first in the run), and one result per finding. */
+const checkRulesAndResults = (
+  checks: ReadonlyArray<CheckFinding>,
+  decisive: DiagnoseReport["decisive_step"],
+  location: ReturnType<typeof locator>,
+  lines: ReadonlyMap<string, number>
+): { readonly rules: ReadonlyArray<SarifRule>; readonly results: ReadonlyArray<SarifResult> } => {
+  const ids: Array<string> = []
+  for (const check of checks) if (!ids.includes(check.check)) ids.push(check.check)
+  const rules = ids.map((id) => checkRule(id, checks.filter((check) => check.check === id)))
+  const results = checks.map((check): SarifResult => {
+    const located = check.evidence.findIndex((evidence) => lines.has(evidence.source))
+    const primaryIndex = located >= 0 ? located : 0
+    const primary = check.evidence[primaryIndex]
+    const others = check.evidence.filter((_, index) => index !== primaryIndex).slice(0, 9)
+    const shown = (evidence: CheckFinding["evidence"][number]) =>
+      evidence.quote === null ? plain(checkEvidenceText(evidence), 300) : `“${plain(evidence.quote, 300)}”`
+    const related = others.map((evidence, index) => location(evidence.ref, evidence.source, index + 1, sentence(shown(evidence))))
+    const alsoText = related.length === 0
+      ? ""
+      : ` Also cited: ${others.map((evidence, index) => `[${plain(evidence.source, 120)}](${index + 1})`).join(", ")}.`
+    const hash = checkFingerprint(check)
+    return {
+      ruleId: checkRuleId(check.check),
+      ruleIndex: ids.indexOf(check.check),
+      level: sarifLevel(check.severity),
+      // deterministic: a check that fires is certain of what it read
+      rank: 100,
+      message: {
+        text: `${sentence(plain(check.title, 300))} ${sentence(plain(check.explanation, 1500))}${
+          primary === undefined ? "" : ` Evidence: ${shown(primary)} (${plain(primary.source, 200)}).`
+        }${alsoText}`
+      },
+      locations: [primary === undefined ? location("trace", undefined) : location(primary.ref, primary.source)],
+      ...(related.length === 0 ? {} : { relatedLocations: related }),
+      partialFingerprints: { [FINGERPRINT_KEY]: hash, primaryLocationLineHash: hash },
+      properties: {
+        check: check.check,
+        severity: check.severity,
+        fingerprint: check.fingerprint,
+        playbook: check.playbook,
+        decisive: decisive !== null && decisive.checks.includes(check.check) && check.evidence.some((evidence) => evidence.event === decisive.event)
+      }
+    }
+  })
+  return { rules, results }
+}
+
+/** The trace file's line of each source cited, from its text (or the lines a stored run kept). */
+const linesOf = (context: ReportContext, sources: ReadonlyArray<string>): ReadonlyMap<string, number> =>
+  context.lines ?? (context.body === undefined ? new Map<string, number>() : locateLines(context.body, sources))
+
+const driverOf = (rules: ReadonlyArray<SarifRule>, options: SarifOptions): SarifRun["tool"] => {
+  const version = options.version ?? packageJson.version
+  return {
+    driver: {
+      name: SERVICE_NAME,
+      version,
+      semanticVersion: version,
+      informationUri: options.informationUri ?? `urn:${SERVICE_NAME}`,
+      rules
+    }
+  }
+}
+
+/**
+ * The SARIF log of the checks alone (`svc check`): one run per trace file, each with a rule per
+ * check that fired and a result per finding, its category (`automationDetails`) named by the file.
+ */
+export const renderChecksSarif = (
+  files: ReadonlyArray<{ readonly result: ChecksResponse; readonly context: ReportContext }>,
+  options: SarifOptions = {}
+): SarifLog => ({
+  $schema: SARIF_SCHEMA,
+  version: "2.1.0",
+  runs: files.map(({ context, result }): SarifRun => {
+    const uri = artifactUri(context.artifact)
+    const lines = linesOf(context, result.checks.flatMap((check) => check.evidence.map((evidence) => evidence.source)))
+    const checked = checkRulesAndResults(result.checks, result.decisive_step, locator(uri, lines), lines)
+    return {
+      tool: driverOf(checked.rules, options),
+      automationDetails: { id: `${SERVICE_NAME}/check/${uri}/` },
+      artifacts: [{ location: { uri }, mimeType: "application/json" }],
+      invocations: [{ executionSuccessful: true, toolExecutionNotifications: [] }],
+      results: checked.results,
+      properties: { trace: result.trace, severity: result.severity, decisive_step: result.decisive_step }
+    }
+  })
+})
+
+/** The SARIF log of a diagnose report: the checks' rules and results first, then the lenses'. */
+export const renderSarif = (report: DiagnoseReport, context: ReportContext, options: SarifOptions = {}): SarifLog => {
+  const uri = artifactUri(context.artifact)
+  const sources = [
+    ...report.checks.flatMap((check) => check.evidence.map((evidence) => evidence.source)),
+    ...report.findings.flatMap((finding) => finding.evidence.map((evidence) => evidence.source ?? evidence.ref))
+  ]
+  const lines = linesOf(context, sources)
+  const location = locator(uri, lines)
   const decisive = report.decisive_step
-  const results = report.findings.map((finding): SarifResult => {
-    const ruleIndex = patterns.indexOf(finding.pattern)
+  const checked = checkRulesAndResults(report.checks, decisive, location, lines)
+
+  const patterns: Array<string> = []
+  for (const run of report.patterns) if (report.findings.some((finding) => finding.pattern === run.pattern)) patterns.push(run.pattern)
+  for (const finding of report.findings) if (!patterns.includes(finding.pattern)) patterns.push(finding.pattern)
+  const rules = [...checked.rules, ...patterns.map((pattern) => rule(report, pattern, report.findings.filter((finding) => finding.pattern === pattern)))]
+
+  const lensResults = report.findings.map((finding): SarifResult => {
+    const ruleIndex = checked.rules.length + patterns.indexOf(finding.pattern)
     const located = finding.evidence.findIndex((evidence) => lines.has(evidence.source ?? evidence.ref))
     const primaryIndex = located >= 0 ? located : 0
     const primary = finding.evidence[primaryIndex]
@@ -291,19 +447,11 @@ export const renderSarif = (report: DiagnoseReport, context: ReportContext, opti
     $schema: SARIF_SCHEMA,
     version: "2.1.0",
     runs: [{
-      tool: {
-        driver: {
-          name: SERVICE_NAME,
-          version,
-          semanticVersion: version,
-          informationUri: options.informationUri ?? `urn:${SERVICE_NAME}`,
-          rules
-        }
-      },
+      tool: driverOf(rules, options),
       automationDetails: { id: `${SERVICE_NAME}/diagnose/${uri}/` },
       artifacts: [{ location: { uri }, mimeType: "application/json" }],
       invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }],
-      results,
+      results: [...checked.results, ...lensResults],
       properties: {
         trace: report.trace,
         mode: report.mode,

@@ -9,6 +9,7 @@
 import { Data, type Effect } from "effect"
 import type { Detection } from "../../Catalogue/Detection.js"
 import type { Mode } from "../../Catalogue/Resources.js"
+import type { ChecksResponse } from "../../Contract/DiagnoseContract.js"
 import type { DiagnoseReport, ReportContext } from "../../Contract/DiagnoseReport.js"
 import type { Run, RunFilterParams, RunList, RunListParams, RunWithReport, SubmitRunsResponse } from "../../Contract/RunsContract.js"
 import type { CompareParams, Digest, Problem, ProblemComparison, ProblemDetail, ProblemList, ProblemListParams, ProblemUpdate } from "../../Contract/ProblemsContract.js"
@@ -107,6 +108,8 @@ export interface Backend {
   readonly analyze: (slug: string, envelope: Envelope) => Effect.Effect<{ readonly answer: AnalyzeAnswer; readonly body: unknown }, CliFailure>
   /** `events`: whether the renderer needs the normalized events (remote: one more request). */
   readonly diagnose: (envelope: Envelope, events: boolean) => Effect.Effect<DiagnoseAnswer, CliFailure>
+  /** The checks alone (`POST /v1/checks`, DECISIONS §23). */
+  readonly check: (envelope: Envelope) => Effect.Effect<Served<ChecksResponse>, CliFailure>
   readonly normalize: (envelope: Envelope) => Effect.Effect<unknown, CliFailure>
   readonly patterns: Effect.Effect<unknown, CliFailure>
   readonly pattern: (name: string, part: "record" | "playbooks" | "citations" | "composition") => Effect.Effect<unknown, CliFailure>

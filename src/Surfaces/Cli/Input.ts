@@ -13,7 +13,7 @@ import { Effect, Option, Predicate } from "effect"
 import { close, constants, createReadStream, fstat, open } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
 import { Socket } from "node:net"
-import { extname, join } from "node:path"
+import { extname, isAbsolute, join, relative, resolve } from "node:path"
 import type { Readable } from "node:stream"
 import { JsonBounds, parseTraceBody, parseZipTrace } from "../../Edge/Body.js"
 import { looksLikeZip } from "../../Edge/Zip.js"
@@ -178,8 +178,19 @@ export const readTrace = (file: Option.Option<string>, limit: number): Effect.Ef
     return { path, text: Buffer.from(bytes).toString("utf8"), body: parsed }
   })
 
+/**
+ * SARIF's artifact location by default: the input file as given, relative to the working directory
+ * when it lies inside it (the repository root in a CI job, as code scanning expects); standard
+ * input is trace.json.
+ */
+export const artifactOf = (path: string | undefined): string => {
+  if (path === undefined) return "trace.json"
+  const inside = relative(process.cwd(), resolve(path))
+  return inside.length > 0 && !inside.startsWith("..") && !isAbsolute(inside) ? inside : path
+}
+
 /** Whether a FILE argument names standard input (`-`, renamed by `markStdin`). */
-const isStdin = (file: string) => file === "-" || file === STDIN_ARGUMENT
+export const isStdin = (file: string) => file === "-" || file === STDIN_ARGUMENT
 
 /**
  * The trace files a FILE|DIR|- argument names: a directory's regular files (not its hidden ones,

@@ -159,6 +159,12 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
           const { report, events } = yield* diagnoses.diagnose(envelope, caller.keyName, caller.requestId)
           return { report, events, body: { report } }
         })),
+      check: (envelope) =>
+        inProcess(Effect.gen(function*() {
+          const caller = yield* yield* callerFor(LOCAL_OPERATIONS.check)
+          const result = yield* diagnoses.check(envelope, caller.keyName)
+          return { value: result, body: result }
+        })),
       normalize: (envelope) =>
         inProcess(Effect.gen(function*() {
           const caller = yield* yield* callerFor(LOCAL_OPERATIONS.normalize)

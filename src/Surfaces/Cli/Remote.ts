@@ -145,6 +145,7 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
           const normalized = yield* call(client.traces.normalize({ payload: envelope }))
           return { report: value.report, events: "trace" in normalized ? normalized.trace.events : [], body }
         }),
+      check: (envelope) => typedAndServed(client.diagnose.check({ payload: envelope, urlParams: {}, withResponse: true })),
       normalize: (envelope) => Effect.map(typedAndServed(client.traces.normalize({ payload: envelope, withResponse: true })), ({ body }) => body),
       patterns: Effect.map(typedAndServed(client.catalogue.listPatterns({ withResponse: true })), ({ body }) => body),
       pattern: (name, part) => {

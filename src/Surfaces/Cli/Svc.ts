@@ -1,6 +1,6 @@
 /**
  * The `svc` commands (DECISIONS §14, docs/cli.md), with `@effect/cli`: serve, analyze, diagnose,
- * normalize, patterns, runs (§17), mcp, one file each in Commands/ (runs: a group, and submit apart).
+ * check (§23), normalize, patterns, runs (§17), mcp, one file each in Commands/ (runs: a group, and submit apart).
  * Each command that reads or analyses runs in this process by default (Local.ts) or against a
  * service with `--url` (Remote.ts); both print
  * the same output for the same input. stdout holds only the result (or nothing, with `--out`);
@@ -10,6 +10,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import { makeAnalyze } from "./Commands/Analyze.js"
+import { makeCheck } from "./Commands/Check.js"
 import { makeDiagnose } from "./Commands/Diagnose.js"
 import { makeEval } from "./Commands/Eval.js"
 import { makeMcp } from "./Commands/Mcp.js"
@@ -29,6 +30,7 @@ export const makeSvc = (terminal: Terminal, serving: () => void) =>
         "Read AI-agent runs through 34 organizational-behaviour frameworks: why a run failed and what to change, in named, cited terms. In this process by default (same configuration as the service, from the environment), or against a running service with --url.",
         [
           ["svc diagnose run.json", "the lenses that fit a run, one report"],
+          ["svc check traces/*.json --fail-on medium", "the deterministic checks alone, no model"],
           ["svc analyze lewin run.json --mode quick", "one pattern"],
           ["svc patterns", "the catalogue"],
           ["svc runs submit traces/ --url http://127.0.0.1:8000", "runs diagnosed in the background by a service"],
@@ -37,5 +39,5 @@ export const makeSvc = (terminal: Terminal, serving: () => void) =>
         [EXIT_CODES]
       )
     ),
-    Command.withSubcommands([makeServe(serving), makeAnalyze(terminal), makeDiagnose(terminal), makeNormalize(terminal), makePatterns(terminal), makeRuns(terminal), makeProblems(terminal), makeDigest(terminal), makeEval(terminal), makeMcp()])
+    Command.withSubcommands([makeServe(serving), makeAnalyze(terminal), makeDiagnose(terminal), makeCheck(terminal), makeNormalize(terminal), makePatterns(terminal), makeRuns(terminal), makeProblems(terminal), makeDigest(terminal), makeEval(terminal), makeMcp()])
   )

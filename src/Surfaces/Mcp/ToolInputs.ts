@@ -57,6 +57,9 @@ export const patternToolInput = objectSchema({ trace: McpTrace, ...rawTraceOptio
 /** `svc_diagnose`: the trace and the diagnose envelope's options. */
 export const diagnoseToolInput = objectSchema({ ...DiagnoseEnvelope.fields, trace: McpTrace })
 
+/** `svc_check`: the trace and the diagnose envelope's options the checks read (format, select); no lens runs. */
+export const checkToolInput = objectSchema({ trace: McpTrace, format: DiagnoseEnvelope.fields.format, select: DiagnoseEnvelope.fields.select })
+
 /** `svc_submit_run`: what `svc_diagnose` takes, with the run's labels and external id (`POST /v1/runs`'s envelope). */
 export const SubmitRunArguments = Schema.Struct({ ...RunsEnvelope.fields, trace: McpTrace }).annotations({
   identifier: "McpSubmitRunArguments",

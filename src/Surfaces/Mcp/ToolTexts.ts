@@ -6,11 +6,13 @@
 import type { Problem, ProblemDetail } from "../../Contract/ProblemsContract.js"
 import type { CatalogueEntry } from "../../Catalogue/Catalogue.js"
 import type { Detection } from "../../Catalogue/Detection.js"
+import type { ChecksResponse } from "../../Contract/DiagnoseContract.js"
 import type { DiagnoseReport } from "../../Contract/DiagnoseReport.js"
 import type { Run, SubmitRunsResponse } from "../../Contract/RunsContract.js"
 
 export const toolName = (slug: string) => `svc_${slug}`
 export const DIAGNOSE_TOOL = "svc_diagnose"
+export const CHECK_TOOL = "svc_check"
 export const LIST_TOOL = "svc_list_patterns"
 export const SUBMIT_RUN_TOOL = "svc_submit_run"
 export const LIST_RUNS_TOOL = "svc_list_runs"
@@ -53,6 +55,22 @@ export const reportSummary = (report: DiagnoseReport): string => {
     for (const intervention of report.interventions.slice(0, 3)) lines.push(`${intervention.rank}. ${intervention.type}: ${intervention.description}`)
   }
   lines.push("structuredContent holds the whole report: findings with evidence, triage, usage.")
+  return lines.join("\n")
+}
+
+/** The checks' answer in a few lines: the verdict, each finding with the events it cites, the decisive step. */
+export const checksSummary = (result: ChecksResponse): string => {
+  const lines = [
+    result.checks.length === 0
+      ? `Checks on a ${result.trace.format} trace (${result.trace.events} events): none fired.`
+      : `Checks on a ${result.trace.format} trace (${result.trace.events} events): severity ${result.severity}, ${result.checks.length} finding(s).`
+  ]
+  for (const check of result.checks.slice(0, 8)) {
+    lines.push(`- ${check.check} (${check.severity}): ${check.explanation} [${check.evidence.map((evidence) => evidence.ref).join(", ")}]`)
+  }
+  const step = result.decisive_step
+  if (step !== null) lines.push(`Decisive step: event ${step.event} (${step.source}) by ${step.actor}.`)
+  lines.push(`No model was called. structuredContent holds the findings with their evidence; ${DIAGNOSE_TOOL} adds the lenses.`)
   return lines.join("\n")
 }
 

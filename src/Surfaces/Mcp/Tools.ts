@@ -1,6 +1,6 @@
 /**
- * The MCP tools (DECISIONS §14): `svc_<name>` for each pattern, `svc_diagnose`,
- * `svc_list_patterns`, the runs' `svc_submit_run`, `svc_list_runs` and `svc_get_run` (§17) and
+ * The MCP tools (DECISIONS §14): `svc_<name>` for each pattern, `svc_diagnose`, `svc_check`
+ * (the checks alone, §23), `svc_list_patterns`, the runs' `svc_submit_run`, `svc_list_runs` and `svc_get_run` (§17) and
  * the problems' `svc_list_problems` and `svc_get_problem` (§19), a thin adapter over the same
  * services as REST (AnalyzeService, DiagnoseService, RunsService, ProblemsService, the catalogue). Each call:
  *   caller (the tool's operation, with the least role it needs: `svc_submit_run` `ingest`, every
@@ -11,8 +11,8 @@
  * A failure inside a call is a tool result with `isError`, carrying the same error kind and
  * message as HTTP (`{detail:{error, message}}`); the trace limits are answered at the HTTP level
  * over HTTP (Protocol.ts `refuse`). Every analysis call is recorded once in `svc_requests_total`
- * with `surface="mcp"`, by the same recorder the REST handlers use; a submitted run is not an
- * analysis there (its worker records the diagnose, `surface="worker"`), as `POST /v1/runs` is not.
+ * with `surface="mcp"`, by the same recorder the REST handlers use; `svc_check` (no model) and a
+ * submitted run are not analyses there (its worker records the diagnose, `surface="worker"`), as `POST /v1/runs` is not.
  */
 import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
@@ -35,6 +35,8 @@ import { RunsService } from "../../Runs/RunsService.js"
 import { type CallContext, type Caller, McpProtocol } from "./Protocol.js"
 import type { GuardFailure } from "../../Auth/Guards.js"
 import {
+  CHECK_TOOL,
+  checksSummary,
   DIAGNOSE_TOOL,
   detectionSummary,
   GET_PROBLEM_TOOL,
@@ -52,6 +54,7 @@ import {
   toolName
 } from "./ToolTexts.js"
 import {
+  checkToolInput,
   diagnoseToolInput,
   GetProblemArguments,
   getProblemToolInput,
@@ -75,6 +78,14 @@ const READ_ONLY = new McpSchema.ToolAnnotations({
   idempotentHint: true,
   // The analyses call a language model outside this service.
   openWorldHint: true
+})
+
+/** `svc_check` reads and computes, and calls nothing outside this service. */
+const CHECKS_ONLY = new McpSchema.ToolAnnotations({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false
 })
 
 /** `svc_submit_run` stores a run (or finds the one of the same trace and options). */
@@ -281,6 +292,28 @@ export const McpToolsLive = Layer.effectDiscard(
               return { report, cached: false }
             }),
           ({ report }) => new McpSchema.CallToolResult({ content: [text(reportSummary(report))], structuredContent: { report } })
+        )
+    })
+
+    // The checks alone (DECISIONS §23): POST /v1/checks's effect, no lens, no model.
+    const checkOperation = toolOperation(CHECK_TOOL, "read")
+    yield* server.addTool({
+      tool: new McpSchema.Tool({
+        name: CHECK_TOOL,
+        title: "Run the deterministic checks on an agent run",
+        description:
+          "Runs the deterministic checks on an agent run, without a model: a tool error the run carried on past, success claimed after an error, and the others of the registry. " +
+          "Each finding cites the events it rests on (quoted, or described for an event without content) and has a severity. Fast and free: use it first, or on traces without message content; " +
+          `${DIAGNOSE_TOOL} adds the lenses.`,
+        inputSchema: checkToolInput,
+        annotations: CHECKS_ONLY
+      }),
+      handle: (args: unknown) =>
+        toolCall(
+          null,
+          checkOperation,
+          (caller) => Effect.flatMap(envelopeOf(args), (envelope) => diagnoses.check(envelope, caller.keyName)),
+          (result) => new McpSchema.CallToolResult({ content: [text(checksSummary(result))], structuredContent: result })
         )
     })
 

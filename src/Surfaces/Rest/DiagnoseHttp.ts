@@ -2,7 +2,9 @@
  * `POST /v1/diagnose` over REST: the body was read by the edge (under the byte limit); here: 415
  * unless JSON or JSON Lines → DiagnoseService → the report in the output asked for (`?output=`,
  * else `Accept`, else JSON). Recorded once in `svc_requests_total{pattern="diagnose"}`; each lens
- * inside is counted by AnalyzeService in `svc_analyses_total`.
+ * inside is counted by AnalyzeService in `svc_analyses_total`. `POST /v1/checks` (DECISIONS §23):
+ * the same intake → DiagnoseService's checks → their JSON; no analysis, so not in those counters
+ * (as normalize is not).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -61,7 +63,14 @@ export const renderedResponse = (output: DiagnoseOutputEntry, report: DiagnoseRe
 export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers) =>
   Effect.gen(function*() {
     const service = yield* DiagnoseService
-    return handlers.handleRaw("diagnose", ({ request }) =>
+    return handlers.handleRaw("check", ({ request }) =>
+      Effect.gen(function*() {
+        const edge = yield* CurrentRequest
+        const contentType = request.headers["content-type"]
+        yield* requireJson(contentType, { jsonLines: true })
+        const body = yield* parseTraceUpload(edge.body ?? EMPTY, contentType)
+        return HttpServerResponse.unsafeJson(yield* service.check(body, edge.keyName, queryOptions(request.url)))
+      })).handleRaw("diagnose", ({ request }) =>
       Effect.gen(function*() {
         const edge = yield* CurrentRequest
         const url = new URL(request.url, "http://localhost")

@@ -18,13 +18,13 @@
  * the LangSmith JS SDK records them): `Anthropic/ManagedAgents`.
  */
 import { Either, Predicate } from "effect"
-import type { EventInput, TraceBuilder } from "../Builder.js"
+import type { CallFacts, EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { stringField } from "../Importer.js"
 import { isManagedAgentsRecording, readManagedAgents } from "./Anthropic/ManagedAgents.js"
 import { toolResultOf, toolUseOf } from "./AnthropicBlocks.js"
-import { at, detectSafely, jsonText, sample, type Rec, type Who } from "./Common.js"
+import { at, countOf, declaredToolsOf, detectSafely, jsonText, sample, type Rec, type Who } from "./Common.js"
 
 /** Block types only the Anthropic Messages API uses (OpenAI parts never carry these). */
 const ANTHROPIC_BLOCKS: ReadonlySet<string> = new Set([
@@ -183,9 +183,10 @@ const blockEvents = (reader: Reader, block: unknown, who: Who, source: string): 
         const tool = (id === undefined ? undefined : reader.tools.get(id)) ?? type.slice(0, -"_tool_result".length)
         const content = block["content"]
         if (Predicate.isRecord(content) && (stringField(content, "type") ?? "").endsWith("_error")) {
-          return [{ actor: tool, role: "tool", kind: "error", content: stringField(content, "error_code") ?? jsonText(content), tool, source }]
+          const code = stringField(content, "error_code")
+          return [{ actor: tool, role: "tool", kind: "error", content: code ?? jsonText(content), tool, source, call_id: id, status: "error", status_code: code }]
         }
-        return [{ actor: tool, role: "tool", kind: "tool_result", content: jsonText(readable(content)), tool, source }]
+        return [{ actor: tool, role: "tool", kind: "tool_result", content: jsonText(readable(content)), tool, source, call_id: id }]
       }
     }
   }
@@ -218,7 +219,16 @@ const responseEvents = (reader: Reader, response: Rec, prefix: string): Array<Ev
     const error = response["error"]
     const message = Predicate.isRecord(error) ? (stringField(error, "message") ?? stringField(error, "type")) : typeof error === "string" ? error : undefined
     reader.failed = true
-    return [{ actor: "assistant", role: "agent", kind: "error", content: message ?? jsonText(error), source: at(prefix, "error") }]
+    return [{
+      actor: "assistant",
+      role: "agent",
+      kind: "error",
+      content: message ?? jsonText(error),
+      source: at(prefix, "error"),
+      status: "error",
+      status_code: Predicate.isRecord(error) ? stringField(error, "type") : undefined,
+      status_message: Predicate.isRecord(error) ? stringField(error, "message") : undefined
+    }]
   }
   const id = stringField(response, "id")
   if (id !== undefined) reader.responses.push(id)
@@ -240,10 +250,25 @@ const isCall = (value: Rec): boolean =>
   Predicate.isRecord(value["request"]) ||
   Predicate.isRecord(value["response"])
 
-/** One call's events in order (system, messages, response) and where its output (the response) starts. */
+/** One call's events in order (system, messages, response), where its output (the response) starts, and the response's facts. */
 interface CallEvents {
   readonly events: Array<EventInput>
   readonly outputFrom: number
+  /** The response's stop reason and usage (DECISIONS §23), when the call holds a response. */
+  readonly response: { readonly facts: CallFacts; readonly source: string } | undefined
+}
+
+/** What a response message says of its call: its stop reason and token usage. */
+const responseFacts = (response: Rec): CallFacts => {
+  const usage = response["usage"]
+  const input = Predicate.isRecord(usage) ? countOf(usage["input_tokens"]) : undefined
+  const output = Predicate.isRecord(usage) ? countOf(usage["output_tokens"]) : undefined
+  const failed = response["type"] === "error" || (Predicate.isRecord(response["error"]) && !("content" in response))
+  return {
+    status: failed ? "error" : undefined,
+    finish_reason: stringField(response, "stop_reason"),
+    tokens: input === undefined && output === undefined ? undefined : { input, output }
+  }
 }
 
 /** The events of one call, in order: system, messages, response. */
@@ -270,16 +295,31 @@ const callEvents = (reader: Reader, call: Rec, prefix: string, depth = 0): CallE
     })
   }
   const outputFrom = events.length
-  if (call["type"] === "message" || call["type"] === "error") events.push(...responseEvents(reader, call, prefix))
+  let answered: CallEvents["response"]
+  if (call["type"] === "message" || call["type"] === "error") {
+    events.push(...responseEvents(reader, call, prefix))
+    answered = { facts: responseFacts(call), source: prefix.length > 0 ? prefix : "content" }
+  }
   const response = call["response"]
-  if (Predicate.isRecord(response)) events.push(...responseEvents(reader, response, at(prefix, "response")))
-  return { events, outputFrom }
+  if (Predicate.isRecord(response)) {
+    events.push(...responseEvents(reader, response, at(prefix, "response")))
+    answered ??= { facts: responseFacts(response), source: at(prefix, "response") }
+  }
+  // The tools the request offered the model.
+  if (Array.isArray(call["tools"])) reader.builder.declareTools(declaredToolsOf(call["tools"]))
+  return { events, outputFrom, response: answered }
 }
 
-/** A call's events through the history de-duplication: its response is its own output, never history. */
+/**
+ * A call's events through the history de-duplication: its response is its own output, never
+ * history; the response's facts on its first event, or on an empty message when it said nothing.
+ */
 const addCall = (reader: Reader, call: Rec, prefix: string) => {
-  const { events, outputFrom } = callEvents(reader, call, prefix)
-  reader.builder.addHistory(events, { outputFrom })
+  const { events, outputFrom, response } = callEvents(reader, call, prefix)
+  reader.builder.addHistory(events, {
+    outputFrom,
+    call: response === undefined ? undefined : { outputAt: outputFrom, facts: response.facts, actor: "assistant", source: response.source }
+  })
 }
 
 const fail = (message: string) => Either.left(`anthropic: ${message}`)

@@ -25,20 +25,25 @@ export const toolResultText = (builder: TraceBuilder, content: unknown): string 
 }
 
 /** A tool call's event fields, without who made it and where it stands. */
-export type ToolUseFields = Pick<EventInput, "kind" | "content" | "tool">
+export type ToolUseFields = Pick<EventInput, "kind" | "content" | "tool" | "call_id">
 
 /** A `tool_use` block: its id, and the tool call it is (its tool name, "tool" when unnamed, recorded under its id in `tools`). */
 export const toolUseOf = (tools: Map<string, string>, block: Rec): { readonly id: string | undefined; readonly call: ToolUseFields } => {
   const name = stringField(block, "name") ?? "tool"
   const id = stringField(block, "id")
   if (id !== undefined) tools.set(id, name)
-  return { id, call: { kind: "tool_call", content: jsonText(block["input"] ?? {}), tool: name } }
+  return { id, call: { kind: "tool_call", content: jsonText(block["input"] ?? {}), tool: name, call_id: id } }
 }
 
-/** A `tool_result` block's event, but for its source: by the tool its `tool_use_id` names (`tool` when unknown). */
+/**
+ * A `tool_result` block's event, but for its source: by the tool its `tool_use_id` names (`tool`
+ * when unknown), belonging to that call; `is_error` is its status (`ok` only when it says false).
+ */
 export const toolResultOf = (builder: TraceBuilder, tools: ReadonlyMap<string, string>, block: Rec): Omit<EventInput, "source"> => {
   const id = stringField(block, "tool_use_id")
   const tool = id === undefined ? undefined : tools.get(id)
-  const kind = block["is_error"] === true ? "error" : "tool_result"
-  return { actor: tool ?? "tool", role: "tool", kind, content: toolResultText(builder, block["content"]), tool }
+  const failed = block["is_error"] === true
+  const kind = failed ? "error" : "tool_result"
+  const status = failed ? "error" : block["is_error"] === false ? "ok" : undefined
+  return { actor: tool ?? "tool", role: "tool", kind, content: toolResultText(builder, block["content"]), tool, call_id: id, status }
 }

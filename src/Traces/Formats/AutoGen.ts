@@ -114,7 +114,18 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
       if (!Predicate.isRecord(result)) continue
       const callId = idOf(result["call_id"] ?? result["tool_call_id"])
       const tool = nonEmpty(stringField(result, "name")) ?? (callId === undefined ? undefined : state.toolNames.get(callId))
-      events.push({ source: base.source, timestamp: base.timestamp, actor: tool ?? "tool", role: "tool", kind: result["is_error"] === true ? "error" : "tool_result", content: textOf(result["content"]) ?? "", tool })
+      const failed = result["is_error"] === true
+      events.push({
+        source: base.source,
+        timestamp: base.timestamp,
+        actor: tool ?? "tool",
+        role: "tool",
+        kind: failed ? "error" : "tool_result",
+        content: textOf(result["content"]) ?? "",
+        tool,
+        call_id: callId,
+        status: failed ? "error" : result["is_error"] === false ? "ok" : undefined
+      })
     }
     return events
   }
@@ -125,7 +136,7 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
       const call = callOf(raw)
       if (call === undefined) continue
       if (call.id !== undefined) state.toolNames.set(call.id, call.name)
-      events.push({ source: base.source, timestamp: base.timestamp, actor, role: "agent", kind: "tool_call", content: call.args, tool: call.name })
+      events.push({ source: base.source, timestamp: base.timestamp, actor, role: "agent", kind: "tool_call", content: call.args, tool: call.name, call_id: call.id })
     }
     return events
   }
@@ -212,7 +223,7 @@ const messageEvents = (message: unknown, source: string, state: ReadState): Read
       const callId = idOf(message["tool_call_id"])
       const tool = callId === undefined ? undefined : state.toolNames.get(callId)
       const text = textOf(content)
-      return text === undefined ? undefined : [{ source: base.source, timestamp: base.timestamp, actor: tool ?? "tool", role: "tool", kind: "tool_result", content: text, tool }]
+      return text === undefined ? undefined : [{ source: base.source, timestamp: base.timestamp, actor: tool ?? "tool", role: "tool", kind: "tool_result", content: text, tool, call_id: callId }]
     }
     case "function": {
       const text = textOf(content)

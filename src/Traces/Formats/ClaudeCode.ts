@@ -25,13 +25,13 @@
  * `lines[i]` (the i-th record), `lines[i].message.content[j]`.
  */
 import { Either, Predicate } from "effect"
-import type { EventInput, TraceBuilder } from "../Builder.js"
+import type { CallFacts, EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { stringField } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
 import { toolResultOf, toolUseOf } from "./AnthropicBlocks.js"
-import { carrySkipped, detectSafely, DETECT_LIMIT, nonEmpty, type Rec, type Who } from "./Common.js"
+import { carrySkipped, countOf, detectSafely, DETECT_LIMIT, nonEmpty, type Rec, type Who } from "./Common.js"
 
 /** The main agent's actor name. */
 export const CLAUDE_CODE_AGENT = "claude"
@@ -106,6 +106,8 @@ interface Session {
   lastMainMessage: string | undefined
   lastEvent: EventInput | undefined
   apiErrorLast: boolean
+  /** The API responses (message ids) whose usage was read: once each. */
+  readonly responses: Set<string>
 }
 
 const timeOf = (record: Rec): number | undefined => {
@@ -310,6 +312,26 @@ const readEntry = (session: Session, entry: Entry) => {
   else content.forEach((block: unknown, j) => readBlock(session, block, context, `${source}.message.content[${j}]`))
   // a record all of whose blocks were empty says nothing
   if (builder.eventCount() === before && (typeof content === "string" || content.length === 0)) builder.skip()
+  else if (type === "assistant" && Predicate.isRecord(message)) builder.amend(before, responseFacts(session, message, context.failed))
+}
+
+/**
+ * What an assistant record says of its API response (DECISIONS §23), for its first event: the
+ * usage once per response (the CLI writes a response's blocks as records of their own, each
+ * repeating it), the stop reason where it is set, `error` for an API error the CLI recorded.
+ */
+const responseFacts = (session: Session, message: Rec, failed: boolean): CallFacts => {
+  const id = stringField(message, "id")
+  const first = id === undefined || !session.responses.has(id)
+  if (id !== undefined) session.responses.add(id)
+  const usage = message["usage"]
+  const input = first && Predicate.isRecord(usage) ? countOf(usage["input_tokens"]) : undefined
+  const output = first && Predicate.isRecord(usage) ? countOf(usage["output_tokens"]) : undefined
+  return {
+    status: failed ? "error" : undefined,
+    finish_reason: stringField(message, "stop_reason"),
+    tokens: input === undefined && output === undefined ? undefined : { input, output }
+  }
 }
 
 const readSession = (id: string | null, entries: ReadonlyArray<Entry>): NormalizedTrace | undefined => {
@@ -323,7 +345,8 @@ const readSession = (id: string | null, entries: ReadonlyArray<Entry>): Normaliz
     task: undefined,
     lastMainMessage: undefined,
     lastEvent: undefined,
-    apiErrorLast: false
+    apiErrorLast: false,
+    responses: new Set()
   }
   const ordered = [...entries].sort((a, b) => a.time - b.time || a.index - b.index)
   collectSubAgents(session, ordered)

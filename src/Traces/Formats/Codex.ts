@@ -191,7 +191,7 @@ const readResponseItem = (reader: Rollout, item: Rec, base: { readonly source: s
       if (callId !== undefined) reader.tools.set(callId, name)
       const args = item["type"] === "function_call" ? item["arguments"] : item["input"]
       const content = jsonText(args ?? "")
-      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content, tool: name })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content, tool: name, call_id: callId })
       if (name === "spawn_agent") {
         const parsed = parseJson(content)
         const spec: Rec = Predicate.isRecord(parsed) ? parsed : {}
@@ -207,7 +207,7 @@ const readResponseItem = (reader: Rollout, item: Rec, base: { readonly source: s
       if (callId !== undefined) reader.tools.set(callId, name)
       const action = item["action"]
       const query = Predicate.isRecord(action) ? stringField(action, "query") : undefined
-      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content: query ?? jsonText(action ?? {}), tool: name })
+      add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content: query ?? jsonText(action ?? {}), tool: name, call_id: callId })
       return true
     }
     case "function_call_output":
@@ -216,7 +216,7 @@ const readResponseItem = (reader: Rollout, item: Rec, base: { readonly source: s
       const callId = stringField(item, "call_id")
       const tool = callId === undefined ? undefined : reader.tools.get(callId)
       const { text, failed } = outputOf(builder, item["output"])
-      add(reader, { actor: tool ?? "tool", role: "tool", ...base, kind: failed ? "error" : "tool_result", content: text, tool })
+      add(reader, { actor: tool ?? "tool", role: "tool", ...base, kind: failed ? "error" : "tool_result", content: text, tool, call_id: callId, status: failed ? "error" : undefined })
       return true
     }
   }
@@ -349,10 +349,11 @@ const readItem = (reader: Stream, phase: "started" | "updated" | "completed", it
   if (phase !== "completed") {
     if (call === undefined || (id !== undefined && reader.started.has(id))) return false
     if (id !== undefined) reader.started.add(id)
-    add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content: call.content, tool: call.tool })
+    add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content: call.content, tool: call.tool, call_id: id })
     return true
   }
-  if (call !== undefined && (id === undefined || !reader.started.has(id))) add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content: call.content, tool: call.tool })
+  // an item is its call and its result: its id links them
+  if (call !== undefined && (id === undefined || !reader.started.has(id))) add(reader, { actor: AGENT.actor, role: AGENT.role, ...base, kind: "tool_call", content: call.content, tool: call.tool, call_id: id })
   const status = stringField(item, "status")
   switch (type) {
     case "agent_message":
@@ -372,13 +373,23 @@ const readItem = (reader: Stream, phase: "started" | "updated" | "completed", it
     case "command_execution": {
       const code = item["exit_code"]
       const failed = status === "failed" || (typeof code === "number" && code !== 0)
-      add(reader, { actor: "shell", role: "tool", ...base, kind: failed ? "error" : "tool_result", content: stringField(item, "aggregated_output") ?? "", tool: "shell" })
+      add(reader, {
+        actor: "shell",
+        role: "tool",
+        ...base,
+        kind: failed ? "error" : "tool_result",
+        content: stringField(item, "aggregated_output") ?? "",
+        tool: "shell",
+        call_id: id,
+        status: failed ? "error" : status === "completed" ? "ok" : undefined,
+        status_code: typeof code === "number" && code !== 0 ? `exit ${code}` : undefined
+      })
       return true
     }
     case "file_change": {
       const changes = Array.isArray(item["changes"]) ? item["changes"] : []
       const text = changes.flatMap((change) => (Predicate.isRecord(change) ? [`${stringField(change, "kind") ?? "change"} ${stringField(change, "path") ?? ""}`] : [])).join("\n")
-      add(reader, { actor: "apply_patch", role: "tool", ...base, kind: status === "failed" ? "error" : "tool_result", content: text.length > 0 ? text : (status ?? ""), tool: "apply_patch" })
+      add(reader, { actor: "apply_patch", role: "tool", ...base, kind: status === "failed" ? "error" : "tool_result", content: text.length > 0 ? text : (status ?? ""), tool: "apply_patch", call_id: id, status: status === "failed" ? "error" : status === "completed" ? "ok" : undefined })
       return true
     }
     case "mcp_tool_call": {
@@ -386,14 +397,14 @@ const readItem = (reader: Stream, phase: "started" | "updated" | "completed", it
       const error = item["error"]
       if (status === "failed" || Predicate.isRecord(error)) {
         const message = Predicate.isRecord(error) ? stringField(error, "message") : undefined
-        add(reader, { actor: tool ?? "mcp", role: "tool", ...base, kind: "error", content: message ?? status ?? "failed", tool })
+        add(reader, { actor: tool ?? "mcp", role: "tool", ...base, kind: "error", content: message ?? status ?? "failed", tool, call_id: id, status: "error", status_message: message })
         return true
       }
       const result = item["result"]
       const content = Predicate.isRecord(result)
         ? (contentTextOf(result["content"], { textParts: MCP_TEXT_PARTS, emptyList: "undefined" }) ?? jsonText(result["structured_content"] ?? null))
         : ""
-      add(reader, { actor: tool ?? "mcp", role: "tool", ...base, kind: "tool_result", content, tool })
+      add(reader, { actor: tool ?? "mcp", role: "tool", ...base, kind: "tool_result", content, tool, call_id: id, status: status === "completed" ? "ok" : undefined })
       return true
     }
     case "web_search":

@@ -8,7 +8,7 @@
 import { Predicate } from "effect"
 import type { EventInput } from "../Builder.js"
 import { stringField } from "../Importer.js"
-import type { NormalizedTrace } from "../Model.js"
+import type { DeclaredTool, NormalizedTrace } from "../Model.js"
 
 export type Rec = Readonly<Record<string, unknown>>
 
@@ -62,6 +62,62 @@ export const compactJson = (value: unknown): string => {
 
 /** JSON of a value, never throwing (a string stays as it is). */
 export const jsonText = (value: unknown): string => (typeof value === "string" ? value : compactJson(value))
+
+/** A value parsed from JSON when it is an object or a list written as text; anything else as it is. */
+export const jsonValue = (value: unknown): unknown => {
+  if (typeof value !== "string") return value
+  const text = value.trim()
+  if (!(text.startsWith("{") || text.startsWith("["))) return value
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return parsed
+  } catch {
+    return value
+  }
+}
+
+/** A count: a non-negative integer, or one written as text (OTLP intValues, plain span dicts). */
+export const countOf = (value: unknown): number | undefined => {
+  const number = typeof value === "number" ? value : typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : undefined
+  return number !== undefined && Number.isSafeInteger(number) && number >= 0 ? number : undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Declared tools (DECISIONS §23)
+
+/**
+ * A tool definition in one of the common shapes: `{type: "function", function: {name,
+ * description, parameters}}` (Chat Completions), `{type: "function", name, description,
+ * parameters}` (Responses, GenAI `gen_ai.tool.definitions`), `{name, description, input_schema}`
+ * (Anthropic), `{name, inputSchema}` (Vercel AI SDK), `{name, parameters_json_schema}` (Pydantic AI),
+ * `{name, args_schema}`; a JSON string of one. Hosted tools without a name are named by their
+ * type (`web_search`). Undefined for anything else.
+ */
+export const declaredToolOf = (raw: unknown): DeclaredTool | undefined => {
+  const value = jsonValue(raw)
+  if (!Predicate.isRecord(value)) return undefined
+  const fn = Predicate.isRecord(value["function"]) ? value["function"] : value
+  const name = str(fn["name"]) ?? str(value["name"]) ?? str(value["type"])
+  if (name === undefined) return undefined
+  const description = str(fn["description"])
+  const schema = jsonValue(fn["parameters"] ?? fn["input_schema"] ?? fn["inputSchema"] ?? fn["parameters_json_schema"] ?? fn["args_schema"] ?? fn["json_schema"])
+  return {
+    name,
+    ...(description === undefined ? {} : { description }),
+    ...(Predicate.isRecord(schema) ? { parameters: schema } : {})
+  }
+}
+
+/** The tools of a list of definitions (a list, or a JSON list in text); a list of names declares names alone. */
+export const declaredToolsOf = (value: unknown): ReadonlyArray<DeclaredTool> => {
+  const parsed = jsonValue(value)
+  if (!Array.isArray(parsed)) return []
+  return parsed.flatMap((entry) => {
+    if (typeof entry === "string" && !entry.trim().startsWith("{")) return entry.length > 0 ? [{ name: entry }] : []
+    const tool = declaredToolOf(entry)
+    return tool === undefined ? [] : [tool]
+  })
+}
 
 // ---------------------------------------------------------------------------------------------
 // Message contents and tool calls

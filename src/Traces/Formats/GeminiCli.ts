@@ -20,8 +20,9 @@
  *   before a file edit (`{clientHistory: [Content], toolCall: {name, args}, ...}`), whose pending
  *   tool call is read last.
  *
- * `tokens`, `model`, `displayContent`, `projectHash`, `summary` and `memoryScratchpad` are not
- * trace content and are not read. Images and files (`inlineData`, `fileData`) and records of
+ * A gemini record's `tokens` (input, output) are its first event's (DECISIONS §23); tool calls and
+ * results carry the call's `id` and its status. `model`, `displayContent`, `projectHash`, `summary`
+ * and `memoryScratchpad` are not trace content and are not read. Images and files (`inlineData`, `fileData`) and records of
  * unknown types are skipped and counted. Sources: `messages[3]`, `messages[3].thoughts[0]`,
  * `messages[3].toolCalls[1]`, `messages[3].toolCalls[1].result`, `[4]` (JSON Lines),
  * `history[2].parts[1]`.
@@ -31,7 +32,7 @@ import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import { stringField } from "../Importer.js"
-import { detectSafely, jsonText, nonEmpty, sample, type Rec, type Who } from "./Common.js"
+import { countOf, detectSafely, jsonText, nonEmpty, sample, type Rec, type Who } from "./Common.js"
 
 /** The record types of the chat recording. */
 const RECORD_TYPES: ReadonlySet<string> = new Set(["user", "gemini", "info", "warning", "error"])
@@ -150,7 +151,7 @@ const partEvents = (reader: Reader, part: unknown, who: Who, source: string, tim
   const call = part["functionCall"]
   if (Predicate.isRecord(call)) {
     const name = stringField(call, "name") ?? "tool"
-    return [{ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(call["args"] ?? {}), tool: name, source, timestamp }]
+    return [{ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(call["args"] ?? {}), tool: name, source, timestamp, call_id: stringField(call, "id") }]
   }
   const response = part["functionResponse"]
   if (Predicate.isRecord(response)) {
@@ -161,7 +162,7 @@ const partEvents = (reader: Reader, part: unknown, who: Who, source: string, tim
     }
     const name = stringField(response, "name")
     const { text: content, error } = responseOf(response["response"])
-    return [{ actor: name ?? "tool", role: "tool", kind: error ? "error" : "tool_result", content, tool: name, source, timestamp }]
+    return [{ actor: name ?? "tool", role: "tool", kind: error ? "error" : "tool_result", content, tool: name, source, timestamp, call_id: callId, status: error ? "error" : undefined }]
   }
   reader.builder.skip()
   return []
@@ -231,11 +232,11 @@ const toolCallEvents = (reader: Reader, call: unknown, source: string, fallbackT
     return []
   }
   const timestamp = stringField(call, "timestamp") ?? fallbackTime
-  const events: Array<EventInput> = [{ actor: GEMINI.actor, role: GEMINI.role, kind: "tool_call", content: jsonText(call["args"] ?? {}), tool: name, source, timestamp }]
+  const callId = stringField(call, "id")
+  const events: Array<EventInput> = [{ actor: GEMINI.actor, role: GEMINI.role, kind: "tool_call", content: jsonText(call["args"] ?? {}), tool: name, source, timestamp, call_id: callId }]
   const status = stringField(call, "status")
   const failed = status === "error" || status === "cancelled"
   const result = toolResultOf(call)
-  const callId = stringField(call, "id")
   if (callId !== undefined && result !== undefined) reader.resultsRead.add(callId)
   if (result !== undefined || failed) {
     events.push({
@@ -245,7 +246,10 @@ const toolCallEvents = (reader: Reader, call: unknown, source: string, fallbackT
       content: nonEmpty(result?.text) ?? status ?? "",
       tool: name,
       source: `${source}.result`,
-      timestamp
+      timestamp,
+      call_id: callId,
+      status: failed || result?.error === true ? "error" : status === "success" ? "ok" : undefined,
+      status_code: status === "cancelled" ? status : undefined
     })
   }
   return events
@@ -294,6 +298,14 @@ const recordEvents = (reader: Reader, record: unknown, source: string): Array<Ev
       events.push(...contentEvents(reader, content, GEMINI, source, timestamp))
       const calls = record["toolCalls"]
       if (Array.isArray(calls)) calls.forEach((call, index) => events.push(...toolCallEvents(reader, call, `${source}.toolCalls[${index}]`, timestamp)))
+      // the model call's token usage (DECISIONS §23), on the record's first event
+      const tokens = record["tokens"]
+      const [first] = events
+      if (first !== undefined && Predicate.isRecord(tokens)) {
+        const input = countOf(tokens["input"])
+        const output = countOf(tokens["output"])
+        if (input !== undefined || output !== undefined) events[0] = { ...first, tokens: { input, output } }
+      }
       return events
     }
     default:

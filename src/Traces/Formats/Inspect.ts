@@ -116,9 +116,11 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
       .join("\n")
     if (Predicate.isRecord(error) || typeof error === "string") {
       const text = typeof error === "string" ? error : nonEmpty(stringField(error, "message")) ?? stringField(error, "type") ?? content
-      return [{ actor: name ?? "tool", role: "tool", kind: "error", content: text, tool: name, source }]
+      const code = typeof error === "string" ? undefined : stringField(error, "type")
+      const message = typeof error === "string" ? error : stringField(error, "message")
+      return [{ actor: name ?? "tool", role: "tool", kind: "error", content: text, tool: name, source, call_id: callId, status: "error", status_code: code, status_message: message }]
     }
-    return [{ actor: name ?? "tool", role: "tool", kind: "tool_result", content, tool: name, source }]
+    return [{ actor: name ?? "tool", role: "tool", kind: "tool_result", content, tool: name, source, call_id: callId }]
   }
   const who = Object.hasOwn(ROLES, role) ? ROLES[role] : undefined
   if (who === undefined) {
@@ -136,7 +138,7 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
       }
       const id = stringField(call, "id")
       if (id !== undefined) reader.tools.set(id, name)
-      events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(call["arguments"] ?? {}), tool: name, source: `${source}.tool_calls[${index}]` })
+      events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(call["arguments"] ?? {}), tool: name, source: `${source}.tool_calls[${index}]`, call_id: id })
     })
   }
   return events

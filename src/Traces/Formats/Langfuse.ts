@@ -16,11 +16,14 @@
  *   `instructions` the system message), OTel GenAI
  *   `{role, parts}`, LangChain / LangGraph messages (`{type: human|ai|tool|system, content,
  *   tool_calls | additional_kwargs.tool_calls, tool_call_id}`), a plain string. The tool
- *   definitions the LangChain handler appends as `tool` messages are skipped and counted.
+ *   definitions the LangChain handler appends as `tool` messages are declared tools, counted as
+ *   skipped messages. SDKs' own call shapes (Gemini requests and responses, LlamaIndex's bound
+ *   arguments and blocks) are read as `Langfuse/Calls.ts` says.
  * - AGENT, or a span with `gen_ai.agent.name` / an `invoke_agent` operation: names the actor of
  *   what runs under it; an agent under a different agent is a handoff.
  * - TOOL, a span with `gen_ai.tool.name` / `tool.name` / an `execute_tool` operation, or a span
- *   whose output is a LangChain ToolMessage: a tool call (`input`) and its result (`output`).
+ *   whose output is a LangChain ToolMessage: a tool call (`input`) and its result (`output`; `{}`
+ *   records none, as Google ADK's, whose result is the next generation's `function_response`).
  * - RETRIEVER: a retrieval tool call and its result.
  * - SPAN, CHAIN and others: their `{messages: [...]}` states (LangGraph) and message lists are
  *   read as history; otherwise only the root's input and output (task, outcome).
@@ -28,17 +31,23 @@
  * - EVALUATOR: skipped (an evaluation, not the run).
  * `level: ERROR` is an error (its `statusMessage`), and a failed root or agent is success=false.
  *
- * Never read: the trace's `scores`, evaluations, costs and usage (labels and accounting).
+ * A generation's token usage (`usageDetails`, `usage`) and finish reason are its facts (DECISIONS
+ * §23), on its first output event; a generation without output is kept as an empty message. The
+ * tool definitions a generation was given are the trace's declared tools.
+ * Never read: the trace's `scores`, evaluations and costs (labels and accounting).
  * Sources: `observation:<id>`, `observation:<id>/input[2]`, `observation:<id>/output.messages[0]`.
  * The trace id is the Langfuse trace id.
  */
 import { Either, Predicate } from "effect"
 import type { Importer } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
-import { carrySkipped, detectSafely, sample, str, type Rec } from "./Common.js"
+import { carrySkipped, countOf, declaredToolOf, detectSafely, sample, str, type Rec } from "./Common.js"
+import type { CallFacts } from "../Builder.js"
+import type { TokenUsage } from "../Model.js"
 import {
   isoOf,
   parseJsonish,
+  spanFacts,
   parseMessage,
   readSpanTraces,
   stampMessages,
@@ -49,6 +58,8 @@ import {
   type SpanInterpreter,
   type TraceSession
 } from "./Spans.js"
+import { finishReasonOf, spanTools, tokensOf } from "./Spans/Facts.js"
+import { callMessages, recordsNoResult } from "./Langfuse/Calls.js"
 
 // ---------------------------------------------------------------------------------------------
 // Detection
@@ -217,6 +228,8 @@ interface Located {
   readonly single?: true
   /** A Responses object's `instructions`: the system prompt of the call. */
   readonly instructions?: string
+  /** Each message's pointer, when they are not `prefix[i]` (Langfuse/Calls.ts). */
+  readonly pointers?: ReadonlyArray<string>
 }
 
 /**
@@ -230,6 +243,9 @@ const locate = (value: unknown, part: "input" | "output", loose: boolean): Locat
     return loose || sample(value).every(isMessageRecord) ? { list: value, prefix: part } : undefined
   }
   if (Predicate.isRecord(value)) {
+    // SDKs' own call shapes first: a Gemini request's `model` and `config` are not messages
+    const call = callMessages(value, part, loose)
+    if (call !== undefined) return call
     const messages = value["messages"]
     if (Array.isArray(messages) && (loose || sample(messages).every(isMessageRecord))) return { list: messages, prefix: `${part}.messages` }
     if (value["object"] === "response" && Array.isArray(value["output"])) {
@@ -323,6 +339,29 @@ const rootText = (value: unknown, skip: () => void): string | undefined => {
   return valueText(value)
 }
 
+/** An observation's token usage: `usageDetails`, `usage`, the older `promptTokens` / `completionTokens`, or its OTel attributes. */
+const observationTokens = (observation: Observation): TokenUsage | undefined => {
+  const { record } = observation
+  for (const field of ["usageDetails", "usage"]) {
+    const usage = record[field]
+    if (!Predicate.isRecord(usage)) continue
+    const input = countOf(usage["input"]) ?? countOf(usage["promptTokens"])
+    const output = countOf(usage["output"]) ?? countOf(usage["completionTokens"])
+    if (input !== undefined || output !== undefined) return { input, output }
+  }
+  const input = countOf(record["promptTokens"])
+  const output = countOf(record["completionTokens"])
+  if ((input ?? 0) > 0 || (output ?? 0) > 0) return { input, output }
+  return tokensOf(observation.attributes)
+}
+
+/** A generation's facts: its level (ERROR) and times (`spanFacts`), its tokens and finish reason. */
+const generationFacts = (observation: Observation, span: Span): CallFacts => ({
+  ...spanFacts(span),
+  tokens: observationTokens(observation),
+  finish_reason: finishReasonOf(observation.attributes)
+})
+
 /** What the reading learns beside the events: whether the root gave a task. */
 interface ReadState {
   rootInput: boolean
@@ -376,10 +415,13 @@ const makeInterpreter = (observations: ReadonlyArray<Observation>, traceRecord: 
     }
     located.list.forEach((raw, index) => {
       if (Predicate.isRecord(raw) && isToolDefinition(raw)) {
+        // what the model was offered, not said: a declared tool
+        const tool = declaredToolOf(raw["content"])
+        if (tool !== undefined) session.builder.declareTools([tool])
         session.skip()
         return
       }
-      const pointer = located.single === true ? located.prefix : `${located.prefix}[${index}]`
+      const pointer = located.single === true ? located.prefix : located.pointers?.[index] ?? `${located.prefix}[${index}]`
       // A Responses `function_call` item's `name` is the tool's, not a speaker's.
       const call = Predicate.isRecord(raw) && raw["type"] === "function_call"
       for (const [piece, suffix] of piecesOf(normalizeMessage(raw))) {
@@ -403,6 +445,7 @@ const makeInterpreter = (observations: ReadonlyArray<Observation>, traceRecord: 
       if (observation === undefined) return
       const kind = kindOfSpan(span)
       const start = isoOf(span.startNanos)
+      session.builder.declareTools(spanTools(observation.attributes))
       if (session.tree.parentOf(span) === undefined) {
         const text = rootText(traceRecord?.["input"] ?? observation.input, session.skip) ?? rootText(observation.input, session.skip)
         if (text !== undefined && text.trim().length > 0) {
@@ -464,10 +507,11 @@ const makeInterpreter = (observations: ReadonlyArray<Observation>, traceRecord: 
         session.toolEnd({
           name: kind === "tool" ? toolNameOf(observation) : str(observation.record["name"]) ?? "retriever",
           id: toolCallIdOf(observation),
-          result: valueText(message === undefined ? observation.output : message["content"]),
+          result: recordsNoResult(observation.output) ? undefined : valueText(message === undefined ? observation.output : message["content"]),
           error: errorText(observation),
           source: source(span),
-          timestamp: end
+          timestamp: end,
+          facts: spanFacts(span)
         })
         session.noteStatus(span, false)
         return
@@ -475,9 +519,17 @@ const makeInterpreter = (observations: ReadonlyArray<Observation>, traceRecord: 
       const actor = actorOf(span, session)
       const call = calls.get(span)
       calls.delete(span)
-      if (call !== undefined && call.output.length > 0) session.addCall(call.input, newMessages(call.input, call.output), actor)
       const error = errorText(observation)
-      if (error !== undefined) session.error(error, actor, source(span), end)
+      // A generation's facts ride on its output, on its error when it failed without one, or on an
+      // empty message keeping it when it recorded neither (DECISIONS §23).
+      const place = kind === "generation" ? { facts: generationFacts(observation, span), source: source(span), timestamp: end } : undefined
+      const output = call === undefined ? [] : newMessages(call.input, call.output)
+      if (call !== undefined && output.length > 0) session.addCall(call.input, output, actor, place)
+      else if (place !== undefined && call === undefined && error === undefined) session.callWithoutContent(actor, place)
+      if (error !== undefined) {
+        const facts = place !== undefined && output.length === 0 ? place.facts : spanFacts(span)
+        session.error(error, actor, source(span), end, { ...facts, status: "error", status_message: str(observation.record["statusMessage"]) })
+      }
       session.noteStatus(span, kind === "agent")
     }
   }

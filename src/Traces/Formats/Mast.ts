@@ -3,7 +3,10 @@
  * MAST ("Why Do Multi-Agent LLM Systems Fail?", Hugging Face `mcemri/MAD`): the full dataset's
  * `{mas_name, llm_name, benchmark_name, trace_id, trace: {key, index, trajectory},
  * mast_annotation}` and the human-labelled one's `{round, mas_name, benchmark_name, trace_id,
- * trace: "<text>", annotations}`, one record or the dataset's list (one trace per record).
+ * trace: "<text>", annotations}`, one record or the dataset's list (one trace per record); and a
+ * raw trace file as MAST's annotated logs keep it and as a MAD record's `trace` holds it (MetaGPT):
+ * `{run_id, prompt, content, timestamp, cost, log_file}`, `content` the framework's log, with or
+ * without a `mast_annotation`, alone or in a list.
  *
  * The trajectory is what each multi-agent system wrote, read by its shape:
  * - JSON with `trajectory` as a list of per-agent messages `{name, role, content}` (AG2; `content`
@@ -22,8 +25,8 @@
  *
  * The failure annotations (`mast_annotation`, `annotations`) are dataset labels: never read.
  * Sources: `[2].trace.trajectory[5]` (JSON entries), `trace#L120` (a log's line, 1-based),
- * `trace.content#L3`. Trace ids: the record's `trace_id` (with its `mas_name`, which the dataset
- * needs to tell records apart).
+ * `trace.content#L3`, `content#L3` (a raw trace file). Trace ids: the record's `trace_id` (with its
+ * `mas_name`, which the dataset needs to tell records apart); a raw trace file's `run_id`.
  */
 import { Either, Predicate } from "effect"
 import { makeTraceBuilder, type TraceBuilder } from "../Builder.js"
@@ -42,8 +45,24 @@ const isMastRecord = (value: unknown): value is Rec => {
   return traced && ("benchmark_name" in value || "mast_annotation" in value || "annotations" in value) && "trace_id" in value
 }
 
+/** How many of a log's first lines detection reads for a turn it knows. */
+const DETECT_LINES = 200
+
+/**
+ * A raw trace file `{run_id, prompt, content}`: a run id and the log in `content`, with MAST's
+ * annotation, or with the prompt and a turn this importer reads among the log's first lines (a
+ * bare `{run_id, content}` could be anything's).
+ */
+const isRawTrace = (value: unknown): value is Rec => {
+  if (!Predicate.isRecord(value) || idOf(value["run_id"]) === undefined) return false
+  const content = value["content"]
+  if (typeof content !== "string") return false
+  if ("mast_annotation" in value) return true
+  return typeof value["prompt"] === "string" && turnsOf(content.slice(0, 64 * 1024).split(/\r?\n/, DETECT_LINES)).turns.length > 0
+}
+
 const detect = (body: unknown): boolean =>
-  isMastRecord(body) || (Array.isArray(body) && body.length > 0 && sample(body).every(isMastRecord))
+  isMastRecord(body) || isRawTrace(body) || (Array.isArray(body) && body.length > 0 && (sample(body).every(isMastRecord) || sample(body).every(isRawTrace)))
 
 // ---------------------------------------------------------------------------------------------
 // Turns in a log
@@ -111,7 +130,8 @@ const RULES: ReadonlyArray<HeaderRule> = [
     const [, time, level, rest = ""] = match
     const timestamp = isoOfLogTime(time)
     const error = level === "ERROR" ? "error" : undefined
-    const role = /^(\w+)\((\w+)\): ?([\s\S]*)$/.exec(rest)
+    // MetaGPT's `Name(Profile)`, whose profile may be words (`Alice(Product Manager)`)
+    const role = /^(\w+)\((\w[\w ]{0,40})\): ?([\s\S]*)$/.exec(rest)
     if (role !== null) return { actor: `${role[1] ?? ""}(${role[2] ?? ""})`, rest: role[3] ?? "", kind: error ?? "message", timestamp }
     // OpenManus
     const thought = /^✨ (\w+)'s thoughts: ?([\s\S]*)$/.exec(rest)
@@ -309,6 +329,17 @@ const readRecord = (record: Rec, prefix: string): NormalizedTrace | undefined =>
   return builder.build()
 }
 
+/** A raw trace file: `content` read as a log, `prompt` the task, the id its `run_id`. */
+const readRawTrace = (record: Rec, prefix: string): NormalizedTrace | undefined => {
+  const builder = makeTraceBuilder(idOf(record["run_id"]) ?? null)
+  const content = record["content"]
+  if (typeof content === "string") readLog(builder, content.split(/\r?\n/), (line) => `${at(prefix, "content")}#L${line + 1}`, "agent")
+  if (builder.eventCount() === 0) return undefined
+  const prompt = str(record["prompt"])
+  if (prompt !== undefined) builder.setTask(prompt)
+  return builder.build()
+}
+
 const fail = (message: string) => Either.left(`mast: ${message}`)
 
 export const mastImporter: Importer = {
@@ -319,8 +350,14 @@ export const mastImporter: Importer = {
       const trace = readRecord(body, "")
       return trace === undefined ? fail("the record's trajectory holds nothing readable") : Either.right([trace])
     }
-    if (!Array.isArray(body)) return fail("expected a MAD record ({mas_name, trace, …}) or a list of them")
-    const { traces } = readEach(body, (record, index) => (isMastRecord(record) ? readRecord(record, `[${index}]`) : undefined))
+    if (isRawTrace(body)) {
+      const trace = readRawTrace(body, "")
+      return trace === undefined ? fail("the trace's content holds nothing readable") : Either.right([trace])
+    }
+    if (!Array.isArray(body)) return fail("expected a MAD record ({mas_name, trace, …}), a trace file ({run_id, prompt, content}) or a list of them")
+    const { traces } = readEach(body, (record, index) =>
+      isMastRecord(record) ? readRecord(record, `[${index}]`) : isRawTrace(record) ? readRawTrace(record, `[${index}]`) : undefined
+    )
     return traces.length === 0 ? fail("no readable records") : Either.right(traces)
   }
 }

@@ -12,7 +12,9 @@
  * under a different agent is a handoff; RETRIEVER spans are retrieval tool calls; CHAIN spans only
  * give the task and outcome when they are the root. ADOT exports whose spans carry their
  * input/output messages in span-event bodies are read as calls too. ERROR statuses and
- * `exception` events are errors.
+ * `exception` events are errors. An LLM span's `llm.finish_reason`, `llm.token_count.*`, status and
+ * duration go on its answer (an LLM span without messages is kept as an empty message carrying
+ * them); `llm.tools` are the trace's declared tools (DECISIONS §23).
  *
  * Modules: `OpenInference/Messages` (the `llm.*` message attributes, `input.value` /
  * `output.value`, ADOT event bodies).
@@ -20,7 +22,8 @@
 import { Predicate } from "effect"
 import type { Importer } from "../Importer.js"
 import { firstPresent, str } from "./Common.js"
-import { addSpanErrors, firstText, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanSource, stampMessage, textOf, unflatten, type ModelCall, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
+import { addSpanErrors, firstText, hasContent, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanFacts, spanSource, stampMessage, textOf, unflatten, type ModelCall, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
+import { modelCallFacts } from "./Spans/Facts.js"
 import { makeMemoryCopies } from "./OpenInference/MemoryCopies.js"
 import { adotBody, adotMessages, inputValueMessages, oiMessages, outputValueMessages, rootText, stamp } from "./OpenInference/Messages.js"
 
@@ -107,13 +110,29 @@ const makeInterpreter = (): SpanInterpreter => {
     for (const [id, index] of outputToolIds(call)) openToolCalls.set(id, { span, index, actor })
     if (call.input.length > 0) session.addCall(call.input, [], actor)
   }
-  const exitCall = (span: Span, session: TraceSession, actor: string) => {
+  /**
+   * Ends a call: its output, an LLM span's facts on its first new output event; an LLM span that
+   * recorded no messages at all kept as an empty message with them (DECISIONS §23), unless it
+   * failed (its error events carry them). True when the span's facts were placed.
+   */
+  const exitCall = (span: Span, kind: Kind, session: TraceSession, actor: string): boolean => {
     const call = calls.get(span)
     calls.delete(span)
-    if (call === undefined) return
-    for (const [id] of outputToolIds(call)) if (openToolCalls.get(id)?.span === span) openToolCalls.delete(id)
-    if (call.output.length > 0) session.addCall(call.input, call.output, actor)
-    memory.noteOutput(call.output)
+    const facts = kind === "LLM" ? modelCallFacts(span) : undefined
+    if (call !== undefined) {
+      for (const [id] of outputToolIds(call)) if (openToolCalls.get(id)?.span === span) openToolCalls.delete(id)
+      memory.noteOutput(call.output)
+      if (call.output.length === 0 && hasContent(call.input)) return false
+    }
+    if (call !== undefined && call.output.length > 0) {
+      session.addCall(call.input, call.output, actor, facts === undefined ? undefined : { facts, source: spanSource(span), timestamp: isoOf(span.endNanos ?? span.startNanos) })
+      return true
+    }
+    if (facts === undefined || spanErrorText(span) !== undefined) return false
+    // named as a trace without any content names it (Spans/Read.ts): the agent above, else the model
+    const speaker = session.agentAbove(span) ?? str(span.attributes["llm.model_name"]) ?? actor
+    session.callWithoutContent(speaker, { facts, source: spanSource(span), timestamp: isoOf(span.startNanos) })
+    return true
   }
 
   /** An ADOT span whose output is a tool message: the tool's call and result. */
@@ -125,7 +144,7 @@ const makeInterpreter = (): SpanInterpreter => {
     const name = result.name ?? "tool"
     const source = spanSource(span)
     session.toolStart({ id: result.id, name, args: firstText(call.input), actor: actorOf(span, session), source, timestamp: isoOf(span.startNanos) })
-    session.toolEnd({ name, id: result.id, result: result.text, error: spanErrorText(span), source, timestamp: isoOf(span.endNanos) })
+    session.toolEnd({ name, id: result.id, result: result.text, error: spanErrorText(span), source, timestamp: isoOf(span.endNanos), facts: spanFacts(span) })
     return true
   }
 
@@ -208,14 +227,16 @@ const makeInterpreter = (): SpanInterpreter => {
           result: result === undefined ? undefined : textOf(result),
           error: spanErrorText(span),
           source: spanSource(span),
-          timestamp: isoOf(span.endNanos)
+          timestamp: isoOf(span.endNanos),
+          facts: spanFacts(span)
         })
         session.noteStatus(span, false)
         return
       }
       const actor = kind === "AGENT" ? agentNameOf(span) ?? actorOf(span, session) : actorOf(span, session)
-      exitCall(span, session, actor)
-      addSpanErrors(span, actor, session)
+      const placed = exitCall(span, kind, session, actor)
+      // a failed LLM call without output is its error events, the first carrying the call's facts
+      addSpanErrors(span, actor, session, placed ? undefined : kind === "LLM" ? modelCallFacts(span) : spanFacts(span))
       session.noteStatus(span, kind === "AGENT")
     }
   }

@@ -16,14 +16,20 @@
  * spans under them; an agent span under a different agent is a handoff, as is a span whose
  * operation names a handoff (or a `transfer_to_<agent>` tool). `execute_tool` spans are tool calls
  * and results (a result of kind `error` when the span failed); ERROR statuses and `exception`
- * events are errors.
+ * events are errors. Structure (DECISIONS §23, `Spans/Facts`): a model call's finish reason,
+ * tokens, status and duration go on its answer; a chat span (or a Vercel AI SDK `do*` call) that
+ * recorded no messages is kept as an empty message carrying them, unless it runs under a span
+ * holding the same call's messages (ADK's `generate_content` under `call_llm`).
  *
  * Modules: `Otel/Messages` (the GenAI message conventions: attributes, events, log records),
  * `Otel/Adk` (Google ADK's `gcp.vertex.agent.*` attributes).
  */
 import type { Importer } from "../Importer.js"
 import { firstPresent, str } from "./Common.js"
-import { addSpanErrors, firstText, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanSource, textOf, type LogRecord, type ModelCall, operationOf, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
+import { type CallFacts, mergeFacts } from "../Builder.js"
+import { addSpanErrors, firstText, hasContent, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanFacts, spanSource, textOf, type LogRecord, type ModelCall, operationOf, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
+import { modelCallFacts } from "./Spans/Facts.js"
+import { MODEL_OPERATIONS } from "./Spans/Read.js"
 import { ADK_REQUEST, adkToolArgs, adkToolResponse } from "./Otel/Adk.js"
 import { callOf, callOfLogs } from "./Otel/Messages.js"
 
@@ -32,6 +38,14 @@ const isAgentSpan = (span: Span): boolean => AGENT_OPERATIONS.has(operationOf(sp
 const isToolSpan = (span: Span): boolean =>
   operationOf(span) === "execute_tool" || /^execute_tool\s/.test(span.name) || (span.name === "ai.toolCall" && "ai.toolCall.name" in span.attributes)
 const isHandoffSpan = (span: Span): boolean => operationOf(span).includes("handoff")
+/** The Vercel AI SDK's provider calls (`ai.generateText.doGenerate`, `ai.streamText.doStream`, ...), inside its function spans. */
+const VERCEL_CALL = /^ai\.\w+\.do(Generate|Stream)$/
+/** A span that is one model call: a GenAI chat / completion operation, or a Vercel AI SDK provider call. */
+const isModelCallSpan = (span: Span): boolean => {
+  if (MODEL_OPERATIONS.has(operationOf(span))) return true
+  const operation = span.attributes["ai.operationId"]
+  return VERCEL_CALL.test(typeof operation === "string" ? operation : span.name)
+}
 
 /** An agent span's agent: `gen_ai.agent.name`, else the name after `invoke_agent`; undefined when neither. */
 const agentNameOf = (span: Span): string | undefined =>
@@ -67,15 +81,56 @@ const makeInterpreter = (): SpanInterpreter => {
       if (text !== undefined) session.rootInput(text)
     }
   }
+  // Facts of content-free model-call spans under a call span that holds the call's messages (ADK's
+  // `generate_content` under `call_llm`): one call recorded twice, its facts given to the holder.
+  const inherited = new Map<Span, CallFacts>()
+  /** The open call span above this span holding the same call's messages (not an agent's), if any. */
+  const holderAbove = (span: Span, session: TraceSession): Span | undefined => {
+    for (let above = session.tree.parentOf(span); above !== undefined; above = session.tree.parentOf(above)) {
+      if (isAgentSpan(above)) return undefined
+      if (calls.has(above)) return above
+    }
+    return undefined
+  }
+  /** A span's model-call facts, those of a content-free call under it filling what it lacks; none for agent spans. */
+  const factsOf = (span: Span): CallFacts | undefined => {
+    const below = inherited.get(span)
+    inherited.delete(span)
+    if (isAgentSpan(span)) return undefined
+    const own = modelCallFacts(span)
+    return below === undefined ? own : mergeFacts(below, own)
+  }
+  /**
+   * Ends a call: its output with its facts (on the first new output event), or, for a model call
+   * that recorded no messages at all, an empty message keeping it (DECISIONS §23), or its facts
+   * given to the call span above that holds its messages. A failed call without output is its
+   * error events. True when the span's facts were placed.
+   */
   const exitCall = (span: Span, session: TraceSession, actor: string) => {
     const call = calls.get(span)
-    if (call === undefined) return
     calls.delete(span)
-    if (call.output.length > 0) session.addCall(call.input, call.output, actor)
-    if (session.tree.parentOf(span) === undefined) {
-      const text = firstText(call.output)
-      if (text !== undefined) session.rootOutput(text)
+    const facts = factsOf(span)
+    // output messages without a part (the event-based convention's bodies with content off) are no output
+    if (call !== undefined && call.output.some((message) => message.items.length > 0)) {
+      session.addCall(call.input, call.output, actor, facts === undefined ? undefined : { facts, source: spanSource(span), timestamp: isoOf(span.endNanos ?? span.startNanos) })
+      if (session.tree.parentOf(span) === undefined) {
+        const text = firstText(call.output)
+        if (text !== undefined) session.rootOutput(text)
+      }
+      return true
     }
+    // a call whose input was recorded and its answer not: no answer is made up
+    if (call !== undefined && hasContent(call.input)) return false
+    if (facts === undefined || !isModelCallSpan(span) || spanErrorText(span) !== undefined) return false
+    const holder = holderAbove(span, session)
+    if (holder !== undefined) {
+      if (!inherited.has(holder)) inherited.set(holder, facts)
+      return true
+    }
+    // named as a trace without any content names it (Spans/Read.ts): the agent above, else the model
+    const speaker = session.agentAbove(span) ?? str(span.attributes["gen_ai.agent.name"]) ?? str(span.attributes["gen_ai.request.model"]) ?? str(span.attributes["ai.model.id"]) ?? actor
+    session.callWithoutContent(speaker, { facts, source: spanSource(span), timestamp: isoOf(span.startNanos) })
+    return true
   }
 
   return {
@@ -122,7 +177,7 @@ const makeInterpreter = (): SpanInterpreter => {
       if (isAgentSpan(span)) {
         const name = agentNameOf(span) ?? actorOf(span, session)
         exitCall(span, session, name)
-        addSpanErrors(span, name, session)
+        addSpanErrors(span, name, session, { duration_ms: spanFacts(span).duration_ms })
         session.noteStatus(span, true)
         return
       }
@@ -131,19 +186,21 @@ const makeInterpreter = (): SpanInterpreter => {
         const error = spanErrorText(span)
         session.toolEnd({
           name: toolNameOf(span),
-          id: str(span.attributes["gen_ai.tool.call.id"]),
+          id: str(span.attributes["gen_ai.tool.call.id"]) ?? str(span.attributes["ai.toolCall.id"]),
           result: result === undefined ? undefined : textOf(result),
           error: error === undefined ? undefined : error,
           source: spanSource(span),
-          timestamp: isoOf(span.endNanos)
+          timestamp: isoOf(span.endNanos),
+          facts: spanFacts(span)
         })
         session.noteStatus(span, false)
         return
       }
-      if (calls.has(span) || span.events.length > 0 || span.status.code === "error") {
+      if (calls.has(span) || span.events.length > 0 || span.status.code === "error" || isModelCallSpan(span)) {
         const actor = actorOf(span, session)
-        exitCall(span, session, actor)
-        addSpanErrors(span, actor, session)
+        const ended = exitCall(span, session, actor)
+        // a failed model call without output is its error events, the first carrying the call's facts
+        addSpanErrors(span, actor, session, ended ? undefined : isModelCallSpan(span) ? modelCallFacts(span) : spanFacts(span))
       }
       session.noteStatus(span, false)
     },

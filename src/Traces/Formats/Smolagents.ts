@@ -31,8 +31,8 @@
 import { Either, Predicate } from "effect"
 import { makeTraceBuilder, type EventInput, type TraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
-import type { NormalizedTrace } from "../Model.js"
-import { at, compactJson, detectSafely, isoOfEpoch, readEach, sample, str, type Rec } from "./Common.js"
+import type { NormalizedTrace, TokenUsage } from "../Model.js"
+import { at, compactJson, countOf, detectSafely, isoOfEpoch, readEach, sample, str, type Rec } from "./Common.js"
 
 // ---------------------------------------------------------------------------------------------
 // Detection
@@ -311,15 +311,16 @@ const readMessages = (builder: TraceBuilder, messages: ReadonlyArray<unknown>, p
         }
         lastCalls = calls
         calls.forEach((call, k) => {
-          builder.add({ actor: AGENT, role: "agent", kind: "tool_call", tool: call.name, content: call.args, source: calls.length === 1 ? source : `${source}.calls[${k}]` })
+          builder.add({ actor: AGENT, role: "agent", kind: "tool_call", tool: call.name, content: call.args, source: calls.length === 1 ? source : `${source}.calls[${k}]`, call_id: call.id })
         })
         return
       }
       case "tool-response": {
-        const tool = lastCalls.length === 1 ? lastCalls[0]?.name : undefined
+        const only = lastCalls.length === 1 ? lastCalls[0] : undefined
+        const tool = only?.name
         const error = errorOf(text)
-        if (error !== undefined) builder.add({ actor: tool ?? AGENT, role: tool === undefined ? "agent" : "tool", kind: "error", tool, content: error, source })
-        else builder.add({ actor: tool ?? "tool", role: "tool", kind: "tool_result", tool, content: observationText(text), source })
+        if (error !== undefined) builder.add({ actor: tool ?? AGENT, role: tool === undefined ? "agent" : "tool", kind: "error", tool, content: error, source, call_id: only?.id, status: "error" })
+        else builder.add({ actor: tool ?? "tool", role: "tool", kind: "tool_result", tool, content: observationText(text), source, call_id: only?.id })
         return
       }
     }
@@ -397,23 +398,34 @@ const readSteps = (builder: TraceBuilder, steps: ReadonlyArray<unknown>, prefix:
       case "action": {
         const output = str(step["model_output"]) ?? modelOutputText(step["model_output_message"])
         const calls = callsOf(step["tool_calls"]) ?? []
+        // the step's model call: its token usage on the first event it gave (DECISIONS §23)
+        const usage = step["token_usage"]
+        const input = Predicate.isRecord(usage) ? countOf(usage["input_tokens"]) : undefined
+        const produced = Predicate.isRecord(usage) ? countOf(usage["output_tokens"]) : undefined
+        let tokens: TokenUsage | undefined = input === undefined && produced === undefined ? undefined : { input, output: produced }
+        const addModel = (event: Omit<EventInput, "timestamp">) => {
+          add(tokens === undefined ? event : { ...event, tokens })
+          tokens = undefined
+        }
         if (output !== undefined && output.trim().length > 0) {
-          if (calls.length === 0) add({ actor: AGENT, role: "agent", kind: "message", content: output, source: at(source, "model_output") })
+          if (calls.length === 0) addModel({ actor: AGENT, role: "agent", kind: "message", content: output, source: at(source, "model_output") })
           else if (!TOOL_CALL_COPY.test(output)) {
             const thought = thoughtBeforeCode(output) ?? output
-            if (thought.length > 0) add({ actor: AGENT, role: "agent", kind: "thought", content: thought, source: at(source, "model_output") })
+            if (thought.length > 0) addModel({ actor: AGENT, role: "agent", kind: "thought", content: thought, source: at(source, "model_output") })
           }
         }
-        calls.forEach((call, k) => add({ actor: AGENT, role: "agent", kind: "tool_call", tool: call.name, content: call.args, source: `${source}.tool_calls[${k}]` }))
-        const tool = calls.length === 1 ? calls[0]?.name : undefined
+        calls.forEach((call, k) => addModel({ actor: AGENT, role: "agent", kind: "tool_call", tool: call.name, content: call.args, source: `${source}.tool_calls[${k}]`, call_id: call.id }))
+        const only = calls.length === 1 ? calls[0] : undefined
+        const tool = only?.name
         const observations = step["observations"]
         if (typeof observations === "string" && observations.length > 0) {
-          add({ actor: tool ?? "tool", role: "tool", kind: "tool_result", tool, content: observations, source: at(source, "observations") })
+          add({ actor: tool ?? "tool", role: "tool", kind: "tool_result", tool, content: observations, source: at(source, "observations"), call_id: only?.id })
         }
         const error = step["error"]
         if (error !== undefined && error !== null) {
           const message = Predicate.isRecord(error) ? str(error["message"]) ?? compactJson(error) : argsText(error)
-          add({ actor: tool ?? AGENT, role: tool === undefined ? "agent" : "tool", kind: "error", tool, content: message, source: at(source, "error") })
+          const type = Predicate.isRecord(error) ? str(error["type"]) : undefined
+          add({ actor: tool ?? AGENT, role: tool === undefined ? "agent" : "tool", kind: "error", tool, content: message, source: at(source, "error"), call_id: only?.id, status: "error", status_code: type })
         }
         if (step["is_final_answer"] === true && step["action_output"] !== undefined && step["action_output"] !== null) {
           found.outcome = argsText(step["action_output"])

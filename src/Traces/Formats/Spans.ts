@@ -24,15 +24,18 @@
  * `Session` (the interpreter's interface and span error helpers) and `Read` (building traces).
  */
 export { attributesOf, fromAnyValue, parseJsonish, textOf, unflatten, type Attributes } from "./Spans/Attributes.js"
-export { firstText, parseMessage, parseMessages, roleOf, stampMessage, stampMessages, type Message, type MessageItem, type MessageParts, type ModelCall } from "./Spans/Messages.js"
+export { firstText, hasContent, parseMessage, parseMessages, roleOf, stampMessage, stampMessages, type Message, type MessageItem, type MessageParts, type ModelCall } from "./Spans/Messages.js"
 export { readSpanTraces } from "./Spans/Read.js"
 export { operationOf, readSpanBody, statusOf } from "./Spans/Records.js"
 export { isOpenInferenceSample, sampleSpans, type SpanSample } from "./Spans/Sample.js"
 export {
   addSpanErrors,
+  durationOf,
   exceptionText,
+  spanFacts,
   spanErrorText,
   spanSource,
+  type CallPlace,
   type SpanInterpreter,
   type ToolExecution,
   type ToolOutcome,

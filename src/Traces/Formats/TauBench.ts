@@ -2,10 +2,10 @@
  * The `tau_bench` importer (DECISIONS §12): tau-bench and tau2-bench trajectories.
  *
  * - tau-bench results (`results/*.json`, `historical_trajectories/*.json`): a list of
- *   `{task_id, reward, info, traj, trial}`, `traj` OpenAI-style messages (`system`, `user`,
- *   `assistant` with `tool_calls: [{id, function: {name, arguments}}]`, `tool` with
- *   `tool_call_id`, `name`). One trace per record, id `task_id` (`<task_id>:<trial>` for trials
- *   after the first). A run that raised has `info.error`: an error, success = false.
+ *   `{task_id, reward, info, traj, trial}`, or one such record cut out of it; `traj` OpenAI-style
+ *   messages (`system`, `user`, `assistant` with `tool_calls: [{id, function: {name, arguments}}]`,
+ *   `tool` with `tool_call_id`, `name`). One trace per record, id `task_id` (`<task_id>:<trial>`
+ *   for trials after the first). A run that raised has `info.error`: an error, success = false.
  * - tau2-bench results (`data/simulations/*.json`): `{timestamp, info, tasks, simulations: [{id,
  *   task_id, trial, messages: [{role: assistant | user | tool | system, content, tool_calls: [{id,
  *   name, arguments, requestor}], turn_idx, timestamp, error}], termination_reason, reward_info}]}`,
@@ -15,10 +15,15 @@
  *   `termination_reason` other than `agent_stop` / `user_stop` (`max_steps`, `too_many_errors`,
  *   `agent_error`, `user_error`, ...) ends the trace with an error, success = false.
  *
- * Labels are never read: `reward`, `reward_info`, `info.task` (the task's ground-truth actions,
- * outputs and the user simulator's instruction), `info.reward_info`, tau2's `tasks` (evaluation
- * criteria, user scenario) and reviews. The task is the user's first message. Sources:
- * `[0].traj[6]`, `[0].traj[6].tool_calls[0]`, `simulations[1].messages[4]`, `simulations[1].messages[5].tool_messages[0]`,
+ * Success comes from an error status only (DECISIONS §12): an error or an abnormal termination is a
+ * failure; otherwise it is unknown. The benchmark's `reward` is a score, a label that never reaches
+ * the model, the checks or triage (svc eval reads it apart, eval/outcomes/tau-bench.ts). Labels are
+ * never read: `reward`, `reward_info`,
+ * `info.task` (the task's ground-truth actions, outputs and the user simulator's instruction),
+ * `info.reward_info`, tau2's `tasks` (evaluation criteria, user scenario) and reviews. The task is
+ * the user's first message. Tool calls and their results carry the call's id (`call_id`), a tool
+ * error `status: error`. Sources: `[0].traj[6]` (`traj[6]` for a lone record),
+ * `[0].traj[6].tool_calls[0]`, `simulations[1].messages[4]`, `simulations[1].messages[5].tool_messages[0]`,
  * `simulations[1].messages[4].tool_calls[0]`, `simulations[1].termination_reason`.
  */
 import { Either, Predicate } from "effect"
@@ -50,7 +55,7 @@ const isTau2Results = (body: Rec): boolean => {
 
 const detect = (body: unknown): boolean => {
   if (Array.isArray(body)) return body.length > 0 && sample(body).every(isTauRecord)
-  return Predicate.isRecord(body) && (isTau2Results(body) || isSimulation(body))
+  return Predicate.isRecord(body) && (isTau2Results(body) || isSimulation(body) || isTauRecord(body))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -97,8 +102,10 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
   if (role === "tool") {
     const callId = stringField(message, "tool_call_id") ?? stringField(message, "id")
     const name = stringField(message, "name") ?? (callId === undefined ? undefined : reader.tools.get(callId))
-    const kind = message["error"] === true ? "error" : "tool_result"
-    return [{ actor: name ?? "tool", role: "tool", kind, content: textOf(message["content"]), tool: name, source, timestamp }]
+    const failed = message["error"] === true
+    return [
+      { actor: name ?? "tool", role: "tool", kind: failed ? "error" : "tool_result", content: textOf(message["content"]), tool: name, source, timestamp, call_id: callId, status: failed ? "error" : undefined }
+    ]
   }
   const who = Object.hasOwn(ROLES, role) ? ROLES[role] : undefined
   if (who === undefined) {
@@ -117,7 +124,7 @@ const messageEvents = (reader: Reader, message: unknown, source: string): Array<
         return
       }
       if (read.id !== undefined) reader.tools.set(read.id, read.name)
-      events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: read.args, tool: read.name, source: `${source}.tool_calls[${index}]`, timestamp })
+      events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: read.args, tool: read.name, source: `${source}.tool_calls[${index}]`, timestamp, call_id: read.id })
     })
   }
   return events
@@ -180,9 +187,13 @@ export const tauBenchImporter: Importer = {
   format: "tau_bench",
   detect: detectSafely(detect),
   read: (body) => {
-    if (!detect(body)) return fail("expected tau-bench results (a list of `{task_id, traj}`) or tau2-bench results (`{simulations}`) or one simulation")
+    if (!detect(body)) return fail("expected tau-bench results (a list of `{task_id, traj}`, or one of its records) or tau2-bench results (`{simulations}`) or one simulation")
     if (Array.isArray(body)) return collect(body, (record, index) => readTauRecord(record, `[${index}]`))
     if (!Predicate.isRecord(body)) return fail("expected an object or a list")
+    if (isTauRecord(body)) {
+      const record = readTauRecord(body, "")
+      return record === undefined ? fail("the record holds no readable messages") : Either.right([record])
+    }
     const simulations = body["simulations"]
     if (Array.isArray(simulations)) return collect(simulations, (simulation, index) => readSimulation(simulation, `simulations[${index}]`))
     const trace = readSimulation(body, "")

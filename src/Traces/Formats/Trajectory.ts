@@ -200,7 +200,7 @@ const readMessages = (messages: ReadonlyArray<unknown>, prefix: string, builder:
         const callIds = Array.isArray(message["tool_call_ids"]) ? message["tool_call_ids"] : [message["tool_call_id"]]
         const callId = idOf(callIds[0])
         const tool = (callId === undefined ? undefined : toolNames.get(callId)) ?? "bash"
-        builder.add({ actor: tool, role: "tool", kind: "tool_result", content, tool, source })
+        builder.add({ actor: tool, role: "tool", kind: "tool_result", content, tool, source, call_id: callId })
         return
       }
       case "assistant": {
@@ -217,7 +217,7 @@ const readMessages = (messages: ReadonlyArray<unknown>, prefix: string, builder:
             const id = Predicate.isRecord(raw) ? idOf(raw["id"]) : undefined
             if (id !== undefined) toolNames.set(id, name)
             const args = fn["arguments"]
-            builder.add({ actor, role: "agent", kind: "tool_call", content: actionField ?? jsonText(args), tool: name, source })
+            builder.add({ actor, role: "agent", kind: "tool_call", content: actionField ?? jsonText(args), tool: name, source, call_id: id })
           }
           return
         }
@@ -386,6 +386,7 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
     else flat.push([event, `${prefix}[${i}]`])
   })
   const toolByEvent = new Map<string, string>()
+  const callByEvent = new Map<string, string>()
   let messageSeen = false
   let errored = false
   for (const [event, position] of flat) {
@@ -455,8 +456,14 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
         default: {
           if (thought !== undefined) builder.add({ source: base.source, timestamp: base.timestamp, actor: agent, role: "agent", kind: "thought", content: thought })
           const fromUser = origin === "user"
-          builder.add({ source: base.source, timestamp: base.timestamp, actor: fromUser ? "user" : agent, role: fromUser ? "user" : "agent", kind: "tool_call", content: callArguments(action, args, event), tool: action })
-          if (id !== undefined) toolByEvent.set(id, action)
+          // the model's call id when the event keeps it, else the event's own (its observation's `cause`)
+          const metadata = event["tool_call_metadata"]
+          const callId = (Predicate.isRecord(metadata) ? idOf(metadata["tool_call_id"]) : undefined) ?? id
+          builder.add({ source: base.source, timestamp: base.timestamp, actor: fromUser ? "user" : agent, role: fromUser ? "user" : "agent", kind: "tool_call", content: callArguments(action, args, event), tool: action, call_id: callId })
+          if (id !== undefined) {
+            toolByEvent.set(id, action)
+            if (callId !== undefined) callByEvent.set(id, callId)
+          }
         }
       }
       continue
@@ -479,13 +486,26 @@ const readEvents = (events: ReadonlyArray<unknown>, prefix: string, builder: Tra
         builder.skip()
         continue
       }
+      const call_id = cause === undefined ? undefined : callByEvent.get(cause)
       if (observation === "error") {
         const caused = cause === undefined ? undefined : toolByEvent.get(cause)
-        builder.add({ source: base.source, timestamp: base.timestamp, actor: caused ?? "environment", role: "tool", kind: "error", content, tool: caused })
+        builder.add({ source: base.source, timestamp: base.timestamp, actor: caused ?? "environment", role: "tool", kind: "error", content, tool: caused, call_id, status: "error" })
         continue
       }
       const exit = exitCodeOf(event)
-      builder.add({ source: base.source, timestamp: base.timestamp, actor: tool, role: "tool", kind: exit !== undefined && exit !== 0 ? "error" : "tool_result", content, tool })
+      const failed = exit !== undefined && exit !== 0
+      builder.add({
+        source: base.source,
+        timestamp: base.timestamp,
+        actor: tool,
+        role: "tool",
+        kind: failed ? "error" : "tool_result",
+        content,
+        tool,
+        call_id,
+        status: exit === undefined ? undefined : failed ? "error" : "ok",
+        status_code: failed ? `exit ${exit}` : undefined
+      })
       continue
     }
     builder.skip()

@@ -2,7 +2,6 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
-import { isAbsolute, relative, resolve } from "node:path"
 import { maxSeverity } from "../../../Catalogue/Severity.js"
 import type { DiagnoseReport } from "../../../Contract/DiagnoseReport.js"
 import { OUTPUT_NAMES } from "../../../Registry/Derived.js"
@@ -11,6 +10,7 @@ import { intake, lensFields, lenses, optional, out, remote, run, traceFile } fro
 import { EXIT } from "../ExitCodes.js"
 import { failOn, reached } from "../FailOn.js"
 import { commandHelp, EXIT_CODES } from "../Help.js"
+import { artifactOf } from "../Input.js"
 import { emit } from "../Output.js"
 import { printable } from "../Printable.js"
 import { printedOf, renderReport } from "../Report.js"
@@ -18,17 +18,6 @@ import { intakeOf, runCommand, type Terminal, trackRequest } from "../Running.js
 
 /** Whether an output's renderer shows the run's events (against a service, one more request fetches them). */
 const showsEvents = (format: string): boolean => DIAGNOSE_OUTPUTS.some((output) => output.name === format && output.events)
-
-/**
- * SARIF's artifact location by default: the input file as given, relative to the working directory
- * when it lies inside it (the repository root in a CI job, as code scanning expects); standard
- * input is trace.json.
- */
-const artifactOf = (path: string | undefined): string => {
-  if (path === undefined) return "trace.json"
-  const inside = relative(process.cwd(), resolve(path))
-  return inside.length > 0 && !inside.startsWith("..") && !isAbsolute(inside) ? inside : path
-}
 
 /** The highest severity the report shows: its own and its findings'. */
 const reportSeverity = (report: DiagnoseReport) => maxSeverity([report.severity, ...report.findings.map((finding) => finding.severity)])

@@ -3,7 +3,9 @@
  * (Eval/Dataset.ts) in this process or against --url, its decisive step scored against the label
  * by exact match (Eval/Score.ts), or a baseline that needs no model (Eval/Baselines.ts). Results go
  * to --out as JSON Lines, one per item as it ends, so a run that stopped goes on from there; the
- * summary covers every result of the dataset's items in --out with this method.
+ * summary covers every result of the dataset's items in --out with this method. `--method checks`
+ * scores the checks alone instead (Eval/Checks.ts, issue 48): per check precision, recall and
+ * localisation, the shares flagged, the checks' decisive step beside the baselines.
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -24,6 +26,7 @@ import { backendOf, runCommand, type Terminal } from "../Running.js"
 import { type Baseline, baselineOf, BASELINES } from "../Eval/Baselines.js"
 import { type EvalItem, readDataset } from "../Eval/Dataset.js"
 import { type Accuracy, type ItemResult, lensAgreement, predictionOf, score, type Summary, summarize } from "../Eval/Score.js"
+import { checkItem, checksTable, isCheckItemResult, summarizeChecks } from "../Eval/Checks.js"
 
 /** Kinds that say the whole run cannot go on (no service, no key): the command stops, nothing is scored wrong for them. */
 const FATAL = new Set(["usage", "unreachable", "unauthorized", "forbidden", "unexpected"])
@@ -96,6 +99,9 @@ export const table = (summary: Summary): string => {
   )
   return `${out.join("\n")}\n`
 }
+
+/** A summary and its table. */
+const rendered = <S>(summary: S, show: (summary: S) => string) => ({ summary, shown: show(summary) })
 
 interface EvalOptions {
   readonly setting: "without" | "with"
@@ -180,6 +186,10 @@ export const makeEval = (terminal: Terminal) =>
       ),
       withGroundTruth: Options.boolean("with-ground-truth").pipe(Options.withDescription("Give each trace's correct final answer to the model (hints.ground_truth), where the dataset has one.")),
       baseline: optional(Options.choice("baseline", BASELINES), "Score a baseline that needs no model instead of diagnose: random (its expected value), first-error, triage."),
+      method: Options.choice("method", ["diagnose", "checks"]).pipe(
+        Options.withDescription("diagnose (default), or checks: the deterministic checks alone, scored per check on items labelled with expect.checks, and by outcome (docs/eval.md \"Checks\")."),
+        Options.withDefault("diagnose")
+      ),
       out: optional(Options.file("out"), "Keep each item's result here (JSON Lines) as it ends; a run given the same file goes on where it stopped."),
       format: Options.choice("format", ["table", "json"]).pipe(Options.withDescription("The summary as a table (default) or one JSON object."), Options.withDefault("table")),
       failUnder: optional(Options.text("fail-under"), "Exit 1 when an accuracy is below it: a fraction for the agent accuracy, or agent=0.4,step=0.1 (agent, step, span, category, coverage)."),
@@ -201,7 +211,8 @@ export const makeEval = (terminal: Terminal) =>
           if (unread.length > 5) process.stderr.write(`svc eval: skipped ${unread.length - 5} more files or lines\n`)
           if (items.length === 0) return yield* new CliFailure({ kind: "usage", message: `${options.dataset} holds no labelled item (docs/eval.md says which shapes are read)` })
           const setting = options.withGroundTruth ? "with" as const : "without" as const
-          const method = Option.match(options.baseline, { onNone: () => "diagnose", onSome: (baseline) => `baseline:${baseline}` })
+          if (options.method === "checks" && Option.isSome(options.baseline)) return yield* new CliFailure({ kind: "usage", message: "--method checks scores the checks; it takes no --baseline" })
+          const method = options.method === "checks" ? "checks" : Option.match(options.baseline, { onNone: () => "diagnose", onSome: (baseline) => `baseline:${baseline}` })
           const out = Option.getOrUndefined(options.out)
           const earlier = out === undefined ? [] : resultsIn(out)
           const done = new Set(earlier.map((result) => keyOf(result.file, result.setting, result.method)))
@@ -226,7 +237,7 @@ export const makeEval = (terminal: Terminal) =>
             })
           tell("calling")
           const one = (item: EvalItem): Effect.Effect<ItemResult, CliFailure> =>
-            Option.match(options.baseline, {
+            options.method === "checks" ? checkItem(backend, item, FATAL) : Option.match(options.baseline, {
               onNone: () => diagnoseItem(backend, item, { setting, method, fields }),
               onSome: (baseline) => baselineItem(backend, item, baseline, entries, setting)
             })
@@ -249,8 +260,8 @@ export const makeEval = (terminal: Terminal) =>
           progress.stop()
           const files = new Set(items.map((item) => item.file))
           const results = [...earlier.filter((result) => result.method === method && files.has(result.file)), ...fresh]
-          const summary = summarize(results)
-          yield* emit(options.format === "json" ? pretty(summary) : table(summary), Option.none())
+          const { summary, shown } = options.method === "checks" ? rendered(summarizeChecks(results.filter(isCheckItemResult)), checksTable) : rendered(summarize(results), table)
+          yield* emit(options.format === "json" ? pretty(summary) : shown, Option.none())
           const below = thresholds.filter(([name, minimum]) => {
             const value = summary[name]
             return value === null || value < minimum
@@ -265,6 +276,7 @@ export const makeEval = (terminal: Terminal) =>
         [
           ["svc eval Who\\&When/ --mode quick --out results.jsonl", "diagnose every labelled log, resumable"],
           ["svc eval Who\\&When/ --baseline random --format json", "the random baseline's expected accuracy"],
+          ["svc eval checks.jsonl --method checks", "the checks' precision, recall and localisation on a generated set (scripts/generate-check-set.ts)"],
           ["svc eval labelled.jsonl --url http://127.0.0.1:8000 --fail-under agent=0.4", "in CI, against a service"]
         ]
       )

@@ -7,7 +7,11 @@
  * - TRAIL-style files (PatronusAI/TRAIL): `{trace, labels}`, each an object or its JSON text, the
  *   labels `errors: [{category, location, …}]` whose `location` is a span id; scored on location.
  * - JSON Lines: one `{trace, expect: {agent?, step?, span?}, split?, id?, format?, ground_truth?}`
- *   per line.
+ *   per line; for `--method checks` (docs/eval.md "Checks"), `expect` may instead (or also) hold
+ *   `checks: [{check, source, sources?}]` (the checks the item must raise, and the events that
+ *   localise them; `[]`: none), `tolerated: [check]` (checks the item may raise without counting
+ *   against them) and `outcome: "failed" | "successful"` (a real run's label). Who&When files are
+ *   runs that failed.
  * A directory is read recursively, its `.json` and `.jsonl` files in name order.
  */
 import { Either, Predicate } from "effect"
@@ -22,6 +26,19 @@ export interface Label {
   readonly spans: ReadonlyArray<string>
   /** TRAIL's categories of the errors, by span id. */
   readonly categories: ReadonlyArray<{ readonly span: string; readonly category: string }>
+  /** The checks the item must raise (`--method checks`); undefined: the item says nothing of checks. */
+  readonly checks?: ReadonlyArray<ExpectedCheck> | undefined
+  /** Checks the item may raise without it counting against them. */
+  readonly tolerated?: ReadonlyArray<string> | undefined
+  /** Whether the run failed or succeeded, when the dataset says. */
+  readonly outcome?: "failed" | "successful" | null | undefined
+}
+
+/** A check an item must raise, at the event `source` (any of `sources` localises it too). */
+export interface ExpectedCheck {
+  readonly check: string
+  readonly source: string
+  readonly sources: ReadonlyArray<string>
 }
 
 export interface EvalItem {
@@ -35,6 +52,8 @@ export interface EvalItem {
   readonly label: Label
   /** The task's correct final answer, when the dataset gives it (`--with-ground-truth` sends it). */
   readonly groundTruth: string | null
+  /** The item's own id, when the dataset gives one (JSON Lines' `id`). */
+  readonly id?: string | undefined
 }
 
 /** A file or line that is not a labelled item, and why. */
@@ -66,6 +85,16 @@ const parsed = (value: unknown): unknown => {
 
 const noLabel: Label = { agent: null, step: null, spans: [], categories: [] }
 
+/** One of `expect.checks`: `{check, source, sources?}`; skipped when it names no check or source. */
+const expectedCheck = (value: unknown): Array<ExpectedCheck> => {
+  if (!Predicate.isRecord(value)) return []
+  const check = text(value["check"])
+  const source = text(value["source"])
+  if (check === null || source === null) return []
+  const sources = Array.isArray(value["sources"]) ? value["sources"].filter((each): each is string => typeof each === "string") : []
+  return [{ check, source, sources: sources.includes(source) ? sources : [source, ...sources] }]
+}
+
 /** One JSON value of a file as an item, or why it is none. */
 export const itemOf = (value: unknown, file: string, split: string): Either.Either<EvalItem, string> => {
   if (!Predicate.isRecord(value)) return Either.left("not a JSON object")
@@ -74,15 +103,21 @@ export const itemOf = (value: unknown, file: string, split: string): Either.Eith
     const expect = value["expect"]
     if (!Predicate.isRecord(expect)) return Either.left("`expect` must be an object {agent?, step?, span?}")
     const span = text(expect["span"])
-    const label: Label = { agent: text(expect["agent"]), step: stepLabel(expect["step"]), spans: span === null ? [] : [span], categories: [] }
-    if (label.agent === null && label.step === null && label.spans.length === 0) return Either.left("`expect` names no agent, step or span")
+    const checks = Array.isArray(expect["checks"]) ? expect["checks"].flatMap(expectedCheck) : undefined
+    const outcome = expect["outcome"] === "failed" || expect["outcome"] === "successful" ? expect["outcome"] : null
+    const tolerated = Array.isArray(expect["tolerated"]) ? expect["tolerated"].filter((each): each is string => typeof each === "string") : []
+    const label: Label = { agent: text(expect["agent"]), step: stepLabel(expect["step"]), spans: span === null ? [] : [span], categories: [], checks, tolerated, outcome }
+    if (label.agent === null && label.step === null && label.spans.length === 0 && checks === undefined && outcome === null) {
+      return Either.left("`expect` names no agent, step, span, checks or outcome")
+    }
     return Either.right({
       file,
       split: text(value["split"]) ?? split,
       trace: value["trace"],
       format: text(value["format"]) ?? undefined,
       label,
-      groundTruth: text(value["ground_truth"])
+      groundTruth: text(value["ground_truth"]),
+      id: text(value["id"]) ?? undefined
     })
   }
   // TRAIL: {trace, labels: {errors: [{category, location}]}}
@@ -113,7 +148,7 @@ export const itemOf = (value: unknown, file: string, split: string): Either.Eith
       split,
       trace,
       format: "autogen",
-      label: { ...noLabel, agent: text(value["mistake_agent"]), step: stepLabel(value["mistake_step"]) },
+      label: { ...noLabel, agent: text(value["mistake_agent"]), step: stepLabel(value["mistake_step"]), outcome: "failed" },
       groundTruth: text(value["ground_truth"])
     })
   }

@@ -36,7 +36,7 @@
  * was sent), `lines[i][1].agent.system`.
  */
 import { Either, Predicate } from "effect"
-import type { TraceBuilder } from "../../Builder.js"
+import type { EventFacts, TraceBuilder } from "../../Builder.js"
 import { makeTraceBuilder } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
 import type { ActorRole, EventKind, NormalizedTrace } from "../../Model.js"
@@ -104,9 +104,10 @@ const addEvent = (
   source: string,
   timestamp: string | undefined,
   tool?: string | undefined,
-  to?: string | undefined
+  to?: string | undefined,
+  facts?: EventFacts
 ) => {
-  session.builder.add({ actor, role, kind, content, tool, to, timestamp, source })
+  session.builder.add({ actor, role, kind, content, tool, to, timestamp, source, ...facts })
 }
 
 /**
@@ -187,7 +188,7 @@ const readEvent = (session: Session, event: Rec, source: string): boolean => {
       const name = nonEmpty(stringField(event, "name")) ?? "tool"
       const id = stringField(event, "id")
       if (id !== undefined) session.tools.set(id, name)
-      addEvent(session, agent, "agent", "tool_call", jsonText(event["input"] ?? {}), source, timestamp, name)
+      addEvent(session, agent, "agent", "tool_call", jsonText(event["input"] ?? {}), source, timestamp, name, undefined, { call_id: id })
       return true
     }
     case "agent.tool_result":
@@ -196,7 +197,8 @@ const readEvent = (session: Session, event: Rec, source: string): boolean => {
       const id = callIdOf(event)
       const tool = id === undefined ? undefined : session.tools.get(id)
       const kind = event["is_error"] === true ? "error" : "tool_result"
-      addEvent(session, tool ?? "tool", "tool", kind, blocksText(builder, event["content"]), source, timestamp, tool)
+      const status = kind === "error" ? "error" : event["is_error"] === false ? "ok" : undefined
+      addEvent(session, tool ?? "tool", "tool", kind, blocksText(builder, event["content"]), source, timestamp, tool, undefined, { call_id: id, status })
       return true
     }
     case "user.tool_confirmation": {
@@ -216,7 +218,11 @@ const readEvent = (session: Session, event: Rec, source: string): boolean => {
       const message = Predicate.isRecord(error) ? (nonEmpty(stringField(error, "message")) ?? nonEmpty(stringField(error, "type"))) : nonEmpty(typeof error === "string" ? error : undefined)
       const retry = Predicate.isRecord(error) ? error["retry_status"] : undefined
       if (!(Predicate.isRecord(retry) && retry["type"] === "retrying")) session.failed = true
-      addEvent(session, agent, "agent", "error", message ?? jsonText(error ?? "session error"), source, timestamp)
+      addEvent(session, agent, "agent", "error", message ?? jsonText(error ?? "session error"), source, timestamp, undefined, undefined, {
+        status: "error",
+        status_code: Predicate.isRecord(error) ? stringField(error, "type") : undefined,
+        status_message: Predicate.isRecord(error) ? stringField(error, "message") : undefined
+      })
       return true
     }
     case "session.status_terminated": {

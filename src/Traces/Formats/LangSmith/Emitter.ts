@@ -3,7 +3,7 @@
  * tool runs, with tool-call arguments compared in a canonical form.
  */
 import { Predicate } from "effect"
-import type { EventInput, TraceBuilder } from "../../Builder.js"
+import type { EventInput, ModelCall, TraceBuilder } from "../../Builder.js"
 import type { EventKind } from "../../Model.js"
 
 /** The builder's history signature (role, kind, tool, content). */
@@ -36,8 +36,8 @@ const canonical = (content: string): string => {
 export interface Emitter {
   /** Adds an event that happens once (an error, a chain's own output). */
   readonly add: (event: EventInput) => void
-  /** One model call's conversation (inputs then outputs): only messages not seen before. */
-  readonly history: (events: ReadonlyArray<EventInput>) => void
+  /** One model call's conversation (inputs then outputs): only messages not seen before; the call's facts on its output (Builder.ts). */
+  readonly history: (events: ReadonlyArray<EventInput>, call?: ModelCall) => void
   /** Tool-run events: the k-th identical one is added only when fewer than k are in the trace. */
   readonly toolRun: (event: EventInput) => void
   readonly errorSeen: (content: string) => boolean
@@ -76,7 +76,7 @@ export const makeEmitter = (builder: TraceBuilder): Emitter => {
       builder.add(event)
       count(event)
     },
-    history: (raw) => {
+    history: (raw, call) => {
       const events = raw.map(normalize)
       const occurrences = new Map<string, number>()
       const added: Array<EventInput> = []
@@ -86,7 +86,7 @@ export const makeEmitter = (builder: TraceBuilder): Emitter => {
         occurrences.set(sig, occurrence)
         if (occurrence > (seen.get(sig) ?? 0)) added.push(event)
       }
-      builder.addHistory(events)
+      builder.addHistory(events, call === undefined ? undefined : { call })
       for (const event of added) count(event)
     },
     toolRun: (raw) => {

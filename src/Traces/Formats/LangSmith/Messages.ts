@@ -97,7 +97,7 @@ export const messageEvents = (
     const callId = idOf(fields["tool_call_id"])
     const tool = stringField(fields, "name") ?? (callId === undefined ? undefined : context.toolNames.get(callId))
     const kind: EventKind = stringField(fields, "status") === "error" ? "error" : "tool_result"
-    events.push({ actor: tool ?? "tool", role: "tool", kind, content: textOf(content) ?? "", tool, source, timestamp })
+    events.push({ actor: tool ?? "tool", role: "tool", kind, content: textOf(content) ?? "", tool, source, timestamp, call_id: callId, status: kind === "error" ? "error" : undefined })
     return events
   }
 
@@ -128,7 +128,9 @@ export const messageEvents = (
           content: textOf(block["content"]) ?? "",
           tool,
           source,
-          timestamp
+          timestamp,
+          call_id: callId,
+          status: block["is_error"] === true ? "error" : undefined
         })
       }
     }
@@ -149,7 +151,7 @@ export const messageEvents = (
     if (fnCall !== undefined && calls.length === 0) calls.push(fnCall)
     for (const call of calls) {
       if (call.id !== undefined) context.toolNames.set(call.id, call.name)
-      events.push({ actor: context.actor, role: "agent", kind: "tool_call", content: call.args, tool: call.name, source, timestamp })
+      events.push({ actor: context.actor, role: "agent", kind: "tool_call", content: call.args, tool: call.name, source, timestamp, call_id: call.id })
     }
   }
   return events

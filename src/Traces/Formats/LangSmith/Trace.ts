@@ -4,15 +4,15 @@
  * (the nearest non-generic chain, or the LangGraph node), errors and the root's input and output.
  */
 import { Predicate } from "effect"
-import type { EventInput, TraceBuilder } from "../../Builder.js"
+import type { CallFacts, EventInput, TraceBuilder } from "../../Builder.js"
 import { makeTraceBuilder } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
-import type { ActorRole, NormalizedTrace } from "../../Model.js"
-import { compactJson, nonEmpty, type Rec } from "../Common.js"
+import type { ActorRole, NormalizedTrace, TokenUsage } from "../../Model.js"
+import { compactJson, countOf, declaredToolsOf, idOf, nonEmpty, type Rec } from "../Common.js"
 import { type Emitter, makeEmitter } from "./Emitter.js"
 import { type MessageContext, messageEvents } from "./Messages.js"
 import { parentOf, type Run } from "./Runs.js"
-import { isGenericChainName, RUN_TYPES, singleText, textOf, timestampOf } from "./Values.js"
+import { isGenericChainName, RUN_TYPES, singleText, textOf, timeMs, timestampOf } from "./Values.js"
 
 const runType = (run: Run): string => {
   const type = stringField(run.fields, "run_type")
@@ -23,6 +23,65 @@ const recordOf = (value: unknown): Rec => (Predicate.isRecord(value) ? value : {
 const langGraphNode = (run: Run): string | undefined => {
   const node = stringField(recordOf(recordOf(run.fields["extra"])["metadata"]), "langgraph_node")
   return node !== undefined && nonEmpty(node) !== undefined && !isGenericChainName(node) ? node : undefined
+}
+
+/** A run's duration in milliseconds, from its start and end times. */
+const durationOf = (run: Run): number | undefined => {
+  const start = timeMs(run.fields["start_time"])
+  const end = timeMs(run.fields["end_time"])
+  return start === undefined || end === undefined || end < start ? undefined : end - start
+}
+
+/** The exception class an error text starts with (`RateLimitError: 429 ...`), as its code. */
+const errorCodeOf = (error: string): string | undefined => /^([A-Za-z_][\w.]*(?:Error|Exception|Exceeded|Timeout))\b/.exec(error)?.[1]
+
+/** How a run went (DECISIONS §23): `error` with its text, `ok` when its status says success; its duration. */
+const runFacts = (run: Run): CallFacts => {
+  const error = nonEmpty(stringField(run.fields, "error"))
+  const status = stringField(run.fields, "status")
+  return {
+    status: error !== undefined || status === "error" ? "error" : status === "success" ? "ok" : undefined,
+    status_code: error === undefined ? undefined : errorCodeOf(error),
+    status_message: error,
+    duration_ms: durationOf(run)
+  }
+}
+
+/** The first of these records that is one. */
+const firstRecord = (...values: ReadonlyArray<unknown>): Rec | undefined => values.find(Predicate.isRecord)
+
+/** An llm run's token usage: its outputs' `llm_output.token_usage`, `usage_metadata` or `usage`, its message's `usage_metadata`, or the run's own counts. */
+const tokensOf = (run: Run, outputs: Rec): TokenUsage | undefined => {
+  const generations = outputs["generations"]
+  const batch: unknown = Array.isArray(generations) ? generations[0] : undefined
+  const generation = Array.isArray(batch) ? batch[0] : batch
+  const message = Predicate.isRecord(generation) ? generation["message"] : undefined
+  const fields = Predicate.isRecord(message) && Predicate.isRecord(message["kwargs"]) ? message["kwargs"] : message
+  const usage = firstRecord(
+    recordOf(outputs["llm_output"])["token_usage"],
+    outputs["usage_metadata"],
+    outputs["usage"],
+    Predicate.isRecord(fields) ? fields["usage_metadata"] : undefined
+  )
+  const input = countOf(usage?.["input_tokens"]) ?? countOf(usage?.["prompt_tokens"]) ?? countOf(run.fields["prompt_tokens"])
+  const output = countOf(usage?.["output_tokens"]) ?? countOf(usage?.["completion_tokens"]) ?? countOf(run.fields["completion_tokens"])
+  return input === undefined && output === undefined ? undefined : { input, output }
+}
+
+/** An llm run's finish reason: its first choice's, its generation's `generation_info`, or its message's response metadata. */
+const finishReasonOf = (outputs: Rec): string | undefined => {
+  const choices = outputs["choices"]
+  const choice: unknown = Array.isArray(choices) ? choices[0] : undefined
+  if (Predicate.isRecord(choice)) return stringField(choice, "finish_reason")
+  const generations = outputs["generations"]
+  const batch: unknown = Array.isArray(generations) ? generations[0] : undefined
+  const generation = Array.isArray(batch) ? batch[0] : batch
+  if (!Predicate.isRecord(generation)) return undefined
+  const info = recordOf(generation["generation_info"])
+  const message = generation["message"]
+  const fields = Predicate.isRecord(message) && Predicate.isRecord(message["kwargs"]) ? message["kwargs"] : recordOf(message)
+  const metadata = recordOf(fields["response_metadata"])
+  return stringField(info, "finish_reason") ?? stringField(metadata, "finish_reason") ?? stringField(metadata, "stop_reason")
 }
 
 interface TraceContext {
@@ -46,6 +105,9 @@ const llmEvents = (run: Run, actor: string, trace: TraceContext) => {
   }
 
   const inputs = recordOf(run.fields["inputs"])
+  // the tools offered to the model, in the request or the invocation parameters
+  const invocation = recordOf(recordOf(run.fields["extra"])["invocation_params"])
+  trace.builder.declareTools(declaredToolsOf(inputs["tools"] ?? invocation["tools"]))
   const system = stringField(inputs, "system")
   if (system !== undefined && system.trim().length > 0) events.push({ actor: "system", role: "system", kind: "message", content: system, source: `${source}/inputs.system`, timestamp: start })
   const messages = inputs["messages"] ?? (Array.isArray(inputs["input"]) ? inputs["input"] : undefined)
@@ -63,6 +125,7 @@ const llmEvents = (run: Run, actor: string, trace: TraceContext) => {
     if (prompt !== undefined) read(prompt, `${source}/inputs`, start)
   }
 
+  const answer = events.length
   const outputs = run.fields["outputs"]
   if (Predicate.isRecord(outputs)) {
     const generations = outputs["generations"]
@@ -97,7 +160,13 @@ const llmEvents = (run: Run, actor: string, trace: TraceContext) => {
       if (text !== undefined) events.push({ actor, role: "agent", kind: "message", content: text, source: `${source}/outputs`, timestamp: end })
     }
   }
-  trace.emit.history(events)
+  // The call's facts on its answer's first new event; a call whose answer was empty, or that
+  // recorded nothing at all, is kept as an empty message (DECISIONS §23). Not one that failed (its
+  // error event says so), nor one whose input was recorded and its output not (still running).
+  const facts = { ...runFacts(run), tokens: tokensOf(run, recordOf(outputs)), finish_reason: finishReasonOf(recordOf(outputs)) }
+  const recorded = Predicate.isRecord(outputs) && Object.keys(outputs).length > 0
+  const unanswered = events.length === answer && (facts.status === "error" || (!recorded && events.some((event) => event.content.trim().length > 0)))
+  trace.emit.history(events, unanswered ? undefined : { outputAt: answer, facts, actor, source, timestamp: end })
 }
 
 const toolText = (values: unknown): string => {
@@ -130,14 +199,25 @@ const toolEvents = (run: Run, actor: string, trace: TraceContext) => {
   const end = timestampOf(run.fields["end_time"]) ?? start
   const inputs = run.fields["inputs"]
   const args = runType(run) === "retriever" && Predicate.isRecord(inputs) && typeof inputs["query"] === "string" ? inputs["query"] : toolText(inputs)
-  trace.emit.toolRun({ actor, role: "agent", kind: "tool_call", content: args, tool, source, timestamp: start })
   const outputs = run.fields["outputs"]
-  if (Predicate.isRecord(outputs) && Object.keys(outputs).length > 0) {
-    const content = runType(run) === "retriever" ? documentsText(outputs) : toolText(outputs)
-    trace.emit.toolRun({ actor: tool, role: "tool", kind: "tool_result", content, tool, source, timestamp: end })
-  }
+  const call_id = toolCallIdOf(inputs, outputs)
+  const facts = runFacts(run)
+  const answered = Predicate.isRecord(outputs) && Object.keys(outputs).length > 0
   const error = nonEmpty(stringField(run.fields, "error"))
-  if (error !== undefined) trace.emit.toolRun({ actor: tool, role: "tool", kind: "error", content: error, tool, source, timestamp: end })
+  // how the execution went: on its result or error, or on its call when it recorded neither
+  trace.emit.toolRun({ actor, role: "agent", kind: "tool_call", content: args, tool, source, timestamp: start, call_id, ...(answered || error !== undefined ? {} : facts) })
+  if (answered) {
+    const content = runType(run) === "retriever" ? documentsText(outputs) : toolText(outputs)
+    trace.emit.toolRun({ actor: tool, role: "tool", kind: "tool_result", content, tool, source, timestamp: end, call_id, ...facts })
+  }
+  if (error !== undefined) trace.emit.toolRun({ actor: tool, role: "tool", kind: "error", content: error, tool, source, timestamp: end, call_id, ...facts })
+}
+
+/** The tool call a tool run answers: the id its ToolMessage output names, or its input's `tool_call_id`. */
+const toolCallIdOf = (inputs: unknown, outputs: unknown): string | undefined => {
+  const output = recordOf(outputs)["output"]
+  const message = Predicate.isRecord(output) && output["lc"] === 1 ? recordOf(output["kwargs"]) : recordOf(output)
+  return idOf(message["tool_call_id"]) ?? idOf(recordOf(inputs)["tool_call_id"])
 }
 
 const errorEvent = (run: Run, actor: string, role: ActorRole, trace: TraceContext, always: boolean) => {
@@ -151,7 +231,8 @@ const errorEvent = (run: Run, actor: string, role: ActorRole, trace: TraceContex
     kind: "error",
     content: error,
     source: `run:${run.id}`,
-    timestamp: timestampOf(run.fields["end_time"]) ?? timestampOf(run.fields["start_time"])
+    timestamp: timestampOf(run.fields["end_time"]) ?? timestampOf(run.fields["start_time"]),
+    ...runFacts(run)
   })
 }
 

@@ -5,13 +5,13 @@
  * response spans go through `addHistory`, span errors are error events.
  */
 import { Either, Predicate } from "effect"
-import type { EventInput } from "../../Builder.js"
+import { type CallFacts, type EventInput, mergeFacts } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
 import type { NormalizedTrace } from "../../Model.js"
-import { jsonText, sample, type Rec, type Who } from "../Common.js"
-import { callEvents } from "./Calls.js"
+import { declaredToolsOf, jsonText, sample, type Rec, type Who } from "../Common.js"
+import { callEvents, type ResponseRead } from "./Calls.js"
 import { isCompletion, isSpanObject } from "./Detect.js"
-import { fail, isoTime, makeReader, type Options } from "./Reader.js"
+import { fail, isoTime, makeReader, type Options, usageOf } from "./Reader.js"
 import { itemEvents } from "./Responses.js"
 
 export const spanList = (body: unknown): ReadonlyArray<unknown> | undefined => {
@@ -49,6 +49,20 @@ const spanOf = (record: Rec, order: number): Span => {
     error: record["error"],
     order
   }
+}
+
+/** A span's duration in milliseconds, from its ISO start and end. */
+const durationOf = (span: Span): number | undefined => {
+  const start = span.start === undefined ? Number.NaN : Date.parse(span.start)
+  const end = span.end === undefined ? Number.NaN : Date.parse(span.end)
+  return Number.isFinite(start) && Number.isFinite(end) && end >= start ? end - start : undefined
+}
+
+/** What a span says of how it went: an error (its message) when it has one, and its duration. */
+const spanFacts = (span: Span): CallFacts => {
+  const failed = span.error !== undefined && span.error !== null
+  const message = Predicate.isRecord(span.error) ? stringField(span.error, "message") : undefined
+  return failed ? { status: "error", status_message: message, duration_ms: durationOf(span) } : { duration_ms: durationOf(span) }
 }
 
 /** An Agents SDK span error's text: its message, and the error detail in `data.error` when given. */
@@ -106,23 +120,33 @@ const readAgentTrace = (id: string | null, workflow: string | undefined, records
   }
   const addTool = (event: EventInput) => (hasGenerations ? builder.addHistory([event]) : builder.add(event))
 
-  /** Input and output messages of a model call, as one history (so k-th copies count right). */
-  const modelCall = (span: Span, source: string, agent: string | undefined, input: unknown, output: unknown) => {
+  /**
+   * Input and output messages of a model call, as one history (so k-th copies count right); the
+   * call's facts (the span's tokens and duration, the response's own) on its output's first new
+   * event, or on an empty message keeping a call that recorded no output (DECISIONS §23).
+   */
+  const modelCall = (span: Span, source: string, agent: string | undefined, input: unknown, output: unknown, facts: CallFacts) => {
     const events: Array<EventInput> = []
     const options: Options = { assistant: agent, timestamp: span.start }
     if (typeof input === "string" && input.length > 0) events.push({ actor: "user", role: "user", kind: "message", content: input, source: `${source}/input`, timestamp: span.start })
     else if (Array.isArray(input)) input.forEach((item, index) => events.push(...itemEvents(reader, item, `${source}/input[${index}]`, options)))
+    const answer = events.length
+    let response: ResponseRead | undefined
     const outputs = Array.isArray(output) ? output : Predicate.isRecord(output) ? [output] : []
     outputs.forEach((item, index) => {
       const itemSource = `${source}/output${Array.isArray(output) ? `[${index}]` : ""}`
       if (Predicate.isRecord(item) && (isCompletion(item) || item["object"] === "response" || Predicate.isRecord(item["error"]))) {
-        events.push(...callEvents(reader, item, itemSource, { assistant: agent, timestamp: span.end }))
+        const read = callEvents(reader, item, itemSource, { assistant: agent, timestamp: span.end })
+        if (response === undefined && read.response !== undefined) response = { ...read.response, at: read.response.at + events.length }
+        events.push(...read.events)
       } else {
         events.push(...itemEvents(reader, item, itemSource, { assistant: agent, timestamp: span.end }))
       }
     })
     userMessages += events.filter((event) => event.role === "user" && event.kind === "message").length
-    builder.addHistory(events)
+    builder.addHistory(events, {
+      call: { outputAt: response?.at ?? answer, facts: mergeFacts(facts, response?.facts ?? {}), actor: agent ?? "assistant", source, timestamp: span.end ?? span.start }
+    })
   }
 
   for (const span of spans) {
@@ -136,9 +160,19 @@ const readAgentTrace = (id: string | null, workflow: string | undefined, records
     const agent = agentName(span)
     const actor = agent ?? "assistant"
     const hasError = span.error !== undefined && span.error !== null
-    const errorEvent = (who: Who, tool?: string): EventInput => ({ actor: who.actor, role: who.role, kind: "error", content: spanErrorText(span.error), tool, source, timestamp: span.end ?? span.start })
+    const errorEvent = (who: Who, tool?: string, facts?: CallFacts): EventInput => ({
+      actor: who.actor,
+      role: who.role,
+      kind: "error",
+      content: spanErrorText(span.error),
+      tool,
+      source,
+      timestamp: span.end ?? span.start,
+      ...mergeFacts(facts ?? {}, spanFacts(span))
+    })
     switch (type) {
       case "agent": {
+        builder.declareTools(declaredToolsOf(data["tools"]))
         if (hasError) {
           fatal = true
           push(span.end ?? span.start, span.order, () => builder.add(errorEvent({ actor, role: "agent" })))
@@ -149,14 +183,15 @@ const readAgentTrace = (id: string | null, workflow: string | undefined, records
       case "response": {
         const input = data["input"] ?? data["_input"]
         const output = data["output"] ?? data["response"] ?? data["_response"]
-        if (input === undefined && output === undefined && !hasError) {
-          builder.skip()
-          break
-        }
-        push(span.start, span.order, () => modelCall(span, source, agent, input, output))
+        // The span's usage (generation spans) and duration; a failed call's facts are its error's.
+        const facts: CallFacts = { ...spanFacts(span), tokens: usageOf(data["usage"]) }
+        // A call that recorded neither input nor output (the SDK's response spans hold only an
+        // id; trace_include_sensitive_data off) is still a call: kept, empty, unless its error says it.
+        if (input !== undefined || output !== undefined || !hasError) push(span.start, span.order, () => modelCall(span, source, agent, input, output, facts))
         if (hasError) {
           fatal = true
-          push(span.end ?? span.start, span.order, () => builder.add(errorEvent({ actor, role: "agent" })))
+          const bare = input === undefined && output === undefined
+          push(span.end ?? span.start, span.order, () => builder.add(errorEvent({ actor, role: "agent" }, undefined, bare ? facts : undefined)))
         }
         break
       }
@@ -164,9 +199,12 @@ const readAgentTrace = (id: string | null, workflow: string | undefined, records
         const tool = stringField(data, "name") ?? "function"
         const input = data["input"]
         const output = data["output"]
-        push(span.start, span.order, () => addTool({ actor, role: "agent", kind: "tool_call", content: jsonText(input), tool, source, timestamp: span.start }))
-        if (output !== undefined && output !== null) {
-          push(span.end ?? span.start, span.order, () => addTool({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(output), tool, source, timestamp: span.end ?? span.start }))
+        const answered = output !== undefined && output !== null
+        // how the execution went: on its result, or on its call when it recorded none
+        const facts = spanFacts(span)
+        push(span.start, span.order, () => addTool({ actor, role: "agent", kind: "tool_call", content: jsonText(input), tool, source, timestamp: span.start, ...(answered ? {} : facts) }))
+        if (answered) {
+          push(span.end ?? span.start, span.order, () => addTool({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(output), tool, source, timestamp: span.end ?? span.start, ...facts }))
         }
         if (hasError) push(span.end ?? span.start, span.order, () => builder.add(errorEvent({ actor: tool, role: "tool" }, tool)))
         break

@@ -4,13 +4,13 @@
  * `addHistory`, into one conversation.
  */
 import { Either, Predicate } from "effect"
-import type { EventInput } from "../../Builder.js"
+import type { CallFacts, EventInput } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
 import type { NormalizedTrace } from "../../Model.js"
-import { at, jsonText, type Rec, type Who } from "../Common.js"
+import { at, declaredToolsOf, jsonText, type Rec, type Who } from "../Common.js"
 import { chatMessageEvents } from "./Chat.js"
 import { isCompletion, isItem, isResponsesBody } from "./Detect.js"
-import { fail, isoTime, makeReader, type Options, type Reader } from "./Reader.js"
+import { fail, isoTime, makeReader, type Options, type Reader, usageOf } from "./Reader.js"
 import { itemEvents } from "./Responses.js"
 
 const errorText = (error: unknown): string => {
@@ -29,16 +29,51 @@ const isCall = (value: Rec): boolean =>
   Predicate.isRecord(value["response"]) ||
   (Predicate.isRecord(value["error"]) && !("role" in value) && !("type" in value))
 
+/** Where a call's response starts among its events, with what the response says of the call (DECISIONS §23). */
+export interface ResponseRead {
+  readonly at: number
+  readonly facts: CallFacts
+  readonly source: string
+  readonly timestamp: string | undefined
+}
+
+/** A call's events in order, and its response when it holds one. */
+export interface CallRead {
+  readonly events: Array<EventInput>
+  readonly response: ResponseRead | undefined
+}
+
+/** An error object's code: its `code`, else its `type` (`rate_limit_exceeded`, `invalid_request_error`). */
+const errorCode = (error: unknown): string | undefined =>
+  Predicate.isRecord(error) ? stringField(error, "code") ?? stringField(error, "type") : undefined
+
+/** The first choice's finish reason, or a Responses response's reason for stopping short. */
+const finishReasonOf = (call: Rec): string | undefined => {
+  const choices = call["choices"]
+  const first: unknown = Array.isArray(choices) ? choices[0] : undefined
+  if (Predicate.isRecord(first)) return stringField(first, "finish_reason")
+  const details = call["incomplete_details"]
+  return Predicate.isRecord(details) ? stringField(details, "reason") : undefined
+}
+
 /** The events of one call in order: instructions, input / messages, output / choices, errors. */
-export const callEvents = (reader: Reader, call: Rec, prefix: string, options: Options): Array<EventInput> => {
+export const callEvents = (reader: Reader, call: Rec, prefix: string, options: Options): CallRead => {
   const events: Array<EventInput> = []
+  let response: ResponseRead | undefined
+  /** A nested call's events, its response's place moved to where they land. */
+  const adopt = (nested: CallRead) => {
+    if (response === undefined && nested.response !== undefined) response = { ...nested.response, at: nested.response.at + events.length }
+    events.push(...nested.events)
+  }
   const depth = options.depth ?? 0
   const request = call["request"]
   if (Predicate.isRecord(request)) {
-    if (depth < 2) events.push(...callEvents(reader, request, at(prefix, "request"), { ...options, depth: depth + 1 }))
+    if (depth < 2) adopt(callEvents(reader, request, at(prefix, "request"), { ...options, depth: depth + 1 }))
     else reader.builder.skip()
   }
   const withRequest = Predicate.isRecord(request) || Array.isArray(call["messages"]) || "input" in call
+  // The tools the request offered (a Responses response echoes them).
+  if (Array.isArray(call["tools"])) reader.builder.declareTools(declaredToolsOf(call["tools"]))
 
   const instructions = options.echo === true ? undefined : call["instructions"]
   if (typeof instructions === "string" && instructions.length > 0) {
@@ -62,10 +97,12 @@ export const callEvents = (reader: Reader, call: Rec, prefix: string, options: O
   }
 
   const id = stringField(call, "id")
+  const answer = events.length
   const choices = call["choices"]
+  let timestamp = options.timestamp
   if (Array.isArray(choices)) {
     if (id !== undefined) reader.responses.push(id)
-    const timestamp = options.timestamp ?? isoTime(call["created"])
+    timestamp = options.timestamp ?? isoTime(call["created"])
     choices.forEach((choice, index) => {
       const message = Predicate.isRecord(choice) ? choice["message"] : undefined
       if (Predicate.isRecord(message)) events.push(...chatMessageEvents(reader, message, `${at(prefix, "choices")}[${index}].message`, { ...options, timestamp }))
@@ -75,34 +112,54 @@ export const callEvents = (reader: Reader, call: Rec, prefix: string, options: O
   const output = call["output"]
   if (Array.isArray(output)) {
     if (id !== undefined && call["object"] === "response") reader.responses.push(id)
-    const timestamp = options.timestamp ?? isoTime(call["completed_at"]) ?? isoTime(call["created_at"])
+    timestamp = options.timestamp ?? isoTime(call["completed_at"]) ?? isoTime(call["created_at"])
     output.forEach((item, index) => events.push(...itemEvents(reader, item, `${at(prefix, "output")}[${index}]`, { ...options, timestamp })))
   }
 
   const agent: Who = { actor: options.assistant ?? "assistant", role: "agent" }
   const status = stringField(call, "status")
   const error = call["error"]
+  let state: CallFacts["status"]
   if (error !== undefined && error !== null) {
     reader.failed = true
-    events.push({ actor: agent.actor, role: agent.role, kind: "error", content: errorText(error), source: at(prefix, "error") })
+    state = "error"
+    const message = Predicate.isRecord(error) ? stringField(error, "message") : undefined
+    events.push({ actor: agent.actor, role: agent.role, kind: "error", content: errorText(error), source: at(prefix, "error"), status: "error", status_code: errorCode(error), status_message: message })
   } else if (status === "failed" || status === "cancelled") {
     reader.failed = true
-    events.push({ actor: agent.actor, role: agent.role, kind: "error", content: status, source: at(prefix, "status") })
+    state = "error"
+    events.push({ actor: agent.actor, role: agent.role, kind: "error", content: status, source: at(prefix, "status"), status: "error", status_code: status })
   } else if (status === "incomplete") {
     reader.failed = true
     const details = call["incomplete_details"]
     const reason = Predicate.isRecord(details) ? stringField(details, "reason") : undefined
-    events.push({ actor: agent.actor, role: agent.role, kind: "error", content: reason ?? status, source: reason === undefined ? at(prefix, "status") : at(prefix, "incomplete_details.reason") })
+    events.push({ actor: agent.actor, role: agent.role, kind: "error", content: reason ?? status, source: reason === undefined ? at(prefix, "status") : at(prefix, "incomplete_details.reason"), status: "error", status_code: status })
   } else if (status === "completed" && call["object"] === "response") {
     reader.completed = true
+    state = "ok"
+  }
+  // A response (choices, output items, an error or a final status) answers the call.
+  if (Array.isArray(choices) || Array.isArray(output) || state !== undefined || status === "incomplete") {
+    response = {
+      at: answer,
+      facts: { status: state, finish_reason: finishReasonOf(call), tokens: usageOf(call["usage"]) },
+      source: Array.isArray(choices) ? at(prefix, "choices") : Array.isArray(output) ? at(prefix, "output") : prefix.length > 0 ? prefix : "response",
+      timestamp
+    }
   }
 
-  const response = call["response"]
-  if (Predicate.isRecord(response)) {
-    if (depth < 2) events.push(...callEvents(reader, response, at(prefix, "response"), { ...options, echo: withRequest, depth: depth + 1 }))
+  const nested = call["response"]
+  if (Predicate.isRecord(nested)) {
+    if (depth < 2) adopt(callEvents(reader, nested, at(prefix, "response"), { ...options, echo: withRequest, depth: depth + 1 }))
     else reader.builder.skip()
   }
-  return events
+  return { events, response }
+}
+
+/** A call's events through `addHistory`, its response's facts on the response's first new event. */
+export const addCall = (reader: Reader, read: CallRead, actor: string): void => {
+  const { response } = read
+  reader.builder.addHistory(read.events, response === undefined ? undefined : { call: { outputAt: response.at, facts: response.facts, actor, source: response.source, timestamp: response.timestamp } })
 }
 
 const finish = (reader: Reader): NormalizedTrace => {
@@ -118,7 +175,7 @@ export const readConversation = (body: unknown): Either.Either<ReadonlyArray<Nor
   if (Array.isArray(body)) {
     body.forEach((element, index) => {
       if (Predicate.isRecord(element) && !isItem(element) && !("role" in element) && isCall(element)) {
-        builder.addHistory(callEvents(reader, element, `[${index}]`, {}))
+        addCall(reader, callEvents(reader, element, `[${index}]`, {}), "assistant")
       } else {
         for (const event of itemEvents(reader, element, `[${index}]`, {})) builder.add(event)
       }
@@ -126,7 +183,7 @@ export const readConversation = (body: unknown): Either.Either<ReadonlyArray<Nor
   } else if (Predicate.isRecord(body) && (isItem(body) || "role" in body)) {
     for (const event of itemEvents(reader, body, "", {})) builder.add(event)
   } else if (Predicate.isRecord(body) && isCall(body)) {
-    builder.addHistory(callEvents(reader, body, "", {}))
+    addCall(reader, callEvents(reader, body, "", {}), "assistant")
   } else {
     return fail("expected Chat Completions messages, a Responses API response or items, or an Agents SDK trace export")
   }

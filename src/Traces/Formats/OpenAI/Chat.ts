@@ -38,7 +38,7 @@ export const chatMessageEvents = (reader: Reader, message: Rec, source: string, 
       const tool = stringField(fn, "name") ?? stringField(call, "type") ?? "tool"
       const id = stringField(call, "id")
       if (id !== undefined) reader.tools.set(id, tool)
-      events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(fn["arguments"]), tool, source: `${source}.tool_calls[${index}]`, timestamp })
+      events.push({ actor: who.actor, role: who.role, kind: "tool_call", content: jsonText(fn["arguments"]), tool, source: `${source}.tool_calls[${index}]`, timestamp, call_id: id })
     })
   }
   const legacy = message["function_call"]

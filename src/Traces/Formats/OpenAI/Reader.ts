@@ -6,7 +6,8 @@ import { Either, Predicate } from "effect"
 import type { EventInput, TraceBuilder } from "../../Builder.js"
 import { makeTraceBuilder } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
-import { isoOfEpoch, type Who } from "../Common.js"
+import type { TokenUsage } from "../../Model.js"
+import { countOf, isoOfEpoch, type Who } from "../Common.js"
 
 /** An ISO-8601 timestamp from unix seconds or a date string, or undefined. */
 export const isoTime = (value: unknown): string | undefined => {
@@ -80,9 +81,18 @@ export const speaker = (role: string | undefined, name: string | undefined, opti
   }
 }
 
+/** A tool's result, by the tool its call id names (`fallback` when unknown), belonging to that call. */
 export const toolResult = (reader: Reader, callId: string | undefined, fallback: string | undefined, content: string, source: string, timestamp: string | undefined): EventInput => {
   const tool = (callId === undefined ? undefined : reader.tools.get(callId)) ?? fallback
-  return { actor: tool ?? "tool", role: "tool", kind: "tool_result", content, tool, source, timestamp }
+  return { actor: tool ?? "tool", role: "tool", kind: "tool_result", content, tool, source, timestamp, call_id: callId }
+}
+
+/** Token usage in the Chat Completions (`prompt_tokens`, `completion_tokens`) or Responses (`input_tokens`, `output_tokens`) shape. */
+export const usageOf = (usage: unknown): TokenUsage | undefined => {
+  if (!Predicate.isRecord(usage)) return undefined
+  const input = countOf(usage["input_tokens"]) ?? countOf(usage["prompt_tokens"])
+  const output = countOf(usage["output_tokens"]) ?? countOf(usage["completion_tokens"])
+  return input === undefined && output === undefined ? undefined : { input, output }
 }
 
 /** A Left naming the format. */

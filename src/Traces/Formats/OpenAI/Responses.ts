@@ -43,7 +43,7 @@ export const itemEvents = (reader: Reader, item: unknown, source: string, option
       const tool = stringField(item, "name") ?? "function"
       const id = stringField(item, "call_id")
       if (id !== undefined) reader.tools.set(id, tool)
-      return [{ actor: agent.actor, role: agent.role, kind: "tool_call", content: jsonText(item[type === "function_call" ? "arguments" : "input"]), tool, source, timestamp }]
+      return [{ actor: agent.actor, role: agent.role, kind: "tool_call", content: jsonText(item[type === "function_call" ? "arguments" : "input"]), tool, source, timestamp, call_id: id }]
     }
     case "reasoning": {
       const parts: Array<string> = []
@@ -62,10 +62,11 @@ export const itemEvents = (reader: Reader, item: unknown, source: string, option
     }
     case "mcp_call": {
       const tool = stringField(item, "name") ?? "mcp"
-      const events: Array<EventInput> = [{ actor: agent.actor, role: agent.role, kind: "tool_call", content: jsonText(item["arguments"]), tool, source, timestamp }]
+      const call_id = stringField(item, "id")
+      const events: Array<EventInput> = [{ actor: agent.actor, role: agent.role, kind: "tool_call", content: jsonText(item["arguments"]), tool, source, timestamp, call_id }]
       const error = item["error"]
-      if (error !== undefined && error !== null) events.push({ actor: tool, role: "tool", kind: "error", content: jsonText(error), tool, source, timestamp })
-      else if (item["output"] !== undefined && item["output"] !== null) events.push({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(item["output"]), tool, source, timestamp })
+      if (error !== undefined && error !== null) events.push({ actor: tool, role: "tool", kind: "error", content: jsonText(error), tool, source, timestamp, call_id, status: "error" })
+      else if (item["output"] !== undefined && item["output"] !== null) events.push({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(item["output"]), tool, source, timestamp, call_id })
       return events
     }
     case "computer_call_output":
@@ -89,11 +90,13 @@ export const itemEvents = (reader: Reader, item: unknown, source: string, option
     const tool = type.slice(0, -"_call".length)
     const id = stringField(item, "call_id")
     if (id !== undefined) reader.tools.set(id, tool)
-    const events: Array<EventInput> = [{ actor: agent.actor, role: agent.role, kind: "tool_call", content: callInput(item), tool, source, timestamp }]
+    // a hosted tool's call and its results are one item: its id links them
+    const call_id = id ?? stringField(item, "id")
+    const events: Array<EventInput> = [{ actor: agent.actor, role: agent.role, kind: "tool_call", content: callInput(item), tool, source, timestamp, call_id }]
     // code interpreter logs and file search results come back on the same item
     const results = item["results"] ?? item["outputs"]
-    if (Array.isArray(results) && results.length > 0) events.push({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(results), tool, source, timestamp })
-    if (item["status"] === "failed") events.push({ actor: tool, role: "tool", kind: "error", content: `${type} failed`, tool, source, timestamp })
+    if (Array.isArray(results) && results.length > 0) events.push({ actor: tool, role: "tool", kind: "tool_result", content: jsonText(results), tool, source, timestamp, call_id })
+    if (item["status"] === "failed") events.push({ actor: tool, role: "tool", kind: "error", content: `${type} failed`, tool, source, timestamp, call_id, status: "error" })
     return events
   }
   reader.builder.skip()

@@ -5,7 +5,7 @@
  */
 import { Predicate } from "effect"
 import { contentText } from "../../Builder.js"
-import type { ActorRole } from "../../Model.js"
+import { type ActorRole, isContentPlaceholder } from "../../Model.js"
 import { str } from "../Common.js"
 import { first, parseJsonish, recordAt, textOf, type Json } from "./Attributes.js"
 
@@ -179,6 +179,16 @@ export const stampMessage = (message: MessageParts, source: string, timestamp: s
 
 export const stampMessages = (parts: ReadonlyArray<MessageParts>, source: (index: number) => string, timestamp: string | undefined): Array<Message> =>
   parts.map((message, i) => stampMessage(message, source(i), timestamp))
+
+/** A text that says something: not blank, not `{}`, no instrumentation's placeholder. */
+const says = (text: string): boolean => {
+  const trimmed = text.trim()
+  return trimmed.length > 0 && trimmed !== "{}" && !isContentPlaceholder(trimmed)
+}
+
+/** True when some item of the messages says something: text, a thought, a call's arguments, a result. */
+export const hasContent = (messages: ReadonlyArray<Message>): boolean =>
+  messages.some((message) => message.items.some((item) => says(item.type === "tool_call" ? item.args : item.text)))
 
 /** The first non-blank text of the messages (of those with the given role, when one is given). */
 export const firstText = (messages: ReadonlyArray<Message>, role?: string): string | undefined => {

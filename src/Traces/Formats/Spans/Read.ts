@@ -10,7 +10,9 @@ import type { NormalizedTrace } from "../../Model.js"
 import { str } from "../Common.js"
 import { canonicalArgs, roleOf, ROLE_WORDS, type Message } from "./Messages.js"
 import { operationOf, readSpanBody } from "./Records.js"
-import { spanSource, type SpanInterpreter, type TraceSession } from "./Session.js"
+import { modelCallFacts, spanTools } from "./Facts.js"
+import { instrumentationOf } from "./Instrumentation.js"
+import { spanFacts, spanSource, type SpanInterpreter, type TraceSession } from "./Session.js"
 import type { LogRecord, Span, StatusCode } from "./Shapes.js"
 import { compareTimes, isoOf } from "./Times.js"
 import { buildTree, groupByTrace, timeline, walkTree, type TraceGroup } from "./Tree.js"
@@ -47,12 +49,23 @@ const messageEvents = (
             role: "agent",
             kind: "tool_call",
             content: item.args,
-            tool: item.name
+            tool: item.name,
+            call_id: item.id
           })
           break
         case "tool_result": {
           const tool = item.name ?? (item.id === undefined ? undefined : toolNames.get(item.id)) ?? message.name
-          events.push({ source, timestamp, actor: tool ?? "tool", role: "tool", kind: item.error ? "error" : "tool_result", content: item.text, tool })
+          events.push({
+            source,
+            timestamp,
+            actor: tool ?? "tool",
+            role: "tool",
+            kind: item.error ? "error" : "tool_result",
+            content: item.text,
+            tool,
+            call_id: item.id,
+            status: item.error ? "error" : undefined
+          })
           break
         }
       }
@@ -86,7 +99,7 @@ export const readSpanTraces = (
       carried += group.spans.length + group.logs.length
       continue
     }
-    traces.push(trace)
+    traces.push(withInstrumentation(trace, group))
   }
   // No trace with content: what ran may still be read, marked content-free (DECISIONS §18).
   if (traces.length === 0) {
@@ -94,7 +107,7 @@ export const readSpanTraces = (
     for (const group of groupByTrace(read)) {
       const trace = contentFreeTrace(group)
       if (trace === undefined) carried += group.spans.length + group.logs.length
-      else traces.push(trace)
+      else traces.push(withInstrumentation(trace, group))
     }
   }
   const head = traces[0]
@@ -102,6 +115,16 @@ export const readSpanTraces = (
   traces[0] = { ...head, skipped: head.skipped + carried }
   return Either.right(traces)
 }
+
+/** A trace without content names its instrumentation (DECISIONS §23: the report names the setting that turns content on). */
+const withInstrumentation = (trace: NormalizedTrace, group: TraceGroup): NormalizedTrace => {
+  if (trace.content !== "absent") return trace
+  const instrumentation = instrumentationOf(group.spans)
+  return instrumentation === undefined ? trace : { ...trace, instrumentation }
+}
+
+/** The GenAI operations that are model calls. */
+export const MODEL_OPERATIONS: ReadonlySet<string> = new Set(["chat", "text_completion", "generate_content"])
 
 /** A span's model call or tool execution by the GenAI or OpenInference attributes alone, content aside. */
 const operationEvent = (span: Span): EventInput | undefined => {
@@ -113,11 +136,12 @@ const operationEvent = (span: Span): EventInput | undefined => {
   if (operation === "execute_tool" || spanKind === "TOOL") {
     const tool = str(attributes["gen_ai.tool.name"]) ?? str(attributes["tool.name"]) ?? span.name
     const actor = str(attributes["gen_ai.agent.name"]) ?? "assistant"
-    return { actor, role: "agent", kind: "tool_call", content: "", tool, source: spanSource(span), ...stamped }
+    const call_id = str(attributes["gen_ai.tool.call.id"]) ?? str(attributes["tool_call.id"])
+    return { actor, role: "agent", kind: "tool_call", content: "", tool, source: spanSource(span), ...stamped, call_id, ...spanFacts(span) }
   }
-  if (["chat", "text_completion", "generate_content"].includes(operation) || spanKind === "LLM") {
+  if (MODEL_OPERATIONS.has(operation) || spanKind === "LLM") {
     const actor = str(attributes["gen_ai.agent.name"]) ?? str(attributes["gen_ai.request.model"]) ?? str(attributes["llm.model_name"]) ?? "assistant"
-    return { actor, role: "agent", kind: "message", content: "", source: spanSource(span), ...stamped }
+    return { actor, role: "agent", kind: "message", content: "", source: spanSource(span), ...stamped, ...modelCallFacts(span) }
   }
   return undefined
 }
@@ -133,6 +157,7 @@ const contentFreeTrace = (group: TraceGroup): NormalizedTrace | undefined => {
   const spans = [...group.spans].sort((a, b) => compareTimes(a.startNanos, b.startNanos) || a.index - b.index)
   let read = 0
   for (const span of spans) {
+    builder.declareTools(spanTools(span.attributes))
     const event = operationEvent(span)
     if (event === undefined) continue
     builder.add(event)
@@ -173,6 +198,8 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
   const pending = new Map<string, Array<{ readonly id: string | undefined; readonly args: string }>>()
   const seenResultIds = new Set<string>()
   const linkedIds = new Map<string, string>()
+  // The index of the call event a tool span added, by the span's source: amended when it ends without a result.
+  const callEvents = new Map<string, number>()
   // Tool calls and results that tool spans added: the same ids in a model's history are not repeated.
   const spanCallIds = new Set<string>()
   const spanResultIds = new Set<string>()
@@ -229,12 +256,13 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
       const parent = tree.parentOf(span)
       return parent === undefined ? undefined : nearestAgent.get(parent)
     },
-    addCall: (input, output, actor) => {
+    addCall: (input, output, actor, call) => {
       const inputEvents = inputEventsOf(input, actor)
       const outputEvents = messageEvents(withoutSpanItems(output), actor, toolNames)
       const batch = outputEvents.length === 0 ? inputEvents : [...inputEvents, ...outputEvents]
       track(batch)
-      builder.addHistory(batch)
+      // The facts ride on the output's first new event; an output whose items the tool spans hold adds none.
+      builder.addHistory(batch, call === undefined || outputEvents.length === 0 ? undefined : { call: { outputAt: inputEvents.length, actor, ...call } })
       for (const message of input) {
         for (const item of message.items) {
           if (item.type === "tool_call" && item.id !== undefined) seenCallIds.add(item.id)
@@ -255,6 +283,9 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
           else queue.push(entry)
         }
       }
+    },
+    callWithoutContent: (actor, call) => {
+      builder.add({ actor, role: "agent", kind: "message", content: "", source: call.source, timestamp: call.timestamp, ...call.facts })
     },
     toolStart: (execution) => {
       const queue = pending.get(execution.name)
@@ -278,6 +309,7 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
         spanCallIds.add(execution.id)
         toolNames.set(execution.id, execution.name)
       }
+      callEvents.set(execution.source, builder.eventCount())
       builder.add({
         actor: execution.actor,
         role: "agent",
@@ -285,7 +317,8 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
         content: execution.args ?? "",
         tool: execution.name,
         source: execution.source,
-        timestamp: execution.timestamp
+        timestamp: execution.timestamp,
+        call_id: execution.id
       })
     },
     toolEnd: (outcome) => {
@@ -293,7 +326,13 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
       const content = outcome.error ?? outcome.result
       const id = outcome.id ?? linkedIds.get(outcome.source)
       linkedIds.delete(outcome.source)
-      if (content === undefined) return
+      const callEvent = callEvents.get(outcome.source)
+      callEvents.delete(outcome.source)
+      if (content === undefined) {
+        // An execution that recorded no result: its own call event says how it went.
+        if (callEvent !== undefined) builder.amend(callEvent, outcome.facts)
+        return
+      }
       if (id !== undefined) {
         if (seenResultIds.has(id) && outcome.error === undefined) return
         seenResultIds.add(id)
@@ -306,12 +345,14 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
         content,
         tool: outcome.name,
         source: outcome.source,
-        timestamp: outcome.timestamp
+        timestamp: outcome.timestamp,
+        call_id: id,
+        ...outcome.facts
       })
     },
-    error: (content, actor, source, timestamp) => {
+    error: (content, actor, source, timestamp, facts) => {
       errored = true
-      builder.add({ actor, role: "agent", kind: "error", content, source, timestamp })
+      builder.add({ actor, role: "agent", kind: "error", content, source, timestamp, ...facts })
     },
     handoff: (from, to, content, source, timestamp, explicit) => {
       const key = `${from}\u0000${to}`
@@ -355,7 +396,10 @@ const readGroup = (group: TraceGroup, interpreter: SpanInterpreter): NormalizedT
   }
   for (const step of timeline(tree)) {
     runOrphansBefore(step.at)
-    if (step.enter) interpreter.enter(step.span, session)
+    if (step.enter) {
+      builder.declareTools(spanTools(step.span.attributes))
+      interpreter.enter(step.span, session)
+    }
     else interpreter.exit(step.span, session)
   }
   while (nextOrphan < orphanGroups.length) {

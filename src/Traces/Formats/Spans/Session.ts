@@ -4,7 +4,7 @@
  * status), the interpreter's hooks, and the span helpers every interpreter uses (source
  * pointers, exception and error texts).
  */
-import type { TraceBuilder } from "../../Builder.js"
+import type { CallFacts, EventFacts, TraceBuilder } from "../../Builder.js"
 import { str } from "../Common.js"
 import type { Message } from "./Messages.js"
 import type { LogRecord, Span, SpanEvent } from "./Shapes.js"
@@ -27,6 +27,15 @@ export interface ToolOutcome {
   readonly error: string | undefined
   readonly source: string
   readonly timestamp: string | undefined
+  /** The execution's status and duration (`spanFacts`). */
+  readonly facts: CallFacts
+}
+
+/** Where a model call stands, for the empty event that keeps it when it recorded no output. */
+export interface CallPlace {
+  readonly facts: CallFacts
+  readonly source: string
+  readonly timestamp: string | undefined
 }
 
 /** What an importer gets for one trace: the tree, the builder, and the shared event logic. */
@@ -45,12 +54,14 @@ export interface TraceSession {
    * input and output together, so `addHistory` counts repeats within the call correctly. Tool
    * calls in `output` wait for the tool execution that runs them.
    */
-  readonly addCall: (input: ReadonlyArray<Message>, output: ReadonlyArray<Message>, actor: string) => void
+  readonly addCall: (input: ReadonlyArray<Message>, output: ReadonlyArray<Message>, actor: string, call?: CallPlace) => void
+  /** A model call that recorded no output: an empty message of `actor` carrying its facts (DECISIONS §23). */
+  readonly callWithoutContent: (actor: string, call: CallPlace) => void
   /** A tool span starting: adds its tool call unless a model's output already holds it. */
   readonly toolStart: (execution: ToolExecution) => void
   /** A tool span ending: its result (or error, as kind `error`). */
   readonly toolEnd: (outcome: ToolOutcome) => void
-  readonly error: (content: string, actor: string, source: string, timestamp: string | undefined) => void
+  readonly error: (content: string, actor: string, source: string, timestamp: string | undefined, facts?: EventFacts) => void
   /** A handoff; one with the same from/to right after an explicit one is not repeated. */
   readonly handoff: (from: string, to: string, content: string, source: string, timestamp: string | undefined, explicit: boolean) => void
   /** Records a span's status for `success` (roots and agents decide failure). */
@@ -101,17 +112,54 @@ export const spanErrorText = (span: Span): string | undefined => {
   return span.status.message ?? str(span.attributes["error.type"]) ?? "ERROR"
 }
 
-/** A span's `exception` events as error events, or its ERROR status when it has none. */
-export const addSpanErrors = (span: Span, actor: string, session: TraceSession): void => {
+const NANOS_PER_MS = 1_000_000
+
+/** A span's duration in milliseconds, when it has both times in order. */
+export const durationOf = (span: Span): number | undefined =>
+  span.startNanos === undefined || span.endNanos === undefined || span.endNanos < span.startNanos ? undefined : Number(span.endNanos - span.startNanos) / NANOS_PER_MS
+
+/** A span's error code: `error.type`, else the HTTP status it answered with. */
+const errorCodeOf = (span: Span): string | undefined => {
+  const status = span.attributes["http.response.status_code"] ?? span.attributes["http.status_code"]
+  return str(span.attributes["error.type"]) ?? (typeof status === "number" || typeof status === "string" ? str(String(status)) : undefined)
+}
+
+/**
+ * What a span says of how it went (DECISIONS §23): `ok` or `error` when its status says so
+ * explicitly (an `exception` event is an error too; UNSET says nothing), its error's code and
+ * message, and its duration.
+ */
+export const spanFacts = (span: Span): CallFacts => {
+  const exception = span.events.find((event) => event.name === "exception")
+  const failed = span.status.code === "error" || exception !== undefined
+  return {
+    status: failed ? "error" : span.status.code === "ok" ? "ok" : undefined,
+    status_code: failed ? str(exception?.attributes["exception.type"]) ?? errorCodeOf(span) : undefined,
+    status_message: failed ? span.status.message ?? str(exception?.attributes["exception.message"]) : undefined,
+    duration_ms: durationOf(span)
+  }
+}
+
+/**
+ * A span's `exception` events as error events, or its ERROR status when it has none; each error
+ * says `status: error` with its code and message. `facts`, a failed model call's, go on the first.
+ */
+export const addSpanErrors = (span: Span, actor: string, session: TraceSession, facts?: CallFacts): void => {
   let found = false
+  const statusFacts = (code: string | undefined, message: string | undefined): EventFacts => ({
+    ...(found ? {} : facts),
+    status: "error",
+    status_code: code,
+    status_message: message
+  })
   for (const event of span.events) {
     if (event.name !== "exception") continue
     const text = exceptionText(event)
     if (text === undefined) continue
+    session.error(text, actor, spanSource(span), isoOf(event.timeNanos) ?? isoOf(span.endNanos), statusFacts(str(event.attributes["exception.type"]), str(event.attributes["exception.message"])))
     found = true
-    session.error(text, actor, spanSource(span), isoOf(event.timeNanos) ?? isoOf(span.endNanos))
   }
   if (!found && span.status.code === "error") {
-    session.error(span.status.message ?? str(span.attributes["error.type"]) ?? "ERROR", actor, spanSource(span), isoOf(span.endNanos))
+    session.error(span.status.message ?? str(span.attributes["error.type"]) ?? "ERROR", actor, spanSource(span), isoOf(span.endNanos), statusFacts(errorCodeOf(span), span.status.message))
   }
 }

@@ -1,0 +1,96 @@
+/**
+ * The checks' cost (DECISIONS §23): CPU per trace as a ratio to normalize alone, on the same 1,000
+ * traces: every trace of the project's fixtures (test/fixtures/traces) and of ../shared/corpus when
+ * it is there, taken in turn until there are 1,000. Per round, in this process and in the same run:
+ * - the baseline: each body parsed and normalized (what every diagnose does first);
+ * - the service: the same, then the checks over each normalized trace.
+ * The ratio is service / baseline (goal ≤ 1.10). Medians of BENCH_ROUNDS (default 7) rounds after
+ * two warm-ups, the two measured alternately so the machine's drift falls on both.
+ *
+ *   npx tsx bench/checks.ts   (part of `npm run bench`; BENCH_ONLY=checks runs it alone)
+ */
+import { Either } from "effect"
+import { existsSync, readdirSync, statSync } from "node:fs"
+import { join, relative } from "node:path"
+import { performance } from "node:perf_hooks"
+import { runChecks } from "../src/Checks/Run.js"
+import { keepAsRead, normalizeTraces } from "../src/Traces/Normalize.js"
+import { raisedLimits, traceFileBody } from "../scripts/trace-files.js"
+import { machineOf, median, round2, type Row, writeResults } from "./support.js"
+
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 7)
+const TRACES = 1_000
+const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
+
+const filesUnder = (dir: string): Array<string> =>
+  !existsSync(dir) ? [] : readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? filesUnder(path) : /\.(json|jsonl|traj)$/.test(name) ? [path] : []
+  })
+
+const roots = [join(import.meta.dirname, "..", "test", "fixtures", "traces"), join(import.meta.dirname, "..", "..", "shared", "corpus")]
+
+/** Every body that normalizes, with how many traces it holds. */
+const bodies = roots.flatMap(filesUnder).flatMap((path) => {
+  let body: unknown
+  try {
+    body = traceFileBody(path)
+  } catch {
+    return []
+  }
+  if (body === undefined) return []
+  const read = normalizeTraces(body, "auto", raisedLimits, keepAsRead)
+  if (Either.isLeft(read)) return []
+  const traces = read.right.traces.filter(Either.isRight).length
+  return traces === 0 ? [] : [{ path, text: JSON.stringify(body), traces }]
+})
+
+/** Bodies in turn until they hold 1,000 traces. */
+const workload: Array<string> = []
+for (let held = 0, index = 0; held < TRACES && bodies.length > 0; index++) {
+  const body = bodies[index % bodies.length]
+  if (body === undefined) break
+  workload.push(body.text)
+  held += body.traces
+}
+
+const normalizeAll = (withChecks: boolean): number => {
+  let findings = 0
+  for (const text of workload) {
+    const read = normalizeTraces(JSON.parse(text), "auto", raisedLimits, keepAsRead)
+    if (Either.isLeft(read) || !withChecks) continue
+    for (const trace of read.right.traces) if (Either.isRight(trace)) findings += runChecks(trace.right).length
+  }
+  return findings
+}
+
+if (ONLY.size === 0 || ONLY.has("checks")) {
+  const started = new Date().toISOString()
+  normalizeAll(true)
+  normalizeAll(false)
+  const base: Array<number> = []
+  const withChecks: Array<number> = []
+  let findings = 0
+  for (let round = 0; round < ROUNDS; round++) {
+    const a = performance.now()
+    normalizeAll(false)
+    const b = performance.now()
+    findings = normalizeAll(true)
+    const c = performance.now()
+    base.push(b - a)
+    withChecks.push(c - b)
+  }
+  const traces = Math.min(TRACES, workload.length === 0 ? 0 : bodies.reduce((sum, body) => sum + body.traces, 0) * Math.ceil(workload.length / Math.max(1, bodies.length)))
+  const ratio = median(withChecks) / median(base)
+  const rows: Array<Row> = [{
+    scenario: "checks",
+    metric: "CPU ms for normalize + checks over ~1,000 traces, against normalize alone",
+    service: round2(median(withChecks)),
+    baseline: round2(median(base)),
+    ratio: round2(ratio),
+    goal: "≤ 1.10",
+    met: ratio <= 1.1,
+    detail: { bodies: workload.length, distinct_files: bodies.length, traces_about: traces, findings, files_from: roots.map((root) => relative(process.cwd(), root)).join(" + ") }
+  }]
+  writeResults({ started, machine: machineOf(), rows }, "checks-", ONLY.size === 0 ? "checks-latest.json" : undefined)
+}
