@@ -173,28 +173,28 @@ export const DiagnoseServiceLive = Layer.effect(
         }
       })
 
-    const diagnose: DiagnoseServiceShape["diagnose"] = (body, keyName, requestId, query = NO_QUERY) =>
+    /** One trace of a body: its intake read, normalized and redacted under the limits, `select` applied (diagnose and check alike). */
+    const admitOne = (body: Record<string, unknown> | Array<unknown>, keyName: string | null, query: QueryOptions) =>
       Effect.gen(function*() {
+        // the CPU turn normalize takes: a large trace is parsed here
         yield* analyses.pace
         const intake = yield* readTraceIntake(body, query)
         const redactor = yield* redaction.forKey(keyName)
         const normalized = yield* normalizeTrace(intake.parts.trace, intake.format, limits, redactTrace(redactor))
         const trace = yield* selectTrace(normalized, intake.select)
+        return { intake, redactor, format: normalized.format, trace }
+      })
+
+    const diagnose: DiagnoseServiceShape["diagnose"] = (body, keyName, requestId, query = NO_QUERY) =>
+      Effect.gen(function*() {
+        const { format, intake, redactor, trace } = yield* admitOne(body, keyName, query)
         const { hintRedactions, options } = yield* optionsOf(body, intake, redactor, query)
-        return yield* run({ format: normalized.format, trace, options, redactions: redactionsOf(trace.redactions, hintRedactions) }, keyName, requestId)
+        return yield* run({ format, trace, options, redactions: redactionsOf(trace.redactions, hintRedactions) }, keyName, requestId)
       })
 
     const check: DiagnoseServiceShape["check"] = (body, keyName, query = NO_QUERY) =>
       tracing.span(
-        Effect.gen(function*() {
-          // the CPU turn normalize takes too: a large trace is parsed here
-          yield* analyses.pace
-          const intake = yield* readTraceIntake(body, query)
-          const redactor = yield* redaction.forKey(keyName)
-          const normalized = yield* normalizeTrace(intake.parts.trace, intake.format, limits, redactTrace(redactor))
-          const trace = yield* selectTrace(normalized, intake.select)
-          return checksReportOf(normalized.format, trace, redactionsOf(trace.redactions), checkRules.run(trace, keyName))
-        }),
+        Effect.map(admitOne(body, keyName, query), ({ format, trace }) => checksReportOf(format, trace, redactionsOf(trace.redactions), checkRules.run(trace, keyName))),
         "check",
         {
           onEnd: (exit, set) => {
