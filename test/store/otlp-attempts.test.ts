@@ -8,19 +8,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option, Predicate, Redacted } from "effect"
+import { Effect, Option, Predicate } from "effect"
 import { integer } from "../../src/Store/Columns.js"
-import { makeOtlpStore, OtlpStore, type PendingTrace } from "../../src/Store/Otlp.js"
-import { postgresLayer, sqliteLayer } from "../../src/Store/Sql.js"
+import type { PendingTrace } from "../../src/Store/Otlp.js"
 import { type Cluster, startCluster } from "../support/Postgres.js"
+import { otlpStores } from "../support/OtlpStores.js"
 import type { AlertPolicy } from "../../src/Store/Problems.js"
 import { freshDatabase, newRun, openPostgresStores, openStores } from "../support/RunStore.js"
-
-const openWith = <E>(client: Layer.Layer<SqlClient.SqlClient, E>) =>
-  Effect.map(Layer.build(Layer.effect(OtlpStore, makeOtlpStore).pipe(Layer.provideMerge(client))), (context) => ({
-    store: Context.get(context, OtlpStore),
-    sql: Context.get(context, SqlClient.SqlClient)
-  }))
 
 let cluster: Cluster | undefined
 beforeAll(async () => {
@@ -28,17 +22,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => cluster?.stop())
 
-const STORES = [
-  { name: "SQLite", open: () => Effect.suspend(() => openWith(sqliteLayer(freshDatabase()))) },
-  {
-    name: "PostgreSQL",
-    open: () =>
-      Effect.suspend(() => {
-        if (cluster === undefined) return Effect.dieMessage("the PostgreSQL cluster did not start")
-        return openWith(postgresLayer(Redacted.make(cluster.freshDatabase()), { pool: 4, statementTimeoutMs: 10_000 }))
-      })
-  }
-] as const
+const STORES = otlpStores(() => cluster)
 
 const QUIET = 30_000
 const LEASE = 60_000

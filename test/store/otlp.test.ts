@@ -8,19 +8,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Predicate, Redacted } from "effect"
+import { Effect, Predicate } from "effect"
 import { integer } from "../../src/Store/Columns.js"
-import { makeOtlpStore, OtlpStore, type PendingGroup, type PendingTrace } from "../../src/Store/Otlp.js"
-import { postgresLayer, sqliteLayer } from "../../src/Store/Sql.js"
+import type { PendingGroup, PendingTrace } from "../../src/Store/Otlp.js"
 import { type Cluster, startCluster } from "../support/Postgres.js"
-import { freshDatabase } from "../support/RunStore.js"
-
-/** The store and its SqlClient (to read the columns the shape does not return), open for the rest of the scope. */
-const openWith = <E>(client: Layer.Layer<SqlClient.SqlClient, E>) =>
-  Effect.map(Layer.build(Layer.effect(OtlpStore, makeOtlpStore).pipe(Layer.provideMerge(client))), (context) => ({
-    store: Context.get(context, OtlpStore),
-    sql: Context.get(context, SqlClient.SqlClient)
-  }))
+import { otlpStores } from "../support/OtlpStores.js"
 
 let cluster: Cluster | undefined
 beforeAll(async () => {
@@ -28,17 +20,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => cluster?.stop())
 
-const STORES = [
-  { name: "SQLite", open: () => Effect.suspend(() => openWith(sqliteLayer(freshDatabase()))) },
-  {
-    name: "PostgreSQL",
-    open: () =>
-      Effect.suspend(() => {
-        if (cluster === undefined) return Effect.dieMessage("the PostgreSQL cluster did not start")
-        return openWith(postgresLayer(Redacted.make(cluster.freshDatabase()), { pool: 4, statementTimeoutMs: 10_000 }))
-      })
-  }
-] as const
+const STORES = otlpStores(() => cluster)
 
 const QUIET = 30_000
 const MAX_AGE = 600_000
