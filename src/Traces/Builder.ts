@@ -106,26 +106,49 @@ interface Slot {
   readonly role: ActorRole
   readonly kind: EventKind
   readonly tool: string | undefined
+  readonly call_id: string | undefined
   count: number
   next: Slot | undefined
 }
 class Counts {
   private readonly byContent = new Map<string, Slot>()
-  get(event: TraceEvent): number {
-    for (let slot = this.byContent.get(event.content); slot !== undefined; slot = slot.next) if (sameKind(slot, event)) return slot.count
-    return 0
+  private find(event: TraceEvent): Slot | undefined {
+    for (let slot = this.byContent.get(event.content); slot !== undefined; slot = slot.next) if (sameKind(slot, event)) return slot
+    return undefined
+  }
+  /**
+   * How many of this message were seen, when `wanted` are: a message with a call id may take one
+   * seen without an id, and one without an id one seen with an id (the same result, its id known
+   * to one side only, as an Agents SDK function span and the next call's input). What is taken
+   * moves to the taker's slot, so each seen message stands for one repeat at a time: a tool called
+   * again under a new call id is a new call, not history repeated.
+   */
+  seen(event: TraceEvent, wanted: number): number {
+    const own = this.find(event)
+    const count = own?.count ?? 0
+    if (count >= wanted) return count
+    for (let slot = this.byContent.get(event.content); slot !== undefined; slot = slot.next) {
+      if (slot === own || slot.count === 0 || !sameMessage(slot, event)) continue
+      if ((event.call_id === undefined) === (slot.call_id === undefined)) continue
+      slot.count--
+      return this.bump(event)
+    }
+    return count
   }
   /** Adds one and returns the new count. */
   bump(event: TraceEvent): number {
-    const head = this.byContent.get(event.content)
-    for (let slot = head; slot !== undefined; slot = slot.next) if (sameKind(slot, event)) return ++slot.count
-    this.byContent.set(event.content, { role: event.role, kind: event.kind, tool: event.tool, count: 1, next: head })
+    const slot = this.find(event)
+    if (slot !== undefined) return ++slot.count
+    this.byContent.set(event.content, { role: event.role, kind: event.kind, tool: event.tool, call_id: event.call_id, count: 1, next: this.byContent.get(event.content) })
     return 1
   }
 }
-/** Same role, kind and tool: the same message when the content is the same too. */
-const sameKind = (a: Pick<TraceEvent, "role" | "kind" | "tool">, b: Pick<TraceEvent, "role" | "kind" | "tool">): boolean =>
+/** Same role, kind and tool: the same message when the content is the same too, whatever its call id. */
+const sameMessage = (a: Pick<TraceEvent, "role" | "kind" | "tool">, b: Pick<TraceEvent, "role" | "kind" | "tool">): boolean =>
   a.role === b.role && a.kind === b.kind && a.tool === b.tool
+/** The same message under the same call id (or both without one). */
+const sameKind = (a: Pick<TraceEvent, "role" | "kind" | "tool" | "call_id">, b: Pick<TraceEvent, "role" | "kind" | "tool" | "call_id">): boolean =>
+  sameMessage(a, b) && a.call_id === b.call_id
 
 /** How many times each message of one call occurs in it (by position), without a map for short calls. */
 const occurrencesOf = (messages: ReadonlyArray<TraceEvent>): ReadonlyArray<number> => {
@@ -271,7 +294,8 @@ export const makeTraceBuilder = (id: string | null): TraceBuilder => {
       } else push(message)
     }
     input.forEach((message, i) => {
-      if ((occurrences[i] ?? 1) > seen.get(message)) pushAt(message, i)
+      const wanted = occurrences[i] ?? 1
+      if (wanted > seen.seen(message, wanted)) pushAt(message, i)
     })
     for (let i = outputFrom; i < messages.length; i++) {
       const message = messages[i]

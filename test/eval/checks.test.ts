@@ -137,14 +137,6 @@ describe("svc eval --method checks, the binary", () => {
  * why: the bar holds for every other check. docs/eval.md lists the same. A check leaves this table
  * when it meets the bar.
  */
-const BELOW_BAR: ReadonlyMap<string, { readonly recall: number; readonly why: string }> = new Map([
-  ["repeated_call_loop", {
-    recall: 0.8,
-    why:
-      "OTel GenAI 0/20: the span reader's history de-duplication (Spans/Read.ts addCall → Builder.addHistory without outputFrom) drops a repeated call with the same arguments but a new call id; passing outputFrom breaks how tool spans and outputs pair (measured 2026-11-28), so it is the importer's next fix"
-  }]
-])
-
 describe("the quality bar (DECISIONS §23, issue 48)", () => {
   it("on seed 1, 20 items per (check, format): per check precision ≥ 0.95, recall ≥ 0.9, localisation ≥ 0.9; ≤ 5% of the successful fixtures flagged", async () => {
     const path = setFile(generate({ seed: 1, per: 20 }))
@@ -159,7 +151,7 @@ describe("the quality bar (DECISIONS §23, issue 48)", () => {
       const misses = score.missed.slice(0, 5).map((miss) => `${miss.item}: expected ${miss.expected}; fired ${miss.fired.join(", ") || "nothing"}`).join("\n  ")
       const alarms = score.false_alarms.slice(0, 5).map((miss) => `${miss.item}: expected ${miss.expected}; fired ${miss.fired.join(", ")}`).join("\n  ")
       expect.soft(score.precision ?? 0, `${check} precision; false alarms:\n  ${alarms}`).toBeGreaterThanOrEqual(0.95)
-      expect.soft(score.recall ?? 0, `${check} recall; missed:\n  ${misses}`).toBeGreaterThanOrEqual(BELOW_BAR.get(check)?.recall ?? 0.9)
+      expect.soft(score.recall ?? 0, `${check} recall; missed:\n  ${misses}`).toBeGreaterThanOrEqual(0.9)
       expect.soft(score.localisation ?? 0, `${check} localisation; missed:\n  ${misses}`).toBeGreaterThanOrEqual(0.9)
     }
     const flaggedSuccessful = summary.items.filter((item) => item.id?.startsWith("successful/") === true && item.fired.some((fired) => ["medium", "high", "critical"].includes(fired.severity)))
