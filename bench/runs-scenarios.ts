@@ -201,7 +201,14 @@ const storeFiles = async (home: string, exit: { readonly code: number | null; re
 }
 
 /** The service's environment for these scenarios: no drain delay (SIGTERM stops at once), no cache. */
-const baseEnv = (home: string): Record<string, string> => ({ SVC_HOME: home, SVC_DRAIN_DELAY_SECONDS: "0", SVC_CACHE: "off" })
+// every run's lenses run (SVC_EXPLAIN_SAMPLE=1): these scenarios measure the workers' model calls, not the explanation per problem of DECISIONS §24 (bench/explain.ts)
+const baseEnv = (home: string): Record<string, string> => ({
+  SVC_HOME: home,
+  SVC_DRAIN_DELAY_SECONDS: "0",
+  SVC_CACHE: "off",
+  SVC_EXPLAIN_SAMPLE: "1",
+  SVC_EXPLAIN_MAX_PER_DAY: "100000"
+})
 
 export interface QueueOptions {
   /** A built dist/server.mjs, and the node flags to run it with. */

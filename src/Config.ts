@@ -27,7 +27,22 @@ import {
   setting
 } from "./Config/Settings.js"
 
+import { MAX_PATTERNS, MODES, type ModeName } from "./Registry/Modes.js"
+
 export { describeConfigError, InvalidConfiguration, invalidConfiguration } from "./Config/Describe.js"
+
+/** When a run's lenses run for a failure its scope knows (DECISIONS §24). */
+export interface ExplainSettings {
+  /** SVC_EXPLAIN_EXEMPLARS: a problem's runs explained before its later runs end on their checks. */
+  readonly exemplars: number
+  /** SVC_EXPLAIN_SAMPLE: the share of a known failure's later runs explained all the same. */
+  readonly sample: number
+  /** SVC_EXPLAIN_MAX_PER_DAY: a problem's runs explained in one UTC day, at most (new, regressed, version, sampled). */
+  readonly maxPerDay: number
+}
+
+/** A rate 0-1, as `0.05`. */
+const parseRate = (text: string): Option.Option<number> => (/^(?:0(?:\.\d+)?|1(?:\.0+)?|\.\d+)$/.test(text) ? Option.some(Number(text)) : Option.none())
 export { type ApiKeyEntry, MIN_KEY_LENGTH, parseKeyList } from "./Config/KeyList.js"
 export { parseDuration } from "./Config/Settings.js"
 
@@ -161,6 +176,12 @@ export interface AppConfigShape {
     readonly retentionDays: number
     /** SVC_DAILY_TOKEN_BUDGET: the tokens a scope's runs may spend per UTC day; none: unlimited. */
     readonly dailyTokenBudget: Option.Option<number>
+    /** SVC_RUN_MODE: the mode of a run whose submission names none (OTLP runs name none; DECISIONS §24). */
+    readonly mode: ModeName
+    /** SVC_RUN_MAX_PATTERNS: the lenses a run's explanation runs at most when its submission names none. */
+    readonly maxPatterns: number
+    /** Explanations per problem (DECISIONS §24). */
+    readonly explain: ExplainSettings
     /** SVC_DATABASE_URL: `postgres://` or `postgresql://`, the store the replicas share; none: SQLite in SVC_HOME. A secret. */
     readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
     /** SVC_DATABASE_POOL: connections to PostgreSQL, per process. */
@@ -392,6 +413,13 @@ const settings: Config.Config<AppConfigShape> = Config.all({
     leaseSeconds: integer("SVC_RUN_LEASE_SECONDS", "an integer number of seconds 5-3600", { min: 5, max: 3600 }).pipe(Config.withDefault(60)),
     retentionDays: integer("SVC_RETENTION_DAYS", "an integer number of days 1-36500", { min: 1, max: 36_500 }).pipe(Config.withDefault(30)),
     dailyTokenBudget: Config.option(positiveInteger("SVC_DAILY_TOKEN_BUDGET", 2 ** 50)),
+    mode: choice("SVC_RUN_MODE", MODES.map((mode) => mode.name).join(", "), MODES.map((mode) => mode.name)).pipe(Config.withDefault<ModeName>("quick")),
+    maxPatterns: integer("SVC_RUN_MAX_PATTERNS", `an integer 1-${MAX_PATTERNS}`, { min: 1, max: MAX_PATTERNS }).pipe(Config.withDefault(3)),
+    explain: Config.all({
+      exemplars: integer("SVC_EXPLAIN_EXEMPLARS", "an integer 0-100", { min: 0, max: 100 }).pipe(Config.withDefault(3)),
+      sample: setting("SVC_EXPLAIN_SAMPLE", "a rate 0-1", parseRate).pipe(Config.withDefault(0.05)),
+      maxPerDay: integer("SVC_EXPLAIN_MAX_PER_DAY", "an integer 0-100000", { min: 0, max: 100_000 }).pipe(Config.withDefault(20))
+    }),
     databaseUrl: optionalCheckedSecret("SVC_DATABASE_URL", "a postgres:// or postgresql:// URL (unset: SQLite in SVC_HOME/svc.db)", isPostgresUrl),
     pool: integer("SVC_DATABASE_POOL", "an integer 1-1000", { min: 1, max: 1000 }).pipe(Config.withDefault(10)),
     statementTimeout: duration("SVC_DATABASE_STATEMENT_TIMEOUT", { examples: "30, 30s, 1500ms" }).pipe(Config.withDefault(Duration.seconds(30)))

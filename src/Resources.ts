@@ -86,12 +86,12 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   const Store = RunStoreAccessLive.pipe(Layer.provide(AlertRoutesLive), Layer.provide(ConfigLive))
   // a retried run of an OTLP trace that could not be assembled is assembled again by its worker (Runs/Reassembly.ts)
   const Workers = options.serving ? RunWorkersLive.pipe(Layer.provide([ConfigLive, Diagnoses, Cache, Readiness, Tracker, OtlpReassemblyLive])) : Layer.empty
-  const RunsServices = RunsServiceLive.pipe(Layer.provide([Scopes, Diagnoses, Cache]))
+  const RunsServices = RunsServiceLive.pipe(Layer.provide([ConfigLive, Scopes, Diagnoses, Cache]))
   // OTLP in (DECISIONS §18): the receiver of every process that serves; `svc serve` also completes traces into runs
   const Receiver = OtlpReceiverLive.pipe(Layer.provide([ConfigLive, Scopes, Redact]))
   const Assembly = options.serving ? OtlpAssemblyLive.pipe(Layer.provide([ConfigLive, RunsServices, CheckRules])) : Layer.empty
   // problems (DECISIONS §19): read and changed by every surface; their alerts delivered by `svc serve`
-  const Problems = ProblemsServiceLive.pipe(Layer.provide([Scopes, Catalogue]))
+  const Problems = ProblemsServiceLive.pipe(Layer.provide([Scopes, Catalogue, CheckRules]))
   const Deliveries = options.serving ? AlertDeliveryLive.pipe(Layer.provide([ConfigLive, Readiness, LogsEncodingLive])) : Layer.empty
   const Runs = Layer.mergeAll(RunsServices, Workers, Receiver, Assembly, Problems, Deliveries).pipe(Layer.provideMerge(Store))
   const Keys = (options.serving ? ApiKeysLive : ApiKeysOnceLive).pipe(Layer.provide(ConfigLive))

@@ -33,12 +33,12 @@ const INGEST_ROUTES: ReadonlySet<string> = new Set(["/v1/runs", "/v1/traces", "/
 
 /**
  * The least role a request needs, by method and path: submitting runs and OTLP is `ingest`;
- * deleting, retrying, resolving (PATCH), merging and detaching is `admin`; everything else is `read`.
+ * deleting, retrying, explaining a run again, resolving (PATCH), merging and detaching is `admin`; everything else is `read`.
  */
 export const requiredRole = (method: string, path: string): Role => {
   if (method === "POST" && INGEST_ROUTES.has(path)) return "ingest"
   if (method === "DELETE" || method === "PATCH") return "admin"
-  if (method === "POST" && (/^\/v1\/runs\/[^/]+\/retry$/.test(path) || /^\/v1\/problems\/[^/]+\/(merge|detach)$/.test(path))) return "admin"
+  if (method === "POST" && (/^\/v1\/runs\/[^/]+\/(retry|explain)$/.test(path) || /^\/v1\/problems\/[^/]+\/(merge|detach)$/.test(path))) return "admin"
   return "read"
 }
 
@@ -59,8 +59,8 @@ const local = (label: string, role: Role = "read"): Operation => ({ label, role,
 
 /**
  * The operations of the surfaces that run in the caller's process, with the role each needs as its
- * route over HTTP does (`requiredRole`): submitting runs is `ingest`, reading them `read`, retrying
- * and importing (which writes runs with their reports) `admin`; reading problems `read`, changing
+ * route over HTTP does (`requiredRole`): submitting runs is `ingest`, reading them `read`, retrying,
+ * explaining again (which spends model budget) and importing (which writes runs with their reports) `admin`; reading problems `read`, changing
  * them (status, merge, detach) `admin`.
  */
 export const LOCAL_OPERATIONS = {
@@ -75,6 +75,8 @@ export const LOCAL_OPERATIONS = {
   "runs wait": local("svc runs wait"),
   "runs export": local("svc runs export"),
   "runs retry": local("svc runs retry", "admin"),
+  "runs explain": local("svc runs explain", "admin"),
+  "problems regroup": local("svc problems regroup", "admin"),
   "runs import": local("svc runs import", "admin"),
   "problems list": local("svc problems list"),
   "problems show": local("svc problems show"),

@@ -16,10 +16,13 @@ const NAMED_CODE = /\b(E[A-Z]{3,}|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/
 /** An HTTP status (`503`), an exception type, a system code (`ECONNREFUSED`), or the first six plain words. */
 export const errorClassOf = (event: TraceEvent): string => {
   const code = event.status_code?.trim()
-  if (code !== undefined && code.length > 0) return code.slice(0, 64)
   const text = errorTextOf(event).slice(0, 2_000)
-  const status = HTTP_STATUS.exec(text)?.[1]
+  // An HTTP status first, wherever the format keeps it (one instrumentation records the exception's
+  // type as the code and the status in its message, another the status alone): the same failure
+  // is one class across formats (DECISIONS §24).
+  const status = HTTP_STATUS.exec(code ?? "")?.[1] ?? HTTP_STATUS.exec(text)?.[1]
   if (status !== undefined) return status
+  if (code !== undefined && code.length > 0) return code.slice(0, 64)
   const type = EXCEPTION_TYPE.exec(text)?.[1] ?? NAMED_CODE.exec(text)?.[1]
   if (type !== undefined) return type
   return plainWords(text, 6)

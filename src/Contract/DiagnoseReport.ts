@@ -135,6 +135,32 @@ export const ReportContent = Schema.Struct({
 })
 export type ReportContent = typeof ReportContent.Type
 
+export const FailureAnchor = Schema.Struct({
+  kind: Schema.Literal("check", "finding").annotations({ description: "A check finding, or (when no check fired on it) a lens finding." }),
+  check: Schema.NullOr(Schema.String).annotations({ description: "The check's id when the anchor is a check finding." }),
+  pattern: Schema.NullOr(Schema.String).annotations({ description: "The lens's pattern when the anchor is a lens finding." }),
+  title: Schema.String,
+  severity: Severity
+}).annotations({ identifier: "FailureAnchor", description: "What names a failure: its most severe check finding (then registry order), else its most severe lens finding (then catalogue order)." })
+
+export const FailurePerspective = Schema.Struct({
+  pattern: Schema.NullOr(Schema.String).annotations({ description: "The lens that saw it; null for a check." }),
+  check: Schema.NullOr(Schema.String).annotations({ description: "The check that saw it; null for a lens finding." }),
+  title: Schema.String
+}).annotations({ identifier: "FailurePerspective", description: "Another finding of the same failure: a view of it, never a problem of its own." })
+
+export const ReportFailure = Schema.Struct({
+  anchor: FailureAnchor,
+  fingerprint: Schema.String.annotations({ description: "What groups the failure across runs (DECISIONS §24): the anchor check's fingerprint, or §19's without the pattern." }),
+  problem: Schema.NullOr(Schema.String).annotations({ description: "The problem it joined (a run's report); null in a diagnose, or before the run finished." }),
+  perspectives: Schema.Array(FailurePerspective),
+  events: Schema.Array(Schema.Int).annotations({ description: "The events its findings cite." })
+}).annotations({
+  identifier: "ReportFailure",
+  description: "One failure of the run (DECISIONS §24): the findings that cite a common event or one tool call, anchored by the strongest."
+})
+export type ReportFailure = typeof ReportFailure.Type
+
 export const DiagnoseReport = Schema.Struct({
   trace: Schema.Struct({
     format: TraceFormat,
@@ -160,6 +186,9 @@ export const DiagnoseReport = Schema.Struct({
     description: "What the deterministic checks found (DECISIONS §23), most severe first: on every trace, with or without a model or message content."
   }),
   content: Schema.optional(ReportContent),
+  failures: Schema.optionalWith(Schema.Array(ReportFailure), { default: () => [] }).annotations({
+    description: "The run's failures (DECISIONS §24), the one holding the decisive step first: what to fix, each once, with the lenses' views of it as perspectives."
+  }),
   findings: Schema.Array(ReportFinding),
   interventions: Schema.Array(RankedIntervention),
   patterns: Schema.Array(PatternRun),

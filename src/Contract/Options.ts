@@ -57,8 +57,9 @@ export const TraceHints = Schema.Record({ key: Schema.String, value: Schema.Unkn
 export const HintsOption = refusing(Schema.NullOr(TraceHints), "hints must be an object of the pattern's extra input fields")
 
 /** Diagnose: how many patterns may run, and how many of triage's best run by default. */
-export const MAX_PATTERNS = 12
-export const DEFAULT_MAX_PATTERNS = 5
+import { DEFAULT_MAX_PATTERNS, MAX_PATTERNS } from "../Registry/Modes.js"
+
+export { DEFAULT_MAX_PATTERNS, MAX_PATTERNS }
 
 export const PatternNames = refusing(
   Schema.NullOr(

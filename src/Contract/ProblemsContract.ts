@@ -22,6 +22,7 @@ import {
   UnsupportedMediaTypeWire,
   ValidationErrorWire
 } from "../Errors.js"
+import { RankedIntervention } from "./DiagnoseReport.js"
 import { DEFAULT_PAGE, MAX_PAGE, NulFreeText, ProblemStatus, QueryText, RunFilterParams } from "./RunsContract.js"
 
 export { ProblemRef, ProblemStatus } from "./RunsContract.js"
@@ -34,7 +35,8 @@ export const Problem = Schema.Struct({
   title: Schema.String.annotations({ description: "The title of the finding that made the problem." }),
   normalized_title: Schema.String.annotations({ description: "The title as the fingerprint reads it (docs/problems.md)." }),
   cites: Schema.String.annotations({ description: "The kind of the event the findings' first evidence cites, with its tool: `tool_result:charge_card`, `message`." }),
-  patterns: Schema.Array(Schema.String),
+  patterns: Schema.Array(Schema.String).annotations({ description: "The lenses that saw the failure: its anchor's pattern and its perspectives'." }),
+  check: Schema.NullOr(Schema.String).annotations({ description: "The check whose finding anchors the failure (DECISIONS §24); null when a lens finding anchors it." }),
   playbook: Schema.NullOr(Schema.String),
   severity: Severity.annotations({ description: "The highest severity of its findings." }),
   status: ProblemStatus,
@@ -78,6 +80,26 @@ export const ProblemIntervention = Schema.Struct({
   runs: Schema.Int.annotations({ description: "Example runs whose findings point to it." })
 }).annotations({ identifier: "ProblemIntervention", description: "A playbook the problem's findings point to." })
 
+export const ProblemPerspective = Schema.Struct({
+  pattern: Schema.NullOr(Schema.String).annotations({ description: "The lens; null for a check." }),
+  check: Schema.NullOr(Schema.String),
+  title: Schema.String,
+  severity: Severity,
+  explanation: Schema.String,
+  evidence: Schema.Array(ProblemEvidence),
+  runs: Schema.Int.annotations({ description: "Exemplars whose reports hold it." })
+}).annotations({ identifier: "ProblemPerspective", description: "One view of the failure, as a lens (or a further check) explained it on an exemplar." })
+
+export const ProblemExplanation = Schema.Struct({
+  verdict: Schema.String.annotations({ description: "What failed, and why: the anchor's explanation from the latest exemplar." }),
+  exemplars: Schema.Array(Schema.String).annotations({ description: "The runs whose lenses explained it, newest first (their reports hold the whole)." }),
+  perspectives: Schema.Array(ProblemPerspective),
+  interventions: Schema.Array(RankedIntervention).annotations({ description: "The exemplars' interventions for it, the same change merged, ranked by how many exemplars propose it, then impact." })
+}).annotations({
+  identifier: "ProblemExplanation",
+  description: "The failure explained once (DECISIONS §24): later runs of it end on their checks, with `explained_by` naming this problem."
+})
+
 export const ProblemDetail = Schema.Struct({
   ...Problem.fields,
   days: Schema.Array(Schema.Struct({ day: Schema.String, runs: Schema.Int })).annotations({
@@ -86,6 +108,8 @@ export const ProblemDetail = Schema.Struct({
   labels: Schema.Array(Schema.Struct({ key: Schema.String, value: Schema.String, runs: Schema.Int })).annotations({ description: "The labels of its runs, most frequent first." }),
   examples: Schema.Array(ProblemExample).annotations({ description: "The latest runs with it (at most 10), with their quotes." }),
   interventions: Schema.Array(ProblemIntervention),
+  explanation: ProblemExplanation,
+  tokens: Schema.Int.annotations({ description: "The tokens its explained runs spent (the model's cost of this failure)." }),
   fingerprints: Schema.Array(Schema.String).annotations({ description: "The fingerprints that lead here (more than one after a merge)." })
 }).annotations({ identifier: "ProblemDetail", description: "A problem with its trend, labels, examples and interventions." })
 export type ProblemDetail = typeof ProblemDetail.Type

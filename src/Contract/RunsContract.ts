@@ -138,7 +138,11 @@ export const Run = Schema.Struct({
   submitted_at: Schema.String.annotations({ description: "ISO-8601, UTC." }),
   started_at: Schema.NullOr(Schema.String),
   finished_at: Schema.NullOr(Schema.String),
-  severity: Schema.NullOr(Severity)
+  severity: Schema.NullOr(Severity),
+  explained_by: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }).annotations({
+    description:
+      "The problem whose explanation stands for this run's (DECISIONS §24): a known failure past its exemplars ends done on its checks, with no model call; null when its lenses ran, or it has none."
+  })
 }).annotations({ identifier: "Run", description: "A trace submitted for diagnosis in the background." })
 export type Run = typeof Run.Type
 
@@ -208,6 +212,7 @@ export const RunFilterParams = Schema.Struct({
   status: query("Only runs in this state: queued, running, done, failed or skipped."),
   severity: query("Only done runs of this severity."),
   pattern: query("Only done runs with a finding of this pattern."),
+  problem: query("Only the runs of this problem (DECISIONS §24): a problem's id, as `GET /v1/problems` gives it."),
   label: query("Only runs with this label, as `key:value`."),
   external_id: query("The run with this external id."),
   trace_id: query("The runs of this trace id (the source's own: an OTel trace id in hex, a run id)."),
@@ -296,6 +301,17 @@ export class RunsGroup extends HttpApiGroup.make("runs")
       .addError(NotFoundWire)
       .addError(ConflictWire)
       .annotate(OpenApi.Summary, "Re-queue a failed or skipped run (admin)")
+  )
+  .add(
+    HttpApiEndpoint.post("explainRun")`/v1/runs/${RunId}/explain`
+      .addSuccess(Run, { status: 202 })
+      .addError(NotFoundWire)
+      .addError(ConflictWire)
+      .annotate(OpenApi.Summary, "Explain a run again with its lenses, whatever its problem knows (admin; spends budget)")
+      .annotate(
+        OpenApi.Description,
+        "Queues the run again with its lenses (DECISIONS §24): a run of a known failure ended on its checks (`explained_by`) gets its own explanation; its report is replaced when done. Idempotent while queued; 409 while it runs."
+      )
   )
   .add(
     HttpApiEndpoint.del("deleteRun")`/v1/runs/${RunId}`

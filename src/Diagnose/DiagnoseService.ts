@@ -28,6 +28,7 @@ import {
   ValidationError
 } from "../Errors.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
+import type { CheckFinding } from "../Contract/ChecksContract.js"
 import { normalizeTrace, normalizeTraces, selectTrace } from "../Traces/Normalize.js"
 import { checksReportOf, type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
 import type { DiagnoseReport, ReportContext, TriageEntry } from "../Contract/DiagnoseReport.js"
@@ -99,8 +100,14 @@ export interface DiagnoseServiceShape {
     keyName: string | null,
     query?: QueryOptions
   ) => Effect.Effect<ChecksResponse, CheckFailure>
-  /** Runs an admitted request: triage, the lenses, the merge (the worker's way in, and diagnose's). */
-  readonly run: (request: AdmittedDiagnose, keyName: string | null, requestId: string) => Effect.Effect<DiagnoseOutcome, Timeout | InternalError>
+  /**
+   * Runs an admitted request: triage, the lenses, the merge (the worker's way in, and diagnose's).
+   * `withoutLenses`: why no lens runs (a run of a known failure, DECISIONS §24): every lens is
+   * skipped with that reason, and no model is called.
+   */
+  readonly run: (request: AdmittedDiagnose, keyName: string | null, requestId: string, withoutLenses?: string) => Effect.Effect<DiagnoseOutcome, Timeout | InternalError>
+  /** The checks' findings on a trace in the caller's scope (SVC_CHECKS_FILE), as a diagnose's report holds them. */
+  readonly checksOf: (trace: NormalizedTrace, keyName: string | null) => ReadonlyArray<CheckFinding>
 }
 
 export class DiagnoseService extends Context.Tag("DiagnoseService")<DiagnoseService, DiagnoseServiceShape>() {}
@@ -138,6 +145,7 @@ export const DiagnoseServiceLive = Layer.effect(
     const analyses = yield* AnalyzeService
     const checkRules = yield* Checks
     const entries = catalogue.entries
+    const catalogueOrder = entries.map((entry) => entry.pattern.code.slug)
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
 
     const known = (slug: string) => catalogue.get(slug) !== undefined
@@ -221,7 +229,7 @@ export const DiagnoseServiceLive = Layer.effect(
         }
       })
 
-    const run: DiagnoseServiceShape["run"] = (request, keyName, requestId) =>
+    const run: DiagnoseServiceShape["run"] = (request, keyName, requestId, withoutLenses) =>
       diagnoseSpan(request, Effect.gen(function*() {
         const startedAt = yield* Clock.currentTimeMillis
         yield* analyses.pace
@@ -246,11 +254,11 @@ export const DiagnoseServiceLive = Layer.effect(
         // A trace without message content is triaged, but no lens runs on it (DECISIONS §18): every
         // lens that could read it is skipped as no_content, and no model is called.
         const contentFree = trace.content === "absent"
-        if (contentFree) {
-          const reason = noContentReason(contentOf(trace))
+        if (contentFree || withoutLenses !== undefined) {
+          const reason = contentFree ? noContentReason(contentOf(trace)) : withoutLenses ?? ""
           for (const candidate of candidates) if (candidate.cannot === undefined) skipped.set(candidate.entry.pattern.code.slug, reason)
         }
-        for (const candidate of contentFree ? [] : wanted) {
+        for (const candidate of contentFree || withoutLenses !== undefined ? [] : wanted) {
           const slug = candidate.entry.pattern.code.slug
           if (candidate.cannot !== undefined) {
             skipped.set(slug, candidate.cannot)
@@ -327,6 +335,7 @@ export const DiagnoseServiceLive = Layer.effect(
         )
         const finishedAt = yield* Clock.currentTimeMillis
         const input: MergeInput = {
+          catalogueOrder,
           format: format,
           trace,
           mode,
@@ -343,6 +352,8 @@ export const DiagnoseServiceLive = Layer.effect(
         return { report: mergeReport(input), events: trace.events, cacheKeys }
       }))
 
-    return { diagnose, admitEach, check, run }
+    const checksOf: DiagnoseServiceShape["checksOf"] = (trace, keyName) => checkRules.run(trace, keyName)
+
+    return { diagnose, admitEach, check, run, checksOf }
   })
 )

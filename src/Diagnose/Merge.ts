@@ -13,6 +13,7 @@ import type { CheckFinding } from "../Contract/ChecksContract.js"
 import type { ChecksResponse } from "../Contract/DiagnoseContract.js"
 import type { DecisiveStep, DiagnoseReport, PatternRun, RankedIntervention, ReportContent, ReportFinding, TriageEntry } from "../Contract/DiagnoseReport.js"
 import { contentOf, settingSentence } from "./Content.js"
+import { failuresOf, wireFailure } from "../Problems/Failures.js"
 
 const LEVELS = ["low", "medium", "high"] as const
 type Level = (typeof LEVELS)[number]
@@ -43,6 +44,8 @@ export interface RunOutcome {
 }
 
 export interface MergeInput {
+  /** The catalogue's patterns in order (ties between lens anchors of failures, DECISIONS §24). */
+  readonly catalogueOrder?: ReadonlyArray<string> | undefined
   readonly format: TraceFormat
   readonly trace: NormalizedTrace
   readonly mode: Mode
@@ -233,6 +236,7 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
   const confidence = confidences.length === 0 ? 0 : Math.round((confidences.reduce((a, b) => a + b, 0) / confidences.length) * 100) / 100
   const decisive = decisiveStepOf(findings, trace, input.checks)
   const interventions = interventionsOf(runs)
+  const failures = failuresOf(trace, input.checks, findings, input.catalogueOrder, decisive?.event ?? null).map((failure) => wireFailure(failure))
   const usage = usageOf(runs)
   const cited = new Set(findings.flatMap((finding) => finding.evidence.flatMap((item) => (item.event === null ? [] : [item.event]))))
   const patternRuns: Array<PatternRun> = runs.map((run) => {
@@ -276,6 +280,7 @@ export const mergeReport = (input: MergeInput): DiagnoseReport => {
     decisive_step: decisive,
     checks: input.checks,
     ...(content === undefined ? {} : { content }),
+    failures,
     findings,
     interventions,
     patterns: patternRuns,

@@ -13,7 +13,7 @@
  * every process and replica. docs/problems.md shows the rule with examples.
  */
 import { createHash } from "node:crypto"
-import type { ReportFinding } from "../Contract/DiagnoseReport.js"
+import { RankedIntervention, type ReportFinding } from "../Contract/DiagnoseReport.js"
 import { Schema } from "effect"
 import { Severity, severityRank } from "../Catalogue/Severity.js"
 
@@ -22,6 +22,10 @@ export interface FingerprintTrace {
   readonly agents: ReadonlyArray<string>
   readonly events: ReadonlyArray<{ readonly kind: string; readonly tool?: string | undefined; readonly actor: string; readonly role: string }>
 }
+
+/** A quote an example keeps, with where it is in the run. */
+export const ExampleEvidence = Schema.Struct({ ref: Schema.String, quote: Schema.String, event: Schema.NullOr(Schema.Number), actor: Schema.NullOr(Schema.String) })
+export type ExampleEvidence = typeof ExampleEvidence.Type
 
 /** A finding as a problem keeps it (and its run's link stores, as JSON): what grouped it, and what an example shows. */
 export const ProblemFinding = Schema.Struct({
@@ -35,7 +39,24 @@ export const ProblemFinding = Schema.Struct({
   /** The first evidence's event kind, with its tool: `tool_result:charge_card`, `message`. */
   cites: Schema.String,
   /** The verified quotes, with where they are in the run (at most a few: an example, not a copy). */
-  evidence: Schema.Array(Schema.Struct({ ref: Schema.String, quote: Schema.String, event: Schema.NullOr(Schema.Number), actor: Schema.NullOr(Schema.String) }))
+  evidence: Schema.Array(ExampleEvidence),
+  // DECISIONS §24: the failure this anchors (absent in links an earlier release wrote, which were lens findings)
+  /** The anchor's check id; null or absent for a lens anchor. */
+  check: Schema.optional(Schema.NullOr(Schema.String)),
+  /** The anchor's explanation. */
+  explanation: Schema.optional(Schema.String),
+  /** The failure's other findings: the lenses' views of it (and further checks), never problems of their own. */
+  perspectives: Schema.optional(Schema.Array(Schema.Struct({
+    pattern: Schema.NullOr(Schema.String),
+    check: Schema.NullOr(Schema.String),
+    title: Schema.String,
+    severity: Severity,
+    explanation: Schema.String,
+    playbook: Schema.NullOr(Schema.String),
+    evidence: Schema.Array(ExampleEvidence)
+  }))),
+  /** The run's interventions for this failure (proposed by its perspectives' lenses), as ranked in its report. */
+  interventions: Schema.optional(Schema.Array(RankedIntervention))
 })
 export type ProblemFinding = typeof ProblemFinding.Type
 
@@ -124,6 +145,15 @@ export const joinsProblem = (finding: ReportFinding): boolean =>
 export const fingerprintOf = (parts: { readonly pattern: string; readonly playbook: string | null; readonly normalizedTitle: string; readonly cites: string }): string =>
   createHash("sha256").update(JSON.stringify([parts.pattern, parts.playbook ?? "", parts.normalizedTitle, parts.cites])).digest("hex").slice(0, 32)
 
+/** What an example keeps of a finding's evidence: a few quotes, each shortened. */
+export const exampleEvidenceOf = (evidence: ReadonlyArray<{ readonly ref: string; readonly quote: string; readonly event: number | null; readonly actor: string | null }>): ReadonlyArray<ExampleEvidence> =>
+  evidence.slice(0, EXAMPLE_EVIDENCE).map((item) => ({
+    ref: item.ref,
+    quote: item.quote.length > EXAMPLE_QUOTE ? `${item.quote.slice(0, EXAMPLE_QUOTE)}…` : item.quote,
+    event: item.event,
+    actor: item.actor
+  }))
+
 /** A report's findings that join problems, fingerprinted against the run's trace. */
 export const problemFindingsOf = (findings: ReadonlyArray<ReportFinding>, trace: FingerprintTrace): ReadonlyArray<ProblemFinding> => {
   const names = namesOf(trace)
@@ -138,12 +168,7 @@ export const problemFindingsOf = (findings: ReadonlyArray<ReportFinding>, trace:
       normalizedTitle,
       severity: finding.severity,
       cites,
-      evidence: finding.evidence.slice(0, EXAMPLE_EVIDENCE).map((item) => ({
-        ref: item.ref,
-        quote: item.quote.length > EXAMPLE_QUOTE ? `${item.quote.slice(0, EXAMPLE_QUOTE)}…` : item.quote,
-        event: item.event,
-        actor: item.actor
-      }))
+      evidence: exampleEvidenceOf(finding.evidence)
     }
   })
 }

@@ -26,5 +26,9 @@ export const MODES = [
 
 export type ModeName = (typeof MODES)[number]["name"]
 
+/** The most lenses one diagnose runs (`patterns`, `max_patterns`), and how many triage picks when a request names none. */
+export const MAX_PATTERNS = 12
+export const DEFAULT_MAX_PATTERNS = 5
+
 /** The mode of a request that names none. */
 export const DEFAULT_MODE: ModeName = "standard"

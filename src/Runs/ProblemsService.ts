@@ -5,7 +5,7 @@
  * workers' finish (Store/Problems.ts), never here. While the store cannot be read or written every
  * effect fails with 503 `store_unavailable`.
  */
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import { asSeverity } from "../Catalogue/Severity.js"
@@ -22,9 +22,15 @@ import {
   RECENT_DAYS
 } from "../Contract/ProblemsContract.js"
 import { type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
-import { type CompareSide, DAY_MS, type DeliveryRecord, PROBLEM_STATUSES, type ProblemDetail as StoredDetail, type ProblemRecord, isProblemStatus } from "../Store/Problems.js"
+import { type CompareSide, DAY_MS, type DeliveryRecord, PROBLEM_STATUSES, type ProblemDetail as StoredDetail, type ProblemRecord, isProblemStatus, type RegroupOutcome, type RegroupRun } from "../Store/Problems.js"
+import { Checks } from "../Checks/Checks.js"
+import { decisiveStepOf } from "../Diagnose/Merge.js"
+import { failuresOf, problemFailuresOf, wireFailure } from "../Problems/Failures.js"
+import { severityAt, severityRank } from "../Catalogue/Severity.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
-import { readFilter, readLimit, readPage } from "./RunsService.js"
+import type { StoredRun } from "../Store/Runs.js"
+import { explanationOf } from "../Problems/Explanation.js"
+import { readFilter, readLimit, readPage, readStoredReport, readStoredRequest } from "./RunsService.js"
 
 /** What every effect may meet: the store, and a caller no key was verified for. */
 type Base = StoreUnavailable | InternalError
@@ -37,6 +43,13 @@ export interface ProblemsServiceShape {
   readonly detach: (keyName: string | null, id: string, runId: string) => Effect.Effect<Problem, NotFound | ValidationError | Base>
   readonly compare: (keyName: string | null, query: typeof CompareParams.Type) => Effect.Effect<typeof ProblemComparison.Type, ValidationError | Base>
   readonly digest: (keyName: string | null) => Effect.Effect<typeof Digest.Type, Base>
+  /**
+   * Rebuilds the caller's scope's problems under DECISIONS §24 (`svc problems regroup`): the checks
+   * run again on every done run's stored trace, its report's checks and failures rewritten, and
+   * the problems made again from the failures (Store/Problems.ts `regroup`: ids, statuses and
+   * merges carry over; no alert).
+   */
+  readonly regroup: (keyName: string | null) => Effect.Effect<RegroupOutcome, Base>
   readonly deliveries: (
     keyName: string | null,
     query: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
@@ -55,6 +68,7 @@ export const wireProblem = (record: ProblemRecord): Problem => ({
   normalized_title: record.normalizedTitle,
   cites: record.cites,
   patterns: record.patterns,
+  check: record.check,
   playbook: record.playbook,
   severity: record.severity,
   status: record.status,
@@ -100,6 +114,8 @@ export const ProblemsServiceLive = Layer.effect(
     const scopes = yield* Scopes
     const access = yield* RunStoreAccess
     const catalogue = yield* Catalogue
+    const checkRules = yield* Checks
+    const catalogueOrder = catalogue.entries.map((entry) => entry.pattern.code.slug)
 
     const scopeOf = (keyName: string | null) => scopeTokenFor(scopes, keyName)
 
@@ -107,8 +123,12 @@ export const ProblemsServiceLive = Layer.effect(
     const interventionsOf = (detail: StoredDetail) => {
       const counts = new Map<string, { pattern: string; playbook: string; runs: number }>()
       for (const example of detail.examples) {
-        const { pattern, playbook } = example.finding
-        if (playbook === null) continue
+        const { check, playbook: named } = example.finding
+        if (named === null) continue
+        // a check's playbook is `<pattern>/<key>` (Checks/Check.ts); a lens finding's is its pattern's key
+        const split = check !== undefined && check !== null ? named.indexOf("/") : -1
+        const pattern = split > 0 ? named.slice(0, split) : example.finding.pattern
+        const playbook = split > 0 ? named.slice(split + 1) : named
         const key = `${pattern}\u0000${playbook}`
         const entry = counts.get(key) ?? { pattern, playbook, runs: 0 }
         entry.runs += 1
@@ -135,6 +155,8 @@ export const ProblemsServiceLive = Layer.effect(
         evidence: example.finding.evidence
       })),
       interventions: interventionsOf(detail),
+      explanation: explanationOf(detail.exemplars),
+      tokens: detail.tokens,
       fingerprints: detail.fingerprints
     })
 
@@ -255,6 +277,42 @@ export const ProblemsServiceLive = Layer.effect(
         return { deliveries: page.deliveries.map(wireDelivery), next_cursor: page.nextCursor }
       })
 
-    return { list, get, update, merge, detach, compare, digest, deliveries } satisfies ProblemsServiceShape
+    const regroup: ProblemsServiceShape["regroup"] = (keyName) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const runStore = yield* access.store
+        const store = yield* access.problems
+        const runs: Array<RegroupRun> = []
+        let cursor: string | null = null
+        do {
+          const page: { readonly runs: ReadonlyArray<StoredRun>; readonly nextCursor: string | null } = yield* inStore("problems.regroup", runStore.listStored(scope, { status: "done" }, 200, cursor))
+          for (const run of page.runs) {
+            const request = readStoredRequest(run.request)
+            const report = run.report === null ? undefined : readStoredReport(run.report)
+            if (Either.isLeft(request) || report === undefined) continue
+            const trace = request.right.trace
+            // today's checks and failures on the kept trace and the lenses' kept findings
+            const checks = checkRules.run(trace, keyName)
+            const decisive = decisiveStepOf(report.findings, trace, checks)
+            const severity = severityAt(Math.max(0, ...report.findings.map((finding) => severityRank(finding.severity)), ...checks.map((check) => severityRank(check.severity))))
+            const failures = failuresOf(trace, checks, report.findings, catalogueOrder, decisive?.event ?? null).map((failure) => wireFailure(failure))
+            const rewritten = { ...report, checks, decisive_step: decisive, severity, failures }
+            yield* inStore("problems.regroup", runStore.replaceReport(scope, run.id, JSON.stringify(rewritten), severity))
+            runs.push({
+              runId: run.id,
+              traceId: run.traceId,
+              labels: run.labels,
+              seenAt: run.finishedAt ?? run.submittedAt,
+              findings: problemFailuresOf(rewritten, trace),
+              explained: report.usage.llm_calls > 0,
+              tokens: report.usage.input_tokens + report.usage.output_tokens
+            })
+          }
+          cursor = page.nextCursor
+        } while (cursor !== null)
+        return yield* inStore("problems.regroup", store.regroup(scope, runs, yield* Clock.currentTimeMillis))
+      })
+
+    return { list, get, update, merge, detach, compare, digest, deliveries, regroup } satisfies ProblemsServiceShape
   })
 )

@@ -7,6 +7,7 @@
  */
 import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Predicate, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
+import { AppConfig } from "../Config.js"
 import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Severity } from "../Catalogue/Severity.js"
@@ -50,7 +51,9 @@ export const StoredRequest = Schema.Struct({
     max_patterns: Schema.Int,
     budget_tokens: Schema.NullOr(Schema.Int)
   }),
-  redactions: Schema.Record({ key: Schema.String, value: Schema.Int })
+  redactions: Schema.Record({ key: Schema.String, value: Schema.Int }),
+  /** Its lenses asked for (`POST /v1/runs/{id}/explain`, DECISIONS §24): run whatever its problem knows. */
+  explain: Schema.optional(Schema.Boolean)
 })
 export type StoredRequest = typeof StoredRequest.Type
 
@@ -91,6 +94,9 @@ export const admittedOf = (stored: StoredRequest): AdmittedDiagnose => ({
   redactions: stored.redactions
 })
 
+/** A kept report, read back; undefined for one this service did not write. */
+export const readStoredReport = (text: string): DiagnoseReport | undefined => Either.getOrUndefined(decodeReport(text))
+
 /** A kept request, read back; a request this service did not write is an error of the run, not of the worker. */
 export const readStoredRequest = (text: string): Either.Either<StoredRequest, string> =>
   Either.mapLeft(decodeStored(text), (error) => `the run's stored request cannot be read: ${formatParseError(error)}`)
@@ -111,7 +117,8 @@ export const wireRun = (record: RunRecord): Run => ({
   submitted_at: new Date(record.submittedAt).toISOString(),
   started_at: iso(record.startedAt),
   finished_at: iso(record.finishedAt),
-  severity: isSeverity(record.severity) ? record.severity : null
+  severity: isSeverity(record.severity) ? record.severity : null,
+  explained_by: record.explainedBy
 })
 
 /** Run ids: 128 random bits, so one scope cannot guess another's. */
@@ -140,6 +147,7 @@ export interface ListQuery {
   readonly status?: string | undefined
   readonly severity?: string | undefined
   readonly pattern?: string | undefined
+  readonly problem?: string | undefined
   readonly label?: string | undefined
   readonly external_id?: string | undefined
   readonly trace_id?: string | undefined
@@ -171,6 +179,7 @@ export const readFilter = (query: ListQuery): Either.Either<RunFilter, Validatio
       status,
       severity: query.severity,
       pattern: query.pattern,
+      problem: query.problem,
       label: label === undefined || labelKey === undefined ? undefined : [labelKey, label.slice(1).join(":")],
       externalId: query.external_id,
       traceId: query.trace_id,
@@ -246,6 +255,11 @@ export interface RunsServiceShape {
   readonly report: (keyName: string | null, id: string) => Effect.Effect<RunReport, NotFound | StoreUnavailable | InternalError>
   /** Re-queues a failed or skipped run; 409 for a run in another state. */
   readonly retry: (keyName: string | null, id: string) => Effect.Effect<Run, NotFound | Conflict | StoreUnavailable | InternalError>
+  /**
+   * Queues a run again with its lenses, whatever its problem knows (DECISIONS §24): it spends
+   * budget; idempotent while queued; a running run is a conflict. Its report is replaced when done.
+   */
+  readonly explain: (keyName: string | null, id: string) => Effect.Effect<Run, NotFound | Conflict | StoreUnavailable | InternalError>
   /** Re-queues every failed or skipped run (of `status`) of the scope; how many. */
   readonly retryAll: (keyName: string | null, status: "failed" | "skipped") => Effect.Effect<number, StoreUnavailable | InternalError>
   /** Removes a run, its trace, report and cache entries. */
@@ -274,6 +288,7 @@ export const RunsServiceLive = Layer.effect(
   RunsService,
   Effect.gen(function*() {
     const scopes = yield* Scopes
+    const { runs: runSettings } = yield* AppConfig
     const diagnoses = yield* DiagnoseService
     const access = yield* RunStoreAccess
     const cache = yield* AnalysisCache
@@ -284,7 +299,9 @@ export const RunsServiceLive = Layer.effect(
       Effect.gen(function*() {
         const scope = yield* scopeOf(keyName)
         const fields = origin === undefined ? yield* runFields(body) : { externalId: null, labels: origin.labels }
-        const admitted = yield* diagnoses.admitEach(body, keyName, query)
+        // a run's explanation spends what SVC_RUN_MODE and SVC_RUN_MAX_PATTERNS say unless the request names its own (the body's, then the query's, win: DECISIONS §24)
+        const withRunDefaults = { mode: runSettings.mode, max_patterns: String(runSettings.maxPatterns), ...query }
+        const admitted = yield* diagnoses.admitEach(body, keyName, withRunDefaults)
         if (fields.externalId !== null && admitted.traces.length > 1) {
           return yield* new ValidationError({
             message: `external_id names one run, and the body holds ${admitted.traces.length} traces; send them one by one, or choose one with select`
@@ -362,16 +379,32 @@ export const RunsServiceLive = Layer.effect(
         onRight: (report) => Effect.succeed(report)
       })
 
+    /**
+     * A done run's report with each failure's problem (DECISIONS §24), and the problems it joined
+     * (§19: a run links to them, they link back), merges followed as the links were moved.
+     */
+    const joinedOf = (run: StoredRun, report: DiagnoseReport) =>
+      Effect.gen(function*() {
+        const problems = yield* access.problems
+        const joined = yield* inStore("get", problems.ofRun(run.scope, run.id))
+        const problemOf = new Map(joined.map((problem) => [problem.linkFingerprint, problem.id]))
+        const failures = report.failures.map((failure) => ({ ...failure, problem: problemOf.get(failure.fingerprint) ?? failure.problem }))
+        const seen = new Set<string>()
+        const refs = joined.flatMap((problem) => {
+          if (seen.has(problem.id)) return []
+          seen.add(problem.id)
+          return [{ id: problem.id, title: problem.title, severity: problem.severity, status: problem.status }]
+        })
+        return { report: { ...report, failures }, problems: refs }
+      })
+
     const get: RunsServiceShape["get"] = (keyName, id) =>
       Effect.gen(function*() {
         const run = yield* stored(keyName, id)
         const report = yield* reportOf(run)
         if (report === undefined) return wireRun(run)
         if (run.status !== "done") return { ...wireRun(run), report }
-        // the problems its findings joined (DECISIONS §19): a run links to them, they link back
-        const problems = yield* access.problems
-        const joined = yield* inStore("get", problems.ofRun(run.scope, run.id))
-        return { ...wireRun(run), report, problems: joined.map((problem) => ({ id: problem.id, title: problem.title, severity: problem.severity, status: problem.status })) }
+        return { ...wireRun(run), ...(yield* joinedOf(run, report)) }
       })
 
     const trace: RunsServiceShape["trace"] = (keyName, id) =>
@@ -388,8 +421,9 @@ export const RunsServiceLive = Layer.effect(
     const report: RunsServiceShape["report"] = (keyName, id) =>
       Effect.gen(function*() {
         const run = yield* stored(keyName, id)
-        const report = yield* reportOf(run)
-        if (report === undefined) return yield* new NotFound({ message: `run ${run.id} has no report: it is ${run.status}` })
+        const kept = yield* reportOf(run)
+        if (kept === undefined) return yield* new NotFound({ message: `run ${run.id} has no report: it is ${run.status}` })
+        const report = run.status === "done" ? (yield* joinedOf(run, kept)).report : kept
         const request = readStoredRequest(run.request)
         const lines = run.lines === null ? undefined : Either.getOrUndefined(decodeLines(run.lines))
         return {
@@ -411,6 +445,23 @@ export const RunsServiceLive = Layer.effect(
         if (!(yield* inStore("retry", store.retry(scope, id, now)))) {
           const run = yield* stored(keyName, id)
           return yield* new Conflict({ message: `run ${run.id} is ${run.status}: only failed or skipped runs are retried` })
+        }
+        return wireRun(yield* stored(keyName, id))
+      })
+
+    const explain: RunsServiceShape["explain"] = (keyName, id) =>
+      Effect.gen(function*() {
+        const run = yield* stored(keyName, id)
+        if (run.status === "running") return yield* new Conflict({ message: `run ${run.id} is running: ask again when it has ended` })
+        const request = readStoredRequest(run.request)
+        if (Either.isLeft(request)) return yield* new InternalError({ message: request.left })
+        // asked already and still waiting: nothing to change
+        if (run.status === "queued" && request.right.explain === true) return wireRun(run)
+        const store = yield* access.store
+        const now = yield* Clock.currentTimeMillis
+        const asked = JSON.stringify({ ...request.right, explain: true } satisfies StoredRequest)
+        if (!(yield* inStore("explain", store.requeueWith(run.scope, run.id, asked, now)))) {
+          return yield* new Conflict({ message: `run ${run.id} started meanwhile: ask again when it has ended` })
         }
         return wireRun(yield* stored(keyName, id))
       })
@@ -491,6 +542,8 @@ export const RunsServiceLive = Layer.effect(
             startedAt: line.run.started_at === null ? null : Date.parse(line.run.started_at),
             finishedAt: line.run.finished_at === null ? null : Date.parse(line.run.finished_at),
             severity: line.run.severity,
+            // a problem of the other store is none of this one's
+            explainedBy: null,
             dedupeKey: dedupeKeyOf(kept),
             request: JSON.stringify({ ...kept, key_name: keyName, redactions: line.redactions } satisfies StoredRequest),
             report: line.report === null ? null : JSON.stringify(line.report),
@@ -505,6 +558,6 @@ export const RunsServiceLive = Layer.effect(
         return { imported, existing, refused }
       })
 
-    return { ready: Effect.asVoid(access.store), submit, list, get, trace, report, retry, retryAll, remove, exportPage, importLines }
+    return { ready: Effect.asVoid(access.store), submit, list, get, trace, report, retry, explain, retryAll, remove, exportPage, importLines }
   })
 )

@@ -41,7 +41,12 @@ import { DEFAULT_WORKER, type RunResult, type RunRunner, workerLoop } from "./Wo
 import type { DiagnoseReport } from "../Contract/DiagnoseReport.js"
 import { evaluationLogs } from "../Diagnose/Render/Otlp.js"
 import { spanIdOfSource } from "../Traces/Formats/Spans/Session.js"
-import { type FingerprintTrace, problemFindingsOf } from "../Problems/Fingerprint.js"
+import type { FingerprintTrace } from "../Problems/Fingerprint.js"
+import { failuresOf, problemFailuresOf } from "../Problems/Failures.js"
+import type { ExplainSettings } from "../Config.js"
+import { decideExplain, type ExplainDecision, type FailureState } from "../Problems/Policy.js"
+import { VERSION_LABEL } from "../Store/Problems.js"
+import type { NormalizedTrace } from "../Traces/Model.js"
 
 /** Failures another attempt may not meet: the provider's 429/5xx or outage (after its retries), deadlines. */
 const TRANSIENT: ReadonlySet<string> = new Set([errorKinds.Timeout.kind])
@@ -61,7 +66,12 @@ const DAY_MS = 86_400_000
  * lenses (DECISIONS §23): a final error (no provider: `llm_resolution_error`) ends the run done
  * with its checks, and a transient one ends it so at its last attempt.
  */
-export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<string>, trace: FingerprintTrace): RunResult => {
+export const resultOfReport = (
+  report: DiagnoseReport,
+  cacheKeys: ReadonlyArray<string>,
+  trace: FingerprintTrace,
+  explained: { readonly explained: boolean; readonly explainedBy: string | null } = { explained: true, explainedBy: null }
+): RunResult => {
   const ran = report.patterns.filter((run) => run.error === null)
   const failed = report.patterns.flatMap((run) => (run.error === null ? [] : [run.error]))
   const first = failed[0]
@@ -71,9 +81,12 @@ export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<
     severity: report.severity,
     patterns: Array.from(new Set(report.findings.map((finding) => finding.pattern))),
     cacheKeys,
-    // the findings that join problems (DECISIONS §19), in the finish's transaction
-    findings: problemFindingsOf(report.findings, trace),
-    tokens: report.usage.input_tokens + report.usage.output_tokens
+    // the failures that join problems (DECISIONS §24), in the finish's transaction
+    findings: problemFailuresOf(report, trace),
+    tokens: report.usage.input_tokens + report.usage.output_tokens,
+    // a run whose lenses all failed explained nothing
+    explained: explained.explained && ran.length > 0,
+    explainedBy: explained.explainedBy
   })
   if (ran.length === 0 && first !== undefined) {
     const error = { error: first.kind, message: first.message }
@@ -87,7 +100,7 @@ export const resultOfReport = (report: DiagnoseReport, cacheKeys: ReadonlyArray<
 /** How the run of a trace without message content ends (DECISIONS §18, §23): done with its checks' findings, or `skipped: no_content` when none fired. */
 export const resultOfContentFree = (report: DiagnoseReport, cacheKeys: ReadonlyArray<string>, trace: FingerprintTrace): RunResult =>
   report.checks.length > 0
-    ? resultOfReport(report, cacheKeys, trace)
+    ? resultOfReport(report, cacheKeys, trace, { explained: false, explainedBy: null })
     : { _tag: "End", end: { status: "skipped", reason: "no_content", report: { text: JSON.stringify(report), severity: report.severity } } }
 
 /** The span id of the first event read from a span (`span:<id>`), which a run's span links to. */
@@ -182,9 +195,21 @@ export const reassembleWith = (
     return { _tag: "Rebuilt", request } satisfies Reassembled
   })
 
+/** What decides whether a run's lenses explain its failure (DECISIONS §24). */
+export interface ExplainPolicy {
+  readonly settings: ExplainSettings
+  readonly states: (scope: string, fingerprints: ReadonlyArray<string>, version: string | undefined, dayStart: number) => Effect.Effect<ReadonlyMap<string, FailureState>, SqlError.SqlError>
+}
+
+/** The fingerprints of a trace's check-anchored failures, the decisive one first (a check finding alone decides them). */
+const checkFingerprints = (trace: NormalizedTrace, diagnoses: typeof DiagnoseService.Service, keyName: string | null): ReadonlyArray<string> =>
+  failuresOf(trace, diagnoses.checksOf(trace, keyName), []).map((failure) => failure.fingerprint)
+
 export interface RunnerOptions {
   readonly tracing: TracingShape
   readonly evaluation: EvaluationTarget | undefined
+  /** Known failures end on their checks (DECISIONS §24); without it every run's lenses run. */
+  readonly explain?: ExplainPolicy | undefined
   /** Assembles an unassembled run's trace again (`reassembleWith`); without it such a run fails `assembly_error` again. */
   readonly reassemble?: ((claimed: ClaimedRun, stored: StoredRequest) => Effect.Effect<Reassembled, SqlError.SqlError>) | undefined
 }
@@ -196,7 +221,7 @@ export const makeRunner = (
   store: RunStoreShape,
   diagnoses: typeof DiagnoseService.Service,
   dailyBudget: number | undefined,
-  { evaluation, reassemble, tracing }: RunnerOptions = NO_RUNNER_OPTIONS
+  { evaluation, explain, reassemble, tracing }: RunnerOptions = NO_RUNNER_OPTIONS
 ): RunRunner =>
 (claimed: ClaimedRun) =>
   Effect.gen(function*() {
@@ -219,6 +244,21 @@ export const makeRunner = (
       // no model call: the diagnose answers with the checks, the triage and every lens skipped (DECISIONS §18, §23)
       const { cacheKeys, report } = yield* diagnoses.run(request, stored.key_name, `run:${claimed.id}`)
       return withEvaluation(resultOfContentFree(report, cacheKeys, request.trace), report, claimed, evaluation)
+    }
+    // a known failure past its exemplars ends on its checks, its problem's explanation standing for its lenses' (DECISIONS §24)
+    const version = claimed.labels[VERSION_LABEL]
+    const fingerprints = explain === undefined || stored.explain === true ? [] : checkFingerprints(request.trace, diagnoses, stored.key_name)
+    const decision: ExplainDecision = explain === undefined
+      ? { _tag: "Explain", why: "every run" }
+      : decideExplain(
+        fingerprints,
+        fingerprints.length === 0 ? new Map() : yield* explain.states(claimed.scope, fingerprints, version, startedAt - (startedAt % DAY_MS)),
+        explain.settings,
+        { id: claimed.id, asked: stored.explain === true, version }
+      )
+    if (decision._tag === "Known") {
+      const { cacheKeys, report } = yield* diagnoses.run(request, stored.key_name, `run:${claimed.id}`, decision.why)
+      return withEvaluation(resultOfReport(report, cacheKeys, request.trace, { explained: false, explainedBy: decision.problemId }), report, claimed, evaluation)
     }
     const estimate = estimateTokens(request.options.mode, traceCharsOf(request.trace)) * (request.options.patterns?.length ?? request.options.maxPatterns)
     if (dailyBudget !== undefined && !(yield* store.reserve(claimed.scope, startedAt, estimate, dailyBudget))) {
@@ -289,7 +329,9 @@ export const RunWorkersLive = Layer.scopedDiscard(
       if (released > 0) yield* Effect.logWarning("runs a previous process held were queued again").pipe(Effect.annotateLogs({ runs: released }))
       const evaluation = Option.match(telemetry.evaluation, { onNone: () => undefined, onSome: ({ url }) => ({ url, serviceName: telemetry.serviceName }) })
       const reassemble = Option.isNone(reassembly) ? undefined : reassembleWith(store, yield* access.otlp, diagnoses, reassembly.value)
-      const runner = makeRunner(store, diagnoses, budget, { tracing, evaluation, reassemble })
+      const problemStore = yield* access.problems
+      const explain: ExplainPolicy = { settings: runs.explain, states: problemStore.failureStates }
+      const runner = makeRunner(store, diagnoses, budget, { tracing, evaluation, reassemble, explain })
       // a run in progress is work in flight until its finish committed (with its problems): the
       // drain waits for it (within the grace)
       const around = <A, E>(working: Effect.Effect<A, E>, run: ClaimedRun) =>

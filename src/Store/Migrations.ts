@@ -219,11 +219,29 @@ const otlpAttempts = Effect.gen(function*() {
   yield* sql`ALTER TABLE otlp_traces ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0`
 })
 
+/**
+ * 6: one problem per failure, explained once (DECISIONS §24, issue 49): a problem names the check
+ * that anchors it; a run's link says whether its lenses explained it (links an earlier release
+ * wrote were: every run ran its lenses then), on which version and for how many tokens; a run
+ * ended without lenses names the problem that explains it.
+ */
+const failures = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE problems ADD COLUMN anchor_check TEXT`
+  yield* sql`ALTER TABLE problem_runs ADD COLUMN explained BIGINT NOT NULL DEFAULT 1`
+  yield* sql`ALTER TABLE problem_runs ADD COLUMN version TEXT`
+  yield* sql`ALTER TABLE problem_runs ADD COLUMN tokens BIGINT NOT NULL DEFAULT 0`
+  yield* sql`ALTER TABLE runs ADD COLUMN explained_by TEXT`
+  // a problem's explained runs (exemplars, the day's bound) and a problem's runs (`GET /v1/runs?problem=`)
+  yield* sql`CREATE INDEX problem_runs_explained ON problem_runs (problem_id, explained, seen_at DESC)`
+})
+
 /** The migrations by `<id>_<name>`, for `Migrator.fromRecord`. */
 export const MIGRATIONS: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_runs": runs,
   "0002_otlp": otlp,
   "0003_problems": problems,
   "0004_trace_ids": traceIds,
-  "0005_otlp_attempts": otlpAttempts
+  "0005_otlp_attempts": otlpAttempts,
+  "0006_failures": failures
 }

@@ -16,6 +16,7 @@ import { ProblemStatus as ProblemStatusSchema } from "../Contract/RunsContract.j
 import { createHash, randomBytes } from "node:crypto"
 import { asSeverity, maxSeverity, severityRank, type Severity } from "../Catalogue/Severity.js"
 import { type ProblemFinding, ProblemFinding as ProblemFindingSchema } from "../Problems/Fingerprint.js"
+import type { FailureState } from "../Problems/Policy.js"
 import { integer, labelEquals, labelsOf, text } from "./Columns.js"
 import { pageOf, readCursor } from "./Cursor.js"
 
@@ -39,6 +40,8 @@ export interface ProblemRecord {
   readonly cites: string
   readonly playbook: string | null
   readonly patterns: ReadonlyArray<string>
+  /** The check that anchors its failure (DECISIONS §24); null for a lens anchor. */
+  readonly check: string | null
   readonly severity: Severity
   readonly status: ProblemStatus
   readonly runCount: number
@@ -66,6 +69,10 @@ export interface ProblemDetail extends ProblemRecord {
   readonly days: ReadonlyArray<{ readonly day: string; readonly runs: number }>
   readonly labels: ReadonlyArray<{ readonly key: string; readonly value: string; readonly runs: number }>
   readonly examples: ReadonlyArray<ProblemExample>
+  /** Its latest runs whose lenses explained it (DECISIONS §24), newest first. */
+  readonly exemplars: ReadonlyArray<ProblemExample>
+  /** The tokens its explained runs spent. */
+  readonly tokens: number
   readonly fingerprints: ReadonlyArray<string>
 }
 
@@ -110,7 +117,34 @@ export interface JoinInput {
   readonly labels: Readonly<Record<string, string>>
   readonly now: number
   readonly findings: ReadonlyArray<ProblemFinding>
+  /** Whether the run's lenses ran (DECISIONS §24): its links count as explanations of their problems. */
+  readonly explained: boolean
+  /** The tokens the run spent (an explained run's cost goes to its problems). */
+  readonly tokens: number
+  /** No alert (a regroup replays runs that were alerted on already). */
+  readonly silent?: boolean | undefined
 }
+
+/** A done run as a regroup replays it (DECISIONS §24): its failures under today's rule. */
+export interface RegroupRun {
+  readonly runId: string
+  readonly traceId: string | null
+  readonly labels: Readonly<Record<string, string>>
+  readonly seenAt: number
+  readonly findings: ReadonlyArray<ProblemFinding>
+  readonly explained: boolean
+  readonly tokens: number
+}
+
+export interface RegroupOutcome {
+  readonly runs: number
+  readonly problemsBefore: number
+  readonly problemsAfter: number
+  /** Problems whose id carried over (their anchor mapped one to one, or a merge held them together). */
+  readonly kept: number
+}
+
+
 
 export interface DeliveryRecord {
   readonly id: string
@@ -189,8 +223,19 @@ export interface ProblemStoreShape {
   readonly detach: (scope: string, id: string, runId: string, now: number) => Effect.Effect<Option.Option<ProblemRecord>, SqlError.SqlError>
   /** The runs per UTC day (`YYYY-MM-DD`) of some problems from `sinceDay` on: their recent trend (one read, by the days' key). */
   readonly recentDays: (ids: ReadonlyArray<string>, sinceDay: string) => Effect.Effect<ReadonlyMap<string, ReadonlyMap<string, number>>, SqlError.SqlError>
-  /** The problems a run joined. */
-  readonly ofRun: (scope: string, runId: string) => Effect.Effect<ReadonlyArray<ProblemRecord>, SqlError.SqlError>
+  /** The problems a run joined, each with the fingerprint of the failure that joined it. */
+  readonly ofRun: (scope: string, runId: string) => Effect.Effect<ReadonlyArray<ProblemRecord & { readonly linkFingerprint: string }>, SqlError.SqlError>
+  /**
+   * What the scope knows of failures' fingerprints (DECISIONS §24): the live problem each names,
+   * its status, and its explained runs (in all, today from `dayStart`, on `version`); a
+   * fingerprint no problem has yet is absent.
+   */
+  readonly failureStates: (
+    scope: string,
+    fingerprints: ReadonlyArray<string>,
+    version: string | undefined,
+    dayStart: number
+  ) => Effect.Effect<ReadonlyMap<string, FailureState>, SqlError.SqlError>
   readonly compare: (
     scope: string,
     label: string,
@@ -227,6 +272,15 @@ export interface ProblemStoreShape {
   ) => Effect.Effect<void, SqlError.SqlError>
   /** Outbox rows written for `run.failed` of a run (in the finish's transaction). */
   readonly failedRun: (scope: string, runId: string, traceId: string | null, error: { readonly error: string; readonly message: string }, now: number) => Effect.Effect<void, SqlError.SqlError>
+  /**
+   * Rebuilds a scope's problems from its done runs' failures under today's rule (DECISIONS §24,
+   * `svc problems regroup`), in one transaction under the scope's lock: a problem keeps its id when
+   * its anchor maps one to one (its runs all carry one new fingerprint that no other problem's
+   * runs carry), or when a merge held its fingerprints together; status, `resolved_in_version` and
+   * merges carry over; no alert is written. All or nothing: interrupted, nothing changed, and it
+   * runs again from the start.
+   */
+  readonly regroup: (scope: string, runs: ReadonlyArray<RegroupRun>, now: number) => Effect.Effect<RegroupOutcome, SqlError.SqlError>
   /** Joins a finished run's findings (in the finish's transaction). */
   readonly joinRun: (input: JoinInput) => Effect.Effect<void, SqlError.SqlError>
   /** The outbox row of a run's verdicts (in the finish's transaction). */
@@ -248,13 +302,15 @@ const newId = (): string => `prb_${randomBytes(12).toString("hex")}`
 
 /** The first key of the scope's advisory lock on PostgreSQL (merges, detaches, repairs); the second is the scope's hash. */
 const MERGE_LOCK = 0x70726f62
+/** The explained runs a problem's detail shows as its exemplars (its explanation is read from them). */
+const EXEMPLARS_SHOWN = 5
 /** A scope as the second key of its advisory lock: 32 bits of its SHA-256. */
 const scopeKey = (scope: string): number => createHash("sha256").update(scope).digest().readInt32BE(0)
 /** Merge links read at once when a problem's id is resolved (a longer chain is read on from where it stopped). */
 const CHAIN_READ = 32
 
 const PROBLEM_COLUMNS =
-  "id, scope, fingerprint, title, normalized_title, cites, playbook, patterns, severity, status, run_count, first_seen, last_seen, resolved_at, resolved_in_version, regressed_at, merged_into, versions_before, regression_alerted_at"
+  "id, scope, fingerprint, title, normalized_title, cites, playbook, patterns, anchor_check, severity, status, run_count, first_seen, last_seen, resolved_at, resolved_in_version, regressed_at, merged_into, versions_before, regression_alerted_at"
 
 /** The same columns of the table aliased `p` (queries that join it). */
 const PROBLEM_COLUMNS_OF_P = PROBLEM_COLUMNS.split(", ").map((column) => `p.${column}`).join(", ")
@@ -285,6 +341,7 @@ const problemOf = (row: unknown): ProblemRecord | undefined => {
     cites: text(row, "cites") ?? "",
     playbook: text(row, "playbook"),
     patterns: listOf(text(row, "patterns")),
+    check: text(row, "anchor_check"),
     severity,
     status,
     runCount: integer(row, "run_count") ?? 0,
@@ -304,6 +361,11 @@ const problemsOf = (rows: ReadonlyArray<unknown>): Array<ProblemRecord> => rows.
 const decodeFinding = Schema.decodeUnknownOption(Schema.parseJson(ProblemFindingSchema))
 const findingOf = (raw: string | null): ProblemFinding | undefined => (raw === null ? undefined : Option.getOrUndefined(decodeFinding(raw)))
 
+/** The patterns of a failure: its lens anchor's and its perspectives' (a check anchor has none of its own). */
+const patternsOf = (finding: ProblemFinding): ReadonlyArray<string> =>
+  Array.from(new Set([finding.pattern, ...(finding.perspectives ?? []).flatMap((perspective) => (perspective.pattern === null ? [] : [perspective.pattern]))]))
+    .filter((pattern) => pattern.length > 0)
+
 /** A problem's row as a finding makes it: open, with that finding's title, severity and pattern. */
 const newProblemRow = (id: string, scope: string, finding: ProblemFinding, runCount: number, seenAt: number) => ({
   id,
@@ -313,7 +375,8 @@ const newProblemRow = (id: string, scope: string, finding: ProblemFinding, runCo
   normalized_title: finding.normalizedTitle,
   cites: finding.cites,
   playbook: finding.playbook,
-  patterns: keptList([finding.pattern]),
+  patterns: keptList(patternsOf(finding)),
+  anchor_check: finding.check ?? null,
   severity: finding.severity,
   severity_rank: severityRank(finding.severity),
   status: "open",
@@ -331,6 +394,21 @@ const firstOf = (rows: ReadonlyArray<unknown>): Record<string, unknown> | undefi
 const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** The Slack-compatible line of an alert. */
+/**
+ * An alert's verdict (DECISIONS §24): the failure's explanation, the quote at its decisive step and
+ * its top intervention, each on a line of its own after the title.
+ */
+const verdictOf = (finding: ProblemFinding): string => {
+  const lines: Array<string> = []
+  const clip = (text: string, at: number) => (text.length > at ? `${text.slice(0, at)}…` : text)
+  if (finding.explanation !== undefined && finding.explanation.length > 0) lines.push(clip(finding.explanation, 400))
+  const quote = finding.evidence.find((item) => item.quote.length > 0)
+  if (quote !== undefined) lines.push(`> ${clip(quote.quote.replace(/\s+/g, " "), 200)}${quote.actor === null ? "" : ` (${quote.actor})`}`)
+  const top = finding.interventions?.[0]
+  if (top !== undefined) lines.push(`Fix: ${clip(top.description, 300)}`)
+  return lines.length === 0 ? "" : `\n${lines.join("\n")}`
+}
+
 /** The events webhooks are called for (the rest of the outbox is a run's verdicts, sent to SVC_EVALUATION_ENDPOINT). */
 type WebhookEvent = Exclude<AlertEvent, "run.evaluation">
 
@@ -338,11 +416,11 @@ const alertText = (event: WebhookEvent, problem: ProblemRecord | undefined, link
   const where = link === null ? "" : ` ${link}`
   switch (event) {
     case "problem.new":
-      return `New problem (${problem?.severity ?? ""}): ${problem?.title ?? ""}${extra}${where}`
+      return `New problem (${problem?.severity ?? ""}): ${problem?.title ?? ""}${where}${extra}`
     case "problem.severity":
-      return `Problem now ${problem?.severity ?? ""}: ${problem?.title ?? ""}${extra}${where}`
+      return `Problem now ${problem?.severity ?? ""}: ${problem?.title ?? ""}${where}${extra}`
     case "problem.regressed":
-      return `Problem regressed: ${problem?.title ?? ""}${extra}${where}`
+      return `Problem regressed: ${problem?.title ?? ""}${where}${extra}`
     case "run.failed":
       return `Run failed${extra}${where}`
   }
@@ -395,8 +473,8 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       url: policy.linkOf(`/v1/problems/${problem.id}`)
     })
 
-    const problemAlert = (event: WebhookEvent, problem: ProblemRecord, input: JoinInput) =>
-      enqueue(
+    const problemAlert = (event: WebhookEvent, problem: ProblemRecord, input: JoinInput, finding: ProblemFinding) =>
+      input.silent === true ? Effect.void : enqueue(
         input.scope,
         event,
         input.now,
@@ -404,7 +482,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
           problem: problemPayload(problem),
           run: { id: input.runId, trace_id: input.traceId, labels: input.labels, url: policy.linkOf(`/v1/runs/${input.runId}`) }
         },
-        alertText(event, problem, policy.linkOf(`/v1/problems/${problem.id}`), ""),
+        alertText(event, problem, policy.linkOf(`/v1/problems/${problem.id}`), verdictOf(finding)),
         { problemId: problem.id, runId: input.runId }
       )
 
@@ -493,6 +571,18 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         const day = iso(input.now).slice(0, 10)
         const version = input.labels[VERSION_LABEL]
         const minRank = severityRank(policy.minSeverity)
+        // A run explained again (`POST /v1/runs/{id}/explain`) finishes again: its links to the
+        // problems it had joined take the new failure and explanation; it is not counted twice.
+        const linkedBefore = new Set((yield* sql`SELECT problem_id FROM problem_runs WHERE scope = ${input.scope} AND run_id = ${input.runId}`)
+          .flatMap((row) => (Predicate.isRecord(row) ? [text(row, "problem_id") ?? ""] : [])))
+        for (const problemId of linkedBefore) {
+          const finding = byProblem.get(problemId)
+          if (finding === undefined) continue
+          byProblem.delete(problemId)
+          yield* sql`UPDATE problem_runs SET finding = ${JSON.stringify(finding)}, severity = ${finding.severity}, explained = ${input.explained ? 1 : 0},
+                       tokens = ${input.explained ? input.tokens : 0}, version = ${version ?? null}
+                     WHERE problem_id = ${problemId} AND run_id = ${input.runId}`
+        }
         for (const problem of problems) {
           const finding = byProblem.get(problem.id)
           if (finding === undefined) continue
@@ -501,7 +591,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
           const regresses = problem.status === "resolved" &&
             (problem.resolvedInVersion === null || (version !== undefined && !problem.versionsBefore.includes(version)))
           const status: ProblemStatus = regresses ? "regressed" : problem.status
-          const patterns = keptList([...problem.patterns, finding.pattern])
+          const patterns = keptList([...problem.patterns, ...patternsOf(finding)])
           const updated: ProblemRecord = {
             ...problem,
             severity,
@@ -519,11 +609,11 @@ export const makeProblemStore = (policy: AlertPolicy) =>
           if (status === "ignored") continue
           const isNew = problem.runCount === 0
           if (isNew) {
-            if (severityRank(severity) >= minRank) yield* problemAlert("problem.new", updated, input)
+            if (severityRank(severity) >= minRank) yield* problemAlert("problem.new", updated, input, finding)
           } else if (severityRank(problem.severity) < minRank && severityRank(severity) >= minRank) {
-            yield* problemAlert("problem.severity", updated, input)
+            yield* problemAlert("problem.severity", updated, input, finding)
           }
-          if (alertRegression) yield* problemAlert("problem.regressed", updated, input)
+          if (alertRegression) yield* problemAlert("problem.regressed", updated, input, finding)
         }
         const linked = problems.flatMap((problem) => {
           const finding = byProblem.get(problem.id)
@@ -536,7 +626,10 @@ export const makeProblemStore = (policy: AlertPolicy) =>
               fingerprint: finding.fingerprint,
               seen_at: input.now,
               severity: finding.severity,
-              finding: JSON.stringify(finding)
+              finding: JSON.stringify(finding),
+              explained: input.explained ? 1 : 0,
+              version: version ?? null,
+              tokens: input.explained ? input.tokens : 0
             }]
         })
         if (linked.length === 0) return
@@ -559,8 +652,11 @@ export const makeProblemStore = (policy: AlertPolicy) =>
           yield* sql`INSERT INTO problem_labels ${sql.insert(rows)}
                      ON CONFLICT (problem_id, label_key, label_value) DO UPDATE SET runs = problem_labels.runs + 1, last_seen = excluded.last_seen`
         }
-        const patterns = linked.map((row) => ({ problem_id: row.problem_id, scope: input.scope, pattern: byProblem.get(row.problem_id)?.pattern ?? "" }))
-        yield* sql`INSERT INTO problem_patterns ${sql.insert(patterns)} ON CONFLICT DO NOTHING`
+        const patterns = linked.flatMap((row) => {
+          const finding = byProblem.get(row.problem_id)
+          return finding === undefined ? [] : patternsOf(finding).map((pattern) => ({ problem_id: row.problem_id, scope: input.scope, pattern }))
+        })
+        if (patterns.length > 0) yield* sql`INSERT INTO problem_patterns ${sql.insert(patterns)} ON CONFLICT DO NOTHING`
       })
 
     const failedRun: ProblemStoreShape["failedRun"] = (scope, runId, traceId, error, now) =>
@@ -759,25 +855,31 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         const found = yield* resolveId(scope, id)
         if (Option.isNone(found)) return Option.none()
         const problem = found.value
-        const [days, labels, examples, fingerprints] = yield* Effect.all([
+        const [days, labels, examples, exemplars, spent, fingerprints] = yield* Effect.all([
           sql`SELECT day, runs FROM problem_days WHERE problem_id = ${problem.id} ORDER BY day`,
           sql`SELECT label_key, label_value, runs FROM problem_labels WHERE problem_id = ${problem.id} ORDER BY runs DESC, label_key, label_value LIMIT 100`,
           sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} ORDER BY seen_at DESC, run_id DESC LIMIT 10`,
+          sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} AND explained = 1 ORDER BY seen_at DESC, run_id DESC LIMIT ${EXEMPLARS_SHOWN}`,
+          sql`SELECT COALESCE(SUM(tokens), 0) AS tokens FROM problem_runs WHERE problem_id = ${problem.id}`,
           sql`SELECT fingerprint FROM problem_fingerprints WHERE problem_id = ${problem.id} ORDER BY fingerprint`
         ])
+        const examplesOf = (rows: ReadonlyArray<unknown>) =>
+          rows.flatMap((row) => {
+            if (!Predicate.isRecord(row)) return []
+            const finding = findingOf(text(row, "finding"))
+            const severity = asSeverity(row["severity"])
+            const runId = text(row, "run_id")
+            return finding === undefined || severity === undefined || runId === null ? [] : [{ runId, seenAt: integer(row, "seen_at") ?? 0, severity, finding }]
+          })
         return Option.some({
           ...problem,
           days: days.flatMap((row) => (Predicate.isRecord(row) ? [{ day: text(row, "day") ?? "", runs: integer(row, "runs") ?? 0 }] : [])),
           labels: labels.flatMap((row) =>
             Predicate.isRecord(row) ? [{ key: text(row, "label_key") ?? "", value: text(row, "label_value") ?? "", runs: integer(row, "runs") ?? 0 }] : []
           ),
-          examples: examples.flatMap((row) => {
-            if (!Predicate.isRecord(row)) return []
-            const finding = findingOf(text(row, "finding"))
-            const severity = asSeverity(row["severity"])
-            const runId = text(row, "run_id")
-            return finding === undefined || severity === undefined || runId === null ? [] : [{ runId, seenAt: integer(row, "seen_at") ?? 0, severity, finding }]
-          }),
+          examples: examplesOf(examples),
+          exemplars: examplesOf(exemplars),
+          tokens: integer(firstOf(spent) ?? {}, "tokens") ?? 0,
           fingerprints: fingerprints.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "fingerprint") ?? ""] : []))
         } satisfies ProblemDetail)
       })
@@ -838,7 +940,8 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         yield* sql`UPDATE problem_days SET runs = runs - 1 WHERE problem_id = ${problem.id} AND day = ${day}`
         yield* sql`DELETE FROM problem_days WHERE problem_id = ${problem.id} AND runs <= 0`
         yield* sql`INSERT INTO problem_days ${sql.insert({ problem_id: fresh, day, runs: 1 })}`
-        yield* sql`INSERT INTO problem_patterns ${sql.insert({ problem_id: fresh, scope, pattern: finding.pattern })}`
+        const patterns = patternsOf(finding)
+        if (patterns.length > 0) yield* sql`INSERT INTO problem_patterns ${sql.insert(patterns.map((pattern) => ({ problem_id: fresh, scope, pattern })))}`
         yield* sql`UPDATE problems SET run_count = run_count - 1 WHERE id = ${problem.id} AND run_count > 0`
         // the run's labels (as it still has them) go with it
         const labels = Object.entries(labelsOf(text(firstOf(yield* sql`SELECT labels FROM runs WHERE scope = ${scope} AND id = ${runId}`) ?? {}, "labels")))
@@ -852,6 +955,91 @@ export const makeProblemStore = (policy: AlertPolicy) =>
           }`
         }
         return yield* resolveId(scope, fresh)
+      }))
+
+    const regroup: ProblemStoreShape["regroup"] = (scope, runs, now) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* lockScope(scope)
+        // the runs' problems before: a link points at the live problem (merges move links)
+        const links = new Map<string, Set<string>>()
+        for (const row of yield* sql`SELECT run_id, problem_id FROM problem_runs WHERE scope = ${scope}`) {
+          if (!Predicate.isRecord(row)) continue
+          const runId = text(row, "run_id") ?? ""
+          const held = links.get(runId) ?? new Set<string>()
+          held.add(text(row, "problem_id") ?? "")
+          links.set(runId, held)
+        }
+        const before = problemsOf(yield* sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM problems WHERE scope = ${scope}`)
+        const live = new Map(before.filter((problem) => problem.mergedInto === null).map((problem) => [problem.id, problem]))
+        const absorbed = new Set(before.flatMap((problem) => (problem.mergedInto === null ? [] : [problem.mergedInto])))
+        // which old problems each new fingerprint's runs were in, and which fingerprints each old problem's runs carry now
+        const sources = new Map<string, Set<string>>()
+        const targets = new Map<string, Set<string>>()
+        for (const run of runs) {
+          for (const finding of run.findings) {
+            const from = sources.get(finding.fingerprint) ?? new Set<string>()
+            for (const old of links.get(run.runId) ?? []) {
+              from.add(old)
+              const to = targets.get(old) ?? new Set<string>()
+              to.add(finding.fingerprint)
+              targets.set(old, to)
+            }
+            sources.set(finding.fingerprint, from)
+          }
+        }
+        // a fingerprint keeps an old problem's id when the two map one to one, or when the old
+        // problem had absorbed others (a merge said its fingerprints are one failure): then each
+        // fingerprint coming from it alone goes to it
+        const idOf = new Map<string, string>()
+        for (const [fingerprint, from] of sources) {
+          const [only, ...more] = from
+          if (only === undefined || more.length > 0 || !live.has(only)) continue
+          const to = targets.get(only)
+          if ((to !== undefined && to.size === 1) || absorbed.has(only)) idOf.set(fingerprint, only)
+        }
+        const keptIds = new Set(idOf.values())
+        // the scope's groupings go; merged problems whose target is kept stay (their ids lead there)
+        yield* sql`DELETE FROM problem_days WHERE problem_id IN (SELECT id FROM problems WHERE scope = ${scope})`
+        yield* sql`DELETE FROM problem_runs WHERE scope = ${scope}`
+        yield* sql`DELETE FROM problem_labels WHERE scope = ${scope}`
+        yield* sql`DELETE FROM problem_patterns WHERE scope = ${scope}`
+        yield* sql`DELETE FROM problem_fingerprints WHERE scope = ${scope}`
+        const gone = before.filter((problem) => problem.mergedInto === null || !keptIds.has(problem.mergedInto)).map((problem) => problem.id)
+        for (let at = 0; at < gone.length; at += 500) yield* sql`DELETE FROM problems WHERE scope = ${scope} AND ${sql.in("id", gone.slice(at, at + 500))}`
+        // the problems, made again, then the runs replayed in the order they were seen (counts, days, labels), silently
+        const firstFinding = new Map<string, ProblemFinding>()
+        for (const run of runs) for (const finding of run.findings) if (!firstFinding.has(finding.fingerprint)) firstFinding.set(finding.fingerprint, finding)
+        const made = new Set<string>()
+        for (const [fingerprint, finding] of firstFinding) {
+          const id = idOf.get(fingerprint) ?? newId()
+          if (!made.has(id)) {
+            made.add(id)
+            const old = live.get(id)
+            yield* sql`INSERT INTO problems ${sql.insert({ ...newProblemRow(id, scope, finding, 0, old?.firstSeen ?? now), first_seen: old?.firstSeen ?? now })}`
+          }
+          yield* sql`INSERT INTO problem_fingerprints ${sql.insert({ scope, fingerprint, problem_id: id })}`
+        }
+        const ordered = [...runs].sort((a, b) => a.seenAt - b.seenAt || a.runId.localeCompare(b.runId))
+        for (const run of ordered) {
+          yield* joinRun({ scope, runId: run.runId, traceId: run.traceId, labels: run.labels, now: run.seenAt, findings: run.findings, explained: run.explained, tokens: run.tokens, silent: true })
+        }
+        // a run that ended on its checks is explained by its first failure's problem, as regrouped
+        for (const run of ordered) {
+          const first = run.findings[0]
+          if (run.explained || first === undefined) continue
+          yield* sql`UPDATE runs SET explained_by = (SELECT problem_id FROM problem_fingerprints WHERE scope = ${scope} AND fingerprint = ${first.fingerprint})
+                     WHERE scope = ${scope} AND id = ${run.runId} AND explained_by IS NOT NULL`
+        }
+        // what an admin said carries over to the problem that keeps its id
+        for (const id of keptIds) {
+          const old = live.get(id)
+          if (old === undefined) continue
+          yield* sql`UPDATE problems SET status = ${old.status}, resolved_at = ${old.resolvedAt}, resolved_in_version = ${old.resolvedInVersion},
+                       versions_before = ${keptList(old.versionsBefore)}, regressed_at = ${old.regressedAt}, regression_alerted_at = ${old.regressionAlertedAt}
+                     WHERE id = ${id}`
+        }
+        const after = integer(firstOf(yield* sql`SELECT COUNT(*) AS n FROM problems WHERE scope = ${scope} AND merged_into IS NULL`) ?? {}, "n") ?? 0
+        return { runs: runs.length, problemsBefore: live.size, problemsAfter: after, kept: keptIds.size } satisfies RegroupOutcome
       }))
 
     const recentDays: ProblemStoreShape["recentDays"] = (ids, sinceDay) =>
@@ -871,10 +1059,44 @@ export const makeProblemStore = (policy: AlertPolicy) =>
 
     const ofRun: ProblemStoreShape["ofRun"] = (scope, runId) =>
       Effect.map(
-        sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)} FROM problem_runs r JOIN problems p ON p.id = r.problem_id
+        sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)}, r.fingerprint AS link_fingerprint FROM problem_runs r JOIN problems p ON p.id = r.problem_id
             WHERE r.scope = ${scope} AND r.run_id = ${runId} ORDER BY p.severity_rank DESC, p.id`,
-        problemsOf
+        (rows) => rows.flatMap((row) => {
+          const problem = problemOf(row)
+          return problem === undefined || !Predicate.isRecord(row) ? [] : [{ ...problem, linkFingerprint: text(row, "link_fingerprint") ?? "" }]
+        })
       )
+
+    const failureStates: ProblemStoreShape["failureStates"] = (scope, fingerprints, version, dayStart) =>
+      Effect.gen(function*() {
+        const states = new Map<string, FailureState>()
+        if (fingerprints.length === 0) return states
+        const named = yield* sql`SELECT fingerprint, problem_id FROM problem_fingerprints WHERE scope = ${scope} AND ${sql.in("fingerprint", Array.from(new Set(fingerprints)))}`
+        for (const row of named) {
+          if (!Predicate.isRecord(row)) continue
+          const fingerprint = text(row, "fingerprint")
+          const id = text(row, "problem_id")
+          if (fingerprint === null || id === null) continue
+          // the live problem, merges followed
+          const live = yield* resolveId(scope, id)
+          if (Option.isNone(live)) continue
+          const problem = live.value
+          const counts = firstOf(
+            yield* sql`SELECT COUNT(*) AS explained,
+                         COALESCE(SUM(CASE WHEN seen_at >= ${dayStart} THEN 1 ELSE 0 END), 0) AS today,
+                         COALESCE(SUM(CASE WHEN version = ${version ?? ""} THEN 1 ELSE 0 END), 0) AS on_version
+                       FROM problem_runs WHERE problem_id = ${problem.id} AND explained = 1`
+          ) ?? {}
+          states.set(fingerprint, {
+            problemId: problem.id,
+            status: problem.status,
+            explained: integer(counts, "explained") ?? 0,
+            explainedToday: integer(counts, "today") ?? 0,
+            versionExplained: version === undefined || (integer(counts, "on_version") ?? 0) > 0
+          })
+        }
+        return states
+      })
 
     /** How many runs of the scope carry a label value, by status and skip reason. */
     const sideOf = (scope: string, label: string, value: string) =>
@@ -1055,6 +1277,8 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       merge,
       detach,
       ofRun,
+      failureStates,
+      regroup,
       recentDays,
       compare,
       digest,

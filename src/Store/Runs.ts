@@ -35,6 +35,8 @@ export interface RunRecord {
   readonly startedAt: number | null
   readonly finishedAt: number | null
   readonly severity: string | null
+  /** The problem whose explanation stands for this run's (DECISIONS §24): its lenses did not run. */
+  readonly explainedBy: string | null
 }
 
 export interface NewRun {
@@ -77,6 +79,8 @@ export interface ClaimedRun {
   readonly submittedAt: number
   /** Where the run came from: the API or OTLP (its verdicts go back to SVC_EVALUATION_ENDPOINT, DECISIONS §21). */
   readonly source: "api" | "otlp"
+  /** Its labels (a `version` label decides whether a known failure is explained again, DECISIONS §24). */
+  readonly labels: Readonly<Record<string, string>>
 }
 
 /** How a run ends. */
@@ -93,6 +97,10 @@ export type RunEnd =
     readonly findings?: ReadonlyArray<ProblemFinding> | undefined
     /** The tokens the run spent (the digest sums them). */
     readonly tokens?: number | undefined
+    /** Whether its lenses ran (DECISIONS §24): false for a run of a known failure ended on its checks. */
+    readonly explained?: boolean | undefined
+    /** The problem that explains it when its lenses did not run. */
+    readonly explainedBy?: string | null | undefined
     /** Its verdicts for SVC_EVALUATION_ENDPOINT (a run that came over OTLP), written to the outbox in the finish's transaction. */
     readonly evaluation?: EvaluationExport | undefined
   }
@@ -105,6 +113,8 @@ export interface RunFilter {
   readonly severity?: string | undefined
   /** Done runs with a finding of this pattern. */
   readonly pattern?: string | undefined
+  /** The runs of this problem (DECISIONS §24). */
+  readonly problem?: string | undefined
   readonly label?: readonly [key: string, value: string] | undefined
   readonly externalId?: string | undefined
   /** The source's own trace id (an OTel trace id in hex, a run id). */
@@ -157,6 +167,8 @@ export interface RunStoreShape {
   readonly releaseAll: Effect.Effect<number, SqlError.SqlError>
   /** Re-queues a failed or skipped run with its attempts anew; false when there is none such in the scope. */
   readonly retry: (scope: string, id: string, now: number) => Effect.Effect<boolean, SqlError.SqlError>
+  /** Queues a run that is not running again with `request` (its lenses asked for, DECISIONS §24), attempts anew; false when there is none such in the scope. */
+  readonly requeueWith: (scope: string, id: string, request: string, now: number) => Effect.Effect<boolean, SqlError.SqlError>
   /** Re-queues every run of the scope in a state (failed or skipped), in one statement; how many. */
   readonly retryAll: (scope: string, status: "failed" | "skipped", now: number) => Effect.Effect<number, SqlError.SqlError>
   /** Removes a run and all it holds; the cache keys it used, or undefined when there is none in the scope. */
@@ -174,6 +186,8 @@ export interface RunStoreShape {
    * retry, Otlp/Assembly.ts); false when it is not running.
    */
   readonly replaceRequest: (id: string, request: string, labels: Readonly<Record<string, string>>) => Effect.Effect<boolean, SqlError.SqlError>
+  /** A done run's report and severity rewritten (a regroup's checks and failures, DECISIONS §24). */
+  readonly replaceReport: (scope: string, id: string, report: string, severity: string) => Effect.Effect<boolean, SqlError.SqlError>
   /**
    * Reserves `tokens` of a scope's budget for the UTC day of `now`, atomically: false (nothing
    * reserved) when what is reserved and spent that day plus `tokens` would pass `limit`.
@@ -192,7 +206,7 @@ export class RunStore extends Context.Tag("RunStore")<RunStore, RunStoreShape>()
 
 /** The columns of a Run. */
 const RUN_COLUMNS =
-  "id, scope, status, reason, error_kind, error_message, trace_id, external_id, labels, source, attempts, submitted_at, started_at, finished_at, severity"
+  "id, scope, status, reason, error_kind, error_message, trace_id, external_id, labels, source, attempts, submitted_at, started_at, finished_at, severity, explained_by"
 
 /** The columns of a run with all it keeps. */
 const STORED_COLUMNS = `${RUN_COLUMNS}, dedupe_key, request, report, lines, patterns, cache_keys`
@@ -224,7 +238,8 @@ const recordOf = (row: unknown): RunRecord | undefined => {
     submittedAt,
     startedAt: integer(row, "started_at"),
     finishedAt: integer(row, "finished_at"),
-    severity: text(row, "severity")
+    severity: text(row, "severity"),
+    explainedBy: text(row, "explained_by")
   }
 }
 
@@ -276,7 +291,8 @@ const claimedOf = (now: number) => (rows: ReadonlyArray<unknown>): Option.Option
       request,
       attempts: integer(row, "attempts") ?? 1,
       submittedAt: integer(row, "submitted_at") ?? now,
-      source: text(row, "source") === "otlp" ? "otlp" : "api"
+      source: text(row, "source") === "otlp" ? "otlp" : "api",
+      labels: labelsOf(text(row, "labels"))
     })
 }
 
@@ -350,7 +366,8 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
         submittedAt: run.submittedAt,
         startedAt: null,
         finishedAt,
-        severity: null
+        severity: null,
+        explainedBy: null
       }
       return { run: created, created: true }
     })
@@ -367,6 +384,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       ...(filter.severity === undefined ? [] : [sql`severity = ${filter.severity}`]),
       ...(filter.pattern === undefined ? [] : [sql`patterns LIKE ${`%,${escapeLike(filter.pattern)},%`} ESCAPE '\\'`]),
       ...(filter.label === undefined ? [] : [labelEquals(sql, filter.label[0], filter.label[1])]),
+      ...(filter.problem === undefined ? [] : [sql`id IN (SELECT run_id FROM problem_runs WHERE scope = ${scope} AND problem_id = ${filter.problem})`]),
       ...(filter.externalId === undefined ? [] : [sql`external_id = ${filter.externalId}`]),
       ...(filter.traceId === undefined ? [] : [sql`trace_id = ${filter.traceId}`]),
       ...(filter.since === undefined ? [] : [sql`submitted_at >= ${filter.since}`]),
@@ -397,7 +415,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
               started_at = COALESCE(started_at, ${dialect.larger(sql`submitted_at`, sql`${now}`)})
             WHERE id = (${dialect.nextQueued(now, after)})
               AND status = 'queued'
-            RETURNING id, scope, request, attempts, submitted_at, source`,
+            RETURNING id, scope, request, attempts, submitted_at, source, labels`,
         claimedOf(now)
       ).pipe(Effect.tap(Option.match({ onNone: () => Effect.void, onSome: (run) => Ref.set(lastClaimed, run.scope) })))))
 
@@ -415,6 +433,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     const statement = end.status === "done"
       ? sql`UPDATE runs SET status = 'done', report = ${end.report}, severity = ${end.severity}, finished_at = ${now},
               patterns = ${`,${end.patterns.join(",")},`}, cache_keys = ${JSON.stringify(end.cacheKeys)}, tokens = ${end.tokens ?? null},
+              explained_by = ${end.explainedBy ?? null},
               lease_owner = NULL, lease_until = NULL, reason = NULL, error_kind = NULL, error_message = NULL WHERE ${held} ${returning}`
       : end.status === "failed"
       ? sql`UPDATE runs SET status = 'failed', error_kind = ${end.error.error}, error_message = ${end.error.message}, finished_at = ${now},
@@ -434,7 +453,9 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       if (end.status === "failed") {
         yield* problems.failedRun(scope, id, traceId, end.error, now)
       } else {
-        if (findings.length > 0) yield* problems.joinRun({ scope, runId: id, traceId, labels: labelsOf(text(row, "labels")), now, findings })
+        if (findings.length > 0 && end.status === "done") {
+          yield* problems.joinRun({ scope, runId: id, traceId, labels: labelsOf(text(row, "labels")), now, findings, explained: end.explained ?? true, tokens: end.tokens ?? 0 })
+        }
         if (evaluation !== undefined) yield* problems.evaluation(scope, id, now, evaluation)
       }
       return true
@@ -461,6 +482,15 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
                 WHERE scope = ${scope} AND ${which} AND status IN ('failed', 'skipped') RETURNING id`)
 
   const retry: RunStoreShape["retry"] = (scope, id, now) => Effect.map(requeue(scope, sql`id = ${id}`, now), (count) => count > 0)
+
+  // the report stays until the run finishes again (a done run's page keeps showing it)
+  const requeueWith: RunStoreShape["requeueWith"] = (scope, id, request, now) =>
+    Effect.map(
+      changed(sql`UPDATE runs SET status = 'queued', request = ${request}, reason = NULL, error_kind = NULL, error_message = NULL, finished_at = NULL,
+                    not_before = ${now}, attempts = 0
+                  WHERE scope = ${scope} AND id = ${id} AND status <> 'running' RETURNING id`),
+      (count) => count > 0
+    )
 
   const retryAll: RunStoreShape["retryAll"] = (scope, status, now) => requeue(scope, sql`status = ${status}`, now)
 
@@ -509,6 +539,9 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       (rows) => rows.length > 0
     )
 
+  const replaceReport: RunStoreShape["replaceReport"] = (scope, id, report, severity) =>
+    Effect.map(changed(sql`UPDATE runs SET report = ${report}, severity = ${severity} WHERE scope = ${scope} AND id = ${id} AND status = 'done' RETURNING id`), (count) => count > 0)
+
   const replaceRequest: RunStoreShape["replaceRequest"] = (id, request, labels) =>
     Effect.map(
       changed(sql`UPDATE runs SET request = ${request}, labels = ${JSON.stringify(labels)}, lines = NULL WHERE id = ${id} AND status = 'running' RETURNING id`),
@@ -547,6 +580,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     queued,
     restore,
     replaceRequest,
+    replaceReport,
     reserve,
     settle,
     budgetOf,
@@ -562,6 +596,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     releaseExpired,
     releaseAll,
     retry,
+    requeueWith,
     remove
   } satisfies RunStoreShape
 })

@@ -200,6 +200,26 @@ export const otelSample: Sample = {
         evidence: [checkEvidence(VERIFY_ERROR), checkEvidence(VERIFY_CALL), checkEvidence(FINAL_ANSWER)]
       }
     ],
+    // What src/Problems/Failures.ts makes of these checks and findings on this trace (DECISIONS §24)
+    failures: [
+      {
+        anchor: { kind: "check", check: "tool_error_unrecovered", pattern: null, title: "A tool failed and the run carried on as if it had not", severity: "high" },
+        fingerprint: "3ddf5ca677ebdb43",
+        problem: null,
+        perspectives: [
+          { pattern: "lencioni", check: null, title: "Migrator reported a clean migration after a tool warning" },
+          { pattern: "psych_safety", check: null, title: "A failed verification was left out of the report" }
+        ],
+        events: [RUN_SQL_RESULT, VERIFY_CALL, VERIFY_ERROR, MIGRATOR_REPORT, FINAL_ANSWER]
+      },
+      {
+        anchor: { kind: "finding", check: null, pattern: "group_decision", title: "Cut-over approved without evidence", severity: "medium" },
+        fingerprint: "192ea2e7854248bd22a843e9a52b5c62",
+        problem: null,
+        perspectives: [],
+        events: [REVIEWER_APPROVAL]
+      }
+    ],
     findings: [
       {
         pattern: "lencioni",
@@ -384,6 +404,7 @@ export const chatSample: Sample = {
     summary: "A short support exchange: the assistant looked the order up before answering and the user's question was resolved. None of the lenses found a failure mode.",
     decisive_step: null,
     checks: [],
+    failures: [],
     findings: [],
     interventions: [],
     patterns: [

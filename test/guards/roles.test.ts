@@ -106,13 +106,18 @@ describe("SVC_API_KEY_ROLES", () => {
     const roles: Readonly<Record<string, string>> = {
       "runs submit": "ingest",
       "runs retry": "admin",
+      "runs explain": "admin",
       "runs import": "admin",
       "problems update": "admin",
       "problems merge": "admin",
-      "problems detach": "admin"
+      "problems detach": "admin",
+      // rewrites a scope's problems (DECISIONS §24): an admin's, as merging is
+      "problems regroup": "admin"
     }
     expect(roles["runs submit"]).toBe(requiredRole("POST", "/v1/runs"))
     expect(roles["runs retry"]).toBe(requiredRole("POST", "/v1/runs/r1/retry"))
+    // explaining a run again spends model budget (DECISIONS §24): an admin's, as retrying is
+    expect(roles["runs explain"]).toBe(requiredRole("POST", "/v1/runs/r1/explain"))
     expect(roles["problems update"]).toBe(requiredRole("PATCH", "/v1/problems/p1"))
     expect(roles["problems merge"]).toBe(requiredRole("POST", "/v1/problems/p1/merge"))
     expect(roles["problems detach"]).toBe(requiredRole("POST", "/v1/problems/p1/detach"))

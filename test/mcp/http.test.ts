@@ -43,20 +43,20 @@ const INITIALIZE = {
 }
 
 describe("MCP over Streamable HTTP", () => {
-  it("initialize, then 42 tools (all read-only but svc_submit_run), a resource template per kind with 102 resources, and a prompt per pattern", async () => {
+  it("initialize, then 43 tools (all read-only but svc_submit_run and svc_explain_run), a resource template per kind with 102 resources, and a prompt per pattern", async () => {
     const service = await withProvider()
     const { client, transport } = await connectHttp(service.url)
     expect(client.getServerVersion()?.name).toBe("pattern-analysis-service")
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/)
     const { tools } = await client.listTools()
-    expect(tools).toHaveLength(42)
+    expect(tools).toHaveLength(43)
     const names = tools.map((tool) => tool.name)
     expect(names).toContain("svc_lewin")
     expect(names).toContain("svc_diagnose")
     expect(names).toContain("svc_check")
     expect(names).toContain("svc_list_patterns")
     for (const tool of tools) {
-      expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== "svc_submit_run")
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== "svc_submit_run" && tool.name !== "svc_explain_run")
       expect(tool.annotations?.destructiveHint, tool.name).toBe(false)
       expect(tool.inputSchema.type).toBe("object")
     }
@@ -254,7 +254,7 @@ describe("MCP over Streamable HTTP", () => {
     await expect(connectHttp(guarded.url)).rejects.toThrow(/"error":"unauthorized","message":"an API key is required/)
     await expect(connectHttp(guarded.url, { authorization: "Bearer wrong-key-0123456789" })).rejects.toThrow(/the API key is not valid/)
     const { client } = await connectHttp(guarded.url, { authorization: `Bearer ${key}` })
-    expect((await client.listTools()).tools).toHaveLength(42)
+    expect((await client.listTools()).tools).toHaveLength(43)
     // The trace limits are answered at the HTTP level, before the call runs.
     const steps = Array.from({ length: 5 }, (_, i) => ({ id: `s${i}`, actor: "agent", action: `step ${i}`, outcome: "ok" }))
     await expect(client.callTool({ name: "svc_lewin", arguments: { trace: { ...exampleTrace("lewin"), steps } } })).rejects.toThrow(/"error":"request_too_large","message":"steps has 5 elements, more than the limit of 3/)
@@ -338,7 +338,7 @@ describe("MCP over Streamable HTTP", () => {
       return parsed
     }
     const listed = await run("--method", "tools/list")
-    expect(Predicate.isRecord(listed) && Array.isArray(listed["tools"]) && listed["tools"].length).toBe(42)
+    expect(Predicate.isRecord(listed) && Array.isArray(listed["tools"]) && listed["tools"].length).toBe(43)
     const resource = await run("--method", "resources/read", "--uri", "svc://patterns/lewin/composition")
     expect(JSON.stringify(resource)).toContain("svc://patterns/lewin/composition")
     const called = await run("--method", "tools/call", "--tool-name", "svc_lewin", "--tool-arg", `trace=${JSON.stringify(exampleTrace("lewin"))}`, "mode=quick")

@@ -68,7 +68,7 @@ const untilEnded = async (client: Client, id: string, timeoutMs = 20_000) => {
 const lensArguments = { mode: "quick", patterns: ["lewin"] }
 
 describe("the runs over MCP (Streamable HTTP)", () => {
-  it("tools/list holds the three runs tools with schemas derived from the contract", async () => {
+  it("tools/list holds the four runs tools with schemas derived from the contract", async () => {
     const service = await withWorkers({ SVC_WORKERS: "0" })
     const { client } = await connectHttp(service.url)
     const { tools } = await client.listTools()
@@ -93,7 +93,7 @@ describe("the runs over MCP (Streamable HTTP)", () => {
     const list = tool("svc_list_runs")
     expect(list?.inputSchema.required).toEqual([])
     const properties = list?.inputSchema.properties ?? {}
-    expect(Object.keys(properties).sort()).toEqual(["cursor", "external_id", "label", "limit", "pattern", "severity", "since", "status", "trace_id", "until"])
+    expect(Object.keys(properties).sort()).toEqual(["cursor", "external_id", "label", "limit", "pattern", "problem", "severity", "since", "status", "trace_id", "until"])
     expect(properties["status"]).toMatchObject({ enum: ["queued", "running", "done", "failed", "skipped"] })
     expect(properties["severity"]).toMatchObject({ enum: ["none", "low", "medium", "high", "critical"] })
     expect(properties["limit"]).toMatchObject({ type: "integer", minimum: 1, maximum: 200 })
@@ -102,6 +102,10 @@ describe("the runs over MCP (Streamable HTTP)", () => {
     expect(get?.inputSchema.required).toEqual(["id"])
     expect(get?.inputSchema.properties?.["output"]).toMatchObject({ enum: ["json", "markdown"] })
     for (const name of ["svc_list_runs", "svc_get_run"]) expect(tool(name)?.annotations, name).toMatchObject({ readOnlyHint: true, openWorldHint: false })
+    // DECISIONS §24: a run's lenses asked for; it queues the run and spends model budget
+    const explain = tool("svc_explain_run")
+    expect(explain?.inputSchema.required).toEqual(["id"])
+    expect(explain?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true })
   })
 
   it("submit, list, get until done: the report is the run's diagnose, and markdown is the page REST renders", async () => {

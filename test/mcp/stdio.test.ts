@@ -28,11 +28,11 @@ const providerEnv = () => ({
 })
 
 describe("MCP over stdio", () => {
-  it("initialize, 42 tools, a pattern call and a diagnose against the provider double, a resource and a prompt", async () => {
+  it("initialize, 43 tools, a pattern call and a diagnose against the provider double, a resource and a prompt", async () => {
     double.reset()
     double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
     const { client, stderr } = await connectStdio(providerEnv())
-    expect((await client.listTools()).tools).toHaveLength(42)
+    expect((await client.listTools()).tools).toHaveLength(43)
     const result = await client.callTool({ name: "svc_lewin", arguments: { trace: exampleTrace("lewin"), mode: "quick" } })
     expect(result.isError, firstText(result)).toBeFalsy()
     expect(Predicate.isRecord(result.structuredContent) && result.structuredContent["pattern"]).toBe("lewin")

@@ -152,7 +152,10 @@ describe("how a finished diagnose ends its run (resultOfReport)", () => {
         cacheKeys: ["k1", "k2"],
         // its one finding has no evidence: it joins no problem (DECISIONS §19)
         findings: [],
-        tokens: report.usage.input_tokens + report.usage.output_tokens
+        tokens: report.usage.input_tokens + report.usage.output_tokens,
+        // a lens ran: the run explains what it found itself (DECISIONS §24)
+        explained: true,
+        explainedBy: null
       }
     })
     // No lens chosen at all is a done run too (nothing failed).

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Run, RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContract.js"
 import { defaultReply, exampleTrace, type ProviderDouble, type Script, startProviderDouble } from "../support/ProviderDouble.js"
-import { type Spawned, spawnService } from "../support/Spawned.js"
+import { EXPLAIN_EVERY_RUN, type Spawned, spawnService } from "../support/Spawned.js"
 import { allRunsAt } from "./support.js"
 
 const RUNS = 200
@@ -102,7 +102,7 @@ const queuedHome = async (): Promise<{ readonly home: string; readonly ids: Read
 /** Restarted with the double answering: every run ends; none missing, none run more than twice. */
 const recovers = async (home: string, ids: ReadonlyArray<string>) => {
   double.script = () => undefined
-  const after = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: WORKERS })
+  const after = await spawnService(double.url, { ...EXPLAIN_EVERY_RUN, SVC_HOME: home, SVC_WORKERS: WORKERS })
   try {
     await until("every run to end", async () => (await allRunsAt(after.url)).every((run) => run.status === "done" || run.status === "failed"))
     const runs = await allRunsAt(after.url)
@@ -144,7 +144,7 @@ describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => 
     const address = silent.address()
     const port = typeof address === "object" && address !== null ? address.port : 0
     try {
-      const service = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: WORKERS, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` })
+      const service = await spawnService(double.url, { ...EXPLAIN_EVERY_RUN, SVC_HOME: home, SVC_WORKERS: WORKERS, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` })
       await until("8 runs running", async () => (await allRunsAt(service.url)).filter((run) => run.status === "running").length === 8)
       kill(service)
       expect((await service.exited).signal).toBe("SIGKILL")
@@ -162,7 +162,7 @@ describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => 
     const { home, ids } = await queuedHome()
     double.reset()
     double.script = () => ({ kind: "hang" })
-    const service = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: WORKERS })
+    const service = await spawnService(double.url, { ...EXPLAIN_EVERY_RUN, SVC_HOME: home, SVC_WORKERS: WORKERS })
     await until("8 calls in flight", () => double.calls.length >= 8)
     const running = (await allRunsAt(service.url)).filter((run) => run.status === "running")
     expect(running).toHaveLength(8)
@@ -185,7 +185,7 @@ describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => 
       return defaultReply(call)
     }
     double.script = script
-    const service = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: WORKERS })
+    const service = await spawnService(double.url, { ...EXPLAIN_EVERY_RUN, SVC_HOME: home, SVC_WORKERS: WORKERS })
     started.service = service
     expect((await service.exited).signal).toBe("SIGKILL")
     const { calls } = await recovers(home, ids)
@@ -200,6 +200,7 @@ const eightInFlight = async (script: Script, drainDelay: string, grace: string) 
   double.script = script
   const service = await spawnService(double.url, {
     SVC_HOME: home,
+    ...EXPLAIN_EVERY_RUN,
     SVC_WORKERS: WORKERS,
     SVC_DRAIN_DELAY_SECONDS: drainDelay,
     SVC_SHUTDOWN_GRACE_SECONDS: grace

@@ -18,7 +18,7 @@ import { spawn } from "node:child_process"
 import { RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContract.js"
 import { type Cluster, startCluster } from "../support/Postgres.js"
 import { defaultReply, exampleOutput, exampleTrace, type ProviderDouble, type Reply, startProviderDouble } from "../support/ProviderDouble.js"
-import { type Spawned, spawnService } from "../support/Spawned.js"
+import { EXPLAIN_EVERY_RUN, type Spawned, spawnService } from "../support/Spawned.js"
 import { allRunsAt } from "./support.js"
 
 const base = exampleTrace("lewin")
@@ -135,7 +135,7 @@ const doubleAt = (index: number): ProviderDouble => {
 
 /** A replica on `database`, its model calls to its own double. */
 const replica = async (database: string, index: number, env: Record<string, string> = {}): Promise<Spawned> => {
-  const spawned = await spawnService(doubleAt(index).url, { SVC_DATABASE_URL: database, SVC_WORKERS: "4", ...env })
+  const spawned = await spawnService(doubleAt(index).url, { ...EXPLAIN_EVERY_RUN, SVC_DATABASE_URL: database, SVC_WORKERS: "4", ...env })
   replicas.push(spawned)
   return spawned
 }

@@ -27,7 +27,7 @@ describe("the runs store (SQLite)", () => {
       const mode = yield* sql`PRAGMA journal_mode`
       expect(mode).toEqual([{ journal_mode: "wal" }])
       const applied = yield* sql`SELECT migration_id, name FROM svc_migrations ORDER BY migration_id`
-      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }, { migration_id: 3, name: "problems" }, { migration_id: 4, name: "trace_ids" }, { migration_id: 5, name: "otlp_attempts" }])
+      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }, { migration_id: 3, name: "problems" }, { migration_id: 4, name: "trace_ids" }, { migration_id: 5, name: "otlp_attempts" }, { migration_id: 6, name: "failures" }])
       expect(statSync(file).isFile()).toBe(true)
     }))
 
@@ -65,10 +65,10 @@ describe("the runs store (SQLite)", () => {
       }
       const sql = yield* openSql(file, later)
       const applied = yield* sql`SELECT migration_id, name FROM svc_migrations ORDER BY migration_id`
-      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }, { migration_id: 3, name: "problems" }, { migration_id: 4, name: "trace_ids" }, { migration_id: 5, name: "otlp_attempts" }, { migration_id: 99, name: "note" }])
+      expect(applied).toEqual([{ migration_id: 1, name: "runs" }, { migration_id: 2, name: "otlp" }, { migration_id: 3, name: "problems" }, { migration_id: 4, name: "trace_ids" }, { migration_id: 5, name: "otlp_attempts" }, { migration_id: 6, name: "failures" }, { migration_id: 99, name: "note" }])
       const columns = yield* sql`SELECT name FROM pragma_table_info('runs') WHERE name = 'note'`
       expect(columns).toHaveLength(1)
-      // the shipped later migrations (0002, OTLP's pending traces; 0003, problems; 0004, the trace id index; 0005, OTLP's attempts) made their tables on the older database
+      // the shipped later migrations (0002, OTLP's pending traces; 0003, problems; 0004, the trace id index; 0005, OTLP's attempts; 0006, failures) made their tables on the older database
       expect(yield* sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('otlp_traces', 'otlp_items', 'problems') ORDER BY name`).toEqual([
         { name: "otlp_items" },
         { name: "otlp_traces" },
@@ -138,7 +138,7 @@ describe.each(STORES)("the runs store on $name", ({ open }) => {
       yield* store.submit(newRun("old", { submittedAt: 1_000 }))
       yield* store.submit(newRun("new", { submittedAt: 2_000 }))
       const claimed = yield* store.claim("worker-a", 10_000, LEASE)
-      expect(claimed).toEqual(Option.some({ id: "old", scope: "shared", request: JSON.stringify({ trace: "old" }), attempts: 1, submittedAt: 1_000, source: "api" }))
+      expect(claimed).toEqual(Option.some({ id: "old", scope: "shared", request: JSON.stringify({ trace: "old" }), attempts: 1, submittedAt: 1_000, source: "api", labels: {} }))
       // the lease is renewed while held
       expect(yield* store.renew("old", "worker-a", 20_000, LEASE)).toBe(true)
       // worker-a dies: its lease lapses, the run goes back to the queue and worker-b takes it

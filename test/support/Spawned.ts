@@ -17,6 +17,12 @@ export interface Spawned {
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly at: number }>
 }
 
+/**
+ * Every run's lenses run (DECISIONS §24: a known failure's later runs otherwise end on their
+ * checks), for tests that count one model call per run: every run sampled, no daily bound reached.
+ */
+export const EXPLAIN_EVERY_RUN: Readonly<Record<string, string>> = { SVC_EXPLAIN_SAMPLE: "1", SVC_EXPLAIN_MAX_PER_DAY: "100000" }
+
 /** The service with the double at `doubleUrl` (its OpenAI wire) and `env` over the defaults (a new SVC_HOME). */
 export const spawnService = async (doubleUrl: string, env: Record<string, string>): Promise<Spawned> => {
   const child = spawn(process.execPath, [server], {

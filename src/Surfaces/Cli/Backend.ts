@@ -59,6 +59,9 @@ export interface ImportOutcome {
 }
 
 /** Why `svc runs import` does not take --url. */
+export const REGROUP_IS_LOCAL =
+  "svc problems regroup rewrites the problems of this environment's store (SVC_HOME/svc.db or SVC_DATABASE_URL), and a service has no regroup route: run it without --url where the service's store is configured"
+
 export const IMPORT_IS_LOCAL =
   "svc runs import writes to the store of this environment (SVC_HOME/svc.db), and a service has no import route: run it without --url where the service's store is configured (the same SVC_HOME)"
 
@@ -76,6 +79,8 @@ export interface RunsBackend {
   /** A done run's report in an output of the registry, rendered by the renderers of diagnose. */
   readonly report: (id: string, output: DiagnoseOutputName, artifact: string | undefined) => Effect.Effect<Rendered, CliFailure>
   readonly retry: (id: string) => Effect.Effect<Served<Run>, CliFailure>
+  /** Queues a run again with its lenses (`POST /v1/runs/{id}/explain`, DECISIONS §24). */
+  readonly explain: (id: string) => Effect.Effect<Served<Run>, CliFailure>
   /** Re-queues every run of the scope in this state; how many. */
   readonly retryAll: (status: "failed" | "skipped") => Effect.Effect<number, CliFailure>
   /** The runs as JSON Lines (`GET /v1/runs/export`), newest first. */
@@ -93,6 +98,8 @@ export interface ProblemsBackend {
   readonly detach: (id: string, runId: string) => Effect.Effect<Problem, CliFailure>
   readonly compare: (query: typeof CompareParams.Type) => Effect.Effect<typeof ProblemComparison.Type, CliFailure>
   readonly digest: Effect.Effect<typeof Digest.Type, CliFailure>
+  /** Rebuilds a scope's problems under DECISIONS §24 (in-process only: a service has no regroup route); `scope`: the key name whose scope, none: the caller's. */
+  readonly regroup: (scope: string | undefined) => Effect.Effect<{ readonly runs: number; readonly problemsBefore: number; readonly problemsAfter: number; readonly kept: number }, CliFailure>
 }
 
 export interface Backend {

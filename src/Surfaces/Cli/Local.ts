@@ -113,6 +113,8 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
         })),
       retry: (id) =>
         inProcess(Effect.map(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs retry"]), (keyName) => runs.retry(keyName, id)), (run) => ({ value: run, body: run }))),
+      explain: (id) =>
+        inProcess(Effect.map(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs explain"]), (keyName) => runs.explain(keyName, id)), (run) => ({ value: run, body: run }))),
       retryAll: (status) => inProcess(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs retry"]), (keyName) => runs.retryAll(keyName, status))),
       exportLines: (query) =>
         inProcess(Effect.gen(function*() {
@@ -139,7 +141,9 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
       merge: (id, into) => problemsCall(LOCAL_OPERATIONS["problems merge"], (keyName) => problems.merge(keyName, id, into)),
       detach: (id, runId) => problemsCall(LOCAL_OPERATIONS["problems detach"], (keyName) => problems.detach(keyName, id, runId)),
       compare: (query) => problemsCall(LOCAL_OPERATIONS["problems compare"], (keyName) => problems.compare(keyName, query)),
-      digest: problemsCall(LOCAL_OPERATIONS.digest, (keyName) => problems.digest(keyName))
+      digest: problemsCall(LOCAL_OPERATIONS.digest, (keyName) => problems.digest(keyName)),
+      // the caller's key needs the admin role; --scope names the key whose scope is rebuilt (this host's operator reaches every scope's store)
+      regroup: (scope) => problemsCall(LOCAL_OPERATIONS["problems regroup"], (keyName) => problems.regroup(scope ?? keyName))
     }
 
     return {

@@ -13,7 +13,7 @@ import { analyzeByName } from "./AnalyzeByName.generated.js"
 import { makeClient } from "../../Client.js"
 import { callerSettings, invalidConfiguration } from "../../Config.js"
 import { errorKinds } from "../../Errors.js"
-import { type Backend, CliFailure, IMPORT_IS_LOCAL, type ProblemsBackend, type RunsBackend } from "./Backend.js"
+import { type Backend, CliFailure, IMPORT_IS_LOCAL, type ProblemsBackend, REGROUP_IS_LOCAL, type RunsBackend } from "./Backend.js"
 import { renderedOf } from "./Report.js"
 
 export interface RemoteOptions {
@@ -82,6 +82,7 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
           return yield* renderedOf(output, decoder.decode(yield* call(response.arrayBuffer)), base)
         }),
       retry: (id) => typedAndServed(client.runs.retryRun({ path: { id }, withResponse: true })),
+      explain: (id) => typedAndServed(client.runs.explainRun({ path: { id }, withResponse: true })),
       // No bulk route: the runs in that state, listed first (a retried run leaves the list), then one retry each.
       retryAll: (status) =>
         Effect.gen(function*() {
@@ -119,7 +120,8 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
       digest: Effect.flatMap(call(client.problems.getDigest({ urlParams: { output: "json" } })), (digest) =>
         typeof digest === "string"
           ? Effect.fail(new CliFailure({ kind: "unexpected", message: `the service at ${base} answered the digest in JSON with something else` }))
-          : Effect.succeed(digest))
+          : Effect.succeed(digest)),
+      regroup: () => Effect.fail(new CliFailure({ kind: "usage", message: REGROUP_IS_LOCAL }))
     }
 
     const backend: Backend = {

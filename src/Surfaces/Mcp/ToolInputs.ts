@@ -87,6 +87,12 @@ export const RunToolOutput = DiagnoseOutput.pipe(Schema.pickLiteral("json", "mar
   description: "`json` (default): the run and its report as structuredContent; `markdown`: the report rendered as diagnose renders it, as the text."
 })
 
+/** `svc_explain_run`: the run's id. */
+export const ExplainRunArguments = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "The run's id, as svc_list_runs gives it." })
+}).annotations({ identifier: "McpExplainRunArguments", description: "A run to explain again with its lenses." })
+export const explainRunToolInput = objectSchema(ExplainRunArguments.fields)
+
 /** `svc_get_run`: the run's id and the report's output. */
 export const GetRunArguments = Schema.Struct({
   id: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "The run's id, as svc_submit_run or svc_list_runs gave it." }),

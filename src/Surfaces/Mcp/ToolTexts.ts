@@ -17,6 +17,7 @@ export const LIST_TOOL = "svc_list_patterns"
 export const SUBMIT_RUN_TOOL = "svc_submit_run"
 export const LIST_RUNS_TOOL = "svc_list_runs"
 export const GET_RUN_TOOL = "svc_get_run"
+export const EXPLAIN_RUN_TOOL = "svc_explain_run"
 export const LIST_PROBLEMS_TOOL = "svc_list_problems"
 export const GET_PROBLEM_TOOL = "svc_get_problem"
 

@@ -41,6 +41,7 @@ import {
   detectionSummary,
   GET_PROBLEM_TOOL,
   GET_RUN_TOOL,
+  EXPLAIN_RUN_TOOL,
   LIST_PROBLEMS_TOOL,
   LIST_RUNS_TOOL,
   LIST_TOOL,
@@ -64,6 +65,8 @@ import {
   listProblemsToolInput,
   ListRunsArguments,
   listRunsToolInput,
+  explainRunToolInput,
+  ExplainRunArguments,
   patternToolInput,
   submitRunToolInput
 } from "./ToolInputs.js"
@@ -153,6 +156,7 @@ const decodeArguments = <A, I>(schema: Schema.Schema<A, I>) => {
 }
 const listRunsArguments = decodeArguments(ListRunsArguments)
 const getRunArguments = decodeArguments(GetRunArguments)
+const explainRunArguments = decodeArguments(ExplainRunArguments)
 const listProblemsArguments = decodeArguments(ListProblemsArguments)
 const getProblemArguments = decodeArguments(GetProblemArguments)
 
@@ -370,7 +374,7 @@ export const McpToolsLive = Layer.effectDiscard(
         name: LIST_RUNS_TOOL,
         title: "List the submitted runs",
         description:
-          "Lists the runs of this key's scope, newest first: filter by state, severity, pattern, label (`key:value`), external id and submission time (`since`, `until`); " +
+          "Lists the runs of this key's scope, newest first: filter by state, severity, pattern, problem (its id: the runs of one failure), label (`key:value`), external id and submission time (`since`, `until`); " +
           "page with `limit` and the previous page's `next_cursor` as `cursor`.",
         inputSchema: listRunsToolInput,
         annotations: READS_RUNS
@@ -415,6 +419,27 @@ export const McpToolsLive = Layer.effectDiscard(
               return { run, page: rendered._tag === "Text" ? rendered.text : JSON.stringify(rendered.value) }
             }),
           ({ page, run }) => new McpSchema.CallToolResult({ content: [text(page)], structuredContent: run })
+        )
+    })
+
+    // A run's lenses asked for (DECISIONS §24): the effect of POST /v1/runs/{id}/explain, an admin's
+    const explainRunOperation = toolOperation(EXPLAIN_RUN_TOOL, "admin")
+    yield* server.addTool({
+      tool: new McpSchema.Tool({
+        name: EXPLAIN_RUN_TOOL,
+        title: "Explain a run again with its lenses",
+        description:
+          "Queues one run of this key's scope again with its lenses (admin key; it spends model budget), whatever its problem knows: a run of a known failure that ended on its checks " +
+          `(explained_by) gets its own explanation. Answers with the run queued; ${GET_RUN_TOOL} gives the new report once done.`,
+        inputSchema: explainRunToolInput,
+        annotations: SUBMITS
+      }),
+      handle: (args: unknown) =>
+        toolCall(
+          null,
+          explainRunOperation,
+          (caller) => Effect.flatMap(explainRunArguments(args), ({ id }) => runs.explain(caller.keyName, id)),
+          (run) => new McpSchema.CallToolResult({ content: [text(`Run ${run.id} is ${run.status}: its lenses will explain it. Follow it with ${GET_RUN_TOOL}.`)], structuredContent: run })
         )
     })
 

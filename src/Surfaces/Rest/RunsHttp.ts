@@ -64,6 +64,7 @@ export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           return yield* renderedResponse(output, report, { ...context, artifact: url.searchParams.get("artifact") ?? undefined })
         })))
       .handle("retryRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.retry(edge.keyName, path.id))))
+      .handle("explainRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.explain(edge.keyName, path.id))))
       .handle("deleteRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.remove(edge.keyName, path.id))))
       .handleRaw("exportRuns", ({ urlParams }) =>
         withRetryAfter(Effect.gen(function*() {

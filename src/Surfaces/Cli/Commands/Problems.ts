@@ -209,6 +209,28 @@ const makeCompare = (terminal: Terminal) =>
     )
   )
 
+const makeRegroup = (terminal: Terminal) =>
+  Command.make(
+    "regroup",
+    { scope: optional(Options.text("scope"), "The key name whose scope is rebuilt (default: the caller's key's; with auth off, the one shared scope)."), ...remote },
+    (options) =>
+      runCommand(terminal, "problems regroup", (progress) =>
+        Effect.gen(function*() {
+          const backend = yield* backendOf(options, "svc problems regroup", progress)
+          const outcome = yield* trackRequest(progress, backend, "regroup", backend.problems.regroup(Option.getOrUndefined(options.scope)))
+          progress.stop()
+          yield* emit(pretty(outcome), Option.none())
+          return EXIT.done
+        }))
+  ).pipe(
+    Command.withDescription(
+      commandHelp(
+        "Rebuild a scope's problems as one problem per failure (admin; DECISIONS §24): the checks run again on every done run's stored trace, its report's checks and failures are rewritten, and the problems are made again from the failures. A problem keeps its id when its anchor maps one to one; statuses and merges carry over; no alert is sent. One transaction under the scope's lock: all or nothing, run it again if it was interrupted. In-process only (the store of SVC_HOME or SVC_DATABASE_URL).",
+        [["svc problems regroup", "the caller's scope"], ["svc problems regroup --scope billing", "the scope of the key named billing"]]
+      )
+    )
+  )
+
 export const makeProblems = (terminal: Terminal) =>
   Command.make("problems").pipe(
     Command.withDescription(
@@ -225,7 +247,8 @@ export const makeProblems = (terminal: Terminal) =>
       changing(terminal, "reopen", "Open a resolved or ignored problem again (admin).", (backend, id) => backend.problems.update(id, { status: "open" })),
       makeMerge(terminal),
       makeDetach(terminal),
-      makeCompare(terminal)
+      makeCompare(terminal),
+      makeRegroup(terminal)
     ])
   )
 

@@ -30,6 +30,7 @@ const filters = {
   status: optional(Options.choice("status", RunStatus.literals), "Only runs in this state."),
   severity: optional(Options.choice("severity", SEVERITY_SCALE), "Only done runs of this severity."),
   pattern: optional(Options.text("pattern"), "Only done runs with a finding of this pattern."),
+  problem: optional(Options.text("problem"), "Only the runs of this problem (its id, as `svc problems list` shows it)."),
   label: optional(Options.text("label"), "Only runs with this label, as key:value."),
   externalId: optional(Options.text("external-id"), "The run with this external id."),
   since: optional(Options.text("since"), "Submitted at or after this time (ISO-8601, e.g. 2025-06-01 or 2025-06-01T12:00:00Z)."),
@@ -40,6 +41,7 @@ interface FilterOptions {
   readonly status: Option.Option<string>
   readonly severity: Option.Option<string>
   readonly pattern: Option.Option<string>
+  readonly problem: Option.Option<string>
   readonly label: Option.Option<string>
   readonly externalId: Option.Option<string>
   readonly since: Option.Option<string>
@@ -48,13 +50,14 @@ interface FilterOptions {
 
 /** The filter options as the query's parameters, the ones given (the service checks them). */
 const filterQuery = (options: FilterOptions) => {
-  const query: { -readonly [Key in "status" | "severity" | "pattern" | "label" | "external_id" | "since" | "until"]?: string } = {}
+  const query: { -readonly [Key in "status" | "severity" | "pattern" | "problem" | "label" | "external_id" | "since" | "until"]?: string } = {}
   const set = (key: keyof typeof query, value: Option.Option<string>) => {
     if (Option.isSome(value)) query[key] = value.value
   }
   set("status", options.status)
   set("severity", options.severity)
   set("pattern", options.pattern)
+  set("problem", options.problem)
   set("label", options.label)
   set("external_id", options.externalId)
   set("since", options.since)
@@ -269,6 +272,24 @@ const makeRetry = (terminal: Terminal) =>
     )
   )
 
+const makeExplain = (terminal: Terminal) =>
+  Command.make("explain", { id: runId, ...remote }, (options) =>
+    runCommand(terminal, "runs explain", (progress) =>
+      Effect.gen(function*() {
+        const backend = yield* backendOf(options, "svc runs explain", progress)
+        const text = pretty((yield* trackRequest(progress, backend, options.id, backend.runs.explain(options.id))).body)
+        progress.stop()
+        yield* emit(text, Option.none())
+        return EXIT.done
+      }))).pipe(
+      Command.withDescription(
+        commandHelp(
+          "Queue a run again with its lenses (admin role; it spends budget), whatever its problem knows: a run of a known failure that ended on its checks (explained_by) gets its own explanation (DECISIONS §24). Prints the run (JSON); its report is replaced when done.",
+          [["svc runs explain run_abc --url http://127.0.0.1:8000", "explain one run again on a service"]]
+        )
+      )
+    )
+
 const makeExport = (terminal: Terminal) =>
   Command.make(
     "export",
@@ -343,5 +364,5 @@ export const makeRuns = (terminal: Terminal) =>
         ]
       )
     ),
-    Command.withSubcommands([makeRunsSubmit(terminal), makeList(terminal), makeShow(terminal), makeWait(terminal), makeRetry(terminal), makeExport(terminal), makeImport(terminal)])
+    Command.withSubcommands([makeRunsSubmit(terminal), makeList(terminal), makeShow(terminal), makeWait(terminal), makeRetry(terminal), makeExplain(terminal), makeExport(terminal), makeImport(terminal)])
   )

@@ -121,6 +121,36 @@ export const ProblemPage = (props: { readonly id: string }) => {
             <TrendChart counts={countsOf(problem.days, 30)} />
           </section>
           <Manage problem={problem} changed={() => setRound((count) => count + 1)} />
+          <section aria-labelledby="explanation">
+            <h2 id="explanation">What failed, and why</h2>
+            {problem.explanation.exemplars.length === 0 ? <p class="muted">Not explained yet: no run of it was read by its lenses (a content-free trace, or no provider).</p> : (
+              <>
+                <p class="verdict">{problem.explanation.verdict}</p>
+                <p class="muted">
+                  Explained on {problem.explanation.exemplars.length} run{problem.explanation.exemplars.length === 1 ? "" : "s"} ({problem.tokens} tokens); its other runs are explained by this page.
+                </p>
+                {problem.explanation.perspectives.length === 0 ? null : (
+                  <ul class="perspectives">
+                    {problem.explanation.perspectives.map((perspective) => (
+                      <li key={`${perspective.pattern ?? ""}:${perspective.check ?? ""}:${perspective.title}`}>
+                        <strong>{perspective.title}</strong> <span class="muted">({perspective.pattern ?? perspective.check ?? ""}, {perspective.runs} of {problem.explanation.exemplars.length})</span>
+                        <p>{perspective.explanation}</p>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+                {problem.explanation.interventions.length === 0 ? null : (
+                  <ol class="interventions">
+                    {problem.explanation.interventions.map((intervention) => (
+                      <li key={`${intervention.pattern}:${intervention.playbook ?? intervention.description}`}>
+                        {intervention.description} <span class="muted">({intervention.pattern}; impact {intervention.impact}, effort {intervention.effort})</span>
+                      </li>
+                    ))}
+                  </ol>
+                )}
+              </>
+            )}
+          </section>
           <section aria-labelledby="examples">
             <h2 id="examples">Example runs</h2>
             {problem.examples.length === 0 ? <p class="muted">None kept (deleted runs take their quotes with them).</p> : (
