@@ -94,6 +94,17 @@ const problemText = (problem: ProblemDetail): string => {
     problem.title,
     `patterns: ${problem.patterns.join(", ")}; first seen ${problem.first_seen}; last seen ${problem.last_seen}`,
     ...(problem.resolved_in_version === null ? [] : [`resolved in version ${problem.resolved_in_version}`]),
+    ...(problem.check === null ? [] : [`check: ${problem.check}`]),
+    "",
+    // the failure explained once (DECISIONS §24)
+    ...(problem.explanation.exemplars.length === 0
+      ? ["not explained yet: no run of it was read by its lenses"]
+      : [
+        `what failed, and why (from ${problem.explanation.exemplars.length} explained run(s), ${problem.tokens} tokens):`,
+        `  ${problem.explanation.verdict}`,
+        ...problem.explanation.perspectives.slice(0, 6).map((perspective) => `  - ${perspective.pattern ?? perspective.check ?? ""}: ${perspective.title}`),
+        ...problem.explanation.interventions.slice(0, 3).map((intervention) => `  ${intervention.rank}. ${intervention.description}`)
+      ]),
     "",
     "runs per day:",
     ...problem.days.slice(-14).map((day) => `  ${day.day}  ${day.runs}`),
