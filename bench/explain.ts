@@ -29,12 +29,14 @@ import { openAiChatKit } from "../eval/inject/Kits/OpenAiChat.js"
 import { rngOf } from "../eval/inject/Random.js"
 import type { Injection } from "../eval/inject/Scenario.js"
 import { RunList, RunWithReport, SubmitRunsResponse } from "../src/Contract/RunsContract.js"
-import { launchService, machineOf, round2, type Row, startDouble, stopChild, writeResults } from "./support.js"
+import { BENCH_KEY, launchService, machineOf, round2, type Row, startDouble, stopChild, writeResults } from "./support.js"
 
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
 const RUNS = Number(process.env["BENCH_EXPLAIN_RUNS"] ?? 1_000)
 const KINDS = 10
 const UNKNOWN = 20
+/** The key launchService configures (bench/support.ts). */
+const AUTH = { authorization: `Bearer ${BENCH_KEY}` }
 const SERVER = join(import.meta.dirname, "..", "dist", "server.mjs")
 const KITS: ReadonlyArray<Kit> = [openAiChatKit, anthropicKit, langSmithKit]
 const CLAIMS = ["Your refund has been issued.", "Done: it went through.", "All set, that is taken care of for you."] as const
@@ -111,14 +113,15 @@ const pass = async (items: ReadonlyArray<Item>, env: Record<string, string>): Pr
       if (item === undefined) return
       const answer = await fetch(`${service.url}/v1/runs`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...AUTH },
         body: JSON.stringify({ trace: item.body, format: item.format, labels: { kind: item.kind } })
       })
       const text = await answer.text()
       if (answer.status !== 202) throw new Error(`POST /v1/runs: ${answer.status} ${text.slice(0, 300)}`)
       ids[index] = decodeSubmitted(text).runs[0]?.id ?? ""
     })
-    const none = async (status: string) => decodeList(await (await fetch(`${service.url}/v1/runs?status=${status}&limit=1`)).text()).runs.length === 0
+    const get = async (path: string) => (await fetch(`${service.url}${path}`, { headers: AUTH })).text()
+    const none = async (status: string) => decodeList(await get(`/v1/runs?status=${status}&limit=1`)).runs.length === 0
     const deadline = Date.now() + 30 * 60_000
     while (!((await none("queued")) && (await none("running")))) {
       if (Date.now() > deadline) throw new Error("runs not drained after 30 minutes")
@@ -127,12 +130,12 @@ const pass = async (items: ReadonlyArray<Item>, env: Record<string, string>): Pr
     const assigned: Array<Pass["assigned"][number]> = []
     let finished = started
     for (const [index, id] of ids.entries()) {
-      const run = decodeRun(await (await fetch(`${service.url}/v1/runs/${id}`)).text())
+      const run = decodeRun(await get(`/v1/runs/${id}`))
       if (run.status !== "done") throw new Error(`run ${id} ended ${run.status}: ${JSON.stringify(run.error ?? run.reason)}`)
       finished = Math.max(finished, run.finished_at === null ? started : Date.parse(run.finished_at))
       assigned.push({ kind: items[index]?.kind ?? "", problem: run.problems?.[0]?.id ?? null, explained: run.explained_by === null })
     }
-    const digest: unknown = await (await fetch(`${service.url}/v1/digest`)).json()
+    const digest: unknown = JSON.parse(await get("/v1/digest"))
     const tokens = typeof digest === "object" && digest !== null ? Number(Reflect.get(digest, "tokens_spent")) : Number.NaN
     return { tokens, calls: await double.calls(), drainMs: finished - started, assigned }
   } finally {
