@@ -150,13 +150,48 @@ const valuesIn = (text: string, pattern: RegExp, into: Set<string>): void => {
   }
 }
 
-/** The terms of a failure: its tool, its class when a code, and values of its call's arguments (bounded) and of its error's text. */
-export const failureTermsOf = (tool: string, args: string, errorText: string, errorClass: string): FailureTerms => {
-  const values = new Set<string>()
-  valuesIn(args.slice(0, 2_000), JSON_VALUE, values)
-  valuesIn(errorText.slice(0, 1_000), QUOTED, values)
-  return { tool, stems: stemsOf(tool), code: errorClass.length >= 3 && !/\s/.test(errorClass) ? errorClass.toLowerCase() : undefined, values: [...values] }
+/**
+ * The terms of a failure, each read when first asked (`namesFailure` asks for the stems first, and
+ * most texts that name a failure name its tool's work): its tool, its class when a code, and values
+ * of its call's arguments (bounded) and of its error's text.
+ */
+class Terms implements FailureTerms {
+  private stemsRead: ReadonlyArray<string> | undefined
+  private codeRead: { readonly code: string | undefined } | undefined
+  private valuesRead: ReadonlyArray<string> | undefined
+
+  constructor(
+    readonly tool: string,
+    private readonly args: string,
+    private readonly errorText: string,
+    private readonly errorClass: () => string
+  ) {}
+
+  get stems(): ReadonlyArray<string> {
+    return (this.stemsRead ??= stemsOf(this.tool))
+  }
+
+  get code(): string | undefined {
+    this.codeRead ??= { code: codeOf(this.errorClass()) }
+    return this.codeRead.code
+  }
+
+  get values(): ReadonlyArray<string> {
+    if (this.valuesRead === undefined) {
+      const values = new Set<string>()
+      valuesIn(this.args.slice(0, 2_000), JSON_VALUE, values)
+      valuesIn(this.errorText.slice(0, 1_000), QUOTED, values)
+      this.valuesRead = [...values]
+    }
+    return this.valuesRead
+  }
 }
+
+/** An error's class when it is a code or a type, lower case. */
+const codeOf = (errorClass: string): string | undefined => (errorClass.length >= 3 && !/\s/.test(errorClass) ? errorClass.toLowerCase() : undefined)
+
+/** The terms of a failure: its tool, its class when a code, and values of its call's arguments (bounded) and of its error's text. */
+export const failureTermsOf = (tool: string, args: string, errorText: string, errorClass: () => string): FailureTerms => new Terms(tool, args, errorText, errorClass)
 
 const WORD_CHAR = /[\p{L}\p{N}_]/u
 

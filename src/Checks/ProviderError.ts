@@ -59,7 +59,16 @@ export const providerError: Check = {
   playbooks: ["lewin/environmental.resource_exhaustion", "superflocks/star_dependency.single_point_of_failure", "aar/plan_flawed.no_contingency"],
   fingerprint: ["error_class", "agent"],
   run: (view) => {
+    // only a failed event of the agent can be a failed model call: without one (most traces) nothing more is read
+    let agentFailed = false
+    for (const index of view.failures) {
+      if (view.at(index)?.role !== "agent") continue
+      agentFailed = true
+      break
+    }
+    if (!agentFailed) return []
     const pending = new Map<string, Map<string, Array<number>>>()
+    const firstEvents = new Map<number, TraceEvent>()
     const order: Array<{ agent: string; status: string }> = []
     const called = new Set<string>()
     view.scan((event, index) => {
@@ -71,14 +80,15 @@ export const providerError: Check = {
         return
       }
       const texts = failureTextsOf(event)
-      if (texts.some(reportsOverflow) || texts.some(reportsTurnLimit) || texts.some((text) => namesTool(text, called))) return
+      // the provider's status first: most failures have none, and naming a tool is the dearest to read
       const status = providerStatusOf(texts)
-      if (status === undefined) return
+      if (status === undefined || texts.some(reportsOverflow) || texts.some(reportsTurnLimit) || texts.some((text) => namesTool(text, called))) return
       const byStatus = pending.get(event.actor) ?? new Map<string, Array<number>>()
       pending.set(event.actor, byStatus)
       const same = byStatus.get(status)
       if (same === undefined) {
         byStatus.set(status, [index])
+        firstEvents.set(index, event)
         order.push({ agent: event.actor, status })
       } else same.push(index)
     })
@@ -88,7 +98,7 @@ export const providerError: Check = {
       const [first, ...rest] = indices ?? []
       if (first === undefined) continue
       pending.get(agent)?.delete(status)
-      const event = view.at(first)
+      const event = firstEvents.get(first)
       const text = event === undefined ? "" : errorTextOf(event)
       const cites: Array<Cited> = [first, ...rest.slice(0, 5)].map((index) => ({ event: index }))
       findings.push({

@@ -77,6 +77,8 @@ export const repeatedCallLoop: Check = {
     min_cycles: { default: 3, minimum: 2, description: "Times a cycle of different calls (A, B, A, B, ...) comes round with the same results before it is a loop." }
   },
   run: (view, settings) => {
+    // a call is stale only when an earlier call of its tool came back the same way: a trace that calls each tool once has none
+    if (!view.repeatsATool) return []
     const minRepeats = Math.max(2, settings.threshold("min_repeats"))
     const minCycles = Math.max(2, settings.threshold("min_cycles"))
     // user messages are new input: a stretch of stale calls never spans one

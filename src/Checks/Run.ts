@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto"
 import { bySeverityDescending } from "../Catalogue/Severity.js"
 import type { CheckEvidence, CheckFinding } from "../Contract/ChecksContract.js"
+import { Lru } from "../Lru.js"
 import type { NormalizedTrace, TraceEvent } from "../Traces/Model.js"
 import type { Check, CheckSettings, Cited, RawFinding } from "./Check.js"
 import { describeEvent } from "./Errors.js"
@@ -21,22 +22,42 @@ export interface ScopeChecks {
   readonly settingsOf: (check: Check) => CheckSettings
 }
 
-const defaultSettings = (check: Check): CheckSettings => ({
-  threshold: (name) => check.thresholds?.[name]?.default ?? 0,
-  expected: () => false
-})
+/** A scope's settings of each check, made on first use and kept: the checks run per trace, the settings never change. */
+export const settingsOnce = (make: (check: Check) => CheckSettings): ((check: Check) => CheckSettings) => {
+  const made = new WeakMap<Check, CheckSettings>()
+  return (check) => {
+    const known = made.get(check)
+    if (known !== undefined) return known
+    const settings = make(check)
+    made.set(check, settings)
+    return settings
+  }
+}
 
 /** Every check on, at its defaults, no expected errors. */
-export const DEFAULT_CHECKS: ScopeChecks = { enabled: () => true, settingsOf: defaultSettings }
+export const DEFAULT_CHECKS: ScopeChecks = {
+  enabled: () => true,
+  settingsOf: settingsOnce((check) => ({
+    threshold: (name) => check.thresholds?.[name]?.default ?? 0,
+    expected: () => false
+  }))
+}
+
+/** Fingerprints recently made, by what they hash: the same check on the same tool and agent recurs across traces, and hashing was a measurable part of the checks' cost. */
+const fingerprints = new Lru<string, string>(4_096)
 
 /** The fingerprint of a check finding (DECISIONS §24): the check, then its parts, hashed. */
 export const checkFingerprint = (check: Check, raw: RawFinding): string => {
-  const parts = [`check:${check.id}`]
+  let text = `check:${check.id}`
   for (const part of check.fingerprint) {
     const value = part === "tool" ? raw.tool : part === "error_class" ? raw.errorClass : raw.agent
-    parts.push(`${part}:${value ?? ""}`)
+    text += `\n${part}:${value ?? ""}`
   }
-  return createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 16)
+  const known = fingerprints.get(text)
+  if (known !== undefined) return known
+  const made = createHash("sha256").update(text).digest("hex").slice(0, 16)
+  fingerprints.set(text, made)
+  return made
 }
 
 const evidenceOf = (event: TraceEvent, cited: Cited): CheckEvidence => {
@@ -66,6 +87,8 @@ export const findingsOf = (check: Check, trace: NormalizedTrace, raws: ReadonlyA
     }]
   })
 
+const bySeverity = (a: CheckFinding, b: CheckFinding): number => bySeverityDescending(a.severity, b.severity)
+
 /**
  * The checks' findings on a trace: registry order, then by severity (most severe first, stable).
  * `checks` defaults to the registry; tests pass one check to count its work.
@@ -75,7 +98,9 @@ export const runChecks = (trace: NormalizedTrace, scope: ScopeChecks = DEFAULT_C
   const found: Array<CheckFinding> = []
   for (const check of checks) {
     if (!scope.enabled(check.id)) continue
-    found.push(...findingsOf(check, trace, check.run(view, scope.settingsOf(check))))
+    const raws = check.run(view, scope.settingsOf(check))
+    // most checks find nothing on most traces: evidence and fingerprints are made for findings only
+    if (raws.length > 0) found.push(...findingsOf(check, trace, raws))
   }
-  return found.sort((a, b) => bySeverityDescending(a.severity, b.severity))
+  return found.length > 1 ? found.sort(bySeverity) : found
 }

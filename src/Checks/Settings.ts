@@ -19,7 +19,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { parse as parseYaml } from "yaml"
 import type { Check, CheckSettings } from "./Check.js"
-import type { ScopeChecks } from "./Run.js"
+import { type ScopeChecks, settingsOnce } from "./Run.js"
 
 const Expected = Schema.Struct({ tool: Schema.String.pipe(Schema.minLength(1)), matches: Schema.String.pipe(Schema.minLength(1)) })
 const Thresholds = Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: Schema.Number }) })
@@ -48,19 +48,18 @@ interface Resolved {
 
 const scopeChecksOf = (resolved: Resolved): ScopeChecks => ({
   enabled: (id) => !resolved.disabled.has(id),
-  settingsOf: (check: Check): CheckSettings => ({
+  settingsOf: settingsOnce((check: Check): CheckSettings => ({
     threshold: (name) => resolved.thresholds.get(`${check.id}.${name}`) ?? check.thresholds?.[name]?.default ?? 0,
     expected: (tool, text) => {
       const lower = text.toLowerCase()
       return resolved.expected.some((entry) => entry.tool === tool && lower.includes(entry.matches))
     }
-  })
+  }))
 })
 
 /** Every check on, at its defaults. */
-export const DEFAULT_SETTINGS: ChecksSettings = {
-  forScope: () => scopeChecksOf({ disabled: new Set(), thresholds: new Map(), expected: [] })
-}
+const defaults = scopeChecksOf({ disabled: new Set(), thresholds: new Map(), expected: [] })
+export const DEFAULT_SETTINGS: ChecksSettings = { forScope: () => defaults }
 
 /** Checks one part of the file against the registry: the first problem, named by where it is. */
 const problemOf = (part: Part, where: string, checks: ReadonlyArray<Check>): string | undefined => {

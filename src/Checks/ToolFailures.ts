@@ -69,6 +69,8 @@ const reads = new WeakMap<TraceView, Read>()
 
 /** The failed calls, in order, expected errors (SVC_CHECKS_FILE) left out. */
 export const failedCalls = (view: TraceView, settings: CheckSettings): ReadonlyArray<FailedCall> => {
+  // no call or answer failed (most traces): nothing to read
+  if (view.toolFailures === 0) return []
   const attempts = new Map<string, number>()
   const kept: Array<FailedCall> = []
   for (const { failure, text } of readOf(view).failures) {
@@ -121,7 +123,7 @@ const readFailures = (view: TraceView): Read => {
       at,
       attempts,
       agent: callEvent?.role === "agent" ? callEvent.actor : undefined,
-      terms: readOnce(() => failureTermsOf(call.tool, callEvent?.content ?? "", text, errorClass())),
+      terms: readOnce(() => failureTermsOf(call.tool, callEvent?.content ?? "", text, errorClass)),
       text,
       reacted: undefined,
       acknowledged: undefined
@@ -181,7 +183,10 @@ const readReactions = (view: TraceView, failed: ReadonlyArray<Failure>): void =>
   let speaking = false
   let unowned = failed.length
   let pendingReacted = false
-  view.scan((event, index) => {
+  // words before the first failure react to none: the reading starts at it, and stops once every failure is owned up to
+  for (let index = byError[0]?.error ?? view.length; index < view.length && !(unowned === 0 && next === byError.length); index++) {
+    const event = view.at(index)
+    if (event === undefined) continue
     if (!isWords(event)) {
       if (speaking) pending = []
       speaking = false
@@ -194,19 +199,17 @@ const readReactions = (view: TraceView, failed: ReadonlyArray<Failure>): void =>
       recent.push(failure)
       if (recent.length > NAMED_WINDOW) recent.shift()
     }
-    if (!isWords(event)) return
+    if (!isWords(event)) continue
     speaking = true
-    // words before the first failure react to none, and once every failure so far is owned up to, none are left to react to
-    if (next === 0 || (unowned === 0 && next === byError.length)) return
     const admits = admitsFailure(event.content)
-    if (!admits && !changesCourse(event.content)) return
+    if (!admits && !changesCourse(event.content)) continue
     const lower = lowerOf(event.content)
     const named = recent.filter((failure) => failure.error < index && namesFailure(lower, failure.terms()))
     // an answer (a message, or given through a tool) owns up to the user; a thought only reacts
     const tellsUser = event.kind !== "thought" && admits
     if (named.length === 0) {
       // the failures since the agent last spoke, each given once its reaction and once its acknowledgement: linear however long the turn
-      if (!tellsUser && pendingReacted) return
+      if (!tellsUser && pendingReacted) continue
       pendingReacted = true
     }
     for (const failure of named.length > 0 ? named : pending) {
@@ -217,5 +220,5 @@ const readReactions = (view: TraceView, failed: ReadonlyArray<Failure>): void =>
       }
     }
     if (named.length === 0 && tellsUser) pending = []
-  })
+  }
 }

@@ -29,8 +29,8 @@ export const turnLimitReached: Check = {
   fingerprint: ["error_class", "agent"],
   run: (view) => {
     const hits: Array<{ index: number; text: string; event: TraceEvent }> = []
-    view.scan((event, index) => {
-      if (event.role === "user" || !view.failed(index)) return
+    view.scanAt(view.failures, (event, index) => {
+      if (event.role === "user") return
       // a tool's error names the limit only in the framework's own words: a program may print "max iterations reached"
       const text = event.role === "tool" || event.tool !== undefined ? failureTextsOf(event).find((each) => STOPPED_ANSWER.test(each.trim())) : limitText(event)
       if (text !== undefined) hits.push({ index, text, event })

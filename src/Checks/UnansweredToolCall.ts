@@ -57,6 +57,8 @@ export const unansweredToolCall: Check = {
   playbooks: ["johari/unknown.uninstrumented_failure", "lewin/environmental.tool_failure_unhandled", "aar/plan_flawed.no_contingency"],
   fingerprint: ["tool", "agent"],
   run: (view) => {
+    // every call answered (most traces): nothing to read
+    if (view.unansweredCalls === 0) return []
     const handedOff = callsHandedOff(view)
     let lastError = -1
     let recordsAnswers = false
