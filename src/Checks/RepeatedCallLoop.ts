@@ -13,7 +13,7 @@ import type { TraceEvent } from "../Traces/Model.js"
 import { canonicalArguments } from "./Arguments.js"
 import type { Check, Cited, RawFinding } from "./Check.js"
 import { errorClassOf, firstWordsOf, listEvents, textKey } from "./Errors.js"
-import { readOnce, type TraceView } from "./View.js"
+import type { TraceView } from "./View.js"
 
 /** Cycles longer than this are not looked for (a loop of six different calls reads as progress). */
 const LONGEST_CYCLE = 5
@@ -40,9 +40,19 @@ const outcomeOf = (view: TraceView, call: TraceEvent, answers: ReadonlyArray<num
 }
 
 /** A call as the loop reads it: where it is, and its signature (tool and canonical arguments), made when first asked. */
-interface Lazy {
-  readonly index: number
-  readonly signature: () => string
+class Lazy {
+  private made: string | undefined
+
+  constructor(
+    readonly index: number,
+    private readonly tool: string,
+    private readonly args: string
+  ) {}
+
+  signature(): string {
+    // without arguments two calls compare only by failing the same way
+    return (this.made ??= `${this.tool}\u0000${this.args.length > 0 ? canonicalArguments(this.args) : ""}`)
+  }
 }
 
 /** One stretch of stale calls, and the thresholds it reached. */
@@ -82,10 +92,7 @@ export const repeatedCallLoop: Check = {
     const minRepeats = Math.max(2, settings.threshold("min_repeats"))
     const minCycles = Math.max(2, settings.threshold("min_cycles"))
     // user messages are new input: a stretch of stale calls never spans one
-    const userMessages: Array<number> = []
-    view.scan((event, index) => {
-      if (event.role === "user" && event.kind === "message") userMessages.push(index)
-    })
+    const userMessages = view.userMessages
     const findings: Array<RawFinding> = []
     // Calls by tool and outcome: only calls that came back the same way can be the same call again,
     // so arguments are put in canonical form (a JSON parse) only for those, most calls never.
@@ -117,8 +124,7 @@ export const repeatedCallLoop: Check = {
       const args = event.content.trim()
       const known = args.length > 0
       const outcome = outcomeOf(view, event, call.answers)
-      // without arguments two calls compare only by failing the same way
-      const lazy: Lazy = { index: call.call, signature: readOnce(() => `${call.tool}\u0000${known ? canonicalArguments(args) : ""}`) }
+      const lazy = new Lazy(call.call, call.tool, args)
       lastCallIndex = call.call
       const groupKey = `${call.tool}\u0000${outcome}`
       const group = groups.get(groupKey)

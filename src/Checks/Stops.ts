@@ -26,9 +26,20 @@ export const STOPPED: ReadonlySet<string> = new Set(["stop", "end_turn", "stop_s
 /** Anthropic's stop reason for an input that filled the context window. */
 export const CONTEXT_FULL = "model_context_window_exceeded"
 
-/** Of an event, the texts that say why something failed: the status code, the status message and its content (each bounded, so reading them is linear). */
-export const failureTextsOf = (event: TraceEvent): ReadonlyArray<string> =>
-  [event.status_code, event.status_message, event.content].flatMap((text) => (text === undefined || text.trim().length === 0 ? [] : [text.slice(0, 2_000)]))
+/**
+ * Of an event, the texts that say why something failed: the status code, the status message and its
+ * content (each bounded, so reading them is linear), each once (a span's message is often its
+ * content too, and every wording is searched in each text).
+ */
+export const failureTextsOf = (event: TraceEvent): ReadonlyArray<string> => {
+  const texts: Array<string> = []
+  for (const text of [event.status_code, event.status_message, event.content]) {
+    if (text === undefined || text.trim().length === 0) continue
+    const bounded = text.slice(0, 2_000)
+    if (!texts.includes(bounded)) texts.push(bounded)
+  }
+  return texts
+}
 
 /**
  * A failure of the run's own machinery rather than of a tool: an error (an error event, or an event
@@ -60,6 +71,18 @@ const TURN_LIMIT_WORD = /max|limit|recursion/i
  */
 export const reportsTurnLimit = (text: string): boolean => TURN_LIMIT_WORD.test(text) && TURN_LIMIT.some((pattern) => pattern.test(text))
 
+const turnLimits = new WeakMap<TraceEvent, string | null>()
+
+/** The first of the event's failure texts that reports the framework's turn limit, read once per event however many checks ask. */
+export const turnLimitTextOf = (event: TraceEvent): string | undefined => {
+  let known = turnLimits.get(event)
+  if (known === undefined) {
+    known = failureTextsOf(event).find(reportsTurnLimit) ?? null
+    turnLimits.set(event, known)
+  }
+  return known ?? undefined
+}
+
 /** The sentences frameworks put in place of the agent's answer (or a step's error) when they stop it: the whole text starts with one. */
 export const STOPPED_ANSWER =
   /^(?:Agent stopped due to (?:iteration limit|max iterations)|Reached max (?:steps|iterations)|Max(?:imum)? turns? \(\d+\) (?:exceeded|reached)|Maximum number of (?:turns|messages) \d+ reached)/i
@@ -88,3 +111,15 @@ const RATE = /\brate[ _-]?limit|\bper[ _-]?min|\bTPM\b|\bquota\b/i
  * limit is not one.
  */
 export const reportsOverflow = (text: string): boolean => OVERFLOW_WORD.test(text) && OVERFLOW.some((pattern) => pattern.test(text)) && !RATE.test(text)
+
+const overflows = new WeakMap<TraceEvent, boolean>()
+
+/** One of the event's failure texts reports a context overflow (`reportsOverflow`), read once per event however many checks ask. */
+export const failureReportsOverflow = (event: TraceEvent): boolean => {
+  let known = overflows.get(event)
+  if (known === undefined) {
+    known = failureTextsOf(event).some(reportsOverflow)
+    overflows.set(event, known)
+  }
+  return known
+}

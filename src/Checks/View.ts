@@ -46,6 +46,8 @@ export interface TraceView {
   readonly toolFailures: number
   /** How many calls (their event in the trace) nothing answered. */
   readonly unansweredCalls: number
+  /** The users' messages, in order. */
+  readonly userMessages: ReadonlyArray<number>
   /** True when some tool was called more than once. */
   readonly repeatsATool: boolean
   /** The events at these indices, in the order given. */
@@ -198,6 +200,7 @@ class View implements TraceView {
   readonly declaredTools: ReadonlySet<string> | undefined
   readonly failures: ReadonlyArray<number>
   readonly finished: ReadonlyArray<number>
+  readonly userMessages: ReadonlyArray<number>
   readonly toolFailures: number
   readonly unansweredCalls: number
   private repeats: boolean | undefined
@@ -218,6 +221,7 @@ class View implements TraceView {
     const failedAt = new Uint8Array(events.length)
     let failures: Array<number> | undefined
     let finished: Array<number> | undefined
+    let userMessages: Array<number> | undefined
     let toolFailures = 0
     let batch = 0
     let inBatch = false
@@ -228,7 +232,8 @@ class View implements TraceView {
       if (event === undefined) continue
       // each field read once: events come in many shapes, and every read of one is costly
       const kind = event.kind
-      const agent = event.role === "agent"
+      const role = event.role
+      const agent = role === "agent"
       kinds[kind]++
       // several checks ask of most events whether they failed: each is read for it once, here
       const failed = failedAs(kind, event.status, event)
@@ -257,7 +262,7 @@ class View implements TraceView {
         if (agent) {
           lastAgentEvent = index
           if (hasText(event)) finalAnswer = index
-        }
+        } else if (role === "user") (userMessages ??= []).push(index)
         continue
       }
       // what answers a call: a result, or an error of a tool or a call
@@ -288,6 +293,7 @@ class View implements TraceView {
     this.failedAt = failedAt
     this.failures = failures ?? NONE
     this.finished = finished ?? NONE
+    this.userMessages = userMessages ?? NONE
     this.toolFailures = toolFailures
     this.unansweredCalls = unansweredCalls
     this.finalAnswer = finalAnswer
