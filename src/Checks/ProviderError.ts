@@ -10,7 +10,7 @@
 import type { TraceEvent } from "../Traces/Model.js"
 import type { Check, Cited, RawFinding } from "./Check.js"
 import { errorTextOf, firstWordsOf } from "./Errors.js"
-import { failureReportsOverflow, failureTextsOf, turnLimitTextOf } from "./Stops.js"
+import { anyOf, failureReportsOverflow, failureTextsOf, turnLimitTextOf } from "./Stops.js"
 import { hasText } from "./View.js"
 
 /** An HTTP status where a message gives one: `Error code: 429`, `RateLimitError: 429`, `HTTP 503`, `status 401`, or at the start (`400 The model …`). */
@@ -23,7 +23,7 @@ const AUTH = /\b(?:AuthenticationError|authentication_error|invalid[ _-]api[ _-]
 const FORBIDDEN = /\b(?:PermissionDeniedError|permission_error)\b/i
 
 /** Any of the wordings above, in one search: most failures hold none, and are searched once instead of six times. */
-const ANY_WORDING = new RegExp([QUOTA, RATE, OVERLOADED, SERVER, AUTH, FORBIDDEN].map((pattern) => pattern.source).join("|"), "i")
+const anyWording = anyOf([QUOTA, RATE, OVERLOADED, SERVER, AUTH, FORBIDDEN])
 
 /** A text with no 4xx or 5xx number in it (most) is not read for `STATUS`, whose search is dear on long texts. */
 const ERROR_NUMBER = /[45]\d\d/
@@ -40,7 +40,7 @@ export const providerStatusOf = (texts: ReadonlyArray<string>): string | undefin
   const text = texts.join("\n")
   const numeric = texts.map(statusIn).find((each) => each !== undefined)
   const provider = numeric !== undefined && (numeric === "429" || numeric.startsWith("5") || numeric === "401" || numeric === "403")
-  if (!provider && !ANY_WORDING.test(text)) return undefined
+  if (!provider && !anyWording(text)) return undefined
   if (QUOTA.test(text)) return "insufficient_quota"
   if (provider) return numeric
   if (RATE.test(text)) return "429"
@@ -65,6 +65,9 @@ const namesTool = (text: string, called: ReadonlySet<string>): boolean => {
 /** A model call of the agent: its own message, reasoning or error, not a tool's. */
 const isModelCall = (event: TraceEvent): boolean => event.role === "agent" && event.tool === undefined && event.call_id === undefined && (event.kind === "message" || event.kind === "thought" || event.kind === "error")
 
+/** What the agent did itself: a model call, or a tool call it made. */
+const isAgentCall = (event: TraceEvent): boolean => isModelCall(event) || (event.role === "agent" && event.kind === "tool_call")
+
 export const providerError: Check = {
   id: "provider_error",
   title: "The agent's model calls failed at the provider",
@@ -75,31 +78,30 @@ export const providerError: Check = {
   playbooks: ["lewin/environmental.resource_exhaustion", "superflocks/star_dependency.single_point_of_failure", "aar/plan_flawed.no_contingency"],
   fingerprint: ["error_class", "agent"],
   run: (view) => {
-    // only a failed event of the agent can be a failed model call: without one (most traces) nothing more is read
-    let agentFailed = false
-    for (const index of view.failures) {
-      if (view.at(index)?.role !== "agent") continue
-      agentFailed = true
-      break
-    }
-    if (!agentFailed) return []
+    // The agent's failed model calls with a provider's status, read from the failed events alone:
+    // most traces have none, and then nothing more is read.
+    const statuses = new Map<number, string>()
+    view.scanAt(view.failures, (event, index) => {
+      if (!isAgentCall(event) || failureReportsOverflow(event) || turnLimitTextOf(event) !== undefined) return
+      const status = providerStatusOf(failureTextsOf(event))
+      if (status !== undefined) statuses.set(index, status)
+    })
+    if (statuses.size === 0) return []
     const pending = new Map<string, Map<string, Array<number>>>()
     const firstEvents = new Map<number, TraceEvent>()
     const order: Array<{ agent: string; status: string }> = []
     const called = new Set<string>()
     view.scan((event, index) => {
       if (event.kind === "tool_call" && event.tool !== undefined) called.add(event.tool)
-      if (!isModelCall(event) && !(event.role === "agent" && event.kind === "tool_call")) return
+      if (!isAgentCall(event)) return
       if (!view.failed(index)) {
         // the agent produced something after its failure: the retry worked
         if (event.status === "ok" || hasText(event) || event.kind === "tool_call") pending.delete(event.actor)
         return
       }
-      if (failureReportsOverflow(event) || turnLimitTextOf(event) !== undefined) return
-      const texts = failureTextsOf(event)
-      // the provider's status before the tools' names: most failures have no status, and naming a tool is the dearest to read
-      const status = providerStatusOf(texts)
-      if (status === undefined || texts.some((text) => namesTool(text, called))) return
+      const status = statuses.get(index)
+      // naming a tool is the dearest to read, and read last
+      if (status === undefined || failureTextsOf(event).some((text) => namesTool(text, called))) return
       const byStatus = pending.get(event.actor) ?? new Map<string, Array<number>>()
       pending.set(event.actor, byStatus)
       const same = byStatus.get(status)

@@ -29,29 +29,55 @@ interface Made {
   readonly agent: string | undefined
 }
 
-/** What a call came back with, in a form two calls can be compared by. */
+/** Outcomes other than a result's text, marked so that no text is taken for one: an error of a class, an empty result, no answer. */
+const ERROR = "\u0000error:"
+const EMPTY = "\u0000empty"
+const NONE = "\u0000none"
+
+/**
+ * What a call came back with, in a form two calls can be compared by: its result's text as Errors.ts
+ * `textKey` has it (unmarked: most outcomes are texts, and a long one is not copied to be marked),
+ * or a marked outcome.
+ */
 const outcomeOf = (view: TraceView, call: TraceEvent, answers: ReadonlyArray<number>): string => {
   const last = answers[answers.length - 1]
   const answer = last === undefined ? undefined : view.at(last)
-  if (answer === undefined) return call.status === "error" ? `error:${errorClassOf(call)}` : "none"
-  if (last !== undefined && view.failed(last)) return `error:${errorClassOf(answer)}`
+  if (answer === undefined) return call.status === "error" ? ERROR + errorClassOf(call) : NONE
+  if (last !== undefined && view.failed(last)) return ERROR + errorClassOf(answer)
   const text = answer.content.trim()
-  return text.length > 0 ? `ok:${textKey(text)}` : "ok"
+  if (text.length === 0) return EMPTY
+  const key = textKey(text)
+  // a text that starts as a mark does (a NUL character) is marked too
+  return key.startsWith("\u0000") ? `\u0000text:${key}` : key
+}
+
+/** The calls of one tool that came back the same way, and the earliest of each signature among them. */
+interface Group {
+  readonly calls: Array<Lazy>
+  readonly origins: Map<string, number>
+  read: number
 }
 
 /** A call as the loop reads it: where it is, and its signature (tool and canonical arguments), made when first asked. */
 class Lazy {
   private made: string | undefined
+  private trimmed: string | undefined
 
   constructor(
     readonly index: number,
     private readonly tool: string,
-    private readonly args: string
+    private readonly content: string
   ) {}
+
+  /** The arguments as written, trimmed. */
+  args(): string {
+    return (this.trimmed ??= this.content.trim())
+  }
 
   signature(): string {
     // without arguments two calls compare only by failing the same way
-    return (this.made ??= `${this.tool}\u0000${this.args.length > 0 ? canonicalArguments(this.args) : ""}`)
+    const args = this.args()
+    return (this.made ??= `${this.tool}\u0000${args.length > 0 ? canonicalArguments(args) : ""}`)
   }
 }
 
@@ -96,7 +122,7 @@ export const repeatedCallLoop: Check = {
     const findings: Array<RawFinding> = []
     // Calls by tool and outcome: only calls that came back the same way can be the same call again,
     // so arguments are put in canonical form (a JSON parse) only for those, most calls never.
-    const groups = new Map<string, { readonly calls: Array<Lazy>; readonly origins: Map<string, number>; read: number }>()
+    const groups = new Map<string, Map<string, Group>>()
     const history: Array<Lazy> = []
     const matched = new Array<number>(LONGEST_CYCLE + 1).fill(0)
     let stretch = newStretch()
@@ -121,15 +147,14 @@ export const repeatedCallLoop: Check = {
         nextUser++
         close(false)
       }
-      const args = event.content.trim()
-      const known = args.length > 0
       const outcome = outcomeOf(view, event, call.answers)
-      const lazy = new Lazy(call.call, call.tool, args)
+      const lazy = new Lazy(call.call, call.tool, event.content)
       lastCallIndex = call.call
-      const groupKey = `${call.tool}\u0000${outcome}`
-      const group = groups.get(groupKey)
+      const byOutcome = groups.get(call.tool)
+      const group = byOutcome?.get(outcome)
       let origin: number | undefined
-      if (group === undefined) groups.set(groupKey, { calls: [lazy], origins: new Map(), read: 0 })
+      if (byOutcome === undefined) groups.set(call.tool, new Map([[outcome, { calls: [lazy], origins: new Map(), read: 0 }]]))
+      else if (group === undefined) byOutcome.set(outcome, { calls: [lazy], origins: new Map(), read: 0 })
       else {
         // the earliest call of each signature with this outcome, each call's signature made once
         for (; group.read < group.calls.length; group.read++) {
@@ -139,14 +164,14 @@ export const repeatedCallLoop: Check = {
         origin = group.origins.get(lazy.signature())
         group.calls.push(lazy)
       }
-      const stale = origin !== undefined && (known || outcome.startsWith("error:"))
+      const stale = origin !== undefined && (lazy.args().length > 0 || outcome.startsWith(ERROR))
       history.push(lazy)
       if (!stale) {
         close(false)
         return
       }
       const signature = lazy.signature()
-      const made: Made = { index: call.call, tool: call.tool, signature, args, agent: event.role === "agent" ? event.actor : undefined }
+      const made: Made = { index: call.call, tool: call.tool, signature, args: lazy.args(), agent: event.role === "agent" ? event.actor : undefined }
       stretch.stale.push(made)
       if (!stretch.origins.has(signature)) stretch.origins.set(signature, origin ?? call.call)
       const same = stretch.bySignature.get(signature)

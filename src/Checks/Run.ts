@@ -16,31 +16,43 @@ import { hasText, viewOf } from "./View.js"
 /** Longest quote a finding's evidence takes of one event (a verbatim stretch from its start). */
 const QUOTE = 300
 
-/** What SVC_CHECKS_FILE says for one scope, resolved: the checks that run, and their settings. */
+/** What SVC_CHECKS_FILE says for one scope, resolved: the checks that run, and their settings; fixed once made (the runner keeps its answers). */
 export interface ScopeChecks {
   readonly enabled: (id: string) => boolean
   readonly settingsOf: (check: Check) => CheckSettings
 }
 
-/** A scope's settings of each check, made on first use and kept: the checks run per trace, the settings never change. */
-export const settingsOnce = (make: (check: Check) => CheckSettings): ((check: Check) => CheckSettings) => {
-  const made = new WeakMap<Check, CheckSettings>()
-  return (check) => {
-    const known = made.get(check)
-    if (known !== undefined) return known
-    const settings = make(check)
-    made.set(check, settings)
-    return settings
-  }
-}
-
 /** Every check on, at its defaults, no expected errors. */
 export const DEFAULT_CHECKS: ScopeChecks = {
   enabled: () => true,
-  settingsOf: settingsOnce((check) => ({
+  settingsOf: (check) => ({
     threshold: (name) => check.thresholds?.[name]?.default ?? 0,
     expected: () => false
-  }))
+  })
+}
+
+/** The checks a scope runs, each with its settings. */
+type Plan = ReadonlyArray<{ readonly check: Check; readonly settings: CheckSettings }>
+
+/**
+ * Plans by scope and list of checks, made once: a scope's settings never change (SVC_CHECKS_FILE is
+ * read at start-up), and asking each check whether it is on and for its settings on every trace was
+ * a measurable part of the checks' cost.
+ */
+const plans = new WeakMap<ScopeChecks, WeakMap<ReadonlyArray<Check>, Plan>>()
+
+const planOf = (scope: ScopeChecks, checks: ReadonlyArray<Check>): Plan => {
+  let byChecks = plans.get(scope)
+  if (byChecks === undefined) {
+    byChecks = new WeakMap()
+    plans.set(scope, byChecks)
+  }
+  let plan = byChecks.get(checks)
+  if (plan === undefined) {
+    plan = checks.filter((check) => scope.enabled(check.id)).map((check) => ({ check, settings: scope.settingsOf(check) }))
+    byChecks.set(checks, plan)
+  }
+  return plan
 }
 
 /** Fingerprints recently made, by what they hash: the same check on the same tool and agent recurs across traces, and hashing was a measurable part of the checks' cost. */
@@ -96,9 +108,8 @@ const bySeverity = (a: CheckFinding, b: CheckFinding): number => bySeverityDesce
 export const runChecks = (trace: NormalizedTrace, scope: ScopeChecks = DEFAULT_CHECKS, checks: ReadonlyArray<Check> = CHECKS): ReadonlyArray<CheckFinding> => {
   const view = viewOf(trace)
   const found: Array<CheckFinding> = []
-  for (const check of checks) {
-    if (!scope.enabled(check.id)) continue
-    const raws = check.run(view, scope.settingsOf(check))
+  for (const { check, settings } of planOf(scope, checks)) {
+    const raws = check.run(view, settings)
     // most checks find nothing on most traces: evidence and fingerprints are made for findings only
     if (raws.length > 0) found.push(...findingsOf(check, trace, raws))
   }

@@ -19,7 +19,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { parse as parseYaml } from "yaml"
 import type { Check, CheckSettings } from "./Check.js"
-import { type ScopeChecks, settingsOnce } from "./Run.js"
+import type { ScopeChecks } from "./Run.js"
 
 const Expected = Schema.Struct({ tool: Schema.String.pipe(Schema.minLength(1)), matches: Schema.String.pipe(Schema.minLength(1)) })
 const Thresholds = Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: Schema.Number }) })
@@ -48,13 +48,13 @@ interface Resolved {
 
 const scopeChecksOf = (resolved: Resolved): ScopeChecks => ({
   enabled: (id) => !resolved.disabled.has(id),
-  settingsOf: settingsOnce((check: Check): CheckSettings => ({
+  settingsOf: (check: Check): CheckSettings => ({
     threshold: (name) => resolved.thresholds.get(`${check.id}.${name}`) ?? check.thresholds?.[name]?.default ?? 0,
     expected: (tool, text) => {
       const lower = text.toLowerCase()
       return resolved.expected.some((entry) => entry.tool === tool && lower.includes(entry.matches))
     }
-  }))
+  })
 })
 
 /** Every check on, at its defaults. */

@@ -48,6 +48,17 @@ export const failureTextsOf = (event: TraceEvent): ReadonlyArray<string> => {
 export const isRunFailure = (event: TraceEvent): boolean =>
   (event.role === "agent" || event.role === "system") && event.tool === undefined && event.call_id === undefined && isError(event)
 
+/**
+ * A search for any of the patterns, one pass over the text per set of flags (a union of them)
+ * instead of one per pattern.
+ */
+export const anyOf = (patterns: ReadonlyArray<RegExp>): ((text: string) => boolean) => {
+  const byFlags = new Map<string, Array<string>>()
+  for (const pattern of patterns) byFlags.set(pattern.flags, [...(byFlags.get(pattern.flags) ?? []), `(?:${pattern.source})`])
+  const unions = [...byFlags].map(([flags, sources]) => new RegExp(sources.join("|"), flags))
+  return (text) => unions.some((union) => union.test(text))
+}
+
 const TURN_LIMIT: ReadonlyArray<RegExp> = [
   /\bmax(?:imum)?[ _]?(?:turns?|rounds?)\b[^.\n]{0,40}\b(?:exceeded|reached)\b/i,
   /\bMaxTurnsExceeded\b|\berror_max_turns\b/,
@@ -58,6 +69,7 @@ const TURN_LIMIT: ReadonlyArray<RegExp> = [
   /\bAgentMaxStepsError\b|\bLimitsExceeded\b/,
   /\b(?:step|turn|iteration)[ _]limit\b[^.\n]{0,30}\b(?:reached|exceeded|hit)\b/i
 ]
+const anyTurnLimit = anyOf(TURN_LIMIT)
 /** A word every wording of a turn limit holds: most failures hold none, and are read once instead of eight times. */
 const TURN_LIMIT_WORD = /max|limit|recursion/i
 
@@ -69,7 +81,7 @@ const TURN_LIMIT_WORD = /max|limit|recursion/i
  * `AgentMaxStepsError` ("Reached max steps"), AutoGen "Maximum number of messages 10 reached", AG2
  * "Maximum turns (3) reached", OpenHands "reached maximum iteration", mini-swe-agent `LimitsExceeded`.
  */
-export const reportsTurnLimit = (text: string): boolean => TURN_LIMIT_WORD.test(text) && TURN_LIMIT.some((pattern) => pattern.test(text))
+export const reportsTurnLimit = (text: string): boolean => TURN_LIMIT_WORD.test(text) && anyTurnLimit(text)
 
 const turnLimits = new WeakMap<TraceEvent, string | null>()
 
@@ -97,6 +109,7 @@ const OVERFLOW: ReadonlyArray<RegExp> = [
   /\binput token count\b[^.\n]{0,60}\bexceeds\b/i,
   /\breduce the length of the messages\b/i
 ]
+const anyOverflow = anyOf(OVERFLOW)
 /** A word every wording of an overflow holds, read first (as for turn limits). */
 const OVERFLOW_WORD = /context|too long|token|string_above|reduce the length/i
 /** A token rate limit says "tokens" too; it is not the context. */
@@ -110,7 +123,7 @@ const RATE = /\brate[ _-]?limit|\bper[ _-]?min|\bTPM\b|\bquota\b/i
  * `ContextWindowExceededError`, vLLM and Mistral "maximum context length"; a per-minute token rate
  * limit is not one.
  */
-export const reportsOverflow = (text: string): boolean => OVERFLOW_WORD.test(text) && OVERFLOW.some((pattern) => pattern.test(text)) && !RATE.test(text)
+export const reportsOverflow = (text: string): boolean => OVERFLOW_WORD.test(text) && anyOverflow(text) && !RATE.test(text)
 
 const overflows = new WeakMap<TraceEvent, boolean>()
 

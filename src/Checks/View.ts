@@ -185,8 +185,56 @@ const queuesOf = (calls: ReadonlyArray<Entry>): Map<string, Queue> => {
 
 const NONE: ReadonlyArray<number> = []
 
+/** How far back among the latest calls an answer's id is looked for before the calls are indexed by id: answers mostly follow their calls closely. */
+const NEAR = 8
+
+/** The latest call (or orphan answer) with this id: among the last `NEAR` entries, else through `byId` (made from the entries when first needed). */
+const byCallId = (calls: ReadonlyArray<Entry>, callId: string, index: { byId: Map<string, Entry> | undefined }): Entry | undefined => {
+  if (index.byId === undefined) {
+    for (let at = calls.length - 1; at >= 0 && at >= calls.length - NEAR; at--) {
+      const entry = calls[at]
+      if (entry?.callId === callId) return entry
+    }
+    if (calls.length <= NEAR) return undefined
+    const byId = new Map<string, Entry>()
+    for (const entry of calls) if (entry.callId !== undefined) byId.set(entry.callId, entry)
+    index.byId = byId
+  }
+  return index.byId.get(callId)
+}
+
 /** How many events of each kind, counted in the view's one pass. */
-type KindCounts = Record<TraceEvent["kind"], number>
+interface KindCounts {
+  message: number
+  thought: number
+  tool_call: number
+  tool_result: number
+  error: number
+  handoff: number
+}
+
+/** Counts an event's kind (a property by name, not by a key read from the event: the faster of the two). */
+const countKind = (kinds: KindCounts, kind: TraceEvent["kind"]): void => {
+  switch (kind) {
+    case "message":
+      kinds.message++
+      break
+    case "thought":
+      kinds.thought++
+      break
+    case "tool_call":
+      kinds.tool_call++
+      break
+    case "tool_result":
+      kinds.tool_result++
+      break
+    case "error":
+      kinds.error++
+      break
+    case "handoff":
+      kinds.handoff++
+  }
+}
 
 /**
  * The view of one trace, its indexes built in one pass by the constructor. A class, so that the
@@ -197,17 +245,16 @@ class View implements TraceView {
   readonly length: number
   readonly finalAnswer: number | undefined
   readonly lastAgentEvent: number | undefined
-  readonly declaredTools: ReadonlySet<string> | undefined
   readonly failures: ReadonlyArray<number>
   readonly finished: ReadonlyArray<number>
   readonly userMessages: ReadonlyArray<number>
   readonly toolFailures: number
   readonly unansweredCalls: number
   private repeats: boolean | undefined
+  private declared: { readonly tools: ReadonlySet<string> | undefined } | undefined
   private readonly events: ReadonlyArray<TraceEvent>
   private readonly calls: ReadonlyArray<ToolCall>
   private readonly kinds: KindCounts
-  private readonly failedAt: Uint8Array
   private read = 0
 
   constructor(readonly trace: NormalizedTrace) {
@@ -215,10 +262,10 @@ class View implements TraceView {
     this.events = events
     this.length = events.length
     const calls: Array<Entry> = []
-    const byId = new Map<string, Entry>()
+    // the calls by id, made only when an answer's call is not among the latest few
+    const ids: { byId: Map<string, Entry> | undefined } = { byId: undefined }
     let open: Map<string, Queue> | undefined
     const kinds: KindCounts = { message: 0, thought: 0, tool_call: 0, tool_result: 0, error: 0, handoff: 0 }
-    const failedAt = new Uint8Array(events.length)
     let failures: Array<number> | undefined
     let finished: Array<number> | undefined
     let userMessages: Array<number> | undefined
@@ -234,13 +281,10 @@ class View implements TraceView {
       const kind = event.kind
       const role = event.role
       const agent = role === "agent"
-      kinds[kind]++
+      countKind(kinds, kind)
       // several checks ask of most events whether they failed: each is read for it once, here
       const failed = failedAs(kind, event.status, event)
-      if (failed) {
-        failedAt[index] = 1
-        ;(failures ??= []).push(index)
-      }
+      if (failed) (failures ??= []).push(index)
       if (event.finish_reason !== undefined) (finished ??= []).push(index)
       if (kind !== "tool_call") inBatch = false
       else if (!inBatch) {
@@ -254,7 +298,7 @@ class View implements TraceView {
         const callId = event.call_id
         const entry: Entry = { tool: event.tool ?? event.actor, callId, call: index, answers: [] }
         calls.push(entry)
-        if (callId !== undefined) byId.set(callId, entry)
+        if (callId !== undefined) ids.byId?.set(callId, entry)
         if (open !== undefined) enqueue(open, entry, batch)
         continue
       }
@@ -273,7 +317,7 @@ class View implements TraceView {
       if (failed) toolFailures++
       const tool = named ?? event.actor
       let entry: Entry | undefined
-      if (callId !== undefined) entry = byId.get(callId)
+      if (callId !== undefined) entry = byCallId(calls, callId, ids)
       else {
         open ??= queuesOf(calls)
         entry = oldestOpen(open.get(tool))
@@ -283,14 +327,13 @@ class View implements TraceView {
         // a result whose call is not in the trace (a span of the tool alone): a call of its own
         const orphan: Entry = { tool, callId, call: undefined, answers: [index] }
         calls.push(orphan)
-        if (callId !== undefined) byId.set(callId, orphan)
+        if (callId !== undefined) ids.byId?.set(callId, orphan)
       }
     }
     let unansweredCalls = 0
     for (const call of calls) if (call.call !== undefined && call.answers.length === 0) unansweredCalls++
     this.calls = calls
     this.kinds = kinds
-    this.failedAt = failedAt
     this.failures = failures ?? NONE
     this.finished = finished ?? NONE
     this.userMessages = userMessages ?? NONE
@@ -298,7 +341,13 @@ class View implements TraceView {
     this.unansweredCalls = unansweredCalls
     this.finalAnswer = finalAnswer
     this.lastAgentEvent = lastAgentEvent
-    this.declaredTools = trace.tools === undefined || trace.tools.length === 0 ? undefined : new Set(trace.tools.map((tool) => tool.name))
+  }
+
+  /** Made when first asked (only traces that declare tools have any). */
+  get declaredTools(): ReadonlySet<string> | undefined {
+    const tools = this.trace.tools
+    this.declared ??= { tools: tools === undefined || tools.length === 0 ? undefined : new Set(tools.map((tool) => tool.name)) }
+    return this.declared.tools
   }
 
   /** Read from the calls (not the events) when first asked. */
@@ -350,7 +399,18 @@ class View implements TraceView {
   }
 
   failed(index: number): boolean {
-    return this.failedAt[index] === 1
+    // the failures are in order: a binary search, rather than a flag per event made for every trace
+    const failures = this.failures
+    let low = 0
+    let high = failures.length - 1
+    while (low <= high) {
+      const middle = (low + high) >>> 1
+      const at = failures[middle] ?? -1
+      if (at === index) return true
+      if (at < index) low = middle + 1
+      else high = middle - 1
+    }
+    return false
   }
 
   countOf(kind: TraceEvent["kind"]): number {
