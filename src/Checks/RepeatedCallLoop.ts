@@ -150,11 +150,14 @@ export const repeatedCallLoop: Check = {
       const outcome = outcomeOf(view, event, call.answers)
       const lazy = new Lazy(call.call, call.tool, event.content)
       lastCallIndex = call.call
-      const byOutcome = groups.get(call.tool)
-      const group = byOutcome?.get(outcome)
+      let byOutcome = groups.get(call.tool)
+      if (byOutcome === undefined) {
+        byOutcome = new Map()
+        groups.set(call.tool, byOutcome)
+      }
+      const group = byOutcome.get(outcome)
       let origin: number | undefined
-      if (byOutcome === undefined) groups.set(call.tool, new Map([[outcome, { calls: [lazy], origins: new Map(), read: 0 }]]))
-      else if (group === undefined) byOutcome.set(outcome, { calls: [lazy], origins: new Map(), read: 0 })
+      if (group === undefined) byOutcome.set(outcome, { calls: [lazy], origins: new Map(), read: 0 })
       else {
         // the earliest call of each signature with this outcome, each call's signature made once
         for (; group.read < group.calls.length; group.read++) {

@@ -51,6 +51,7 @@ const scopeChecksOf = (resolved: Resolved): ScopeChecks => ({
   settingsOf: (check: Check): CheckSettings => ({
     threshold: (name) => resolved.thresholds.get(`${check.id}.${name}`) ?? check.thresholds?.[name]?.default ?? 0,
     expected: (tool, text) => {
+      if (resolved.expected.length === 0) return false
       const lower = text.toLowerCase()
       return resolved.expected.some((entry) => entry.tool === tool && lower.includes(entry.matches))
     }

@@ -31,14 +31,20 @@ export interface FailedCall {
   readonly recovered: boolean
   /** Some call of the same tool succeeded (before it, when not recovered). */
   readonly toolSucceeded: boolean
-  /** After the error the agent said it failed or that it would go another way, and then a call of another tool succeeded. */
-  readonly workedAround: boolean
-  /** The first message of the agent (or answer through a tool) after the error that owns up to this failure, if any. */
-  readonly acknowledged: number | undefined
+  /** How the agent reacted to it, read from its words when first asked (only a failure not recovered from is asked about). */
+  readonly reaction: () => Reaction
   /** The tool's calls that failed, up to and including this one. */
   readonly attempts: number
   /** Who made the call (the agent), as the trace names it. */
   readonly agent: string | undefined
+}
+
+/** How the agent reacted to a failure. */
+export interface Reaction {
+  /** After the error the agent said it failed or that it would go another way, and then a call of another tool succeeded. */
+  readonly workedAround: boolean
+  /** The first message of the agent (or answer through a tool) after the error that owns up to this failure, if any. */
+  readonly acknowledged: number | undefined
 }
 
 /** How many of the latest failures a text is compared with by name: the agent speaks of recent failures, and the reading stays linear. */
@@ -131,7 +137,8 @@ const readFailures = (view: TraceView): Read => {
   })
   const succeeded = new Set(lastSuccess.keys())
   if (failed.length === 0) return { failures: [], succeeded }
-  readReactions(view, failed)
+  // the agent's words are read once, when a reaction is first asked for: a trace whose failures were all recovered from is never asked
+  const reacted = readOnce(() => readReactions(view, failed))
   // the latest successes of two different tools: the latest success of a tool other than X is one of them
   let latest: { tool: string; at: number } | undefined
   let runnerUp: { tool: string; at: number } | undefined
@@ -157,12 +164,17 @@ const readFailures = (view: TraceView): Read => {
           agent: each.agent,
           recovered: (lastSuccess.get(each.tool) ?? -1) > each.at,
           toolSucceeded: lastSuccess.has(each.tool),
-          workedAround: each.reacted !== undefined && other > each.reacted,
-          acknowledged: each.acknowledged
+          reaction: reactionOf(each, other, reacted)
         }
       }
     })
   }
+}
+
+/** A failure's reaction, once the agent's words are read (`read`); `other`: where a call of another tool last succeeded. */
+const reactionOf = (failure: Failure, other: number, read: () => void) => (): Reaction => {
+  read()
+  return { workedAround: failure.reacted !== undefined && other > failure.reacted, acknowledged: failure.acknowledged }
 }
 
 /** The agent's words: its messages and thoughts with text, and answers given through a tool (smolagents' final_answer). */

@@ -243,7 +243,6 @@ const countKind = (kinds: KindCounts, kind: TraceEvent["kind"]): void => {
  */
 class View implements TraceView {
   readonly length: number
-  readonly finalAnswer: number | undefined
   readonly lastAgentEvent: number | undefined
   readonly failures: ReadonlyArray<number>
   readonly finished: ReadonlyArray<number>
@@ -251,6 +250,7 @@ class View implements TraceView {
   readonly toolFailures: number
   readonly unansweredCalls: number
   private repeats: boolean | undefined
+  private answer: { readonly at: number | undefined } | undefined
   private declared: { readonly tools: ReadonlySet<string> | undefined } | undefined
   private readonly events: ReadonlyArray<TraceEvent>
   private readonly calls: ReadonlyArray<ToolCall>
@@ -272,7 +272,6 @@ class View implements TraceView {
     let toolFailures = 0
     let batch = 0
     let inBatch = false
-    let finalAnswer: number | undefined
     let lastAgentEvent: number | undefined
     for (let index = 0; index < events.length; index++) {
       const event = events[index]
@@ -293,7 +292,6 @@ class View implements TraceView {
       }
       if (kind === "tool_call") {
         if (agent) lastAgentEvent = index
-        finalAnswer = undefined
         if (failed) toolFailures++
         const callId = event.call_id
         const entry: Entry = { tool: event.tool ?? event.actor, callId, call: index, answers: [] }
@@ -303,10 +301,8 @@ class View implements TraceView {
         continue
       }
       if (kind === "message") {
-        if (agent) {
-          lastAgentEvent = index
-          if (hasText(event)) finalAnswer = index
-        } else if (role === "user") (userMessages ??= []).push(index)
+        if (agent) lastAgentEvent = index
+        else if (role === "user") (userMessages ??= []).push(index)
         continue
       }
       // what answers a call: a result, or an error of a tool or a call
@@ -339,8 +335,25 @@ class View implements TraceView {
     this.userMessages = userMessages ?? NONE
     this.toolFailures = toolFailures
     this.unansweredCalls = unansweredCalls
-    this.finalAnswer = finalAnswer
     this.lastAgentEvent = lastAgentEvent
+  }
+
+  /** Read from the end when first asked (most traces never are: only the checks of failed calls ask): no tool call may follow it. */
+  get finalAnswer(): number | undefined {
+    if (this.answer === undefined) {
+      let at: number | undefined
+      for (let index = this.events.length - 1; index >= 0; index--) {
+        const event = this.at(index)
+        if (event === undefined) continue
+        if (event.kind === "tool_call") break
+        if (event.role === "agent" && event.kind === "message" && hasText(event)) {
+          at = index
+          break
+        }
+      }
+      this.answer = { at }
+    }
+    return this.answer.at
   }
 
   /** Made when first asked (only traces that declare tools have any). */
