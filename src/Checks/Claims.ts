@@ -4,6 +4,7 @@
  * first: a check that reads content says so (`reads: "content"`), and its precision is measured
  * (docs/checks.md).
  */
+import { Lru } from "../Lru.js"
 
 /** Past forms of verbs that do not end in -ed, as a completed action is told ("I've sent", "is set up", "I've let them know"). */
 const IRREGULAR = "sent|made|done|built|rebuilt|written|wrote|rewritten|ran|begun|began|found|got|gotten|given|gave|taken|took|paid|told|kept|left|brought|bought|spent|undone|drawn|drew|shown|sold|held|laid|sped|won"
@@ -79,14 +80,22 @@ const NAMED_READ = 20_000
 /** A text as `namesFailure` reads it: its first 20,000 characters, lower case. */
 export const lowerOf = (text: string): string => text.slice(0, NAMED_READ).toLowerCase()
 
+/** Stems by tool name, recently made: the same tools fail across traces, and cutting their names was a measurable part of reading failures. */
+const stemsByTool = new Lru<string, ReadonlyArray<string>>(1_024)
+
 /**
  * The distinctive parts of a tool's name, cut for inflection: a text that holds one is about the
  * tool's work (`issue_refund` → "issued", "refunded"; `bookFlight` → "booked", "flight").
  */
-const stemsOf = (tool: string): ReadonlyArray<string> =>
-  wordsOfTool(tool)
+const stemsOf = (tool: string): ReadonlyArray<string> => {
+  const known = stemsByTool.get(tool)
+  if (known !== undefined) return known
+  const stems = wordsOfTool(tool)
     .filter((part) => part.length >= 3 && !GENERIC_PARTS.has(part))
     .map((part) => (part.length > 4 ? part.slice(0, -1) : part))
+  stemsByTool.set(tool, stems)
+  return stems
+}
 
 const namesStem = (lower: string, stems: ReadonlyArray<string>): boolean => stems.some((stem) => lower.includes(stem))
 

@@ -70,7 +70,7 @@ const TURN_LIMIT: ReadonlyArray<RegExp> = [
   /\b(?:step|turn|iteration)[ _]limit\b[^.\n]{0,30}\b(?:reached|exceeded|hit)\b/i
 ]
 const anyTurnLimit = anyOf(TURN_LIMIT)
-/** A word every wording of a turn limit holds: most failures hold none, and are read once instead of eight times. */
+/** A word every wording of a turn limit holds: most failures hold none, and are not searched for the wordings. */
 const TURN_LIMIT_WORD = /max|limit|recursion/i
 
 /**
