@@ -5,7 +5,7 @@
  * medians and rounding, and the results file.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { type Agent, request as httpRequest } from "node:http"
 import { createServer as createNetServer } from "node:net"
 import { cpus, tmpdir, totalmem } from "node:os"
@@ -36,12 +36,24 @@ export const stopChild = (child: ChildProcess) =>
     child.kill("SIGINT")
   })
 
-/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
-export const cpuMsOf = (pid: number | undefined): number => {
-  if (pid === undefined) return Number.NaN
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+/** CPU time (user + system) in ms from a /proc stat file (clock ticks of 10 ms). */
+const cpuMsIn = (path: string): number => {
+  const stat = readFileSync(path, "utf8")
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+export const cpuMsOf = (pid: number | undefined): number => (pid === undefined ? Number.NaN : cpuMsIn(`/proc/${pid}/stat`))
+
+/**
+ * CPU time this process's main thread has used so far, in ms (clock ticks of 10 ms): the JavaScript
+ * that ran, without the time spent waiting for a core that other processes held, nor the helper
+ * threads' (concurrent GC, compilation); NaN where /proc is not there.
+ */
+export const mainThreadCpuMs = (): number => {
+  const path = `/proc/self/task/${process.pid}/stat`
+  return existsSync(path) ? cpuMsIn(path) : Number.NaN
 }
 
 export const median = (xs: ReadonlyArray<number>) => {

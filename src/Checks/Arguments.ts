@@ -86,45 +86,47 @@ const typesOf = (schema: Readonly<Record<string, unknown>>): ReadonlyArray<strin
 const isPrimitive = (value: unknown): value is string | number | boolean | null =>
   value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean"
 
+/** One node of the schema against one value, the violations added to `found` (a function of the module's: one made per call was a measurable cost). */
+const visit = (found: Array<Violation>, limit: number, node: unknown, at: unknown, path: string, depth: number): void => {
+  if (found.length >= limit || depth > DEPTH || !Predicate.isRecord(node)) return
+  const types = typesOf(node)
+  if (types.length > 0 && !types.some((type) => TYPE_OF[type]?.(at) === true)) {
+    found.push({ kind: "wrong_type", path, detail: `${path} must be ${types.join(" or ")}, not ${kindOf(at)} ${shown(at)}` })
+    return
+  }
+  const allowed = node["enum"]
+  if (Array.isArray(allowed) && allowed.length > 0 && allowed.every(isPrimitive) && isPrimitive(at) && !allowed.includes(at)) {
+    found.push({ kind: "not_in_enum", path, detail: `${path} must be one of ${allowed.map(shown).join(", ")}, not ${shown(at)}` })
+  }
+  if (Predicate.isRecord(at)) {
+    const required = node["required"]
+    if (Array.isArray(required)) {
+      for (const name of required) {
+        if (typeof name === "string" && !Object.hasOwn(at, name)) found.push({ kind: "missing_required", path: `${path}.${name}`, detail: `${path}.${name} is required but missing` })
+      }
+    }
+    const properties = Predicate.isRecord(node["properties"]) ? node["properties"] : {}
+    const additional = node["additionalProperties"]
+    for (const key of Object.keys(at)) {
+      if (found.length >= limit) return
+      if (Object.hasOwn(properties, key)) visit(found, limit, properties[key], at[key], `${path}.${key}`, depth + 1)
+      else if (additional === false) found.push({ kind: "additional_property", path: `${path}.${key}`, detail: `${path}.${key} is not a declared property` })
+      else if (Predicate.isRecord(additional)) visit(found, limit, additional, at[key], `${path}.${key}`, depth + 1)
+    }
+  }
+  const items = node["items"]
+  if (Array.isArray(at) && Predicate.isRecord(items)) {
+    for (let index = 0; index < at.length && found.length < limit; index++) visit(found, limit, items, at[index], `${path}[${index}]`, depth + 1)
+  }
+}
+
 /**
  * How a value breaks a schema (at most `limit` violations). Keywords outside the subset (`anyOf`,
  * `$ref`, `pattern`, `minimum`, ...) are not judged: an unknown keyword never fires a check.
  */
 export const violationsOf = (schema: unknown, value: unknown, limit = 5): ReadonlyArray<Violation> => {
   const found: Array<Violation> = []
-  const visit = (node: unknown, at: unknown, path: string, depth: number): void => {
-    if (found.length >= limit || depth > DEPTH || !Predicate.isRecord(node)) return
-    const types = typesOf(node)
-    if (types.length > 0 && !types.some((type) => TYPE_OF[type]?.(at) === true)) {
-      found.push({ kind: "wrong_type", path, detail: `${path} must be ${types.join(" or ")}, not ${kindOf(at)} ${shown(at)}` })
-      return
-    }
-    const allowed = node["enum"]
-    if (Array.isArray(allowed) && allowed.length > 0 && allowed.every(isPrimitive) && isPrimitive(at) && !allowed.includes(at)) {
-      found.push({ kind: "not_in_enum", path, detail: `${path} must be one of ${allowed.map(shown).join(", ")}, not ${shown(at)}` })
-    }
-    if (Predicate.isRecord(at)) {
-      const required = node["required"]
-      if (Array.isArray(required)) {
-        for (const name of required) {
-          if (typeof name === "string" && !Object.hasOwn(at, name)) found.push({ kind: "missing_required", path: `${path}.${name}`, detail: `${path}.${name} is required but missing` })
-        }
-      }
-      const properties = Predicate.isRecord(node["properties"]) ? node["properties"] : {}
-      const additional = node["additionalProperties"]
-      for (const key of Object.keys(at)) {
-        if (found.length >= limit) return
-        if (Object.hasOwn(properties, key)) visit(properties[key], at[key], `${path}.${key}`, depth + 1)
-        else if (additional === false) found.push({ kind: "additional_property", path: `${path}.${key}`, detail: `${path}.${key} is not a declared property` })
-        else if (Predicate.isRecord(additional)) visit(additional, at[key], `${path}.${key}`, depth + 1)
-      }
-    }
-    const items = node["items"]
-    if (Array.isArray(at) && Predicate.isRecord(items)) {
-      for (let index = 0; index < at.length && found.length < limit; index++) visit(items, at[index], `${path}[${index}]`, depth + 1)
-    }
-  }
-  visit(schema, value, "$", 0)
+  visit(found, limit, schema, value, "$", 0)
   return found
 }
 

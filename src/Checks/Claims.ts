@@ -4,6 +4,7 @@
  * first: a check that reads content says so (`reads: "content"`), and its precision is measured
  * (docs/checks.md).
  */
+import { Lru } from "../Lru.js"
 
 /** Past forms of verbs that do not end in -ed, as a completed action is told ("I've sent", "is set up", "I've let them know"). */
 const IRREGULAR = "sent|made|done|built|rebuilt|written|wrote|rewritten|ran|begun|began|found|got|gotten|given|gave|taken|took|paid|told|kept|left|brought|bought|spent|undone|drawn|drew|shown|sold|held|laid|sped|won"
@@ -79,14 +80,22 @@ const NAMED_READ = 20_000
 /** A text as `namesFailure` reads it: its first 20,000 characters, lower case. */
 export const lowerOf = (text: string): string => text.slice(0, NAMED_READ).toLowerCase()
 
+/** Stems by tool name, recently made: the same tools fail across traces, and cutting their names was a measurable part of reading failures. */
+const stemsByTool = new Lru<string, ReadonlyArray<string>>(1_024)
+
 /**
  * The distinctive parts of a tool's name, cut for inflection: a text that holds one is about the
  * tool's work (`issue_refund` → "issued", "refunded"; `bookFlight` → "booked", "flight").
  */
-const stemsOf = (tool: string): ReadonlyArray<string> =>
-  wordsOfTool(tool)
+const stemsOf = (tool: string): ReadonlyArray<string> => {
+  const known = stemsByTool.get(tool)
+  if (known !== undefined) return known
+  const stems = wordsOfTool(tool)
     .filter((part) => part.length >= 3 && !GENERIC_PARTS.has(part))
     .map((part) => (part.length > 4 ? part.slice(0, -1) : part))
+  stemsByTool.set(tool, stems)
+  return stems
+}
 
 const namesStem = (lower: string, stems: ReadonlyArray<string>): boolean => stems.some((stem) => lower.includes(stem))
 
@@ -150,13 +159,48 @@ const valuesIn = (text: string, pattern: RegExp, into: Set<string>): void => {
   }
 }
 
-/** The terms of a failure: its tool, its class when a code, and values of its call's arguments (bounded) and of its error's text. */
-export const failureTermsOf = (tool: string, args: string, errorText: string, errorClass: string): FailureTerms => {
-  const values = new Set<string>()
-  valuesIn(args.slice(0, 2_000), JSON_VALUE, values)
-  valuesIn(errorText.slice(0, 1_000), QUOTED, values)
-  return { tool, stems: stemsOf(tool), code: errorClass.length >= 3 && !/\s/.test(errorClass) ? errorClass.toLowerCase() : undefined, values: [...values] }
+/**
+ * The terms of a failure, each read when first asked (`namesFailure` asks for the stems first, and
+ * most texts that name a failure name its tool's work): its tool, its class when a code, and values
+ * of its call's arguments (bounded) and of its error's text.
+ */
+class Terms implements FailureTerms {
+  private stemsRead: ReadonlyArray<string> | undefined
+  private codeRead: { readonly code: string | undefined } | undefined
+  private valuesRead: ReadonlyArray<string> | undefined
+
+  constructor(
+    readonly tool: string,
+    private readonly args: string,
+    private readonly errorText: string,
+    private readonly errorClass: () => string
+  ) {}
+
+  get stems(): ReadonlyArray<string> {
+    return (this.stemsRead ??= stemsOf(this.tool))
+  }
+
+  get code(): string | undefined {
+    this.codeRead ??= { code: codeOf(this.errorClass()) }
+    return this.codeRead.code
+  }
+
+  get values(): ReadonlyArray<string> {
+    if (this.valuesRead === undefined) {
+      const values = new Set<string>()
+      valuesIn(this.args.slice(0, 2_000), JSON_VALUE, values)
+      valuesIn(this.errorText.slice(0, 1_000), QUOTED, values)
+      this.valuesRead = [...values]
+    }
+    return this.valuesRead
+  }
 }
+
+/** An error's class when it is a code or a type, lower case. */
+const codeOf = (errorClass: string): string | undefined => (errorClass.length >= 3 && !/\s/.test(errorClass) ? errorClass.toLowerCase() : undefined)
+
+/** The terms of a failure: its tool, its class when a code, and values of its call's arguments (bounded) and of its error's text. */
+export const failureTermsOf = (tool: string, args: string, errorText: string, errorClass: () => string): FailureTerms => new Terms(tool, args, errorText, errorClass)
 
 const WORD_CHAR = /[\p{L}\p{N}_]/u
 

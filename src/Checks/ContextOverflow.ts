@@ -7,7 +7,8 @@
 import type { TraceEvent } from "../Traces/Model.js"
 import type { Check, Cited, RawFinding } from "./Check.js"
 import { errorTextOf, firstWordsOf } from "./Errors.js"
-import { CONTEXT_FULL, failureTextsOf, finishOf, isRunFailure, reportsOverflow } from "./Stops.js"
+import { CONTEXT_FULL, failureReportsOverflow, failureTextsOf, finishOf, isRunFailure } from "./Stops.js"
+import { union } from "./View.js"
 
 const CODE = /\b(context_length_exceeded|ContextWindowExceededError|model_context_window_exceeded|string_above_max_length)\b/
 
@@ -22,9 +23,10 @@ export const contextOverflow: Check = {
   fingerprint: ["error_class", "agent"],
   run: (view) => {
     const hits: Array<{ index: number; event: TraceEvent }> = []
-    view.scan((event, index) => {
+    // an overflow is a failure or a finish reason: only those events are read
+    view.scanAt(union(view.failures, view.finished), (event, index) => {
       const full = event.role === "agent" && finishOf(event) === CONTEXT_FULL
-      if (full || (isRunFailure(event) && failureTextsOf(event).some(reportsOverflow))) hits.push({ index, event })
+      if (full || (isRunFailure(event) && failureReportsOverflow(event))) hits.push({ index, event })
     })
     const [first, ...rest] = hits
     if (first === undefined) return []

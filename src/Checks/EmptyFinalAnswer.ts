@@ -14,6 +14,7 @@
  * the run after it (the error is the failure, and the checks that read errors name it).
  */
 import { Predicate } from "effect"
+import type { TraceEvent } from "../Traces/Model.js"
 import { parseArguments } from "./Arguments.js"
 import type { Check } from "./Check.js"
 import { ANSWER_TOOL } from "./Claims.js"
@@ -37,6 +38,9 @@ const isEmptyValue = (value: unknown): boolean =>
   value === null || value === "" || (typeof value === "string" && value.trim().length === 0) ||
   (Array.isArray(value) ? value.every(isEmptyValue) : Predicate.isRecord(value) && Object.values(value).every(isEmptyValue))
 
+/** An output of the agent: any event of it but an error. */
+const isOutput = (event: TraceEvent): boolean => event.role === "agent" && event.kind !== "error"
+
 export const emptyFinalAnswer: Check = {
   id: "empty_final_answer",
   title: "The run ended with an empty answer",
@@ -47,27 +51,30 @@ export const emptyFinalAnswer: Check = {
   playbooks: ["motivation_traps/indeterminate.unobserved_abandonment", "yerkes_dodson/under_aroused.premature_completion", "schein_culture/tacit_assumption.always_answer"],
   fingerprint: ["agent"],
   run: (view) => {
-    let end: number | undefined
-    let endSpoke = false
+    // Read from the end back, and only as far as needed: the agent's last output (its last event
+    // that is not an error), then, when that is an empty message or reasoning, back to where the
+    // agent last spoke. Most runs end on words, and only their last events are read.
+    let end = view.length - 1
+    let event: TraceEvent | undefined
+    for (; end >= 0; end--) {
+      event = view.at(end)
+      if (event !== undefined && isOutput(event)) break
+      // a failed model call, or an error after the last output: the error is the failure
+      if (view.failed(end)) return []
+    }
+    if (end < 0 || event === undefined || view.failed(end)) return []
+    if (!(event.kind === "message" && !hasText(event)) && event.kind !== "thought") return []
+    // where the agent last spoke (an earlier output with words), unless it answered through a tool
+    // after that (smolagents' final_answer): then the answer was given
     let spoke: number | undefined
-    let errorAfter = false
-    let answerTool = -1
-    view.scan((event, index) => {
-      if (end !== undefined && view.failed(index)) errorAfter = true
-      if (event.role !== "agent" || event.kind === "error") return
-      if (event.kind === "tool_call" && ANSWER_TOOL.test(event.tool ?? "") && hasText(event)) answerTool = index
-      if (endSpoke) spoke = end
-      end = index
+    for (let index = end - 1; index >= 0 && spoke === undefined; index--) {
+      const earlier = view.at(index)
+      if (earlier === undefined || !isOutput(earlier)) continue
+      if (earlier.kind === "tool_call" && ANSWER_TOOL.test(earlier.tool ?? "") && hasText(earlier)) return []
       // the agent's words: a tool call's arguments may come from the tool's own span, a handoff's text from the framework
-      endSpoke = event.kind === "message" && hasText(event)
-      errorAfter = false
-    })
-    const event = end === undefined ? undefined : view.at(end)
-    // a failed model call, or an error after the last output: the error is the failure
-    if (end === undefined || event === undefined || errorAfter || view.failed(end)) return []
+      if (earlier.kind === "message" && hasText(earlier)) spoke = index
+    }
     const finish = finishOf(event)
-    // the answer was given through a tool (smolagents' final_answer) after the agent last spoke
-    if (answerTool > (spoke ?? -1)) return []
     if (event.kind === "message" && !hasText(event) && spoke !== undefined) {
       return [{
         cites: [{ event: end }],

@@ -13,8 +13,19 @@ const HTTP_STATUS = /\b(?:HTTP|status|code|error)?[\s:=]*([45]\d\d)\b/i
 const EXCEPTION_TYPE = /\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Timeout|Refused|Denied|Exceeded))\b/
 const NAMED_CODE = /\b(E[A-Z]{3,}|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/
 
-/** An HTTP status (`503`), an exception type, a system code (`ECONNREFUSED`), or the first six plain words. */
+const classes = new WeakMap<TraceEvent, string>()
+
+/** An HTTP status (`503`), an exception type, a system code (`ECONNREFUSED`), or the first six plain words; read once per event however many checks ask. */
 export const errorClassOf = (event: TraceEvent): string => {
+  let known = classes.get(event)
+  if (known === undefined) {
+    known = classOf(event)
+    classes.set(event, known)
+  }
+  return known
+}
+
+const classOf = (event: TraceEvent): string => {
   const code = event.status_code?.trim()
   const text = errorTextOf(event).slice(0, 2_000)
   // An HTTP status first, wherever the format keeps it (one instrumentation records the exception's

@@ -33,8 +33,12 @@ export const agentKeysOf = (key: string): ReadonlyArray<string> => {
   return keys
 }
 
+const NONE: ReadonlySet<number> = new Set()
+
 /** The tool calls of an agent that a handoff of the same agent follows with no message of that agent between: the handoff is their answer. */
 export const callsHandedOff = (view: TraceView): ReadonlySet<number> => {
+  // without handoffs (most traces) no call is handed off, and nothing is read
+  if (view.countOf("handoff") === 0) return NONE
   const handedOff = new Set<number>()
   const lastCall = new Map<string, number>()
   view.scan((event, index) => {

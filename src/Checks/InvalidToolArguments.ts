@@ -19,6 +19,8 @@ export const invalidToolArguments: Check = {
   playbooks: ["lewin/interactional.tool_contract_mismatch", "lewin/internal.misread_observation"],
   fingerprint: ["tool", "error_class", "agent"],
   run: (view) => {
+    // no call, nothing to judge
+    if (view.countOf("tool_call") === 0) return []
     const schemas = new Map<string, Readonly<Record<string, unknown>>>()
     for (const tool of view.trace.tools ?? []) {
       if (tool.parameters !== undefined && !schemas.has(tool.name)) schemas.set(tool.name, tool.parameters)

@@ -13,7 +13,7 @@ import type { TraceEvent } from "../Traces/Model.js"
 import { canonicalArguments } from "./Arguments.js"
 import type { Check, Cited, RawFinding } from "./Check.js"
 import { errorClassOf, firstWordsOf, listEvents, textKey } from "./Errors.js"
-import { readOnce, type TraceView } from "./View.js"
+import type { TraceView } from "./View.js"
 
 /** Cycles longer than this are not looked for (a loop of six different calls reads as progress). */
 const LONGEST_CYCLE = 5
@@ -29,20 +29,56 @@ interface Made {
   readonly agent: string | undefined
 }
 
-/** What a call came back with, in a form two calls can be compared by. */
+/** Outcomes other than a result's text, marked so that no text is taken for one: an error of a class, an empty result, no answer. */
+const ERROR = "\u0000error:"
+const EMPTY = "\u0000empty"
+const NONE = "\u0000none"
+
+/**
+ * What a call came back with, in a form two calls can be compared by: its result's text as Errors.ts
+ * `textKey` has it (unmarked: most outcomes are texts, and a long one is not copied to be marked),
+ * or a marked outcome.
+ */
 const outcomeOf = (view: TraceView, call: TraceEvent, answers: ReadonlyArray<number>): string => {
   const last = answers[answers.length - 1]
   const answer = last === undefined ? undefined : view.at(last)
-  if (answer === undefined) return call.status === "error" ? `error:${errorClassOf(call)}` : "none"
-  if (last !== undefined && view.failed(last)) return `error:${errorClassOf(answer)}`
+  if (answer === undefined) return call.status === "error" ? ERROR + errorClassOf(call) : NONE
+  if (last !== undefined && view.failed(last)) return ERROR + errorClassOf(answer)
   const text = answer.content.trim()
-  return text.length > 0 ? `ok:${textKey(text)}` : "ok"
+  if (text.length === 0) return EMPTY
+  const key = textKey(text)
+  // a text that starts as a mark does (a NUL character) is marked too
+  return key.startsWith("\u0000") ? `\u0000text:${key}` : key
+}
+
+/** The calls of one tool that came back the same way, and the earliest of each signature among them. */
+interface Group {
+  readonly calls: Array<Lazy>
+  readonly origins: Map<string, number>
+  read: number
 }
 
 /** A call as the loop reads it: where it is, and its signature (tool and canonical arguments), made when first asked. */
-interface Lazy {
-  readonly index: number
-  readonly signature: () => string
+class Lazy {
+  private made: string | undefined
+  private trimmed: string | undefined
+
+  constructor(
+    readonly index: number,
+    private readonly tool: string,
+    private readonly content: string
+  ) {}
+
+  /** The arguments as written, trimmed. */
+  args(): string {
+    return (this.trimmed ??= this.content.trim())
+  }
+
+  signature(): string {
+    // without arguments two calls compare only by failing the same way
+    const args = this.args()
+    return (this.made ??= `${this.tool}\u0000${args.length > 0 ? canonicalArguments(args) : ""}`)
+  }
 }
 
 /** One stretch of stale calls, and the thresholds it reached. */
@@ -77,17 +113,16 @@ export const repeatedCallLoop: Check = {
     min_cycles: { default: 3, minimum: 2, description: "Times a cycle of different calls (A, B, A, B, ...) comes round with the same results before it is a loop." }
   },
   run: (view, settings) => {
+    // a call is stale only when an earlier call of its tool came back the same way: a trace that calls each tool once has none
+    if (!view.repeatsATool) return []
     const minRepeats = Math.max(2, settings.threshold("min_repeats"))
     const minCycles = Math.max(2, settings.threshold("min_cycles"))
     // user messages are new input: a stretch of stale calls never spans one
-    const userMessages: Array<number> = []
-    view.scan((event, index) => {
-      if (event.role === "user" && event.kind === "message") userMessages.push(index)
-    })
+    const userMessages = view.userMessages
     const findings: Array<RawFinding> = []
     // Calls by tool and outcome: only calls that came back the same way can be the same call again,
     // so arguments are put in canonical form (a JSON parse) only for those, most calls never.
-    const groups = new Map<string, { readonly calls: Array<Lazy>; readonly origins: Map<string, number>; read: number }>()
+    const groups = new Map<string, Map<string, Group>>()
     const history: Array<Lazy> = []
     const matched = new Array<number>(LONGEST_CYCLE + 1).fill(0)
     let stretch = newStretch()
@@ -112,16 +147,17 @@ export const repeatedCallLoop: Check = {
         nextUser++
         close(false)
       }
-      const args = event.content.trim()
-      const known = args.length > 0
       const outcome = outcomeOf(view, event, call.answers)
-      // without arguments two calls compare only by failing the same way
-      const lazy: Lazy = { index: call.call, signature: readOnce(() => `${call.tool}\u0000${known ? canonicalArguments(args) : ""}`) }
+      const lazy = new Lazy(call.call, call.tool, event.content)
       lastCallIndex = call.call
-      const groupKey = `${call.tool}\u0000${outcome}`
-      const group = groups.get(groupKey)
+      let byOutcome = groups.get(call.tool)
+      if (byOutcome === undefined) {
+        byOutcome = new Map()
+        groups.set(call.tool, byOutcome)
+      }
+      const group = byOutcome.get(outcome)
       let origin: number | undefined
-      if (group === undefined) groups.set(groupKey, { calls: [lazy], origins: new Map(), read: 0 })
+      if (group === undefined) byOutcome.set(outcome, { calls: [lazy], origins: new Map(), read: 0 })
       else {
         // the earliest call of each signature with this outcome, each call's signature made once
         for (; group.read < group.calls.length; group.read++) {
@@ -131,14 +167,14 @@ export const repeatedCallLoop: Check = {
         origin = group.origins.get(lazy.signature())
         group.calls.push(lazy)
       }
-      const stale = origin !== undefined && (known || outcome.startsWith("error:"))
+      const stale = origin !== undefined && (lazy.args().length > 0 || outcome.startsWith(ERROR))
       history.push(lazy)
       if (!stale) {
         close(false)
         return
       }
       const signature = lazy.signature()
-      const made: Made = { index: call.call, tool: call.tool, signature, args, agent: event.role === "agent" ? event.actor : undefined }
+      const made: Made = { index: call.call, tool: call.tool, signature, args: lazy.args(), agent: event.role === "agent" ? event.actor : undefined }
       stretch.stale.push(made)
       if (!stretch.origins.has(signature)) stretch.origins.set(signature, origin ?? call.call)
       const same = stretch.bySignature.get(signature)

@@ -51,6 +51,7 @@ const scopeChecksOf = (resolved: Resolved): ScopeChecks => ({
   settingsOf: (check: Check): CheckSettings => ({
     threshold: (name) => resolved.thresholds.get(`${check.id}.${name}`) ?? check.thresholds?.[name]?.default ?? 0,
     expected: (tool, text) => {
+      if (resolved.expected.length === 0) return false
       const lower = text.toLowerCase()
       return resolved.expected.some((entry) => entry.tool === tool && lower.includes(entry.matches))
     }
@@ -58,9 +59,8 @@ const scopeChecksOf = (resolved: Resolved): ScopeChecks => ({
 })
 
 /** Every check on, at its defaults. */
-export const DEFAULT_SETTINGS: ChecksSettings = {
-  forScope: () => scopeChecksOf({ disabled: new Set(), thresholds: new Map(), expected: [] })
-}
+const defaults = scopeChecksOf({ disabled: new Set(), thresholds: new Map(), expected: [] })
+export const DEFAULT_SETTINGS: ChecksSettings = { forScope: () => defaults }
 
 /** Checks one part of the file against the registry: the first problem, named by where it is. */
 const problemOf = (part: Part, where: string, checks: ReadonlyArray<Check>): string | undefined => {

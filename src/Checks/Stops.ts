@@ -26,9 +26,20 @@ export const STOPPED: ReadonlySet<string> = new Set(["stop", "end_turn", "stop_s
 /** Anthropic's stop reason for an input that filled the context window. */
 export const CONTEXT_FULL = "model_context_window_exceeded"
 
-/** Of an event, the texts that say why something failed: the status code, the status message and its content (each bounded, so reading them is linear). */
-export const failureTextsOf = (event: TraceEvent): ReadonlyArray<string> =>
-  [event.status_code, event.status_message, event.content].flatMap((text) => (text === undefined || text.trim().length === 0 ? [] : [text.slice(0, 2_000)]))
+/**
+ * Of an event, the texts that say why something failed: the status code, the status message and its
+ * content (each bounded, so reading them is linear), each once (a span's message is often its
+ * content too, and every wording is searched in each text).
+ */
+export const failureTextsOf = (event: TraceEvent): ReadonlyArray<string> => {
+  const texts: Array<string> = []
+  for (const text of [event.status_code, event.status_message, event.content]) {
+    if (text === undefined || text.trim().length === 0) continue
+    const bounded = text.slice(0, 2_000)
+    if (!texts.includes(bounded)) texts.push(bounded)
+  }
+  return texts
+}
 
 /**
  * A failure of the run's own machinery rather than of a tool: an error (an error event, or an event
@@ -36,6 +47,17 @@ export const failureTextsOf = (event: TraceEvent): ReadonlyArray<string> =>
  */
 export const isRunFailure = (event: TraceEvent): boolean =>
   (event.role === "agent" || event.role === "system") && event.tool === undefined && event.call_id === undefined && isError(event)
+
+/**
+ * A search for any of the patterns, one pass over the text per set of flags (a union of them)
+ * instead of one per pattern.
+ */
+export const anyOf = (patterns: ReadonlyArray<RegExp>): ((text: string) => boolean) => {
+  const byFlags = new Map<string, Array<string>>()
+  for (const pattern of patterns) byFlags.set(pattern.flags, [...(byFlags.get(pattern.flags) ?? []), `(?:${pattern.source})`])
+  const unions = [...byFlags].map(([flags, sources]) => new RegExp(sources.join("|"), flags))
+  return (text) => unions.some((union) => union.test(text))
+}
 
 const TURN_LIMIT: ReadonlyArray<RegExp> = [
   /\bmax(?:imum)?[ _]?(?:turns?|rounds?)\b[^.\n]{0,40}\b(?:exceeded|reached)\b/i,
@@ -47,7 +69,8 @@ const TURN_LIMIT: ReadonlyArray<RegExp> = [
   /\bAgentMaxStepsError\b|\bLimitsExceeded\b/,
   /\b(?:step|turn|iteration)[ _]limit\b[^.\n]{0,30}\b(?:reached|exceeded|hit)\b/i
 ]
-/** A word every wording of a turn limit holds: most failures hold none, and are read once instead of eight times. */
+const anyTurnLimit = anyOf(TURN_LIMIT)
+/** A word every wording of a turn limit holds: most failures hold none, and are not searched for the wordings. */
 const TURN_LIMIT_WORD = /max|limit|recursion/i
 
 /**
@@ -58,7 +81,19 @@ const TURN_LIMIT_WORD = /max|limit|recursion/i
  * `AgentMaxStepsError` ("Reached max steps"), AutoGen "Maximum number of messages 10 reached", AG2
  * "Maximum turns (3) reached", OpenHands "reached maximum iteration", mini-swe-agent `LimitsExceeded`.
  */
-export const reportsTurnLimit = (text: string): boolean => TURN_LIMIT_WORD.test(text) && TURN_LIMIT.some((pattern) => pattern.test(text))
+export const reportsTurnLimit = (text: string): boolean => TURN_LIMIT_WORD.test(text) && anyTurnLimit(text)
+
+const turnLimits = new WeakMap<TraceEvent, string | null>()
+
+/** The first of the event's failure texts that reports the framework's turn limit, read once per event however many checks ask. */
+export const turnLimitTextOf = (event: TraceEvent): string | undefined => {
+  let known = turnLimits.get(event)
+  if (known === undefined) {
+    known = failureTextsOf(event).find(reportsTurnLimit) ?? null
+    turnLimits.set(event, known)
+  }
+  return known ?? undefined
+}
 
 /** The sentences frameworks put in place of the agent's answer (or a step's error) when they stop it: the whole text starts with one. */
 export const STOPPED_ANSWER =
@@ -74,6 +109,7 @@ const OVERFLOW: ReadonlyArray<RegExp> = [
   /\binput token count\b[^.\n]{0,60}\bexceeds\b/i,
   /\breduce the length of the messages\b/i
 ]
+const anyOverflow = anyOf(OVERFLOW)
 /** A word every wording of an overflow holds, read first (as for turn limits). */
 const OVERFLOW_WORD = /context|too long|token|string_above|reduce the length/i
 /** A token rate limit says "tokens" too; it is not the context. */
@@ -87,4 +123,16 @@ const RATE = /\brate[ _-]?limit|\bper[ _-]?min|\bTPM\b|\bquota\b/i
  * `ContextWindowExceededError`, vLLM and Mistral "maximum context length"; a per-minute token rate
  * limit is not one.
  */
-export const reportsOverflow = (text: string): boolean => OVERFLOW_WORD.test(text) && OVERFLOW.some((pattern) => pattern.test(text)) && !RATE.test(text)
+export const reportsOverflow = (text: string): boolean => OVERFLOW_WORD.test(text) && anyOverflow(text) && !RATE.test(text)
+
+const overflows = new WeakMap<TraceEvent, boolean>()
+
+/** One of the event's failure texts reports a context overflow (`reportsOverflow`), read once per event however many checks ask. */
+export const failureReportsOverflow = (event: TraceEvent): boolean => {
+  let known = overflows.get(event)
+  if (known === undefined) {
+    known = failureTextsOf(event).some(reportsOverflow)
+    overflows.set(event, known)
+  }
+  return known
+}

@@ -37,11 +37,14 @@ export const successClaimAfterError: Check = {
   playbooks: ["johari/blind.contradicted_success_claim", "aar/execution_drift.false_completion", "goleman_ei/self_awareness_gap.overclaimed_success"],
   fingerprint: ["tool", "error_class", "agent"],
   run: (view, settings) => {
+    // the answer is read only when something failed: most runs' calls all worked
+    const failures = failedCalls(view, settings)
+    if (failures.length === 0 && view.trace.success !== false) return []
     const at = view.finalAnswer
     const answer = at === undefined ? undefined : view.at(at)
     if (at === undefined || answer === undefined) return []
-    // the answer's words are read only when something failed before it: most answers follow no failure
-    const open = failedCalls(view, settings).filter((failure) => !failure.recovered && failure.error < at)
+    // its words only when something failed before it
+    const open = failures.filter((failure) => !failure.recovered && failure.error < at)
     if (open.length === 0 && view.trace.success !== false) return []
     const claims = claimsOf(answer.content)
     const [firstClaim] = claims

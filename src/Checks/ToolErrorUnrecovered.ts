@@ -23,17 +23,20 @@ export const toolErrorUnrecovered: Check = {
   playbooks: ["lewin/environmental.tool_failure_unhandled", "psych_safety/error_hiding.masked_failures"],
   fingerprint: ["tool", "error_class", "agent"],
   run: (view, settings) => {
-    const answer = view.finalAnswer === undefined ? undefined : view.at(view.finalAnswer)
     // the failures no one recovered from or owned up to, by tool and error class, in order
     const groups = new Map<string, { errorClass: string; failures: Array<FailedCall> }>()
     for (const failure of failedCalls(view, settings)) {
-      if (failure.recovered || failure.workedAround || failure.acknowledged !== undefined) continue
+      if (failure.recovered) continue
+      const reaction = failure.reaction()
+      if (reaction.workedAround || reaction.acknowledged !== undefined) continue
       const errorClass = failure.errorClass()
       const key = `${failure.tool}\u0000${errorClass}`
       const group = groups.get(key)
       if (group === undefined) groups.set(key, { errorClass, failures: [failure] })
       else group.failures.push(failure)
     }
+    if (groups.size === 0) return []
+    const answer = view.finalAnswer === undefined ? undefined : view.at(view.finalAnswer)
     const findings: Array<RawFinding> = []
     // the tools that worked whose results the answer says it rests on, read once
     let restingOn: ReadonlyArray<string> | undefined

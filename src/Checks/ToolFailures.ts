@@ -31,14 +31,20 @@ export interface FailedCall {
   readonly recovered: boolean
   /** Some call of the same tool succeeded (before it, when not recovered). */
   readonly toolSucceeded: boolean
-  /** After the error the agent said it failed or that it would go another way, and then a call of another tool succeeded. */
-  readonly workedAround: boolean
-  /** The first message of the agent (or answer through a tool) after the error that owns up to this failure, if any. */
-  readonly acknowledged: number | undefined
+  /** How the agent reacted to it, read from its words when first asked (only a failure not recovered from is asked about). */
+  readonly reaction: () => Reaction
   /** The tool's calls that failed, up to and including this one. */
   readonly attempts: number
   /** Who made the call (the agent), as the trace names it. */
   readonly agent: string | undefined
+}
+
+/** How the agent reacted to a failure. */
+export interface Reaction {
+  /** After the error the agent said it failed or that it would go another way, and then a call of another tool succeeded. */
+  readonly workedAround: boolean
+  /** The first message of the agent (or answer through a tool) after the error that owns up to this failure, if any. */
+  readonly acknowledged: number | undefined
 }
 
 /** How many of the latest failures a text is compared with by name: the agent speaks of recent failures, and the reading stays linear. */
@@ -69,6 +75,8 @@ const reads = new WeakMap<TraceView, Read>()
 
 /** The failed calls, in order, expected errors (SVC_CHECKS_FILE) left out. */
 export const failedCalls = (view: TraceView, settings: CheckSettings): ReadonlyArray<FailedCall> => {
+  // no call or answer failed (most traces): nothing to read
+  if (view.toolFailures === 0) return []
   const attempts = new Map<string, number>()
   const kept: Array<FailedCall> = []
   for (const { failure, text } of readOf(view).failures) {
@@ -121,7 +129,7 @@ const readFailures = (view: TraceView): Read => {
       at,
       attempts,
       agent: callEvent?.role === "agent" ? callEvent.actor : undefined,
-      terms: readOnce(() => failureTermsOf(call.tool, callEvent?.content ?? "", text, errorClass())),
+      terms: readOnce(() => failureTermsOf(call.tool, callEvent?.content ?? "", text, errorClass)),
       text,
       reacted: undefined,
       acknowledged: undefined
@@ -129,7 +137,8 @@ const readFailures = (view: TraceView): Read => {
   })
   const succeeded = new Set(lastSuccess.keys())
   if (failed.length === 0) return { failures: [], succeeded }
-  readReactions(view, failed)
+  // the agent's words are read once, when a reaction is first asked for: a trace whose failures were all recovered from is never asked
+  const reacted = readOnce(() => readReactions(view, failed))
   // the latest successes of two different tools: the latest success of a tool other than X is one of them
   let latest: { tool: string; at: number } | undefined
   let runnerUp: { tool: string; at: number } | undefined
@@ -155,12 +164,17 @@ const readFailures = (view: TraceView): Read => {
           agent: each.agent,
           recovered: (lastSuccess.get(each.tool) ?? -1) > each.at,
           toolSucceeded: lastSuccess.has(each.tool),
-          workedAround: each.reacted !== undefined && other > each.reacted,
-          acknowledged: each.acknowledged
+          reaction: reactionOf(each, other, reacted)
         }
       }
     })
   }
+}
+
+/** A failure's reaction, once the agent's words are read (`read`); `other`: where a call of another tool last succeeded. */
+const reactionOf = (failure: Failure, other: number, read: () => void) => (): Reaction => {
+  read()
+  return { workedAround: failure.reacted !== undefined && other > failure.reacted, acknowledged: failure.acknowledged }
 }
 
 /** The agent's words: its messages and thoughts with text, and answers given through a tool (smolagents' final_answer). */
@@ -181,7 +195,10 @@ const readReactions = (view: TraceView, failed: ReadonlyArray<Failure>): void =>
   let speaking = false
   let unowned = failed.length
   let pendingReacted = false
-  view.scan((event, index) => {
+  // words before the first failure react to none: the reading starts at it, and stops once every failure is owned up to
+  for (let index = byError[0]?.error ?? view.length; index < view.length && !(unowned === 0 && next === byError.length); index++) {
+    const event = view.at(index)
+    if (event === undefined) continue
     if (!isWords(event)) {
       if (speaking) pending = []
       speaking = false
@@ -194,19 +211,17 @@ const readReactions = (view: TraceView, failed: ReadonlyArray<Failure>): void =>
       recent.push(failure)
       if (recent.length > NAMED_WINDOW) recent.shift()
     }
-    if (!isWords(event)) return
+    if (!isWords(event)) continue
     speaking = true
-    // words before the first failure react to none, and once every failure so far is owned up to, none are left to react to
-    if (next === 0 || (unowned === 0 && next === byError.length)) return
     const admits = admitsFailure(event.content)
-    if (!admits && !changesCourse(event.content)) return
+    if (!admits && !changesCourse(event.content)) continue
     const lower = lowerOf(event.content)
     const named = recent.filter((failure) => failure.error < index && namesFailure(lower, failure.terms()))
     // an answer (a message, or given through a tool) owns up to the user; a thought only reacts
     const tellsUser = event.kind !== "thought" && admits
     if (named.length === 0) {
       // the failures since the agent last spoke, each given once its reaction and once its acknowledgement: linear however long the turn
-      if (!tellsUser && pendingReacted) return
+      if (!tellsUser && pendingReacted) continue
       pendingReacted = true
     }
     for (const failure of named.length > 0 ? named : pending) {
@@ -217,5 +232,5 @@ const readReactions = (view: TraceView, failed: ReadonlyArray<Failure>): void =>
       }
     }
     if (named.length === 0 && tellsUser) pending = []
-  })
+  }
 }

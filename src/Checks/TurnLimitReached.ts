@@ -9,11 +9,9 @@
 import type { TraceEvent } from "../Traces/Model.js"
 import type { Check, Cited, RawFinding } from "./Check.js"
 import { errorTextOf, firstWordsOf } from "./Errors.js"
-import { failureTextsOf, reportsTurnLimit, STOPPED_ANSWER } from "./Stops.js"
+import { failureTextsOf, reportsTurnLimit, STOPPED_ANSWER, turnLimitTextOf } from "./Stops.js"
 
 const EXCEPTION = /\b([A-Z][A-Za-z]*(?:Error|Exception|Exceeded))\b/
-
-const limitText = (event: TraceEvent): string | undefined => failureTextsOf(event).find(reportsTurnLimit)
 
 /** The limit's class: the exception type as the source names it, else `turn_limit`. */
 const classOf = (event: TraceEvent | undefined, text: string): string => event?.status_code?.trim() || EXCEPTION.exec(text)?.[1] || "turn_limit"
@@ -29,10 +27,10 @@ export const turnLimitReached: Check = {
   fingerprint: ["error_class", "agent"],
   run: (view) => {
     const hits: Array<{ index: number; text: string; event: TraceEvent }> = []
-    view.scan((event, index) => {
-      if (event.role === "user" || !view.failed(index)) return
+    view.scanAt(view.failures, (event, index) => {
+      if (event.role === "user") return
       // a tool's error names the limit only in the framework's own words: a program may print "max iterations reached"
-      const text = event.role === "tool" || event.tool !== undefined ? failureTextsOf(event).find((each) => STOPPED_ANSWER.test(each.trim())) : limitText(event)
+      const text = event.role === "tool" || event.tool !== undefined ? failureTextsOf(event).find((each) => STOPPED_ANSWER.test(each.trim())) : turnLimitTextOf(event)
       if (text !== undefined) hits.push({ index, text, event })
     })
     const last = view.lastAgentEvent

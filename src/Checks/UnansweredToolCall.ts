@@ -18,7 +18,7 @@ import type { Check, Cited, RawFinding } from "./Check.js"
 import { ANSWER_TOOL } from "./Claims.js"
 import { describeEvent, errorTextOf, firstWordsOf, listEvents } from "./Errors.js"
 import { callsHandedOff } from "./Handoffs.js"
-import { failureTextsOf, reportsTurnLimit } from "./Stops.js"
+import { turnLimitTextOf } from "./Stops.js"
 
 /** Hosted tools the provider runs inside the model call, their results inline in its output: their calls have no result event. */
 const HOSTED: ReadonlySet<string> = new Set(["web_search", "web_search_preview", "file_search", "code_interpreter", "image_generation"])
@@ -57,6 +57,8 @@ export const unansweredToolCall: Check = {
   playbooks: ["johari/unknown.uninstrumented_failure", "lewin/environmental.tool_failure_unhandled", "aar/plan_flawed.no_contingency"],
   fingerprint: ["tool", "agent"],
   run: (view) => {
+    // every call answered (most traces): nothing to read
+    if (view.unansweredCalls === 0) return []
     const handedOff = callsHandedOff(view)
     let lastError = -1
     let recordsAnswers = false
@@ -96,7 +98,7 @@ export const unansweredToolCall: Check = {
 
     // the run's last error, when the framework's turn limit stopped it: the calls it left open are that stop's
     const lastErrorEvent = lastError < 0 ? undefined : view.at(lastError)
-    const stoppedAtLimit = lastErrorEvent !== undefined && failureTextsOf(lastErrorEvent).some(reportsTurnLimit)
+    const stoppedAtLimit = lastErrorEvent !== undefined && turnLimitTextOf(lastErrorEvent) !== undefined
     const byName = new Map<string, Array<Open>>()
     for (const entry of open) {
       if (entry.answered) continue

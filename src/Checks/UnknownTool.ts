@@ -35,6 +35,8 @@ export const unknownTool: Check = {
   playbooks: ["lewin/interactional.tool_contract_mismatch", "lewin/internal.fabricated_content", "hexaco/honesty_humility_risk.authority_overreach"],
   fingerprint: ["tool", "agent"],
   run: (view) => {
+    // no call (a chat, a content-free run), nothing to judge
+    if (view.countOf("tool_call") === 0) return []
     const declared = view.declaredTools
     if (declared === undefined) return []
     const known = new Set([...declared].map(toolKey))

@@ -36,8 +36,13 @@ describe("context_overflow", () => {
     expect(runOne(contextOverflow, traceOf([say("Your prompt is too long for the small model; use the 128k one.")])).findings).toEqual([])
   })
 
-  it("is linear", () => {
+  it("is linear: a healthy trace is not read, a thousand overflows and full stops each once", () => {
     const trace = longTrace(1_000)
     expect(runOne(contextOverflow, trace).visits).toBeLessThanOrEqual(2 * trace.events.length)
+    const full = traceOf(Array.from({ length: 1_000 }, (_, n) => (n % 2 === 0 ? agentError("prompt is too long: 210000 tokens > 200000 maximum") : modelCall({ finish_reason: "model_context_window_exceeded" }))), { success: false })
+    const { visits, findings } = runOne(contextOverflow, full)
+    expect(findings).toHaveLength(1)
+    expect(findings[0]?.explanation).toContain("(1000 times)")
+    expect(visits).toBeLessThanOrEqual(2 * full.events.length)
   })
 })

@@ -50,8 +50,13 @@ describe("empty_final_answer", () => {
     expect(runOne(emptyFinalAnswer, thinkingThenTool).findings).toEqual([])
   })
 
-  it("is linear", () => {
+  it("is linear: read from the end, as far back as the agent last spoke", () => {
     const trace = longTrace(1_000)
     expect(runOne(emptyFinalAnswer, trace).visits).toBeLessThanOrEqual(2 * trace.events.length)
+    // an empty last message after a thousand calls since the agent last spoke: every event read once
+    const silent = traceOf([say("I'll work through the files."), ...Array.from({ length: 1_000 }, (_, n) => [call("read_file", `{"n":${n}}`), result("read_file", `text ${n}`)]).flat(), modelCall({ finish_reason: "stop" })])
+    const { visits, findings } = runOne(emptyFinalAnswer, silent)
+    expect(findings).toHaveLength(1)
+    expect(visits).toBeLessThanOrEqual(silent.events.length + 1)
   })
 })

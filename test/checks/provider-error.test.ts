@@ -58,8 +58,13 @@ describe("provider_error", () => {
     expect(runOne(providerError, ok).findings).toEqual([])
   })
 
-  it("is linear", () => {
+  it("is linear: a healthy trace is not read, a thousand rate limits read twice at most", () => {
     const trace = longTrace(1_000)
     expect(runOne(providerError, trace).visits).toBeLessThanOrEqual(2 * trace.events.length)
+    const limited = traceOf([user("Summarize my inbox"), ...Array.from({ length: 1_000 }, () => agentError("RateLimitError: 429 Too Many Requests"))], { success: false })
+    const { visits, findings } = runOne(providerError, limited)
+    expect(findings).toHaveLength(1)
+    expect(findings[0]?.explanation).toContain("1000 times")
+    expect(visits).toBeLessThanOrEqual(2 * limited.events.length)
   })
 })

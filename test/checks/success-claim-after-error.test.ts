@@ -78,8 +78,16 @@ describe("success_claim_after_error", () => {
     expect(runOne(successClaimAfterError, retried).findings).toEqual([])
   })
 
-  it("is linear", () => {
+  it("is linear: a healthy trace is not read, a thousand failures before a claim read a bounded number of times", () => {
     const trace = longTrace(1_000)
     expect(runOne(successClaimAfterError, trace).visits).toBeLessThanOrEqual(4 * trace.events.length)
+    const failing = traceOf([
+      user("Refund order 1182 please"),
+      ...Array.from({ length: 1_000 }, (_, n) => [call("issue_refund", '{"order":"1182"}', `c${n}`), failure("issue_refund", "503 Service Unavailable", `c${n}`)]).flat(),
+      say("Done! Your refund for order 1182 has been issued.")
+    ])
+    const { visits, findings } = runOne(successClaimAfterError, failing)
+    expect(findings.length).toBeGreaterThan(0)
+    expect(visits).toBeLessThanOrEqual(4 * failing.events.length)
   })
 })

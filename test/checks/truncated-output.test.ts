@@ -40,8 +40,13 @@ describe("truncated_output", () => {
     expect(finding?.severity).toBe("high")
   })
 
-  it("is linear", () => {
+  it("is linear: only events with a finish reason are read, a thousand cut outputs once each", () => {
     const trace = longTrace(1_000)
     expect(runOne(truncatedOutput, trace).visits).toBeLessThanOrEqual(2 * trace.events.length)
+    const cut = traceOf(Array.from({ length: 1_000 }, (_, n) => ({ ...say(`Part ${n} of the report covers`), finish_reason: "length" })))
+    const { visits, findings } = runOne(truncatedOutput, cut)
+    expect(findings).toHaveLength(1)
+    expect(findings[0]?.severity).toBe("high")
+    expect(visits).toBeLessThanOrEqual(2 * cut.events.length)
   })
 })

@@ -53,8 +53,12 @@ describe("turn_limit_reached", () => {
     expect(finding?.evidence[0]).toMatchObject({ event: 1, quote: null, describes: "error, status error MaxTurnsExceeded" })
   })
 
-  it("is linear", () => {
+  it("is linear: a healthy trace is not read, a thousand failures once each", () => {
     const trace = longTrace(1_000)
     expect(runOne(turnLimitReached, trace).visits).toBeLessThanOrEqual(2 * trace.events.length)
+    const stopped = traceOf([user("Fix the build"), ...Array.from({ length: 1_000 }, (_, n) => (n % 2 === 0 ? failure("bash", "error: missing header") : agentError("Max turns (10) exceeded")))], { success: false })
+    const { visits, findings } = runOne(turnLimitReached, stopped)
+    expect(findings).toHaveLength(1)
+    expect(visits).toBeLessThanOrEqual(2 * stopped.events.length)
   })
 })
