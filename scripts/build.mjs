@@ -6,6 +6,7 @@
 // dist/assets/; the dashboard is built for browsers into dist/ui/. The typed client's build
 // (dist/client/) is scripts/build-client.mjs.
 import { build } from "esbuild"
+import { createHash } from "node:crypto"
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -36,6 +37,17 @@ const built = await build({
   // CommonJS dependencies inside an ESM bundle need a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
+// The build's id (src/Lifecycle/CompileCache.ts): a hash of the code it made, written over the
+// placeholder (of the same length, so the source maps still hold), naming the directory of its
+// module compile cache, which no other build shares.
+const BUILD_ID_PLACEHOLDER = "svc-build-id-xxx"
+const code = Object.keys(built.metafile.outputs).filter((file) => file.endsWith(".mjs")).sort()
+const digest = createHash("sha256")
+for (const file of code) digest.update(file).update("\0").update(readFileSync(file)).update("\0")
+const buildId = digest.digest("hex").slice(0, BUILD_ID_PLACEHOLDER.length)
+const stamped = code.filter((file) => readFileSync(file, "utf8").includes(`"${BUILD_ID_PLACEHOLDER}"`))
+if (stamped.length !== 1) throw new Error(`the build id's placeholder is in ${stamped.length} files, not 1`)
+for (const file of stamped) writeFileSync(file, readFileSync(file, "utf8").replace(`"${BUILD_ID_PLACEHOLDER}"`, `"${buildId}"`))
 // The docs pages' assets, with their licences, copied from their packages (src/Docs/Docs.ts reads
 // them from here), so the installed package needs neither swagger-ui-dist nor redoc.
 const require = createRequire(import.meta.url)

@@ -1,6 +1,7 @@
 /**
  * The built service's entry (dist/server.mjs); the application itself (main.ts and everything
- * it imports) is loaded from here, after one V8 setting:
+ * it imports) is loaded from here, with the module compile cache on where Node has one
+ * (Lifecycle/CompileCache.ts), after one V8 setting:
  * start-up allocates mostly long-lived data (the catalogue, the API's schemas), and V8 would grow
  * the young generation for it, up to 2 × 16 MiB that then sit empty, although all of it is
  * promoted anyway. Growth is held until the service is ready; main.ts restores V8's default
@@ -8,6 +9,8 @@
  * (docs/performance.md).
  */
 import { setFlagsFromString } from "node:v8"
+import { enableCompileCache } from "./Lifecycle/CompileCache.js"
 
+enableCompileCache()
 setFlagsFromString("--semi-space-growth-factor=1")
 await import("./main.js")
