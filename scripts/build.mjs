@@ -33,7 +33,8 @@ const built = await build({
   external: ["@sentry/node", "@libsql/client/sqlite3"],
   // The store opens local files only (SVC_HOME/svc.db): the driver's SQLite entry alone, without its
   // HTTP and WebSocket clients for remote databases (which cost start-up memory, docs/performance.md).
-  alias: { "@libsql/client": "@libsql/client/sqlite3" },
+  // And no WebSocket server (src/Edge/NoWebSockets.ts: no route upgrades a connection).
+  alias: { "@libsql/client": "@libsql/client/sqlite3", ws: "./src/Edge/NoWebSockets.ts" },
   // CommonJS dependencies inside an ESM bundle need a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
