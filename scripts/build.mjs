@@ -1,6 +1,6 @@
 // Production build: src/boot.ts → dist/server.mjs, which loads the application (src/main.ts and
-// everything it imports, patterns included) from dist/chunks/, and src/cli.ts → dist/cli.mjs (the
-// `svc` command line, bin/svc; sharing those chunks). Code only some configurations use
+// everything it imports, patterns included) from dist/chunks/, and src/cliBoot.ts → dist/cli.mjs,
+// which loads the `svc` command line (src/cli.ts, bin/svc; sharing those chunks). Code only some configurations use
 // (the OpenTelemetry exporter behind /metrics, the MCP surface, the renderers) is in chunks loaded on
 // first use, so start-up does not parse or run it. Swagger UI's and Redoc's assets are copied to
 // dist/assets/; the dashboard is built for browsers into dist/ui/. The typed client's build
@@ -16,7 +16,7 @@ const started = Date.now()
 rmSync("dist", { recursive: true, force: true })
 const built = await build({
   metafile: true,
-  entryPoints: { server: "src/boot.ts", cli: "src/cli.ts" },
+  entryPoints: { server: "src/boot.ts", cli: "src/cliBoot.ts" },
   outdir: "dist",
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
