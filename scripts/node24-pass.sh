@@ -22,6 +22,7 @@ else
   # durability of SQLite under SIGKILL on 24 is still shown by the OTLP and alerts kill tests.
   files=(
     test/packaging/node-line.test.ts
+    test/packaging/compile-cache.test.ts
     test/packaging/install.test.ts
     test/cli/cli.test.ts
     test/cli/hostile-input.test.ts

@@ -40,7 +40,7 @@ const privateDirectory = (path: string): boolean => {
 /** Turns the cache on for the modules loaded after this call (the entries call it first). */
 export const enableCompileCache = (): void => {
   const enable = moduleFunction("enableCompileCache")
-  if (enable === undefined || !/^[0-9a-f]{16}$/.test(BUILD_ID)) return
+  if (enable === undefined || !/^[0-9a-f]{16}$/.test(BUILD_ID) || (process.env["NODE_DISABLE_COMPILE_CACHE"] ?? "") !== "") return
   const parent = join(tmpdir(), `pattern-analysis-service-compile-cache-${process.getuid?.() ?? "user"}`)
   // Node's own setting, when given, is used as it is (Node has then turned the cache on itself).
   if (process.env["NODE_COMPILE_CACHE"] === undefined && !privateDirectory(parent)) return
