@@ -1,7 +1,7 @@
 /**
  * Start-up and the command line (issue 52), on the machine's Node and on Node 24 LTS, each against
  * a floor measured by the same harness on the same Node in the same run:
- * - the service, started as `npm start` starts it (its node flags, dist/server.mjs, a fresh
+ * - the service, started as its `npm start` starts it (its node flags, dist/server.mjs, a fresh
  *   SVC_HOME each start), against a bare `node:http` server (bench/baseline.mjs answering
  *   /readyz): from spawn to the first 200 on /readyz (goal ≤ 5x), and RSS 1.5 s after that
  *   (goal ≤ 100 MiB);
@@ -27,7 +27,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { launchWith, ledgerTrace, machineOf, median, round2, type Row, START_FLAGS, stopChild, writeResults } from "./support.js"
+import { Predicate } from "effect"
+import { launchWith, ledgerTrace, machineOf, median, round2, type Row, startFlagsOf, stopChild, writeResults } from "./support.js"
 
 const here = join(import.meta.dirname, "..")
 const repo = process.env["BENCH_REPO"] ?? here
@@ -35,6 +36,12 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5)
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
 const wants = (half: "service" | "cli") => ONLY.size === 0 || ONLY.has("startup") || ONLY.has(`startup-${half}`)
 const IDLE_AFTER_MS = 1_500
+/** The node flags of the measured checkout's own `npm start`. */
+const START_FLAGS = ((): ReadonlyArray<string> => {
+  const manifest: unknown = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"))
+  const scripts = Predicate.isRecord(manifest) ? manifest["scripts"] : undefined
+  return startFlagsOf(Predicate.isRecord(scripts) && typeof scripts["start"] === "string" ? scripts["start"] : "")
+})()
 
 interface NodeLine {
   readonly name: string
