@@ -1,6 +1,7 @@
 // The platform's own limit, for ratios: a plain node:http server that serves the same bytes as
 // the service (GET) or does the same parsing and hashing of the same body (POST), and nothing else.
-// Usage: node bench/baseline.mjs <responses.json>   (prints its port on stdout)
+// Usage: node bench/baseline.mjs <responses.json>   (prints its port on stdout; listens on SVC_PORT
+// when set, as the service does, so bench/startup.ts starts both the same way)
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -30,4 +31,4 @@ const server = createServer((req, res) => {
   })
 })
 server.keepAliveTimeout = 5000
-server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, () => process.stdout.write(`${server.address().port}\n`))
+server.listen({ port: Number(process.env.SVC_PORT ?? 0), host: "127.0.0.1", backlog: 4096 }, () => process.stdout.write(`${server.address().port}\n`))

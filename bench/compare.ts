@@ -23,7 +23,6 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { Agent } from "node:http"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
-import packageJson from "../package.json" with { type: "json" }
 import {
   BENCH_KEY as KEY,
   cpuMsOf,
@@ -33,6 +32,7 @@ import {
   median,
   postJson as post,
   round2,
+  START_FLAGS,
   startDouble,
   stopChild,
   track
@@ -42,7 +42,7 @@ const repo = join(import.meta.dirname, "..")
 const BASE = process.env["BENCH_BASE"] ?? ""
 const ROUNDS = Math.max(5, Number(process.env["BENCH_ROUNDS"] ?? 5))
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 3)
-const FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
+const FLAGS = START_FLAGS
 
 /** The base commit's build: its files from git, this checkout's node_modules, its own build script. */
 const buildBase = (rev: string): string => {

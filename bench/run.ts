@@ -13,7 +13,6 @@ import { request as httpRequest, Agent } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import packageJson from "../package.json" with { type: "json" }
 import { measureCost } from "./cost.js"
 import {
   BENCH_KEY as KEY,
@@ -28,6 +27,7 @@ import {
   postJson as post,
   round2,
   type Row,
+  START_FLAGS,
   startDouble,
   stopChild,
   track,
@@ -40,17 +40,14 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const DURATION = Number(process.env["BENCH_SECONDS"] ?? 5)
 const CONNECTIONS = 64
 /**
- * BENCH_ONLY=startup,cli,cost,percall,static,hit,big,otlp,redis,wide,identical,agents runs only those
+ * BENCH_ONLY=runs-memory,cli,cost,percall,static,hit,big,otlp,redis,wide,identical,agents runs only those
  * scenarios (default: all); `agents` is bench/agents.ts, `runs` bench/runs.ts and `compare`
- * bench/compare.ts (with BENCH_BASE=<commit>), which `npm run bench` runs after this file.
+ * bench/compare.ts (with BENCH_BASE=<commit>), which `npm run bench` runs after this file; start-up
+ * against a bare node:http server is bench/startup.ts.
  */
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 /** BENCH_SERVICE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": extra node flags for the service (profiling). */
-const SERVICE_FLAGS = [
-  // The node flags `npm start` runs the service with (package.json), so the bench measures what users run.
-  ...(/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" "),
-  ...(process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ")
-].filter((flag) => flag.length > 0)
+const SERVICE_FLAGS = [...START_FLAGS, ...(process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ").filter((flag) => flag.length > 0)]
 /** A row of milliseconds per request against a baseline measured in the same run, held to `limit`x. */
 const ratioRow = (scenario: string, service: ReadonlyArray<number>, baseline: ReadonlyArray<number>, limit: number): Row => {
   const ratio = median(service) / median(baseline)
@@ -186,27 +183,15 @@ const statusCounts = (results: ReadonlyArray<{ readonly status: number; readonly
 }
 
 const main = async () => {
-  if (ONLY.size > 0 && Array.from(ONLY).every((name) => name === "agents" || name === "runs" || name === "compare")) return
+  if (ONLY.size > 0 && Array.from(ONLY).every((name) => name === "agents" || name === "runs" || name === "compare" || name.startsWith("startup"))) return
   const started = new Date()
   mkdirSync(join(repo, "bench", "results"), { recursive: true })
 
-  // 1. Start-up time to ready and idle RSS of the built service (median of 5 starts).
-  const starts: Array<number> = []
-  const idle: Array<number> = []
-  for (let i = 0; i < (wants("startup") ? 5 : 0); i++) {
-    const s = await startService({})
-    starts.push(s.startedMs)
-    await new Promise((resolve) => setTimeout(resolve, 1000))
-    idle.push(rssOf(s.child.pid, "VmRSS"))
-    await stop(s)
-  }
-  if (wants("startup")) {
-    rows.push({ scenario: "start-up to first 200 on /readyz", metric: "ms", service: Math.round(median(starts)), baseline: null, ratio: null, goal: "< 500 ms", met: median(starts) < 500 })
-    rows.push({ scenario: "idle RSS after start-up", metric: "MiB", service: round2(median(idle)), baseline: null, ratio: null, goal: "< 100 MiB", met: median(idle) < 100 })
-  }
-  // The same with the runs store open and 2 workers polling it (a home whose svc.db exists, so the
-  // workers open it at start), 1 s after ready and settled (15 s: V8's memory reducer has run).
-  if (wants("startup", "runs-memory")) {
+  // 1. Start-up time to ready and idle RSS of a fresh service: bench/startup.ts (against a bare
+  // node:http server, on both Node lines). Here: the service with the runs store open and 2 workers
+  // polling it (a home whose svc.db exists, so the workers open it at start), 1 s after ready and
+  // settled (15 s: V8's memory reducer has run).
+  if (wants("runs-memory")) {
     const home = mkdtempSync(join(tmpdir(), "svc-bench-store-"))
     const first = await startService({ SVC_HOME: home })
     await fetch(`${first.url}/v1/runs?limit=1`, { headers: { authorization: `Bearer ${KEY}` } })

@@ -11,6 +11,14 @@ import { createServer as createNetServer } from "node:net"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
+import packageJson from "../package.json" with { type: "json" }
+
+/** The node flags of an `npm start` command (`node <flags> dist/server.mjs`). */
+export const startFlagsOf = (start: string): ReadonlyArray<string> =>
+  (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(start)?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
+
+/** The node flags `npm start` runs the service with (package.json), so a bench measures what users run. */
+export const START_FLAGS: ReadonlyArray<string> = startFlagsOf(packageJson.scripts.start)
 
 /** A loopback port free at the moment of asking. */
 export const freePort = () =>

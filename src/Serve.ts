@@ -10,6 +10,7 @@ import { setFlagsFromString } from "node:v8"
 import { AppLive } from "./App.js"
 import { withoutRuntimeMetrics } from "./Resources.js"
 import { loadConfig } from "./Config.js"
+import { flushCompileCache } from "./Lifecycle/CompileCache.js"
 import { ShutdownSignals } from "./Lifecycle/Signals.js"
 import { loggingLayer } from "./Observability/Logging.js"
 
@@ -41,8 +42,14 @@ const describeFailure = (cause: Cause.Cause<unknown>): string =>
 export const serveProgram = Effect.gen(function*() {
   const config = yield* Effect.mapError(loadConfig, (error) => new StartupFailure(error.message))
   const app = AppLive(config).pipe(
-    // V8's default young-generation growth, held during start-up by boot.ts, once serving.
-    Layer.tap(() => Effect.sync(() => setFlagsFromString("--semi-space-growth-factor=2")))
+    // Once serving: V8's default young-generation growth, held during start-up by boot.ts, and the
+    // code compiled for start-up written to the compile cache (Lifecycle/CompileCache.ts).
+    Layer.tap(() =>
+      Effect.sync(() => {
+        setFlagsFromString("--semi-space-growth-factor=2")
+        flushCompileCache()
+      })
+    )
   )
   const signals = yield* ShutdownSignals
   return yield* Layer.launch(app).pipe(

@@ -1,5 +1,5 @@
 /**
- * `bin/svc` → dist/cli.mjs: the `svc` command line (DECISIONS §14, docs/cli.md). Under
+ * `bin/svc` → dist/cli.mjs (cliBoot.ts) → this: the `svc` command line (DECISIONS §14, docs/cli.md). Under
  * `NodeRuntime.runMain`: Ctrl-C or SIGTERM interrupts the command (model calls in flight are
  * aborted, a read that waits is given up) and ends it with 130 or 143; `svc serve` stopped by a
  * signal ends with 0, as `npm start`.

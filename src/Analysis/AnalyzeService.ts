@@ -33,6 +33,7 @@ import { Tracing } from "../Observability/Tracing.js"
 import { Analyzer } from "./Analyzer.js"
 import { NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
 import { type AnalyzeRequest, readAnalyzeRequest } from "../Intake/Requests.js"
+import { traceReaders } from "../Traces/Readers.js"
 import { type TraceOrigin, validateAdmitted } from "./RawTraces.js"
 import { AnalysisProgress, usageCounts } from "./Progress.js"
 import { withDeadline } from "./Deadline.js"
@@ -181,7 +182,8 @@ export const AnalyzeServiceLive = Layer.effect(
     const admit: AnalyzeServiceShape["admit"] = (slug, body, keyName, query = NO_QUERY, onMode) => {
       const entry = catalogue.get(slug)
       if (entry === undefined) return Effect.fail(new InternalError({ message: `pattern ${slug} is registered but not loaded` }))
-      return Effect.flatMap(redaction.forKey(keyName), (redactor) => readAnalyzeRequest(entry, body, limits, redactor, query, onMode))
+      return Effect.flatMap(traceReaders, (readers) =>
+        Effect.flatMap(redaction.forKey(keyName), (redactor) => readAnalyzeRequest(readers, entry, body, limits, redactor, query, onMode)))
     }
 
     const prepare: AnalyzeServiceShape["prepare"] = (request, keyName, candidates = []) =>

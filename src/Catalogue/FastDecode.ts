@@ -1,6 +1,8 @@
 /**
- * Decoders compiled from a schema's AST for the two values every analysis decodes: the trace (a
- * pattern's input) and the model's answer (its model output). `Schema.decodeUnknownEither`
+ * Decoders compiled from a schema's AST for the two values every analysis decodes, the trace (a
+ * pattern's input) and the model's answer (its model output), and for the catalogue's files read
+ * at start-up (playbooks and composition: through the general parser they cost 20 MB of garbage
+ * and a fifth of start-up, docs/performance.md). `Schema.decodeUnknownEither`
  * interprets the AST through a general parser that wraps every value in an `Either`, collects
  * issues, sorts keyed results and builds error trees it may not need: for a 20-step trace that is
  * about 88 KB of garbage, a fifth of all an analysis allocates (docs/performance.md).
@@ -15,7 +17,7 @@
  * test/catalogue/fast-decode.test.ts checks both decoders agree on every pattern's schemas, on
  * generated valid values and on broken ones.
  */
-import { Either, Option, Predicate, type Schema, SchemaAST } from "effect"
+import { Either, Option, type ParseResult, Predicate, Schema, SchemaAST } from "effect"
 
 /** What a compiled parser returns for an input it does not accept. */
 const FAIL: unique symbol = Symbol("FastDecode.fail")
@@ -99,8 +101,13 @@ const compileNode = (ast: SchemaAST.AST, options: SchemaAST.ParseOptions): Parse
         if (indexValue === undefined) return undefined
       }
       const expected = new Set(properties.map((property) => property.name))
+      // `onExcessProperty: "preserve"` keeps unknown keys, which this parser drops: not compiled.
+      if (options.onExcessProperty === "preserve") return undefined
+      // `"error"` refuses them (with an index signature no key is excess).
+      const refuseExcess = options.onExcessProperty === "error" && indexValue === undefined
       return (u) => {
         if (!Predicate.isRecord(u)) return FAIL
+        if (refuseExcess) for (const key of Object.keys(u)) if (!expected.has(key)) return FAIL
         const out: Record<string, unknown> = {}
         for (let i = 0; i < properties.length; i++) {
           const property = properties[i]
@@ -241,3 +248,18 @@ export const compileDecoder = <A, I>(
   }
 }
 
+/**
+ * The schema's decoder: the compiled one for what it accepts, `Schema`'s own for everything else
+ * (the verdict and its issues). The same results as `Schema.decodeUnknownEither(schema, options)`.
+ */
+export const decoderOf = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  options: SchemaAST.ParseOptions
+): ((input: unknown) => Either.Either<A, ParseResult.ParseError>) => {
+  const fast = compileDecoder(schema, options)
+  const general = Schema.decodeUnknownEither(schema, options)
+  return (input) => {
+    const decoded = fast?.(input)
+    return decoded !== undefined && Either.isRight(decoded) ? Either.right(decoded.right) : general(input)
+  }
+}

@@ -62,27 +62,38 @@ export const definePattern = <const Slug extends string, const P extends string,
   derive?: DeriveFromTrace
 ) => {
   const { spec, detection } = contract
-  const modelOutput = modelOutputSchema(spec.name, spec.profiles, spec.headline)
   const parseOptions = { errors: "all", onExcessProperty: "ignore" } as const
-  const decodeInput = Schema.decodeUnknownEither(spec.input, parseOptions)
-  const decodeOutput = Schema.decodeUnknownEither(modelOutput, parseOptions)
-  const encodeOutput = Schema.encodeSync(modelOutput)
-  // Compiled decoders for valid input (FastDecode.ts); Schema's decoder decides the rest.
-  const fastInput = compileDecoder(spec.input, parseOptions)
-  // The model output has no transformations, so its decoded form is its encoded form.
-  const fastOutput = hasTransformation(modelOutput.ast) ? undefined : compileDecoder(modelOutput, parseOptions)
+  // The schemas and decoders a request uses, built on its first use: across the 34 patterns they
+  // cost about 10 MB of allocation at start-up, where no request needs them yet.
+  const make = () => {
+    const modelOutput = modelOutputSchema(spec.name, spec.profiles, spec.headline)
+    const encodeOutput = Schema.encodeSync(modelOutput)
+    const decodeOutput = Schema.decodeUnknownEither(modelOutput, parseOptions)
+    return {
+      modelOutput,
+      decodeInput: Schema.decodeUnknownEither(spec.input, parseOptions),
+      // Compiled decoders for valid input (FastDecode.ts); Schema's decoder decides the rest.
+      fastInput: compileDecoder(spec.input, parseOptions),
+      // The model output has no transformations, so its decoded form is its encoded form.
+      fastOutput: hasTransformation(modelOutput.ast) ? undefined : compileDecoder(modelOutput, parseOptions),
+      decodeModelOutput: (output: unknown) =>
+        Either.map(decodeOutput(output), (decoded): ModelOutput => {
+          const encoded = encodeOutput(decoded)
+          return { ...encoded, headline: encoded.headline }
+        })
+    }
+  }
+  let made: ReturnType<typeof make> | undefined
+  const built = () => (made ??= make())
   // The decoded trace is the canonical form: aliases resolved, defaults applied, unknown fields
   // dropped, and plain JSON (the input schemas have no class or date transformations).
   const validated = (decoded: I): Either.Either<ValidatedTrace, ParseResult.ParseError> =>
     Predicate.isRecord(decoded)
       ? Either.right({ canonical: decoded, signals: () => signals(decoded) })
       : Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(spec.input.ast, decoded) }))
-  const validateFully = (trace: unknown) => Either.flatMap(decodeInput(trace), (decoded) => validated(decoded))
-  const decodeModelOutput = (output: unknown) =>
-    Either.map(decodeOutput(output), (decoded): ModelOutput => {
-      const encoded = encodeOutput(decoded)
-      return { ...encoded, headline: encoded.headline }
-    })
+  const validateFully = (trace: unknown) => Either.flatMap(built().decodeInput(trace), (decoded) => validated(decoded))
+  let inputFields: ReadonlySet<string> | undefined
+  let sequenceItems: ReadonlyMap<string, ItemKeys> | undefined
   let structured: { readonly [key: string]: JsonValue } | undefined
   const code: PatternCode = {
     slug: spec.slug,
@@ -94,28 +105,36 @@ export const definePattern = <const Slug extends string, const P extends string,
     family: spec.family,
     profiles: spec.profiles,
     sequences: spec.sequences.map((field) => ({ field, limit: field === "messages" ? "messages" : "steps" })),
-    inputFields: new Set(
-      SchemaAST.getPropertySignatures(Schema.encodedSchema(spec.input).ast).flatMap((signature) =>
-        typeof signature.name === "string" ? [signature.name] : []
+    get inputFields() {
+      inputFields ??= new Set(
+        SchemaAST.getPropertySignatures(Schema.encodedSchema(spec.input).ast).flatMap((signature) =>
+          typeof signature.name === "string" ? [signature.name] : []
+        )
       )
-    ),
-    sequenceItems: sequenceItemKeys(Schema.encodedSchema(spec.input).ast),
+      return inputFields
+    },
+    get sequenceItems() {
+      sequenceItems ??= sequenceItemKeys(Schema.encodedSchema(spec.input).ast)
+      return sequenceItems
+    },
     reading: spec.traces ?? READS_ANY_TRACE,
     derive,
     validate: (trace) => {
-      const fast = fastInput?.(trace)
+      const fast = built().fastInput?.(trace)
       return fast !== undefined && Either.isRight(fast) ? validated(fast.right) : validateFully(trace)
     },
     validateFully,
     validateModelOutput: (output) => {
-      const fast = fastOutput?.(output)
-      return fast !== undefined && Either.isRight(fast) ? Either.right({ ...fast.right, headline: fast.right.headline }) : decodeModelOutput(output)
+      const fast = built().fastOutput?.(output)
+      return fast !== undefined && Either.isRight(fast) ? Either.right({ ...fast.right, headline: fast.right.headline }) : built().decodeModelOutput(output)
     },
     modelOutputJsonSchema: () => {
-      structured ??= structuredOutputSchema(modelOutput)
+      structured ??= structuredOutputSchema(built().modelOutput)
       return structured
     }
   }
+  /** The pattern's model-output schema (built on first use). */
+  const modelOutput = () => built().modelOutput
   return { spec, code, detection, modelOutput } as const
 }
 

@@ -3,7 +3,7 @@
  * not read stops it, naming the place), and the checks run over a trace with its caller's scope's
  * settings. Every surface that diagnoses a trace goes through it.
  */
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { readFile } from "node:fs/promises"
 import { Scopes } from "../Auth/Scopes.js"
 import { AppConfig, InvalidConfiguration } from "../Config.js"
@@ -35,7 +35,7 @@ export const ChecksLive = Layer.effect(
       onNone: () => Effect.succeed(DEFAULT_SETTINGS),
       onSome: (file) =>
         Effect.tryPromise({ try: () => readFile(file, "utf8"), catch: () => refused(`${file} cannot be read`) }).pipe(
-          Effect.flatMap((text) => Either.mapLeft(parseChecksFile(text, file, CHECKS), refused))
+          Effect.flatMap((text) => Effect.mapError(parseChecksFile(text, file, CHECKS), refused))
         )
     })
     return makeChecks(settings, (keyName) => {

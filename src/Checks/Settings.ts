@@ -14,10 +14,9 @@
  *     expected_errors: [{ tool: charge_card, matches: "card declined" }]
  * ```
  * A scope's entry adds to the top level (its thresholds win). Unknown check ids, thresholds or keys
- * stop start-up, naming where.
+ * stop start-up, naming where. The YAML parser (250 KB of code) is loaded only to read a YAML file.
  */
-import { Either, ParseResult, Schema } from "effect"
-import { parse as parseYaml } from "yaml"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import type { Check, CheckSettings } from "./Check.js"
 import type { ScopeChecks } from "./Run.js"
 
@@ -94,14 +93,18 @@ const resolve = (parts: ReadonlyArray<Part>): Resolved => {
   return { disabled, thresholds, expected }
 }
 
+/** The file's document: JSON by its name, else YAML (which JSON also is). */
+const documentOf = (text: string, file: string): Effect.Effect<unknown, string> => {
+  const unreadable = (error: unknown) => `${file}: not ${file.endsWith(".json") ? "JSON" : "YAML or JSON"} (${error instanceof Error ? error.message.split("\n")[0] : "unreadable"})`
+  if (file.endsWith(".json")) return Effect.try({ try: (): unknown => JSON.parse(text), catch: unreadable })
+  return Effect.flatMap(Effect.promise(() => import("yaml")), (yaml) => Effect.try({ try: (): unknown => yaml.parse(text), catch: unreadable }))
+}
+
 /** The settings of a file's text, or why not (the message names the file and the place). */
-export const parseChecksFile = (text: string, file: string, checks: ReadonlyArray<Check>): Either.Either<ChecksSettings, string> => {
-  let raw: unknown
-  try {
-    raw = file.endsWith(".json") ? JSON.parse(text) : parseYaml(text)
-  } catch (error) {
-    return Either.left(`${file}: not ${file.endsWith(".json") ? "JSON" : "YAML or JSON"} (${error instanceof Error ? error.message.split("\n")[0] : "unreadable"})`)
-  }
+export const parseChecksFile = (text: string, file: string, checks: ReadonlyArray<Check>): Effect.Effect<ChecksSettings, string> =>
+  Effect.flatMap(documentOf(text, file), (raw) => settingsOf(raw, file, checks))
+
+const settingsOf = (raw: unknown, file: string, checks: ReadonlyArray<Check>): Either.Either<ChecksSettings, string> => {
   const decoded = Schema.decodeUnknownEither(ChecksFile, { onExcessProperty: "error" })(raw ?? {})
   if (Either.isLeft(decoded)) return Either.left(`${file}: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n").slice(0, 6).join(" ")}`)
   const settings = decoded.right

@@ -29,7 +29,7 @@ import {
 } from "../Errors.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import type { CheckFinding } from "../Contract/ChecksContract.js"
-import { normalizeTrace, normalizeTraces, selectTrace } from "../Traces/Normalize.js"
+import { traceReaders } from "../Traces/Readers.js"
 import { checksReportOf, type MergeInput, mergeReport, type RunOutcome } from "./Merge.js"
 import type { DiagnoseReport, ReportContext, TriageEntry } from "../Contract/DiagnoseReport.js"
 import { type Candidate, rankCandidates, shapeOf, triageOne } from "./Triage.js"
@@ -161,12 +161,13 @@ export const DiagnoseServiceLive = Layer.effect(
       Effect.gen(function*() {
         // The typed request in its two phases (src/Intake/Requests.ts): the trace's shape, then,
         // after it is normalized under the limits, the options by the contract's schemas.
-        const intake = yield* readTraceIntake(body, query)
+        const readers = yield* traceReaders
+        const intake = yield* readTraceIntake(readers, body, query)
         const redactor = yield* redaction.forKey(keyName)
-        const each = yield* normalizeTraces(intake.parts.trace, intake.format, limits, redactTrace(redactor))
+        const each = yield* readers.normalizeTraces(intake.parts.trace, intake.format, limits, redactTrace(redactor))
         const chosen = intake.select === undefined
           ? each.traces
-          : [yield* Either.map(selectTrace({ format: each.format, traces: each.traces.flatMap((trace) => Either.isRight(trace) ? [trace.right] : []) }, intake.select), Either.right)]
+          : [yield* Either.map(readers.selectTrace({ format: each.format, traces: each.traces.flatMap((trace) => Either.isRight(trace) ? [trace.right] : []) }, intake.select), Either.right)]
         const { hintRedactions, options } = yield* optionsOf(body, intake, redactor, query)
         return {
           format: each.format,
@@ -186,10 +187,11 @@ export const DiagnoseServiceLive = Layer.effect(
       Effect.gen(function*() {
         // the CPU turn normalize takes: a large trace is parsed here
         yield* analyses.pace
-        const intake = yield* readTraceIntake(body, query)
+        const readers = yield* traceReaders
+        const intake = yield* readTraceIntake(readers, body, query)
         const redactor = yield* redaction.forKey(keyName)
-        const normalized = yield* normalizeTrace(intake.parts.trace, intake.format, limits, redactTrace(redactor))
-        const trace = yield* selectTrace(normalized, intake.select)
+        const normalized = yield* readers.normalizeTrace(intake.parts.trace, intake.format, limits, redactTrace(redactor))
+        const trace = yield* readers.selectTrace(normalized, intake.select)
         return { intake, redactor, format: normalized.format, trace }
       })
 

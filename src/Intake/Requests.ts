@@ -19,7 +19,8 @@ import type { Mode } from "../Catalogue/Resources.js"
 import { type InvalidMode, type RequestTooLarge, type UnsupportedTraceFormat, ValidationError } from "../Errors.js"
 import { type FormatOption, NO_CONTENT_MESSAGE, type NormalizedTrace, type TraceFormat } from "../Traces/Model.js"
 import { fitsSequence } from "../Traces/Native.js"
-import { detectFormat, type Limits, normalizeTrace, selectTrace } from "../Traces/Normalize.js"
+import type { Limits } from "../Traces/Normalize.js"
+import type { TraceReaders } from "../Traces/Readers.js"
 import { addCounts, type RedactionCounts, type ScopedRedactor } from "../Redaction/Redactor.js"
 import { redactRecord, redactTrace } from "../Redaction/Trace.js"
 import {
@@ -52,10 +53,11 @@ export interface TraceIntake {
 export type NormalizeRequest = TraceIntake
 
 export const readTraceIntake = (
+  readers: TraceReaders,
   body: Record<string, unknown> | Array<unknown>,
   query: QueryOptions = NO_QUERY
 ): Either.Either<TraceIntake, ValidationError> => {
-  const parts = splitBody(body, (candidate) => detectFormat(candidate) !== undefined, query)
+  const parts = splitBody(body, (candidate) => readers.detectFormat(candidate) !== undefined, query)
   return Either.flatMap(resolveFormat(parts.format), (format) => Either.map(resolveSelect(parts.select), (select) => ({ parts, format, select })))
 }
 
@@ -83,6 +85,7 @@ const nativeShaped = (code: PatternCode, trace: Record<string, unknown>) =>
 
 /** Native or raw, limits checked; a raw trace normalized and one trace chosen. */
 export const admitTrace = (
+  readers: TraceReaders,
   code: PatternCode,
   trace: unknown,
   raw: boolean,
@@ -92,7 +95,7 @@ export const admitTrace = (
   redactor: ScopedRedactor
 ): Either.Either<AdmittedTrace, RequestTooLarge | ValidationError | UnsupportedTraceFormat> => {
   const native = Predicate.isRecord(trace) &&
-    (format === "native" || (format === "auto" && !raw && detectFormat(trace) === undefined && nativeShaped(code, trace)))
+    (format === "native" || (format === "auto" && !raw && readers.detectFormat(trace) === undefined && nativeShaped(code, trace)))
   if (native) {
     const redacted = redactRecord(redactor, trace)
     return Either.map(checkTraceLimits(redacted.value, code, limits), (): AdmittedTrace => ({ _tag: "Native", trace: redacted.value, redactions: redacted.counts }))
@@ -105,8 +108,8 @@ export const admitTrace = (
     )
   }
   return Either.flatMap(
-    normalizeTrace(trace, format, limits, redactTrace(redactor)),
-    (normalized) => Either.map(selectTrace(normalized, select), (chosen): AdmittedTrace => ({ _tag: "Raw", format: normalized.format, trace: chosen }))
+    readers.normalizeTrace(trace, format, limits, redactTrace(redactor)),
+    (normalized) => Either.map(readers.selectTrace(normalized, select), (chosen): AdmittedTrace => ({ _tag: "Raw", format: normalized.format, trace: chosen }))
   )
 }
 
@@ -143,6 +146,7 @@ export type AnalyzeIntakeFailure = RequestTooLarge | ValidationError | Unsupport
  * label what fails after it.
  */
 export const readAnalyzeRequest = (
+  readers: TraceReaders,
   entry: CatalogueEntry,
   body: Record<string, unknown> | Array<unknown>,
   limits: Limits,
@@ -151,8 +155,8 @@ export const readAnalyzeRequest = (
   onMode?: (mode: Mode) => void
 ): Either.Either<AnalyzeRequest, AnalyzeIntakeFailure> =>
   Either.gen(function*() {
-    const { format, parts, select } = yield* readTraceIntake(body, query)
-    const trace = yield* admitTrace(entry.pattern.code, parts.trace, parts.raw, format, select, limits, redactor)
+    const { format, parts, select } = yield* readTraceIntake(readers, body, query)
+    const trace = yield* admitTrace(readers, entry.pattern.code, parts.trace, parts.raw, format, select, limits, redactor)
     if (trace._tag === "Raw" && trace.trace.content === "absent") return yield* Either.left(new ValidationError({ message: NO_CONTENT_MESSAGE }))
     const mode = yield* resolveMode(parts.mode)
     onMode?.(mode)

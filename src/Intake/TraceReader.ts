@@ -11,7 +11,7 @@ import { Tracing } from "../Observability/Tracing.js"
 import { Redaction } from "../Redaction/Redaction.js"
 import { redactTrace } from "../Redaction/Trace.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
-import { normalizeTrace, selectTrace } from "../Traces/Normalize.js"
+import { traceReaders } from "../Traces/Readers.js"
 
 export type NormalizeResult =
   | { readonly format: TraceFormat; readonly events: number; readonly trace: NormalizedTrace }
@@ -39,12 +39,13 @@ export const TraceReaderLive = Layer.effect(
     normalize: (body, keyName, query = NO_QUERY) =>
       tracing.span(Effect.gen(function*() {
         // Normalize's request is the first phase of every request's intake (src/Intake/Requests.ts).
-        const { format, parts, select }: NormalizeRequest = yield* readTraceIntake(body, query)
+        const readers = yield* traceReaders
+        const { format, parts, select }: NormalizeRequest = yield* readTraceIntake(readers, body, query)
         const redactor = yield* redaction.forKey(keyName)
-        const normalized = yield* normalizeTrace(parts.trace, format, limits, redactTrace(redactor))
+        const normalized = yield* readers.normalizeTrace(parts.trace, format, limits, redactTrace(redactor))
         const only = normalized.traces[0]
         if (select === undefined && normalized.traces.length > 1) return { format: normalized.format, traces: normalized.traces }
-        const trace = select === undefined && only !== undefined ? only : yield* selectTrace(normalized, select)
+        const trace = select === undefined && only !== undefined ? only : yield* readers.selectTrace(normalized, select)
         return { format: normalized.format, events: trace.events.length, trace }
       }), "normalize")
     }

@@ -33,7 +33,7 @@ import type {
   SpanStatus,
   TracesRequest
 } from "./Model.js"
-import { MAX_ANY_VALUE_DEPTH } from "./Proto.js"
+import { MAX_ANY_VALUE_DEPTH } from "./Model.js"
 
 /**
  * The JSON nesting an OTLP/JSON request needs for AnyValues nested MAX_ANY_VALUE_DEPTH deep, the

@@ -10,6 +10,12 @@
  * Absent optional fields are absent, not defaults.
  */
 
+/**
+ * AnyValue nesting accepted (arrays and kvlists in values); deeper is refused, in both encodings.
+ * Here, not in Proto.ts, so the JSON side does not load the protobuf codec (loaded on first use).
+ */
+export const MAX_ANY_VALUE_DEPTH = 64
+
 /** An attribute's value: one of OTLP's AnyValue cases (an empty object: no value). */
 export type AnyValue =
   | { readonly stringValue: string }

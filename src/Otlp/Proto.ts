@@ -39,14 +39,13 @@ import type {
   SpanStatus,
   TracesRequest
 } from "./Model.js"
+import { MAX_ANY_VALUE_DEPTH } from "./Model.js"
 
 // 64-bit fields decode to exact Longs only with long.js installed; set it here rather than rely on
 // protobufjs finding it by itself, which a bundle may not allow.
 protobuf.util.Long = Long
 protobuf.configure()
 
-/** AnyValue nesting accepted (arrays and kvlists in values); deeper is refused, in both encodings. */
-export const MAX_ANY_VALUE_DEPTH = 64
 
 // protobufjs refuses messages nested past 100 (protoc's default), which kvlists (three messages a
 // level) reach at an AnyValue depth of about 32: room for 64 of them plus the envelope, so that

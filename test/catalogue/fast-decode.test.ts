@@ -4,12 +4,16 @@
  * same value with its keys in the same order, and it accepts nothing the general decoder refuses.
  * Values are generated from the schemas (effect's Arbitrary), then varied the way clients vary
  * them (the `goal` alias, defaults left out, unknown fields, other key orders) and broken at a
- * random place.
+ * random place. The catalogue's own files (playbooks.json, composition.json) the same way, under
+ * `onExcessProperty: "error"`, which the loader reads them with.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck, Predicate, Schema } from "effect"
 import { definitions } from "../../patterns/index.js"
-import { compiles, hasTransformation } from "../../src/Catalogue/FastDecode.js"
+import { compileDecoder, compiles, decoderOf, hasTransformation } from "../../src/Catalogue/FastDecode.js"
+import { Composition, PlaybooksFile } from "../../src/Catalogue/Resources.js"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 
 const options = { errors: "all", onExcessProperty: "ignore" } as const
 
@@ -93,8 +97,8 @@ describe("compiled decoders (FastDecode.ts) against Schema's decoder", () => {
   it("every pattern's input and model output compile (the fast path is the one taken)", () => {
     for (const definition of definitions) {
       expect(compiles(definition.spec.input.ast), `${definition.spec.slug} input`).toBe(true)
-      expect(hasTransformation(definition.modelOutput.ast), `${definition.spec.slug} output`).toBe(false)
-      expect(compiles(definition.modelOutput.ast), `${definition.spec.slug} output`).toBe(true)
+      expect(hasTransformation(definition.modelOutput().ast), `${definition.spec.slug} output`).toBe(false)
+      expect(compiles(definition.modelOutput().ast), `${definition.spec.slug} output`).toBe(true)
     }
   })
 
@@ -127,7 +131,7 @@ describe("compiled decoders (FastDecode.ts) against Schema's decoder", () => {
     (_slug, definition) => {
       // `validateModelOutput` takes the compiled decoder first.
       const fast = definition.code.validateModelOutput
-      const schema = Schema.make<unknown, unknown, never>(definition.modelOutput.ast)
+      const schema = Schema.make<unknown, unknown, never>(definition.modelOutput().ast)
       const full = Schema.decodeUnknownEither(schema, options)
       const encode = Schema.encodeSync(schema)
       const next = random(definition.spec.slug.length * 104729)
@@ -141,4 +145,29 @@ describe("compiled decoders (FastDecode.ts) against Schema's decoder", () => {
       expect(refused).toBeGreaterThan(50)
     }
   )
+
+  it.each([
+    ["playbooks.json", Schema.make<unknown, unknown, never>(PlaybooksFile.ast)],
+    ["composition.json", Schema.make<unknown, unknown, never>(Composition.ast)]
+  ] as const)("the catalogue's %s, unknown keys refused: the same decoded files, and no broken one accepted", (file, schema) => {
+    const strict = { errors: "all", onExcessProperty: "error" } as const
+    const compiled = compileDecoder(schema, strict)
+    if (compiled === undefined) throw new Error(`${file}: the schema does not compile`)
+    const full = Schema.decodeUnknownEither(schema, strict)
+    const patterns = join(import.meta.dirname, "..", "..", "patterns")
+    const files = readdirSync(patterns, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry): unknown => JSON.parse(readFileSync(join(patterns, entry.name, file), "utf8")))
+    expect(files.length).toBeGreaterThan(30)
+    const next = random(file.length * 31)
+    let refused = 0
+    for (const input of files) {
+      refused += agreeOn(input, compiled, full, 8, next)
+      // An unknown key, at the top or in an entry: both refuse it.
+      const extra = Array.isArray(input) ? input.map((entry: unknown, i) => (i === 0 && Predicate.isRecord(entry) ? { ...entry, note: "x" } : entry)) : Predicate.isRecord(input) ? { ...input, note: "x" } : input
+      expect(Either.isLeft(full(extra))).toBe(true)
+      expect(Either.isLeft(compiled(extra))).toBe(true)
+      // What the loader calls gives the general decoder's verdict on the rest.
+      expect(Either.isLeft(decoderOf(schema, strict)(extra))).toBe(true)
+    }
+    expect(refused).toBeGreaterThan(50)
+  })
 })

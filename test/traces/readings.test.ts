@@ -16,6 +16,7 @@ import { appConfig } from "../../src/Config.js"
 import { type AdmittedTrace, admitTrace } from "../../src/Intake/Requests.js"
 import { NOT_REDACTING } from "../../src/Redaction/Redactor.js"
 import type { NormalizedTrace } from "../../src/Traces/Model.js"
+import * as Normalize from "../../src/Traces/Normalize.js"
 import { projectTrace } from "../../src/Catalogue/Project.js"
 
 const catalogueOrder: ReadonlyArray<string> = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "patterns", "catalogue.json"), "utf8"))
@@ -437,7 +438,7 @@ describe("dataset labels never reach a pattern's input", () => {
     expect(definition.spec.slug).toBe(slug)
     const exception = NOT_FROM_THE_RUN_ALONE[slug]
     if (exception?.path === "refused") {
-      const refused = admitTrace(definition.code, labelled, true, "auto", undefined, limits, NOT_REDACTING)
+      const refused = admitTrace(Normalize, definition.code, labelled, true, "auto", undefined, limits, NOT_REDACTING)
       if (Either.isRight(refused)) return expect.fail(`${slug} admitted a raw trace: ${exception.why}`)
       expect(refused.left.message).toContain(`${slug} does not read agent runs`)
       expect(leaks(refused.left.message), slug).toEqual([])
