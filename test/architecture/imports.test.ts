@@ -121,7 +121,7 @@ const under = (folder: string) => (file: string) => file.startsWith(`${folder}/`
  * layer, folders may import each other as long as no two import each other (checked below).
  */
 const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
-  ["main", "boot", "cli", "Serve", "App", "Http"],
+  ["main", "boot", "cli", "cliBoot", "Serve", "App", "Http"],
   ["Surfaces"],
   ["Resources"],
   ["Edge"],
