@@ -165,7 +165,10 @@ export const Digest = Schema.Struct({
   regressed: Schema.Array(Problem),
   recurring: Schema.Array(DigestEntry),
   runs_finished: Schema.Int,
-  tokens_spent: Schema.Int
+  tokens_spent: Schema.Int,
+  verdicts: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) }).annotations({
+    description: "What failed, and why, by the id of each problem listed that was explained (DECISIONS §24): its explanation's verdict."
+  })
 }).annotations({ identifier: "Digest", description: "The last 7 UTC days: new and regressed problems, the most recurring, and what the runs spent." })
 
 export const DigestOutput = Schema.Literal("json", "markdown", "html").annotations({ identifier: "DigestOutput" })

@@ -17,10 +17,18 @@ const day = (iso: string): string => iso.slice(0, 10)
 
 const link = (base: string | null, problem: Problem): string | null => (base === null ? null : `${base.replace(/\/+$/, "")}/v1/problems/${problem.id}`)
 
-const line = (problem: Problem, base: string | null, extra: string): string => {
+/** A problem's verdict, one line (DECISIONS §24). */
+const verdictOf = (digest: DigestValue, problem: Problem): string | undefined => {
+  const verdict = digest.verdicts[problem.id]
+  return verdict === undefined ? undefined : verdict.replace(/\s+/g, " ").slice(0, 400)
+}
+
+const line = (digest: DigestValue, problem: Problem, base: string | null, extra: string): string => {
   const target = link(base, problem)
   const title = escapeMarkdown(problem.title)
-  return `- **${problem.severity}** ${target === null ? title : `[${title}](${target})`} (${problem.run_count} runs${extra}; \`${problem.id}\`)`
+  const verdict = verdictOf(digest, problem)
+  return `- **${problem.severity}** ${target === null ? title : `[${title}](${target})`} (${problem.run_count} runs${extra}; \`${problem.id}\`)` +
+    (verdict === undefined ? "" : `\n  ${escapeMarkdown(verdict)}`)
 }
 
 export const digestMarkdown = (digest: DigestValue, base: string | null): string => {
@@ -30,27 +38,28 @@ export const digestMarkdown = (digest: DigestValue, base: string | null): string
     `${digest.runs_finished} runs finished, ${digest.tokens_spent} tokens spent.`,
     "",
     "## New",
-    ...(digest.new.length === 0 ? ["None."] : digest.new.map((problem) => line(problem, base, ""))),
+    ...(digest.new.length === 0 ? ["None."] : digest.new.map((problem) => line(digest, problem, base, ""))),
     "",
     "## Regressed",
-    ...(digest.regressed.length === 0 ? ["None."] : digest.regressed.map((problem) => line(problem, base, `, regressed ${day(problem.regressed_at ?? "")}`))),
+    ...(digest.regressed.length === 0 ? ["None."] : digest.regressed.map((problem) => line(digest, problem, base, `, regressed ${day(problem.regressed_at ?? "")}`))),
     "",
     "## Most recurring",
-    ...(digest.recurring.length === 0 ? ["None."] : digest.recurring.map((entry) => line(entry.problem, base, `, ${entry.runs} this week`)))
+    ...(digest.recurring.length === 0 ? ["None."] : digest.recurring.map((entry) => line(digest, entry.problem, base, `, ${entry.runs} this week`)))
   ]
   return `${sections.join("\n")}\n`
 }
 
-const htmlList = (problems: ReadonlyArray<{ readonly problem: Problem; readonly note: string }>, base: string | null): string =>
+const htmlList = (digest: DigestValue, problems: ReadonlyArray<{ readonly problem: Problem; readonly note: string }>, base: string | null): string =>
   problems.length === 0
     ? "<p>None.</p>"
     : `<ul>${
       problems.map(({ note, problem }) => {
         const target = link(base, problem)
         const title = escapeHtml(problem.title)
+        const verdict = verdictOf(digest, problem)
         return `<li><strong>${escapeHtml(problem.severity)}</strong> ${target === null ? title : `<a href="${escapeHtml(target)}">${title}</a>`} (${problem.run_count} runs${
           escapeHtml(note)
-        }; <code>${escapeHtml(problem.id)}</code>)</li>`
+        }; <code>${escapeHtml(problem.id)}</code>)${verdict === undefined ? "" : `<br>${escapeHtml(verdict)}`}</li>`
       }).join("")
     }</ul>`
 
@@ -58,8 +67,8 @@ export const digestHtml = (digest: DigestValue, base: string | null): string => 
   const heading = `Problems, ${day(digest.since)} to ${day(digest.until)} (UTC)`
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(heading)}</title></head><body>` +
     `<h1>${escapeHtml(heading)}</h1><p>${digest.runs_finished} runs finished, ${digest.tokens_spent} tokens spent.</p>` +
-    `<h2>New</h2>${htmlList(digest.new.map((problem) => ({ problem, note: "" })), base)}` +
-    `<h2>Regressed</h2>${htmlList(digest.regressed.map((problem) => ({ problem, note: `, regressed ${day(problem.regressed_at ?? "")}` })), base)}` +
-    `<h2>Most recurring</h2>${htmlList(digest.recurring.map((entry) => ({ problem: entry.problem, note: `, ${entry.runs} this week` })), base)}` +
+    `<h2>New</h2>${htmlList(digest, digest.new.map((problem) => ({ problem, note: "" })), base)}` +
+    `<h2>Regressed</h2>${htmlList(digest, digest.regressed.map((problem) => ({ problem, note: `, regressed ${day(problem.regressed_at ?? "")}` })), base)}` +
+    `<h2>Most recurring</h2>${htmlList(digest, digest.recurring.map((entry) => ({ problem: entry.problem, note: `, ${entry.runs} this week` })), base)}` +
     `</body></html>`
 }

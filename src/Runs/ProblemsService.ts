@@ -257,7 +257,16 @@ export const ProblemsServiceLive = Layer.effect(
         const scope = yield* scopeOf(keyName)
         const store = yield* access.problems
         const data = yield* inStore("problems.digest", store.digest(scope, yield* Clock.currentTimeMillis))
+        // each listed problem's verdict, from its exemplars (DECISIONS §24)
+        const listed = Array.from(new Set([...data.created, ...data.regressed, ...data.recurring.map((entry) => entry.problem)].map((problem) => problem.id)))
+        const verdicts: Record<string, string> = {}
+        for (const id of listed) {
+          const detail = yield* inStore("problems.digest", store.get(scope, id))
+          const verdict = Option.isNone(detail) ? "" : explanationOf(detail.value.exemplars).verdict
+          if (verdict.length > 0) verdicts[id] = verdict
+        }
         return {
+          verdicts,
           since: iso(data.since),
           until: iso(data.until),
           new: data.created.map(wireProblem),

@@ -22,7 +22,7 @@ import { langSmithKit } from "../../eval/inject/Kits/LangSmith.js"
 import { openAiChatKit } from "../../eval/inject/Kits/OpenAiChat.js"
 import { rngOf } from "../../eval/inject/Random.js"
 import type { Injection } from "../../eval/inject/Scenario.js"
-import { ProblemDetail, ProblemList } from "../../src/Contract/ProblemsContract.js"
+import { Digest, ProblemDetail, ProblemList } from "../../src/Contract/ProblemsContract.js"
 import { Run, RunList } from "../../src/Contract/RunsContract.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { EXPLAIN_EVERY_RUN } from "../support/Spawned.js"
@@ -164,6 +164,12 @@ describe("one problem per failure (DECISIONS §24)", () => {
     expect(detail.explanation.perspectives.every((perspective) => perspective.evidence.length > 0)).toBe(true)
     expect(detail.explanation.interventions.length).toBeGreaterThan(0)
     expect(detail.tokens).toBeGreaterThan(0)
+    // the digest names what failed, and why, beside the problem
+    const digest = await decoded(await call(service, "GET", "/v1/digest"), 200, Digest)
+    expect(digest.verdicts[problemId]).toBe(detail.explanation.verdict)
+    const markdown = await (await call(service, "GET", "/v1/digest?output=markdown")).text()
+    // as Markdown text: its special characters escaped (`issue\_refund`, `events\[10\]`)
+    expect(markdown).toContain(detail.explanation.verdict.slice(0, 40).replace(/[\\`*_[\]<>|#]/g, (character) => `\\${character}`))
     // asked for: a known run's lenses run (five calls), its report replaced, the problem's count unchanged
     const asked = known[0]
     if (asked === undefined) throw new Error("no known run")
