@@ -13,7 +13,7 @@ import { severityRank } from "../Catalogue/Severity.js"
 import type { CheckFinding } from "../Contract/ChecksContract.js"
 import type { DiagnoseReport, ReportFailure, ReportFinding } from "../Contract/DiagnoseReport.js"
 import type { NormalizedTrace } from "../Traces/Model.js"
-import { type ExampleEvidence, exampleEvidenceOf, type FingerprintTrace, fingerprintOf, joinsProblem, namesOf, normalizeTitle, type ProblemFinding } from "./Fingerprint.js"
+import { citesOfEvent, type ExampleEvidence, exampleEvidenceOf, type FingerprintTrace, fingerprintOf, joinsProblem, namesOf, normalizeTitle, type ProblemFinding } from "./Fingerprint.js"
 
 /** One failure of a run: its anchor, the fingerprint that groups it across runs, and its perspectives. */
 export interface Failure {
@@ -57,9 +57,7 @@ const keyOf = (trace: NormalizedTrace, index: number): string => {
 
 /** The fingerprint of a lens anchor: §19's without the pattern (the playbook, the normalized title, what its first evidence cites). */
 export const lensFingerprintOf = (finding: ReportFinding, trace: NormalizedTrace, names: ReadonlyArray<string> = namesOf(trace)): string => {
-  const first = finding.evidence.find((item) => item.event !== null)
-  const event = first === undefined || first.event === null ? undefined : trace.events[first.event]
-  const cites = event === undefined ? "element" : event.tool === undefined || event.tool.length === 0 ? event.kind : `${event.kind}:${event.tool}`
+  const cites = citesOfEvent(trace, finding.evidence.find((item) => item.event !== null)?.event)
   return fingerprintOf({ pattern: "", playbook: finding.playbook, normalizedTitle: normalizeTitle(finding.title, names), cites })
 }
 
@@ -164,13 +162,6 @@ export const wireFailure = (failure: Failure, problem: string | null = null): Re
 /** A check's evidence as an example keeps it: its quote, or what the content-free event is. */
 const checkEvidenceOf = (check: CheckFinding): ReadonlyArray<ExampleEvidence> =>
   exampleEvidenceOf(check.evidence.map((item) => ({ ref: item.ref, quote: item.quote ?? item.describes ?? "", event: item.event, actor: item.actor })))
-
-/** What the first evidence cites: the event's kind, with its tool's name when it has one. */
-const citesOfEvent = (trace: FingerprintTrace, event: number | null | undefined): string => {
-  const cited = event === null || event === undefined ? undefined : trace.events[event]
-  if (cited === undefined) return "element"
-  return cited.tool === undefined || cited.tool.length === 0 ? cited.kind : `${cited.kind}:${cited.tool}`
-}
 
 /**
  * A run's failures as problems keep them (DECISIONS §24), from its report's `failures`: each

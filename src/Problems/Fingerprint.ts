@@ -129,13 +129,15 @@ export const namesOf = (trace: FingerprintTrace): ReadonlyArray<string> => {
   return Array.from(names)
 }
 
-/** What the first evidence cites: the event's kind, with its tool's name when it has one. */
-const citesOf = (finding: ReportFinding, trace: FingerprintTrace): string => {
-  const first = finding.evidence[0]
-  const event = first === undefined || first.event === null ? undefined : trace.events[first.event]
+/** What an evidence cites: the event's kind, with its tool's name when it has one; `element` for none. */
+export const citesOfEvent = (trace: FingerprintTrace, index: number | null | undefined): string => {
+  const event = index === null || index === undefined ? undefined : trace.events[index]
   if (event === undefined) return "element"
   return event.tool === undefined || event.tool.length === 0 ? event.kind : `${event.kind}:${event.tool}`
 }
+
+/** What the first evidence cites. */
+const citesOf = (finding: ReportFinding, trace: FingerprintTrace): string => citesOfEvent(trace, finding.evidence[0]?.event)
 
 /** Whether a finding joins a problem: a verified evidence placed on the trace, and a severity of at least `low`. */
 export const joinsProblem = (finding: ReportFinding): boolean =>
