@@ -21,13 +21,11 @@
 import { createHash } from "node:crypto"
 import { join } from "node:path"
 import { Schema } from "effect"
-import { normalizedOf } from "../eval/inject/Generate.js"
 import { anthropicKit } from "../eval/inject/Kits/Anthropic.js"
 import type { Kit } from "../eval/inject/Kits/Kit.js"
 import { langSmithKit } from "../eval/inject/Kits/LangSmith.js"
 import { openAiChatKit } from "../eval/inject/Kits/OpenAiChat.js"
-import { rngOf } from "../eval/inject/Random.js"
-import type { Injection } from "../eval/inject/Scenario.js"
+import { toolFailureRun } from "../eval/inject/ToolFailureRun.js"
 import { RunList, RunWithReport, SubmitRunsResponse } from "../src/Contract/RunsContract.js"
 import { BENCH_KEY, launchService, machineOf, round2, type Row, startDouble, stopChild, writeResults } from "./support.js"
 
@@ -50,25 +48,10 @@ interface Item {
 /** Run `i` of `kind`: tool `tool` answers 503, the agent claims success; its format, ids and wording from `i`. */
 const itemOf = (i: number, kind: string, tool: string): Item => {
   const kit = KITS[i % KITS.length]
-  const carrier = kit?.carriers[0]
-  if (kit === undefined || carrier === undefined) throw new Error("a kit without a carrier")
+  if (kit === undefined) throw new Error("no kit")
   const order = `A-${10_000 + i}`
-  const injection: Injection = {
-    declare: [{ name: tool, description: `The ${tool} tool.`, parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] } }],
-    at: 1,
-    steps: [{
-      kind: "calls",
-      text: null,
-      calls: [{ id: `call_${createHash("sha256").update(`${kind}:${i}`).digest("hex").slice(0, 20)}`, tool, args: JSON.stringify({ order_id: order }), input: { order_id: order }, marker: order }],
-      results: [{ ok: false, failure: { type: "HTTPError", message: `503 Service Unavailable (order ${order})`, status: 503 } }]
-    }],
-    ending: { kind: "answer", text: CLAIMS[i % CLAIMS.length] ?? "", finish: "stop" }
-  }
-  const agent = carrier.facts.agents[0] ?? "assistant"
-  const body: unknown = JSON.parse(JSON.stringify(kit.inject(carrier, injection, rngOf(i, `explain-${kind}`))).replaceAll(JSON.stringify(agent), JSON.stringify("assistant")))
-  // the trace is read as the service will read it (a kit that wrote something unreadable fails here, not in the measurement)
-  normalizedOf(body, kit.format)
-  return { kind, body, format: kit.format }
+  const { body, format } = toolFailureRun({ kit, key: `explain-${kind}-${i}`, tool, order, message: `503 Service Unavailable (order ${order})`, claim: CLAIMS[i % CLAIMS.length] ?? "" })
+  return { kind, body, format }
 }
 
 const workload = (): ReadonlyArray<Item> => {

@@ -15,13 +15,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { createHash } from "node:crypto"
-import { normalizedOf } from "../../eval/inject/Generate.js"
 import { anthropicKit } from "../../eval/inject/Kits/Anthropic.js"
 import type { Kit } from "../../eval/inject/Kits/Kit.js"
 import { langSmithKit } from "../../eval/inject/Kits/LangSmith.js"
 import { openAiChatKit } from "../../eval/inject/Kits/OpenAiChat.js"
-import { rngOf } from "../../eval/inject/Random.js"
-import type { Injection } from "../../eval/inject/Scenario.js"
+import { toolFailureRun } from "../../eval/inject/ToolFailureRun.js"
 import { Digest, ProblemDetail, ProblemList } from "../../src/Contract/ProblemsContract.js"
 import { Run, RunList } from "../../src/Contract/RunsContract.js"
 import { useProviderDouble } from "../support/Harness.js"
@@ -37,38 +35,14 @@ const LENSES = ["lewin", "mcgregor", "bias_stack", "devils_advocate", "aar"] as 
 const RUNS = 30
 const KITS: ReadonlyArray<Kit> = [openAiChatKit, anthropicKit, langSmithKit]
 
-const REFUND = {
-  name: "issue_refund",
-  description: "Refunds an order to the card it was paid with.",
-  parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] }
-}
 const CLAIMS = ["Your refund has been issued.", "Done: the refund is on its way to your card.", "I have refunded the order for you."] as const
 
 /** Run `i`'s trace: the failure injected into a fixture of format `i % 3`, with its own ids, order and wording. */
 const traceOf = (i: number) => {
   const kit = KITS[i % KITS.length]
-  const carrier = kit?.carriers[0]
-  if (kit === undefined || carrier === undefined) throw new Error("a kit without a carrier")
+  if (kit === undefined) throw new Error("no kit")
   const order = `A-${1000 + i}`
-  const injection: Injection = {
-    declare: [REFUND],
-    at: 1,
-    steps: [{
-      kind: "calls",
-      text: null,
-      calls: [{ id: `call_${createHash("sha256").update(String(i)).digest("hex").slice(0, 20)}`, tool: REFUND.name, args: JSON.stringify({ order_id: order }), input: { order_id: order }, marker: order }],
-      results: [{ ok: false, failure: { type: "HTTPError", message: `503 Service Unavailable: payments gateway (order ${order})`, status: 503 } }]
-    }],
-    ending: { kind: "answer", text: CLAIMS[i % CLAIMS.length] ?? "", finish: "stop" }
-  }
-  const injected = kit.inject(carrier, injection, rngOf(i, "failures-test"))
-  // the same agent in every format: the fixture's own agent renamed `assistant`, as the chat formats name it
-  const agent = carrier.facts.agents[0] ?? "assistant"
-  const body: unknown = JSON.parse(JSON.stringify(injected).replaceAll(JSON.stringify(agent), JSON.stringify("assistant")))
-  const events = normalizedOf(body, kit.format).events
-  const failed = events.findIndex((event) => event.kind !== "tool_call" && event.tool === REFUND.name)
-  const answered = events.reduce((last, event, index) => (event.role === "agent" && event.kind === "message" && event.content.length > 0 ? index : last), -1)
-  return { body, format: kit.format, contents: events.map((event) => event.content), picks: [failed, answered] }
+  return toolFailureRun({ kit, key: `failures-test-${i}`, tool: "issue_refund", order, message: `503 Service Unavailable: payments gateway (order ${order})`, claim: CLAIMS[i % CLAIMS.length] ?? "" })
 }
 
 /** Submits run `i` with the five lenses, each lens quoting the failing call's answer and the final claim; waits for it to end. */

@@ -13,13 +13,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Layer, Redacted, Schema } from "effect"
-import { createHash } from "node:crypto"
-import { normalizedOf } from "../../eval/inject/Generate.js"
 import { anthropicKit } from "../../eval/inject/Kits/Anthropic.js"
 import type { Kit } from "../../eval/inject/Kits/Kit.js"
 import { langSmithKit } from "../../eval/inject/Kits/LangSmith.js"
 import { openAiChatKit } from "../../eval/inject/Kits/OpenAiChat.js"
-import { rngOf } from "../../eval/inject/Random.js"
+import { toolFailureRun } from "../../eval/inject/ToolFailureRun.js"
 import { ProblemDetail, ProblemList } from "../../src/Contract/ProblemsContract.js"
 import { problemFindingsOf } from "../../src/Problems/Fingerprint.js"
 import { readStoredReport, readStoredRequest } from "../../src/Runs/RunsService.js"
@@ -44,32 +42,14 @@ afterAll(() => cluster?.stop())
 
 const LENSES = ["lewin", "mcgregor", "bias_stack", "devils_advocate", "aar"] as const
 const KITS: ReadonlyArray<Kit> = [openAiChatKit, anthropicKit, langSmithKit]
-const REFUND = { name: "issue_refund", description: "Refunds an order.", parameters: { type: "object", properties: { order_id: { type: "string" } } } }
 const SECRET = "regroup-webhook-secret-0123456789abcdef"
 
-/** A refund tool answering 503 and the agent saying it is done, in format `i % 3`, the agent named `assistant`. */
+/** A refund tool answering 503 and the agent saying it is done, in format `i % 3`. */
 const refundFailure = (i: number) => {
   const kit = KITS[i % KITS.length]
-  const carrier = kit?.carriers[0]
-  if (kit === undefined || carrier === undefined) throw new Error("a kit without a carrier")
+  if (kit === undefined) throw new Error("no kit")
   const order = `R-${200 + i}`
-  const injected = kit.inject(carrier, {
-    declare: [REFUND],
-    at: 1,
-    steps: [{
-      kind: "calls",
-      text: null,
-      calls: [{ id: `call_${createHash("sha256").update(`regroup-${i}`).digest("hex").slice(0, 20)}`, tool: REFUND.name, args: JSON.stringify({ order_id: order }), input: { order_id: order }, marker: order }],
-      results: [{ ok: false, failure: { type: "HTTPError", message: `503 Service Unavailable (order ${order})`, status: 503 } }]
-    }],
-    ending: { kind: "answer", text: "Your refund has been issued.", finish: "stop" }
-  }, rngOf(i, "regroup-test"))
-  const agent = carrier.facts.agents[0] ?? "assistant"
-  const body: unknown = JSON.parse(JSON.stringify(injected).replaceAll(JSON.stringify(agent), JSON.stringify("assistant")))
-  const events = normalizedOf(body, kit.format).events
-  const failed = events.findIndex((event) => event.kind !== "tool_call" && event.tool === REFUND.name)
-  const answered = events.reduce((last, event, index) => (event.role === "agent" && event.kind === "message" && event.content.length > 0 ? index : last), -1)
-  return { body, format: kit.format, contents: events.map((event) => event.content), picks: [failed, answered] }
+  return toolFailureRun({ kit, key: `regroup-${i}`, tool: "issue_refund", order, message: `503 Service Unavailable (order ${order})`, claim: "Your refund has been issued." })
 }
 
 const run = async (service: RunningService, body: unknown, format: string | undefined, patterns: ReadonlyArray<string>, contents: ReadonlyArray<string>, picks: ReadonlyArray<number>) => {
