@@ -103,9 +103,16 @@ export interface DiagnoseServiceShape {
   /**
    * Runs an admitted request: triage, the lenses, the merge (the worker's way in, and diagnose's).
    * `withoutLenses`: why no lens runs (a run of a known failure, DECISIONS §24): every lens is
-   * skipped with that reason, and no model is called.
+   * skipped with that reason, and no model is called. `checks`: the trace's checks when the caller
+   * ran them already (`checksOf`, the worker's explain decision), not run twice.
    */
-  readonly run: (request: AdmittedDiagnose, keyName: string | null, requestId: string, withoutLenses?: string) => Effect.Effect<DiagnoseOutcome, Timeout | InternalError>
+  readonly run: (
+    request: AdmittedDiagnose,
+    keyName: string | null,
+    requestId: string,
+    withoutLenses?: string,
+    checks?: ReadonlyArray<CheckFinding>
+  ) => Effect.Effect<DiagnoseOutcome, Timeout | InternalError>
   /** The checks' findings on a trace in the caller's scope (SVC_CHECKS_FILE), as a diagnose's report holds them. */
   readonly checksOf: (trace: NormalizedTrace, keyName: string | null) => ReadonlyArray<CheckFinding>
 }
@@ -231,14 +238,14 @@ export const DiagnoseServiceLive = Layer.effect(
         }
       })
 
-    const run: DiagnoseServiceShape["run"] = (request, keyName, requestId, withoutLenses) =>
+    const run: DiagnoseServiceShape["run"] = (request, keyName, requestId, withoutLenses, ran) =>
       diagnoseSpan(request, Effect.gen(function*() {
         const startedAt = yield* Clock.currentTimeMillis
         yield* analyses.pace
         const { format, redactions, trace } = request
         const { budgetTokens: budget, hints, maxPatterns, mode, model, patterns: named } = request.options
         // The checks first, on every trace, with or without a model (DECISIONS §23).
-        const checks = checkRules.run(trace, keyName)
+        const checks = ran ?? checkRules.run(trace, keyName)
 
         // Triage: every pattern against the trace, by code; the event loop gets a turn between
         // patterns (a long trace takes milliseconds per pattern), so other requests go on.

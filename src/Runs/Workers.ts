@@ -47,6 +47,7 @@ import type { ExplainSettings } from "../Config.js"
 import { decideExplain, type ExplainDecision, type FailureState } from "../Problems/Policy.js"
 import { VERSION_LABEL } from "../Store/Problems.js"
 import type { NormalizedTrace } from "../Traces/Model.js"
+import type { CheckFinding } from "../Contract/ChecksContract.js"
 
 /** Failures another attempt may not meet: the provider's 429/5xx or outage (after its retries), deadlines. */
 const TRANSIENT: ReadonlySet<string> = new Set([errorKinds.Timeout.kind])
@@ -202,8 +203,8 @@ export interface ExplainPolicy {
 }
 
 /** The fingerprints of a trace's check-anchored failures, the decisive one first (a check finding alone decides them). */
-const checkFingerprints = (trace: NormalizedTrace, diagnoses: typeof DiagnoseService.Service, keyName: string | null): ReadonlyArray<string> =>
-  failuresOf(trace, diagnoses.checksOf(trace, keyName), []).map((failure) => failure.fingerprint)
+const checkFingerprints = (trace: NormalizedTrace, checks: ReadonlyArray<CheckFinding>): ReadonlyArray<string> =>
+  failuresOf(trace, checks, []).map((failure) => failure.fingerprint)
 
 export interface RunnerOptions {
   readonly tracing: TracingShape
@@ -247,7 +248,9 @@ export const makeRunner = (
     }
     // a known failure past its exemplars ends on its checks, its problem's explanation standing for its lenses' (DECISIONS §24)
     const version = claimed.labels[VERSION_LABEL]
-    const fingerprints = explain === undefined || stored.explain === true ? [] : checkFingerprints(request.trace, diagnoses, stored.key_name)
+    // the checks once: they decide the explanation, and the diagnose reports them
+    const checks = explain === undefined || stored.explain === true ? undefined : diagnoses.checksOf(request.trace, stored.key_name)
+    const fingerprints = checks === undefined ? [] : checkFingerprints(request.trace, checks)
     const decision: ExplainDecision = explain === undefined
       ? { _tag: "Explain", why: "every run" }
       : decideExplain(
@@ -257,14 +260,14 @@ export const makeRunner = (
         { id: claimed.id, asked: stored.explain === true, version }
       )
     if (decision._tag === "Known") {
-      const { cacheKeys, report } = yield* diagnoses.run(request, stored.key_name, `run:${claimed.id}`, decision.why)
+      const { cacheKeys, report } = yield* diagnoses.run(request, stored.key_name, `run:${claimed.id}`, decision.why, checks)
       return withEvaluation(resultOfReport(report, cacheKeys, request.trace, { explained: false, explainedBy: decision.problemId }), report, claimed, evaluation)
     }
     const estimate = estimateTokens(request.options.mode, traceCharsOf(request.trace)) * (request.options.patterns?.length ?? request.options.maxPatterns)
     if (dailyBudget !== undefined && !(yield* store.reserve(claimed.scope, startedAt, estimate, dailyBudget))) {
       return { _tag: "End", end: { status: "skipped", reason: "budget" } } satisfies RunResult
     }
-    const exit = yield* Effect.exit(diagnoses.run(request, stored.key_name, `run:${claimed.id}`))
+    const exit = yield* Effect.exit(diagnoses.run(request, stored.key_name, `run:${claimed.id}`, undefined, checks))
     const seconds = ((yield* Clock.currentTimeMillis) - startedAt) / 1000
     recordAnalysis({ surface: "worker", pattern: "diagnose", mode: request.options.mode, status: statusOfExit(exit, () => false) }, seconds)
     if (dailyBudget !== undefined) {
