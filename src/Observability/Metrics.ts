@@ -319,7 +319,7 @@ export const countBackgroundError = (loop: BackgroundLoop): void => backgroundEr
 
 const alertDeliveryCounter = memo((outcome: string) => labelled(alertDeliveriesTotal, { outcome }))
 
-/** One alert webhook call's outcome (Runs/Alerts.ts). */
+/** One alert webhook call's outcome (Alerts/Delivery.ts). */
 export const countAlertDelivery = (outcome: "delivered" | "retry" | "failed"): void => alertDeliveryCounter(outcome)(1)
 
 const telemetrySpansCounter = memo((outcome: string) => labelled(telemetrySpansTotal, { outcome }))
@@ -329,7 +329,7 @@ export const countTelemetrySpans = (outcome: "exported" | "failed", spans: numbe
 
 const evaluationDeliveryCounter = memo((outcome: string) => labelled(evaluationDeliveriesTotal, { outcome }))
 
-/** One verdict export's outcome (Runs/Alerts.ts). */
+/** One verdict export's outcome (Alerts/Delivery.ts). */
 export const countEvaluationDelivery = (outcome: "delivered" | "retry" | "failed"): void => evaluationDeliveryCounter(outcome)(1)
 
 /** Counts one HTTP response by method, route template and status code, in place. */

@@ -1,10 +1,10 @@
 /**
- * OTLP/JSON logs as OTLP protobuf (Runs/Alerts.ts's `LogsEncoding`): a run's verdicts, kept in the
+ * OTLP/JSON logs as OTLP protobuf (Alerts/Delivery.ts's `LogsEncoding`): a run's verdicts, kept in the
  * outbox as OTLP/JSON, read back by the receiver's OTLP/JSON reader and encoded by its protobuf
  * codec (loaded on the first use) when SVC_EVALUATION_PROTOCOL is `http/protobuf`.
  */
 import { Effect, Either, Layer } from "effect"
-import { LogsEncoding } from "../Runs/Alerts.js"
+import { LogsEncoding } from "../Alerts/Delivery.js"
 import { readLogsJson } from "./Json.js"
 
 const codec = Effect.promise(() => import("./Proto.js"))

@@ -45,7 +45,7 @@ import type { FingerprintTrace } from "../Problems/Fingerprint.js"
 import { failuresOf, problemFailuresOf } from "../Problems/Failures.js"
 import type { ExplainSettings } from "../Config.js"
 import { decideExplain, type ExplainDecision, type FailureState } from "../Problems/Policy.js"
-import { VERSION_LABEL } from "../Store/Problems.js"
+import { VERSION_LABEL } from "../Problems/Model.js"
 import type { NormalizedTrace } from "../Traces/Model.js"
 import type { CheckFinding } from "../Contract/ChecksContract.js"
 

@@ -12,50 +12,15 @@
  */
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Effect, Option, Predicate, Schema } from "effect"
-import { ProblemStatus as ProblemStatusSchema } from "../Contract/RunsContract.js"
 import { createHash, randomBytes } from "node:crypto"
 import { asSeverity, maxSeverity, severityRank, type Severity } from "../Catalogue/Severity.js"
 import { type ProblemFinding, ProblemFinding as ProblemFindingSchema } from "../Problems/Fingerprint.js"
 import type { FailureState } from "../Problems/Policy.js"
+import { mostSevereBy, patternsOf, planJoin, type ProblemAlert } from "../Problems/Grouping.js"
+import { type AlertEvent, type ProblemRecord, type ProblemStatus, type WebhookEvent, DAY_MS, isProblemStatus, VERSION_LABEL } from "../Problems/Model.js"
+import { alertBody, problemAlertText, problemPayload, runFailedText } from "../Alerts/Texts.js"
 import { integer, labelEquals, labelsOf, text } from "./Columns.js"
 import { pageOf, readCursor } from "./Cursor.js"
-
-/** A problem's status, as the contract names it. */
-export type ProblemStatus = typeof ProblemStatusSchema.Type
-export const PROBLEM_STATUSES: ReadonlyArray<ProblemStatus> = ProblemStatusSchema.literals
-export const isProblemStatus = Schema.is(ProblemStatusSchema)
-
-/** The label whose values `resolved_in_version` compares (the OTLP intake's `version`, §18). */
-export const VERSION_LABEL = "version"
-
-/** A UTC day in milliseconds. */
-export const DAY_MS = 86_400_000
-
-export interface ProblemRecord {
-  readonly id: string
-  readonly scope: string
-  readonly fingerprint: string
-  readonly title: string
-  readonly normalizedTitle: string
-  readonly cites: string
-  readonly playbook: string | null
-  readonly patterns: ReadonlyArray<string>
-  /** The check that anchors its failure (DECISIONS §24); null for a lens anchor. */
-  readonly check: string | null
-  readonly severity: Severity
-  readonly status: ProblemStatus
-  readonly runCount: number
-  readonly firstSeen: number
-  readonly lastSeen: number
-  readonly resolvedAt: number | null
-  readonly resolvedInVersion: string | null
-  readonly regressedAt: number | null
-  readonly mergedInto: string | null
-  /** The versions it was seen on when it was resolved (a run on another one regresses it). */
-  readonly versionsBefore: ReadonlyArray<string>
-  /** When its last regression alert was written (at most one a day). */
-  readonly regressionAlertedAt: number | null
-}
 
 /** A run's link to a problem, with the finding it showed (its quotes leave with the run). */
 export interface ProblemExample {
@@ -100,8 +65,6 @@ export interface AlertPolicy {
 export class AlertRoutes extends Context.Tag("AlertRoutes")<AlertRoutes, AlertPolicy>() {}
 
 export const NO_ALERTS: AlertPolicy = { minSeverity: "high", webhooksOf: () => [], linkOf: () => null }
-
-export type AlertEvent = "problem.new" | "problem.severity" | "problem.regressed" | "run.failed" | "run.evaluation"
 
 /** A run's verdicts for SVC_EVALUATION_ENDPOINT (DECISIONS §21): an OTLP/JSON logs request, encoded as configured when sent. */
 export interface EvaluationExport {
@@ -361,11 +324,6 @@ const problemsOf = (rows: ReadonlyArray<unknown>): Array<ProblemRecord> => rows.
 const decodeFinding = Schema.decodeUnknownOption(Schema.parseJson(ProblemFindingSchema))
 const findingOf = (raw: string | null): ProblemFinding | undefined => (raw === null ? undefined : Option.getOrUndefined(decodeFinding(raw)))
 
-/** The patterns of a failure: its lens anchor's and its perspectives' (a check anchor has none of its own). */
-const patternsOf = (finding: ProblemFinding): ReadonlyArray<string> =>
-  Array.from(new Set([finding.pattern, ...(finding.perspectives ?? []).flatMap((perspective) => (perspective.pattern === null ? [] : [perspective.pattern]))]))
-    .filter((pattern) => pattern.length > 0)
-
 /** A problem's row as a finding makes it: open, with that finding's title, severity and pattern. */
 const newProblemRow = (id: string, scope: string, finding: ProblemFinding, runCount: number, seenAt: number) => ({
   id,
@@ -393,39 +351,6 @@ const firstOf = (rows: ReadonlyArray<unknown>): Record<string, unknown> | undefi
 /** The ISO time of a millisecond time (alert bodies). */
 const iso = (ms: number): string => new Date(ms).toISOString()
 
-/** The Slack-compatible line of an alert. */
-/**
- * An alert's verdict (DECISIONS §24): the failure's explanation, the quote at its decisive step and
- * its top intervention, each on a line of its own after the title.
- */
-const verdictOf = (finding: ProblemFinding): string => {
-  const lines: Array<string> = []
-  const clip = (text: string, at: number) => (text.length > at ? `${text.slice(0, at)}…` : text)
-  if (finding.explanation !== undefined && finding.explanation.length > 0) lines.push(clip(finding.explanation, 400))
-  const quote = finding.evidence.find((item) => item.quote.length > 0)
-  if (quote !== undefined) lines.push(`> ${clip(quote.quote.replace(/\s+/g, " "), 200)}${quote.actor === null ? "" : ` (${quote.actor})`}`)
-  const top = finding.interventions?.[0]
-  if (top !== undefined) lines.push(`Fix: ${clip(top.description, 300)}`)
-  return lines.length === 0 ? "" : `\n${lines.join("\n")}`
-}
-
-/** The events webhooks are called for (the rest of the outbox is a run's verdicts, sent to SVC_EVALUATION_ENDPOINT). */
-type WebhookEvent = Exclude<AlertEvent, "run.evaluation">
-
-const alertText = (event: WebhookEvent, problem: ProblemRecord | undefined, link: string | null, extra: string): string => {
-  const where = link === null ? "" : ` ${link}`
-  switch (event) {
-    case "problem.new":
-      return `New problem (${problem?.severity ?? ""}): ${problem?.title ?? ""}${where}${extra}`
-    case "problem.severity":
-      return `Problem now ${problem?.severity ?? ""}: ${problem?.title ?? ""}${where}${extra}`
-    case "problem.regressed":
-      return `Problem regressed: ${problem?.title ?? ""}${where}${extra}`
-    case "run.failed":
-      return `Run failed${extra}${where}`
-  }
-}
-
 const ALERT_EVENTS: ReadonlyArray<AlertEvent> = ["problem.new", "problem.severity", "problem.regressed", "run.failed", "run.evaluation"]
 
 /** An outbox row's event, as stored; undefined: not one. */
@@ -451,7 +376,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
           problem_id: ids.problemId,
           run_id: ids.runId,
           url,
-          body: JSON.stringify({ id, event, text, created_at: iso(now), ...payload }),
+          body: alertBody(id, event, text, now, payload),
           created_at: now,
           next_at: now,
           attempts: 0,
@@ -461,28 +386,16 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       return Effect.asVoid(sql`INSERT INTO alert_outbox ${sql.insert(rows)}`)
     }
 
-    const problemPayload = (problem: ProblemRecord) => ({
-      id: problem.id,
-      title: problem.title,
-      severity: problem.severity,
-      status: problem.status,
-      patterns: problem.patterns,
-      run_count: problem.runCount,
-      first_seen: iso(problem.firstSeen),
-      last_seen: iso(problem.lastSeen),
-      url: policy.linkOf(`/v1/problems/${problem.id}`)
-    })
-
-    const problemAlert = (event: WebhookEvent, problem: ProblemRecord, input: JoinInput, finding: ProblemFinding) =>
-      input.silent === true ? Effect.void : enqueue(
+    const problemAlert = (event: ProblemAlert, problem: ProblemRecord, input: JoinInput, finding: ProblemFinding) =>
+      enqueue(
         input.scope,
         event,
         input.now,
         {
-          problem: problemPayload(problem),
+          problem: problemPayload(problem, policy.linkOf(`/v1/problems/${problem.id}`)),
           run: { id: input.runId, trace_id: input.traceId, labels: input.labels, url: policy.linkOf(`/v1/runs/${input.runId}`) }
         },
-        alertText(event, problem, policy.linkOf(`/v1/problems/${problem.id}`), verdictOf(finding)),
+        problemAlertText(event, problem, finding, policy.linkOf(`/v1/problems/${problem.id}`)),
         { problemId: problem.id, runId: input.runId }
       )
 
@@ -543,20 +456,10 @@ export const makeProblemStore = (policy: AlertPolicy) =>
       Effect.gen(function*() {
         if (input.findings.length === 0) return
         // per fingerprint, the most severe finding of the run
-        const byFingerprint = new Map<string, ProblemFinding>()
-        for (const finding of input.findings) {
-          const held = byFingerprint.get(finding.fingerprint)
-          if (held === undefined || severityRank(finding.severity) > severityRank(held.severity)) byFingerprint.set(finding.fingerprint, finding)
-        }
+        const byFingerprint = mostSevereBy(input.findings, (finding) => finding.fingerprint)
         const named = yield* problemIdsOf(input.scope, byFingerprint, input.now)
         // per problem (a merge may point several fingerprints at one), the run's most severe finding
-        const byProblem = new Map<string, ProblemFinding>()
-        for (const [fingerprint, finding] of byFingerprint) {
-          const problemId = named.get(fingerprint)
-          if (problemId === undefined) continue
-          const held = byProblem.get(problemId)
-          if (held === undefined || severityRank(finding.severity) > severityRank(held.severity)) byProblem.set(problemId, finding)
-        }
+        const byProblem = mostSevereBy(byFingerprint.values(), (finding) => named.get(finding.fingerprint))
         // Each problem followed to the live one before its row is locked (a merge committed since the
         // fingerprints were read; links an older release left in a cycle are repaired, taking the
         // scope's lock before any problem row, as merges do). Once locked, a live problem stays live
@@ -570,7 +473,6 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         }
         const day = iso(input.now).slice(0, 10)
         const version = input.labels[VERSION_LABEL]
-        const minRank = severityRank(policy.minSeverity)
         // A run explained again (`POST /v1/runs/{id}/explain`) finishes again: its links to the
         // problems it had joined take the new failure and explanation; it is not counted twice.
         const linkedBefore = new Set((yield* sql`SELECT problem_id FROM problem_runs WHERE scope = ${input.scope} AND run_id = ${input.runId}`)
@@ -583,37 +485,17 @@ export const makeProblemStore = (policy: AlertPolicy) =>
                        tokens = ${input.explained ? input.tokens : 0}, version = ${version ?? null}
                      WHERE problem_id = ${problemId} AND run_id = ${input.runId}`
         }
+        // what the run does to each problem is the grouping policy's (Problems/Grouping.ts); this writes it
         for (const problem of problems) {
           const finding = byProblem.get(problem.id)
           if (finding === undefined) continue
-          const severity = maxSeverity([problem.severity, finding.severity])
-          // a resolved problem seen again regresses; resolved in a version, only on a version it was not seen on before
-          const regresses = problem.status === "resolved" &&
-            (problem.resolvedInVersion === null || (version !== undefined && !problem.versionsBefore.includes(version)))
-          const status: ProblemStatus = regresses ? "regressed" : problem.status
-          const patterns = keptList([...problem.patterns, ...patternsOf(finding)])
-          const updated: ProblemRecord = {
-            ...problem,
-            severity,
-            status,
-            runCount: problem.runCount + 1,
-            lastSeen: Math.max(problem.lastSeen, input.now),
-            patterns: listOf(patterns),
-            regressedAt: regresses ? input.now : problem.regressedAt
-          }
-          const alertRegression = regresses && (problem.regressionAlertedAt === null || problem.regressionAlertedAt <= input.now - DAY_MS)
-          yield* sql`UPDATE problems SET run_count = run_count + 1, last_seen = ${updated.lastSeen}, severity = ${severity},
-                      severity_rank = ${severityRank(severity)}, status = ${status}, patterns = ${patterns},
-                      regressed_at = ${updated.regressedAt}${alertRegression ? sql`, regression_alerted_at = ${input.now}` : sql.literal("")}
+          const plan = planJoin(problem, finding, { now: input.now, version, silent: input.silent === true }, policy.minSeverity)
+          const { updated } = plan
+          yield* sql`UPDATE problems SET run_count = run_count + 1, last_seen = ${updated.lastSeen}, severity = ${updated.severity},
+                      severity_rank = ${severityRank(updated.severity)}, status = ${updated.status}, patterns = ${keptList(updated.patterns)},
+                      regressed_at = ${updated.regressedAt}${plan.regressionAlerted ? sql`, regression_alerted_at = ${input.now}` : sql.literal("")}
                     WHERE id = ${problem.id}`
-          if (status === "ignored") continue
-          const isNew = problem.runCount === 0
-          if (isNew) {
-            if (severityRank(severity) >= minRank) yield* problemAlert("problem.new", updated, input, finding)
-          } else if (severityRank(problem.severity) < minRank && severityRank(severity) >= minRank) {
-            yield* problemAlert("problem.severity", updated, input, finding)
-          }
-          if (alertRegression) yield* problemAlert("problem.regressed", updated, input, finding)
+          for (const alert of plan.alerts) yield* problemAlert(alert, updated, input, finding)
         }
         const linked = problems.flatMap((problem) => {
           const finding = byProblem.get(problem.id)
@@ -665,7 +547,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         "run.failed",
         now,
         { run: { id: runId, trace_id: traceId, error, url: policy.linkOf(`/v1/runs/${runId}`) } },
-        alertText("run.failed", undefined, policy.linkOf(`/v1/runs/${runId}`), `: ${error.error}`),
+        runFailedText(error, policy.linkOf(`/v1/runs/${runId}`)),
         { problemId: null, runId }
       )
 

@@ -125,11 +125,11 @@ const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
   ["Surfaces"],
   ["Resources"],
   ["Edge"],
-  ["Runs", "Otlp"],
+  ["Runs", "Otlp", "Problems/Service", "Alerts/Delivery"],
   ["Diagnose"],
   ["Analysis"],
   ["Intake"],
-  ["Cache", "Home", "Auth", "RateLimit", "Store", "Problems", "Checks", "Redaction", "Lifecycle", "Observability", "Providers", "Ui"],
+  ["Cache", "Home", "Auth", "RateLimit", "Store", "Problems", "Alerts", "Checks", "Redaction", "Lifecycle", "Observability", "Providers", "Ui"],
   ["Contract", "Api", "Client", "Docs"],
   ["Catalogue"],
   ["Traces"],
@@ -145,8 +145,21 @@ const UPWARD: ReadonlyMap<string, string> = new Map([
   ["Surfaces → Serve", "svc serve: the CLI launches the server the way main.ts does"]
 ])
 
-/** A file's unit: its folder under src/, or a root file's name; undefined outside src/. */
+/**
+ * A domain folder's services, each a unit of its own a layer above the folder's pure core: the
+ * problems' service reads runs and reports through Runs and Diagnose, and the alerts' deliverer
+ * claims the outbox through the store, while the store's finish writes what the core's grouping
+ * policy decides and the core's texts say (DECISIONS §24; issue 49's homes).
+ */
+const SERVICE_FILES: ReadonlyMap<string, string> = new Map([
+  ["src/Problems/Service.ts", "Problems/Service"],
+  ["src/Alerts/Delivery.ts", "Alerts/Delivery"]
+])
+
+/** A file's unit: its folder under src/ (or a service file of one), or a root file's name; undefined outside src/. */
 const unitOf = (file: string): string | undefined => {
+  const service = SERVICE_FILES.get(file)
+  if (service !== undefined) return service
   const parts = file.split("/")
   if (parts[0] !== "src" || parts.length < 2) return undefined
   return parts.length > 2 ? parts[1] : parts[1]?.replace(/\.ts$/, "")

@@ -13,16 +13,15 @@ import type { Severity } from "../../src/Catalogue/Severity.js"
 import type { ReportFinding } from "../../src/Contract/DiagnoseReport.js"
 import { fingerprintOf, type FingerprintTrace, type ProblemFinding, problemFindingsOf } from "../../src/Problems/Fingerprint.js"
 import {
-  type AlertEvent,
   type AlertPolicy,
   type DeliveryRecord,
   NO_ALERTS,
   type ProblemDetail,
   type ProblemFilter,
-  type ProblemRecord,
   ProblemStore,
   type ProblemStoreShape
 } from "../../src/Store/Problems.js"
+import type { AlertEvent, ProblemRecord } from "../../src/Problems/Model.js"
 import { type NewRun, type RunEnd, RunStore, type RunStoreShape } from "../../src/Store/Runs.js"
 import { postgresLayer, sqliteLayer } from "../../src/Store/Sql.js"
 import { type Cluster, startCluster } from "../support/Postgres.js"

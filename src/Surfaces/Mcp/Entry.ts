@@ -19,7 +19,7 @@ import type { EdgeRequest } from "../../Edge/RequestContext.js"
 import { InternalError } from "../../Errors.js"
 import type { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import type { RunsService } from "../../Runs/RunsService.js"
-import type { ProblemsService } from "../../Runs/ProblemsService.js"
+import type { ProblemsService } from "../../Problems/Service.js"
 import { McpHttp, type McpHttpShape } from "../../Edge/McpHttp.js"
 
 /** The services the MCP tools use, and the guards that check each tool's role. */

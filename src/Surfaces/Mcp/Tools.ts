@@ -30,7 +30,7 @@ import { type ApiError, errorBody, errorKinds, InternalError, ValidationError } 
 import { formatParseError } from "../../Intake/Intake.js"
 import { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import { recordAnalysis, statusOfExit } from "../../Observability/Metrics.js"
-import { ProblemsService } from "../../Runs/ProblemsService.js"
+import { ProblemsService } from "../../Problems/Service.js"
 import { RunsService } from "../../Runs/RunsService.js"
 import { type CallContext, type Caller, McpProtocol } from "./Protocol.js"
 import type { GuardFailure } from "../../Auth/Guards.js"

@@ -13,8 +13,8 @@ import { parseJsonObject, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { ProblemDetach, ProblemMerge, ProblemUpdate } from "../../Contract/ProblemsContract.js"
 import { refusalOf } from "../../Errors.js"
-import { digestHtml, digestMarkdown } from "../../Runs/Digest.js"
-import { ProblemsService } from "../../Runs/ProblemsService.js"
+import { digestHtml, digestMarkdown } from "../../Problems/Digest.js"
+import { ProblemsService } from "../../Problems/Service.js"
 import { withRetryAfter } from "./RunsHttp.js"
 
 const EMPTY = new Uint8Array(0)

@@ -22,15 +22,16 @@ import {
   RECENT_DAYS
 } from "../Contract/ProblemsContract.js"
 import { type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
-import { type CompareSide, DAY_MS, type DeliveryRecord, PROBLEM_STATUSES, type ProblemDetail as StoredDetail, type ProblemRecord, isProblemStatus, type RegroupOutcome, type RegroupRun } from "../Store/Problems.js"
+import { type CompareSide, type DeliveryRecord, type ProblemDetail as StoredDetail, type RegroupOutcome, type RegroupRun } from "../Store/Problems.js"
+import { DAY_MS, isProblemStatus, PROBLEM_STATUSES, type ProblemRecord } from "./Model.js"
 import { Checks } from "../Checks/Checks.js"
 import { decisiveStepOf } from "../Diagnose/Merge.js"
-import { failuresOf, problemFailuresOf, wireFailure } from "../Problems/Failures.js"
+import { failuresOf, problemFailuresOf, wireFailure } from "./Failures.js"
 import { severityAt, severityRank } from "../Catalogue/Severity.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { StoredRun } from "../Store/Runs.js"
-import { explanationOf } from "../Problems/Explanation.js"
-import { readFilter, readLimit, readPage, readStoredReport, readStoredRequest } from "./RunsService.js"
+import { explanationOf } from "./Explanation.js"
+import { readFilter, readLimit, readPage, readStoredReport, readStoredRequest } from "../Runs/RunsService.js"
 
 /** What every effect may meet: the store, and a caller no key was verified for. */
 type Base = StoreUnavailable | InternalError
