@@ -23,7 +23,7 @@ import {
   ValidationErrorWire
 } from "../Errors.js"
 import { RankedIntervention } from "./DiagnoseReport.js"
-import { DEFAULT_PAGE, MAX_PAGE, NulFreeText, ProblemStatus, QueryText, RunFilterParams } from "./RunsContract.js"
+import { DEFAULT_PAGE, LABEL_KEY, MAX_PAGE, NulFreeText, PageLimit, PageParams, ProblemStatus, queryLabel, queryLiteral, QueryText, queryTime, RunFilterParams } from "./RunsContract.js"
 
 export { ProblemRef, ProblemStatus } from "./RunsContract.js"
 
@@ -198,30 +198,29 @@ export const AlertDeliveryList = Schema.Struct({
 const query = (description: string) => Schema.optional(QueryText.annotations({ description }))
 
 export const ProblemListParams = Schema.Struct({
-  status: query("Only problems in this status: open, resolved, ignored or regressed."),
+  status: queryLiteral("status", ProblemStatus.literals, "Only problems in this status."),
   severity: RunFilterParams.fields.severity,
   pattern: query("Only problems with a finding of this pattern."),
-  label: query("Only problems seen on a run with this label, as `key:value`."),
-  since: query("Seen at or after this time (ISO-8601)."),
-  until: query("Last seen before this time (ISO-8601)."),
-  limit: query(`Problems per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`),
-  cursor: query("The `next_cursor` of the previous page.")
+  label: queryLabel("Only problems seen on a run with this label, as `key:value`."),
+  since: queryTime("Seen at or after this time (ISO-8601)."),
+  until: queryTime("Last seen before this time (ISO-8601)."),
+  ...PageParams.fields
 })
+/** A problems filter and page, decoded. */
+export type ProblemListQuery = typeof ProblemListParams.Type
 
 export const CompareParams = Schema.Struct({
-  label: QueryText.annotations({ description: "A label key, e.g. `version`." }),
+  label: QueryText.pipe(Schema.pattern(LABEL_KEY)).annotations({
+    description: "A label key, e.g. `version`.",
+    message: () => "label must be a label key of 1-64 characters of [a-z0-9_.-]"
+  }),
   a: QueryText.annotations({ description: "One value of it." }),
   b: QueryText.annotations({ description: "Another value of it." }),
-  limit: query(`Problems listed, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`)
+  limit: Schema.optional(PageLimit.annotations({ description: `Problems listed, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).` }))
 })
 
 export const DigestParams = Schema.Struct({
   output: Schema.optional(DigestOutput.annotations({ description: "json (default), markdown or html." }))
-})
-
-export const PageParams = Schema.Struct({
-  limit: query(`Entries per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`),
-  cursor: query("The `next_cursor` of the previous page.")
 })
 
 const ProblemId = HttpApiSchema.param("id", NulFreeText.annotations({ description: "A problem's id (a merged one's id leads to the problem it was merged into)." }))

@@ -9,7 +9,6 @@ import { ProblemStatus as ProblemStatusSchema } from "../Contract/RunsContract.j
 
 /** A problem's status, as the contract names it. */
 export type ProblemStatus = typeof ProblemStatusSchema.Type
-export const PROBLEM_STATUSES: ReadonlyArray<ProblemStatus> = ProblemStatusSchema.literals
 export const isProblemStatus = Schema.is(ProblemStatusSchema)
 
 /** The label whose values `resolved_in_version` compares (the OTLP intake's `version`, §18). */

@@ -8,7 +8,6 @@
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
 import { Catalogue } from "../Catalogue/Catalogue.js"
-import { asSeverity } from "../Catalogue/Severity.js"
 import { shownUrl } from "../Config/Alerts.js"
 import {
   type AlertDelivery,
@@ -21,9 +20,10 @@ import {
   type ProblemUpdate,
   RECENT_DAYS
 } from "../Contract/ProblemsContract.js"
+import { DEFAULT_PAGE, type PageParams } from "../Contract/RunsContract.js"
 import { type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
 import { type CompareSide, type DeliveryRecord, type ProblemDetail as StoredDetail, type RegroupOutcome, type RegroupRun } from "../Store/Problems.js"
-import { DAY_MS, isProblemStatus, PROBLEM_STATUSES, type ProblemRecord } from "./Model.js"
+import { DAY_MS, type ProblemRecord } from "./Model.js"
 import { Checks } from "../Checks/Checks.js"
 import { decisiveStepOf } from "../Diagnose/Merge.js"
 import { failuresOf, problemFailuresOf, wireFailure } from "./Failures.js"
@@ -31,7 +31,7 @@ import { severityAt, severityRank } from "../Catalogue/Severity.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { StoredRun } from "../Store/Runs.js"
 import { explanationOf } from "./Explanation.js"
-import { readFilter, readLimit, readPage, readStoredReport, readStoredRequest } from "../Runs/RunsService.js"
+import { readPage, readStoredReport, readStoredRequest } from "../Runs/RunsService.js"
 
 /** What every effect may meet: the store, and a caller no key was verified for. */
 type Base = StoreUnavailable | InternalError
@@ -53,7 +53,7 @@ export interface ProblemsServiceShape {
   readonly regroup: (keyName: string | null) => Effect.Effect<RegroupOutcome, Base>
   readonly deliveries: (
     keyName: string | null,
-    query: { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+    query: typeof PageParams.Type
   ) => Effect.Effect<{ readonly deliveries: ReadonlyArray<typeof AlertDelivery.Type>; readonly next_cursor: string | null }, ValidationError | Base>
 }
 
@@ -164,15 +164,10 @@ export const ProblemsServiceLive = Layer.effect(
     const list: ProblemsServiceShape["list"] = (keyName, query) =>
       Effect.gen(function*() {
         const scope = yield* scopeOf(keyName)
-        const status = query.status
-        if (status !== undefined && !isProblemStatus(status)) {
-          return yield* new ValidationError({ message: `status must be one of ${PROBLEM_STATUSES.join(", ")}` })
-        }
-        const filter = yield* readFilter({ severity: query.severity, label: query.label, since: query.since, until: query.until })
-        const severity = asSeverity(filter.severity)
         const { cursor, limit } = yield* readPage(query)
         const store = yield* access.problems
-        const page = yield* inStore("problems.list", store.list(scope, { label: filter.label, since: filter.since, until: filter.until, severity, status, pattern: query.pattern }, limit, cursor))
+        const filter = { label: query.label, since: query.since, until: query.until, severity: query.severity, status: query.status, pattern: query.pattern }
+        const page = yield* inStore("problems.list", store.list(scope, filter, limit, cursor))
         // each one's trend over the last days, read at once (a dashboard draws it without a request per problem)
         const today = Math.floor((yield* Clock.currentTimeMillis) / DAY_MS) * DAY_MS
         const days = Array.from({ length: RECENT_DAYS }, (_, index) => new Date(today - (RECENT_DAYS - 1 - index) * DAY_MS).toISOString().slice(0, 10))
@@ -235,9 +230,8 @@ export const ProblemsServiceLive = Layer.effect(
     const compare: ProblemsServiceShape["compare"] = (keyName, query) =>
       Effect.gen(function*() {
         const scope = yield* scopeOf(keyName)
-        if (!/^[a-z0-9_.-]{1,64}$/.test(query.label)) return yield* new ValidationError({ message: "label must be a label key of 1-64 characters of [a-z0-9_.-]" })
         if (query.a === query.b) return yield* new ValidationError({ message: "a and b must be two different values" })
-        const limit = yield* readLimit(query.limit)
+        const limit = query.limit ?? DEFAULT_PAGE
         const store = yield* access.problems
         const compared = yield* inStore("problems.compare", store.compare(scope, query.label, query.a, query.b, limit))
         const side = (value: CompareSide) => ({ value: value.value, traces: value.traces, diagnosed: value.diagnosed, sampled_out: value.sampledOut })

@@ -14,11 +14,11 @@ import { Severity } from "../Catalogue/Severity.js"
 import {
   DEFAULT_PAGE,
   ExternalId,
-  LABEL_KEY,
-  MAX_PAGE,
   type Run,
   RunExport,
+  type RunFilterQuery,
   RunLabels,
+  type RunListParams,
   type RunOptions,
   RunStatus,
   type RunTrace,
@@ -142,69 +142,24 @@ const runFields = (body: Record<string, unknown> | Array<unknown>) =>
     return { labels, externalId }
   })
 
-/** A list's filter from the query (`label=key:value`, ISO-8601 `since` and `until`), by the contract. */
-export interface ListQuery {
-  readonly status?: string | undefined
-  readonly severity?: string | undefined
-  readonly pattern?: string | undefined
-  readonly problem?: string | undefined
-  readonly label?: string | undefined
-  readonly external_id?: string | undefined
-  readonly trace_id?: string | undefined
-  readonly since?: string | undefined
-  readonly until?: string | undefined
-}
+/** The store's filter of a decoded runs query (the contract's RunFilterParams decoded `label`, `since` and `until`). */
+export const filterOf = (query: RunFilterQuery): RunFilter => ({
+  status: query.status,
+  severity: query.severity,
+  pattern: query.pattern,
+  problem: query.problem,
+  label: query.label,
+  externalId: query.external_id,
+  traceId: query.trace_id,
+  since: query.since,
+  until: query.until
+})
 
-const isStatus = Schema.is(RunStatus)
-
-export const readTime = (name: string, value: string | undefined): Either.Either<number | undefined, ValidationError> => {
-  if (value === undefined) return Either.right(undefined)
-  const ms = Date.parse(value)
-  return Number.isFinite(ms) ? Either.right(ms) : Either.left(new ValidationError({ message: `${name} must be an ISO-8601 time (got ${JSON.stringify(value.slice(0, 40))})` }))
-}
-
-export const readFilter = (query: ListQuery): Either.Either<RunFilter, ValidationError> =>
-  Either.gen(function*() {
-    const status = query.status
-    if (status !== undefined && !isStatus(status)) return yield* Either.left(new ValidationError({ message: `status must be one of ${RunStatus.literals.join(", ")}` }))
-    if (query.severity !== undefined && !isSeverity(query.severity)) {
-      return yield* Either.left(new ValidationError({ message: `severity must be one of ${Severity.literals.join(", ")}` }))
-    }
-    const label = query.label === undefined ? undefined : query.label.split(":")
-    const labelKey = label?.[0]
-    if (label !== undefined && (label.length < 2 || labelKey === undefined || !LABEL_KEY.test(labelKey))) {
-      return yield* Either.left(new ValidationError({ message: "label must be key:value, the key of 1-64 characters of [a-z0-9_.-]" }))
-    }
-    return {
-      status,
-      severity: query.severity,
-      pattern: query.pattern,
-      problem: query.problem,
-      label: label === undefined || labelKey === undefined ? undefined : [labelKey, label.slice(1).join(":")],
-      externalId: query.external_id,
-      traceId: query.trace_id,
-      since: yield* readTime("since", query.since),
-      until: yield* readTime("until", query.until)
-    }
-  })
-
-/** A list's page from the query: its size, and a cursor this service gave (400 for one it did not). */
-export const readPage = (query: { readonly limit?: string | undefined; readonly cursor?: string | undefined }) =>
-  Either.gen(function*() {
-    const limit = yield* readLimit(query.limit)
-    if (query.cursor !== undefined && readCursor(query.cursor) === undefined) {
-      return yield* Either.left(new ValidationError({ message: "cursor is not a next_cursor this service gave: start again without it" }))
-    }
-    return { limit, cursor: query.cursor ?? null }
-  })
-
-export const readLimit = (limit: string | undefined): Either.Either<number, ValidationError> => {
-  if (limit === undefined) return Either.right(DEFAULT_PAGE)
-  const value = Number(limit)
-  return /^\d+$/.test(limit) && value >= 1 && value <= MAX_PAGE
-    ? Either.right(value)
-    : Either.left(new ValidationError({ message: `limit must be an integer 1-${MAX_PAGE}` }))
-}
+/** A list's page from the decoded query: its size (default DEFAULT_PAGE), and a cursor this service gave (400 for one it did not). */
+export const readPage = (query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }): Either.Either<{ readonly limit: number; readonly cursor: string | null }, ValidationError> =>
+  query.cursor !== undefined && readCursor(query.cursor) === undefined
+    ? Either.left(new ValidationError({ message: "cursor is not a next_cursor this service gave: start again without it" }))
+    : Either.right({ limit: query.limit ?? DEFAULT_PAGE, cursor: query.cursor ?? null })
 
 export interface SubmitOutcome {
   readonly runs: ReadonlyArray<{ readonly id: string; readonly status: RunStatus; readonly trace_id: string | null }>
@@ -246,7 +201,7 @@ export interface RunsServiceShape {
   ) => Effect.Effect<SubmitOutcome, SubmitFailure>
   readonly list: (
     keyName: string | null,
-    query: ListQuery & { readonly limit?: string | undefined; readonly cursor?: string | undefined }
+    query: typeof RunListParams.Type
   ) => Effect.Effect<{ readonly runs: ReadonlyArray<Run>; readonly next_cursor: string | null }, ValidationError | StoreUnavailable | InternalError>
   readonly get: (keyName: string | null, id: string) => Effect.Effect<Run & { readonly report?: DiagnoseReport }, NotFound | StoreUnavailable | InternalError>
   /** A run's trace as kept (normalized, redacted). */
@@ -357,10 +312,9 @@ export const RunsServiceLive = Layer.effect(
     const list: RunsServiceShape["list"] = (keyName, query) =>
       Effect.gen(function*() {
         const scope = yield* scopeOf(keyName)
-        const filter = yield* readFilter(query)
         const { cursor, limit } = yield* readPage(query)
         const store = yield* access.store
-        const page = yield* inStore("list", store.list(scope, filter, limit, cursor))
+        const page = yield* inStore("list", store.list(scope, filterOf(query), limit, cursor))
         return { runs: page.runs.map(wireRun), next_cursor: page.nextCursor }
       })
 

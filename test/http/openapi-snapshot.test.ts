@@ -33,4 +33,27 @@ describe("the OpenAPI snapshot", () => {
     expect(Schema.decodeUnknownSync(Schema.Struct({ info: Versioned }))(readJson("docs/openapi.json")).info.version).toBe(version)
     expect(Schema.decodeUnknownSync(Versioned)(readJson("packages/client/package.json")).version).toBe(version)
   })
+
+  it("shows the list queries' decoded types (issue 51): limit an integer 1-200, status and severity enums, times date-time, one schema for REST, the client, MCP and the CLI", () => {
+    const Document = Schema.Struct({
+      paths: Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: Schema.Struct({ parameters: Schema.optional(Schema.Array(Schema.Struct({ name: Schema.String, schema: Schema.Unknown }))) }) }) }),
+      components: Schema.Struct({ schemas: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+    })
+    const document = Schema.decodeUnknownSync(Document)(readJson("docs/openapi.json"))
+    const Ref = Schema.Struct({ $ref: Schema.String })
+    const resolved = (schema: unknown): unknown =>
+      Schema.is(Ref)(schema) ? document.components.schemas[schema.$ref.replace("#/components/schemas/", "")] : schema
+    const parameter = (path: string, name: string) => resolved(document.paths[path]?.["get"]?.parameters?.find((entry) => entry.name === name)?.schema)
+    for (const path of ["/v1/runs", "/v1/problems", "/v1/alerts/deliveries"]) {
+      expect(parameter(path, "limit"), path).toMatchObject({ type: "integer", minimum: 1, maximum: 200 })
+    }
+    expect(parameter("/v1/problems/compare", "limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 200 })
+    expect(parameter("/v1/runs", "status")).toMatchObject({ type: "string", enum: ["queued", "running", "done", "failed", "skipped"] })
+    expect(parameter("/v1/problems", "status")).toMatchObject({ type: "string", enum: ["open", "resolved", "ignored", "regressed"] })
+    for (const path of ["/v1/runs", "/v1/problems", "/v1/runs/export"]) {
+      expect(parameter(path, "severity"), path).toMatchObject({ type: "string", enum: ["none", "low", "medium", "high", "critical"] })
+      expect(parameter(path, "since"), path).toMatchObject({ type: "string", format: "date-time" })
+      expect(parameter(path, "label"), path).toMatchObject({ type: "string", pattern: "^[a-z0-9_.-]{1,64}:" })
+    }
+  })
 })

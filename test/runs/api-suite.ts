@@ -357,6 +357,12 @@ export const runsApiSuite = (store: SuiteStore) => {
         expect(await refusal(await call(service, "GET", `/v1/runs?${query}`), 400), query).toBe("validation_error")
       }
       expect(await refusal(await call(service, "GET", "/v1/runs/export?status=finished"), 400)).toBe("validation_error")
+      // the contract's query schema decodes them, and its refusal names the parameter and what it takes
+      const messageOf = async (query: string) => Schema.decodeUnknownSync(ErrorBody)(await (await call(service, "GET", `/v1/runs?${query}`)).json()).detail.message
+      expect(await messageOf("limit=0")).toBe("limit: limit must be an integer 1-200")
+      expect(await messageOf("status=finished")).toBe('status: status must be one of queued, running, done, failed, skipped (got "finished")')
+      expect(await messageOf("label=nocolon")).toBe("label: label must be key:value, the key of 1-64 characters of [a-z0-9_.-]")
+      expect(await messageOf("since=yesterday")).toBe('since: an ISO-8601 time is expected (got "yesterday")')
     })
   })
   describe("identifiers and parameters (runs and problems)", () => {

@@ -6,7 +6,8 @@
  * error kind (`{detail:{error}}` over HTTP) and its message; `exitCodeOfKind` (ExitCodes.ts) turns
  * a kind into the process's exit code (DECISIONS §14).
  */
-import { Data, type Effect } from "effect"
+import { Data, Effect, Schema } from "effect"
+import { errorKinds, refusalOf } from "../../Errors.js"
 import type { Detection } from "../../Catalogue/Detection.js"
 import type { Mode } from "../../Catalogue/Resources.js"
 import type { ChecksResponse } from "../../Contract/DiagnoseContract.js"
@@ -22,6 +23,13 @@ import type { DiagnoseOutputName } from "../../Registry/Outputs.js"
  * be read), `unreachable` (no service answers at --url), `unexpected`.
  */
 export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly kind: string; readonly message: string }> {}
+
+/**
+ * A command's flags decoded by the contract's query schema (the one REST's query and MCP's arguments
+ * decode by): a refusal is the validation_error the service would answer with.
+ */
+export const decodeFlags = <A, I>(schema: Schema.Schema<A, I>, flags: unknown): Effect.Effect<A, CliFailure> =>
+  Effect.mapError(Schema.decodeUnknown(schema)(flags), (error) => new CliFailure({ kind: errorKinds.ValidationError.kind, message: refusalOf(error).message }))
 
 /** The response body of an analysis (`POST /v1/analyze/{name}`). */
 export interface AnalyzeAnswer {

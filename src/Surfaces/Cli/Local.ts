@@ -19,7 +19,7 @@ import { loggingLayer } from "../../Observability/Logging.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
 import { NO_QUERY } from "../../Intake/Intake.js"
 import { ProblemsService } from "../../Problems/Service.js"
-import { readFilter, RunsService } from "../../Runs/RunsService.js"
+import { filterOf, RunsService } from "../../Runs/RunsService.js"
 import { makeLocalCaller } from "../LocalCaller.js"
 import { type Backend, CliFailure, type ProblemsBackend, type RunsBackend } from "./Backend.js"
 import { renderReport } from "./Report.js"
@@ -119,7 +119,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
       exportLines: (query) =>
         inProcess(Effect.gen(function*() {
           const keyName = yield* keyNameFor(LOCAL_OPERATIONS["runs export"])
-          const filter = yield* readFilter(query)
+          const filter = filterOf(query)
           let text = ""
           let cursor: string | null = null
           do {

@@ -13,6 +13,7 @@ import { analyzeByName } from "./AnalyzeByName.generated.js"
 import { makeClient } from "../../Client.js"
 import { callerSettings, invalidConfiguration } from "../../Config.js"
 import { errorKinds } from "../../Errors.js"
+import { MAX_PAGE } from "../../Contract/RunsContract.js"
 import { type Backend, CliFailure, IMPORT_IS_LOCAL, type ProblemsBackend, REGROUP_IS_LOCAL, type RunsBackend } from "./Backend.js"
 import { renderedOf } from "./Report.js"
 
@@ -90,7 +91,7 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
           let cursor: string | undefined = undefined
           do {
             const page: { readonly runs: ReadonlyArray<{ readonly id: string }>; readonly next_cursor: string | null } = yield* call(
-              client.runs.listRuns({ urlParams: cursor === undefined ? { status, limit: "200" } : { status, limit: "200", cursor } })
+              client.runs.listRuns({ urlParams: cursor === undefined ? { status, limit: MAX_PAGE } : { status, limit: MAX_PAGE, cursor } })
             )
             for (const run of page.runs) ids.push(run.id)
             cursor = page.next_cursor ?? undefined

@@ -7,11 +7,10 @@
  * generated titles and ids dropped, so each schema stands alone for a tool-calling model.
  */
 import { JSONSchema, Predicate, Schema } from "effect"
-import { Severity } from "../../Catalogue/Severity.js"
 import { analyzeOptions, rawTraceOptions } from "../../Contract/AnalyzeContract.js"
 import { DiagnoseEnvelope } from "../../Contract/DiagnoseContract.js"
 import { DiagnoseOutput } from "../../Contract/DiagnoseReport.js"
-import { DEFAULT_PAGE, MAX_PAGE, ProblemStatus, RunListParams, RunsEnvelope, RunStatus } from "../../Contract/RunsContract.js"
+import { DEFAULT_PAGE, MAX_PAGE, PageLimit, RunListParams, RunsEnvelope } from "../../Contract/RunsContract.js"
 import { ProblemListParams } from "../../Contract/ProblemsContract.js"
 import { IMPORTED_FORMATS_READ } from "../../Registry/Derived.js"
 
@@ -73,11 +72,8 @@ export const submitRunToolInput = objectSchema(SubmitRunArguments.fields)
  */
 export const ListRunsArguments = Schema.Struct({
   ...RunListParams.fields,
-  status: Schema.optional(RunStatus.annotations({ description: "Only runs in this state." })),
-  severity: Schema.optional(Severity.annotations({ description: "Only done runs of this severity." })),
-  limit: Schema.optional(
-    Schema.Int.pipe(Schema.between(1, MAX_PAGE)).annotations({ description: `Runs per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).` })
-  )
+  // JSON carries the page's size as a number: the contract's limit, its typed side
+  limit: Schema.optional(Schema.typeSchema(PageLimit).annotations({ description: `Runs per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).` }))
 }).annotations({ identifier: "McpListRunsArguments", description: "Filters of the runs listed, newest first, and the page." })
 export const listRunsToolInput = objectSchema(ListRunsArguments.fields)
 
@@ -103,11 +99,7 @@ export const getRunToolInput = objectSchema(GetRunArguments.fields)
 /** `svc_list_problems`: `GET /v1/problems`'s filters and cursor, the status and severity as the contract's enums. */
 export const ListProblemsArguments = Schema.Struct({
   ...ProblemListParams.fields,
-  status: Schema.optional(ProblemStatus.annotations({ description: "Only problems in this status." })),
-  severity: Schema.optional(Severity.annotations({ description: "Only problems of this (highest) severity." })),
-  limit: Schema.optional(
-    Schema.Int.pipe(Schema.between(1, MAX_PAGE)).annotations({ description: `Problems per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).` })
-  )
+  limit: Schema.optional(Schema.typeSchema(PageLimit).annotations({ description: `Problems per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).` }))
 }).annotations({ identifier: "McpListProblemsArguments", description: "Filters of the problems listed, most recently seen first, and the page." })
 export const listProblemsToolInput = objectSchema(ListProblemsArguments.fields)
 

@@ -26,8 +26,7 @@ import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { loadRenderer } from "../../Diagnose/Render/Outputs.js"
 import { parseTraceBody } from "../../Edge/Body.js"
 import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
-import { type ApiError, errorBody, errorKinds, InternalError, ValidationError } from "../../Errors.js"
-import { formatParseError } from "../../Intake/Intake.js"
+import { type ApiError, errorBody, errorKinds, InternalError, refusalOf, ValidationError } from "../../Errors.js"
 import { ErrorReporting } from "../../Observability/ErrorReporting.js"
 import { recordAnalysis, statusOfExit } from "../../Observability/Metrics.js"
 import { ProblemsService } from "../../Problems/Service.js"
@@ -152,7 +151,7 @@ const envelopeOf = (args: unknown): Effect.Effect<Record<string, unknown>, Valid
 const decodeArguments = <A, I>(schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknownEither(schema)
   return (args: unknown): Either.Either<A, ValidationError> =>
-    Either.mapLeft(decode(args ?? {}), (error) => new ValidationError({ message: formatParseError(error) }))
+    Either.mapLeft(decode(args ?? {}), (error) => refusalOf(error))
 }
 const listRunsArguments = decodeArguments(ListRunsArguments)
 const getRunArguments = decodeArguments(GetRunArguments)
@@ -385,8 +384,7 @@ export const McpToolsLive = Layer.effectDiscard(
           listRunsOperation,
           (caller) =>
             Effect.gen(function*() {
-              const { limit, ...filters } = yield* listRunsArguments(args)
-              return yield* runs.list(caller.keyName, { ...filters, limit: limit === undefined ? undefined : String(limit) })
+              return yield* runs.list(caller.keyName, yield* listRunsArguments(args))
             }),
           (list) => new McpSchema.CallToolResult({ content: [text(runListSummary(list))], structuredContent: list })
         )
@@ -462,8 +460,7 @@ export const McpToolsLive = Layer.effectDiscard(
           listProblemsOperation,
           (caller) =>
             Effect.gen(function*() {
-              const { limit, ...filters } = yield* listProblemsArguments(args)
-              return yield* problems.list(caller.keyName, { ...filters, limit: limit === undefined ? undefined : String(limit) })
+              return yield* problems.list(caller.keyName, yield* listProblemsArguments(args))
             }),
           (list) => new McpSchema.CallToolResult({ content: [text(problemListSummary(list))], structuredContent: list })
         )

@@ -12,7 +12,7 @@ import { queryOptions } from "../../Intake/Intake.js"
 import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { StoreUnavailable, ValidationError } from "../../Errors.js"
-import { readFilter, RunsService } from "../../Runs/RunsService.js"
+import { filterOf, RunsService } from "../../Runs/RunsService.js"
 import { outputOf, renderedResponse } from "./DiagnoseHttp.js"
 import { withETag } from "./Responses.js"
 
@@ -69,7 +69,7 @@ export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
       .handleRaw("exportRuns", ({ urlParams }) =>
         withRetryAfter(Effect.gen(function*() {
           const edge = yield* CurrentRequest
-          const filter = yield* readFilter(urlParams)
+          const filter = filterOf(urlParams)
           // The first page before the answer starts, so an unavailable store is a 503, not a cut stream.
           const first = yield* runs.exportPage(edge.keyName, filter, null)
           const pages = Stream.paginateEffect(first.next, (cursor) =>

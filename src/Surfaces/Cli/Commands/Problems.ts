@@ -9,10 +9,10 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option, Schema } from "effect"
 import { SEVERITY_SCALE } from "../../../Catalogue/Severity.js"
-import { type Problem, type ProblemDetail, ProblemStatus } from "../../../Contract/ProblemsContract.js"
+import { type Problem, type ProblemDetail, ProblemListParams, ProblemStatus } from "../../../Contract/ProblemsContract.js"
 import { MAX_PAGE } from "../../../Contract/RunsContract.js"
 import { digestHtml, digestMarkdown } from "../../../Problems/Digest.js"
-import type { Backend, CliFailure } from "../Backend.js"
+import { type Backend, type CliFailure, decodeFlags } from "../Backend.js"
 import { optional, out, remote } from "../CommonOptions.js"
 import { EXIT } from "../ExitCodes.js"
 import { commandHelp } from "../Help.js"
@@ -53,18 +53,18 @@ const makeList = (terminal: Terminal) =>
       runCommand(terminal, "problems list", (progress) =>
         Effect.gen(function*() {
           const backend = yield* backendOf(options, "svc problems list", progress)
-          const query = {
+          const query = yield* decodeFlags(ProblemListParams, {
             ...Option.match(options.status, { onNone: () => ({}), onSome: (status) => ({ status }) }),
             ...Option.match(options.severity, { onNone: () => ({}), onSome: (severity) => ({ severity }) }),
             ...Option.match(options.pattern, { onNone: () => ({}), onSome: (pattern) => ({ pattern }) }),
             ...Option.match(options.label, { onNone: () => ({}), onSome: (label) => ({ label }) }),
             ...Option.match(options.since, { onNone: () => ({}), onSome: (since) => ({ since }) }),
             ...Option.match(options.until, { onNone: () => ({}), onSome: (until) => ({ until }) })
-          }
+          })
           const problems: Array<Problem> = []
           let cursor: string | null = null
           do {
-            const size = String(Math.min(MAX_PAGE, options.limit - problems.length))
+            const size = Math.min(MAX_PAGE, options.limit - problems.length)
             const page: { readonly problems: ReadonlyArray<Problem>; readonly next_cursor: string | null } = yield* trackRequest(
               progress,
               backend,

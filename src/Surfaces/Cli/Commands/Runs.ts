@@ -9,9 +9,9 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Duration, Effect, Option, Predicate, Schema } from "effect"
 import { SEVERITY_SCALE } from "../../../Catalogue/Severity.js"
-import { MAX_PAGE, type Run, RunStatus } from "../../../Contract/RunsContract.js"
+import { MAX_PAGE, type Run, RunFilterParams, RunStatus } from "../../../Contract/RunsContract.js"
 import { OUTPUT_NAMES } from "../../../Registry/Derived.js"
-import { CliFailure, IMPORT_IS_LOCAL } from "../Backend.js"
+import { CliFailure, decodeFlags, IMPORT_IS_LOCAL } from "../Backend.js"
 import { optional, out, remote } from "../CommonOptions.js"
 import { EXIT } from "../ExitCodes.js"
 import { failOn, reached } from "../FailOn.js"
@@ -48,7 +48,7 @@ interface FilterOptions {
   readonly until: Option.Option<string>
 }
 
-/** The filter options as the query's parameters, the ones given (the service checks them). */
+/** The filter options decoded by the contract's query schema (RunFilterParams), as `GET /v1/runs` decodes its query: a refusal is its 400. */
 const filterQuery = (options: FilterOptions) => {
   const query: { -readonly [Key in "status" | "severity" | "pattern" | "problem" | "label" | "external_id" | "since" | "until"]?: string } = {}
   const set = (key: keyof typeof query, value: Option.Option<string>) => {
@@ -62,7 +62,7 @@ const filterQuery = (options: FilterOptions) => {
   set("external_id", options.externalId)
   set("since", options.since)
   set("until", options.until)
-  return query
+  return decodeFlags(RunFilterParams, query)
 }
 
 /** A run as a row: id, state, severity, submitted, labels. */
@@ -96,7 +96,7 @@ const makeList = (terminal: Terminal) =>
       runCommand(terminal, "runs list", (progress) =>
         Effect.gen(function*() {
           const backend = yield* backendOf(options, "svc runs list", progress)
-          const query = filterQuery(options)
+          const query = yield* filterQuery(options)
           const runs: Array<Run> = []
           let cursor: string | null = null
           do {
@@ -105,7 +105,7 @@ const makeList = (terminal: Terminal) =>
               progress,
               backend,
               "runs",
-              backend.runs.list(cursor === null ? { ...query, limit: String(size) } : { ...query, limit: String(size), cursor })
+              backend.runs.list(cursor === null ? { ...query, limit: size } : { ...query, limit: size, cursor })
             )
             runs.push(...page.runs)
             cursor = page.next_cursor
@@ -298,7 +298,7 @@ const makeExport = (terminal: Terminal) =>
       runCommand(terminal, "runs export", (progress) =>
         Effect.gen(function*() {
           const backend = yield* backendOf(options, "svc runs export", progress)
-          const text = yield* trackRequest(progress, backend, "export", backend.runs.exportLines(filterQuery(options)))
+          const text = yield* trackRequest(progress, backend, "export", Effect.flatMap(filterQuery(options), backend.runs.exportLines))
           progress.stop()
           yield* emit(text, options.out)
           return EXIT.done
