@@ -1,4 +1,10 @@
-/** Connect: how to point an OpenTelemetry exporter at this service (DECISIONS §18); the key is a placeholder, never the signed-in one. */
+/**
+ * Connect: how to point an OpenTelemetry exporter at this service (DECISIONS §18, §25): the
+ * endpoint, the key's header (a placeholder, never the signed-in key), OpenLLMetry's base URL, and
+ * each instrumentation's switch that turns message content on (without it, only the checks read a
+ * run).
+ */
+import { CONTENT_SETTINGS, INSTRUMENTATIONS } from "../../../Traces/ContentSettings.js"
 import { Page } from "../ui.js"
 
 export const ConnectPage = (props: { readonly authOff: boolean }) => {
@@ -11,8 +17,39 @@ export const ConnectPage = (props: { readonly authOff: boolean }) => {
       <pre class="code">{`OTEL_EXPORTER_OTLP_ENDPOINT=${origin}\nOTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf\n${headers}`}</pre>
       <p>
         The SDK adds <code>/v1/traces</code> and <code>/v1/logs</code> itself. A finished trace with GenAI spans becomes a run; failed ones are diagnosed by default.
-        {props.authOff ? null : " Use a key of role ingest: it may send traces and nothing else."}
+        {props.authOff ? null : (
+          <>
+            {" "}The key goes in the <code>authorization</code> header as <code>Bearer &lt;key&gt;</code> (<code>%20</code> is the space, as the variable writes it). Use a
+            key of role ingest: it may send traces and nothing else.
+          </>
+        )}
       </p>
+      <h2>OpenLLMetry (Traceloop)</h2>
+      <pre class="code">{`TRACELOOP_BASE_URL=${origin}\n${props.authOff ? "" : "TRACELOOP_HEADERS=authorization=Bearer%20<your-ingest-key>\n"}`}</pre>
+      <h2>Message content</h2>
+      <p>
+        Most instrumentations record what ran but not what was said. Without content the checks still read every run (tool errors, loops, limits); the lenses, which explain
+        why, need it. Turn it on where the agent runs:
+      </p>
+      <table class="list">
+        <caption class="visually-hidden">The setting that turns message content on, per instrumentation</caption>
+        <thead>
+          <tr>
+            <th scope="col">Instrumentation</th>
+            <th scope="col">Setting</th>
+          </tr>
+        </thead>
+        <tbody>
+          {INSTRUMENTATIONS.map((instrumentation) => (
+            <tr key={instrumentation} data-instrumentation={instrumentation}>
+              <td>{CONTENT_SETTINGS[instrumentation].name}</td>
+              <td>
+                <code>{CONTENT_SETTINGS[instrumentation].setting}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       <h2>Labels</h2>
       <p>
         Runs take their labels from the resource: <code>service.name</code>, <code>service.version</code> (the version that compare and resolved-in-version read) and{" "}
