@@ -104,9 +104,15 @@ describe("the dashboard says what failed, and why (DECISIONS §25)", () => {
     expect(failure).toContain(report.failures[0]?.anchor.title ?? "-")
     expect(await textOf(page, "[data-failure] .muted")).toContain("tool_error_unrecovered")
     const quote = await textOf(page, "[data-failure] blockquote.decisive-quote")
-    expect(quote).toContain("503 Service Unavailable")
+    // the decisive step: the earliest event the failure cites at its severity (the failing call), quoted verbatim
     const check = report.checks.find((each) => each.check === "tool_error_unrecovered")
-    expect(check?.evidence.some((item) => item.quote === quote)).toBe(true)
+    const step = report.decisive_step
+    expect(step).not.toBeNull()
+    expect(quote).toBe(check?.evidence.find((item) => item.event === step?.event)?.quote)
+    expect(quote).toContain("A-4711")
+    expect(await textOf(page, "[data-failure] .muted")).toContain(`event ${String(step?.event)}`)
+    // and the error it answered, among the check's evidence
+    expect(await textOf(page, "section[aria-labelledby=checks]")).toContain("503 Service Unavailable")
     const explanation = await textOf(page, "[data-failure] .explanation")
     expect(explanation).toBe(check?.explanation)
     expect(explanation).toContain("issue_refund")
