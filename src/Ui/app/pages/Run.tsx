@@ -12,6 +12,7 @@ import { type Verdict, verdictOf } from "../../../Problems/Verdict.js"
 import { CONTENT_SETTINGS } from "../../../Traces/ContentSettings.js"
 import { call, download, usePolled } from "../api.js"
 import { Link, useLocation } from "../router.js"
+import { UNTITLED } from "./Runs.js"
 import { Badge, Evidence, Labels, Loading, Notice, Page, When } from "../ui.js"
 
 type RunView = typeof RunWithReport.Type
@@ -297,7 +298,7 @@ const Timeline = (props: { readonly trace: Trace; readonly cited: ReadonlySet<nu
 
 /** A run's name: its task's first words once its report says them, else the caller's or the source's id. */
 const runName = (run: RunView, verdict: Verdict | null): string =>
-  verdict !== null && verdict.task.length > 0 ? verdict.task : `Run ${run.external_id ?? run.trace_id ?? run.id}`
+  verdict === null ? `Run ${run.external_id ?? run.trace_id ?? run.id}` : verdict.task.length > 0 ? verdict.task : UNTITLED
 
 export const RunPage = (props: { readonly id: string }) => {
   const [trace, setTrace] = useState<Trace | null>(null)

@@ -39,8 +39,12 @@ const apiPaths = (search: URLSearchParams): ReadonlyArray<string> => {
   return [hrefOf("/v1/runs", { ...common, external_id: q }), hrefOf("/v1/runs", { ...common, trace_id: q })]
 }
 
+/** A content-free trace has no task to name it by (its trace id is shown below the name). */
+export const UNTITLED = "Untitled run (no message content)"
+
 /** A run's name in the list: its task's first words, else (no report yet) the caller's or the source's id. */
-const nameOf = (run: Run): string => (run.summary !== null && run.summary.task.length > 0 ? run.summary.task : run.external_id ?? run.trace_id ?? run.id)
+const nameOf = (run: Run): string =>
+  run.summary === null ? run.external_id ?? run.trace_id ?? run.id : run.summary.task.length > 0 ? run.summary.task : UNTITLED
 
 const TopFailure = (props: { readonly run: Run }) => {
   const failure = props.run.summary?.top_failure ?? null
