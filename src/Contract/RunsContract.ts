@@ -27,7 +27,7 @@ import { Severity } from "../Catalogue/Severity.js"
 import { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import { AnalyzeQueryParams, RawTrace } from "./AnalyzeContract.js"
 import { DiagnoseEnvelope, DiagnoseParams } from "./DiagnoseContract.js"
-import { DiagnoseReport, DiagnoseResponse } from "./DiagnoseReport.js"
+import { DiagnoseReport, DiagnoseResponse, FailureAnchor } from "./DiagnoseReport.js"
 import { Mode } from "../Catalogue/Resources.js"
 
 /** The most labels one run carries. */
@@ -125,6 +125,17 @@ export const RunError = Schema.Struct({ error: Schema.String, message: Schema.St
     `Why a run failed: the error kind and its message. The kinds are the error bodies' (\`llm_resolution_error\`, \`analyzer_error\`, \`timeout\`, \`internal_error\`, ...), and \`${ASSEMBLY_ERROR}\` for an OTLP trace whose spans could not be assembled (its retry assembles them again).`
 })
 
+export const RunSummary = Schema.Struct({
+  task: Schema.String.annotations({ description: "The task's first words (the first user message): what names the run." }),
+  outcome: Schema.String.annotations({ description: "How the run ended, as the trace says (its first words)." }),
+  top_failure: Schema.NullOr(FailureAnchor).annotations({
+    description: "The anchor of the failure holding the decisive step (DECISIONS §24, §25); null when nothing failed."
+  }),
+  checks: Schema.Int.annotations({ description: "How many check findings the report holds." }),
+  findings: Schema.Int.annotations({ description: "How many verified lens findings the report holds." })
+}).annotations({ identifier: "RunSummary", description: "What a list shows of a run's report (DECISIONS §25), read from the report." })
+export type RunSummary = typeof RunSummary.Type
+
 export const Run = Schema.Struct({
   id: Schema.String.annotations({ description: "The run's id: unguessable, never reused." }),
   status: RunStatus,
@@ -142,6 +153,9 @@ export const Run = Schema.Struct({
   explained_by: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }).annotations({
     description:
       "The problem whose explanation stands for this run's (DECISIONS §24): a known failure past its exemplars ends done on its checks, with no model call; null when its lenses ran, or it has none."
+  }),
+  summary: Schema.optionalWith(Schema.NullOr(RunSummary), { default: () => null }).annotations({
+    description: "Its task, outcome, top failure and counts, once it has a report (done, or skipped for no content); null before."
   })
 }).annotations({ identifier: "Run", description: "A trace submitted for diagnosis in the background." })
 export type Run = typeof Run.Type

@@ -24,7 +24,7 @@ import {
   type RunTrace,
   SkipReason
 } from "../Contract/RunsContract.js"
-import { DiagnoseReport, type ReportContext } from "../Contract/DiagnoseReport.js"
+import { DiagnoseReport, FailureAnchor, type ReportContext } from "../Contract/DiagnoseReport.js"
 import { type AdmitFailure, type AdmittedDiagnose, DiagnoseService } from "../Diagnose/DiagnoseService.js"
 import { locateLines } from "../Diagnose/Render/JsonLines.js"
 import { Conflict, errorKinds, InternalError, NotFound, refusalOf, type StoreUnavailable, ValidationError } from "../Errors.js"
@@ -34,7 +34,8 @@ import { makeSlices } from "../Lifecycle/Slices.js"
 import { runMetrics } from "../Observability/Metrics.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import { readCursor } from "../Store/Cursor.js"
-import type { RunFilter, RunRecord, StoredRun } from "../Store/Runs.js"
+import { taskName } from "../Problems/Verdict.js"
+import type { ReportSummaryColumns, RunFilter, RunRecord, StoredRun } from "../Store/Runs.js"
 import { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 
 /** The request a run keeps: the admitted diagnose (redacted) and whose it is. */
@@ -103,6 +104,18 @@ export const readStoredRequest = (text: string): Either.Either<StoredRequest, st
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
 
+const decodeAnchor = Schema.decodeUnknownOption(Schema.parseJson(FailureAnchor))
+
+/** A report's summary columns as a list shows them (DECISIONS §25): the task's first words name the run. */
+const wireSummary = (columns: ReportSummaryColumns | undefined): Run["summary"] =>
+  columns === undefined ? null : {
+    task: taskName(columns.task),
+    outcome: taskName(columns.outcome),
+    top_failure: columns.anchor === null ? null : Option.getOrNull(decodeAnchor(columns.anchor)),
+    checks: columns.checks,
+    findings: columns.findings
+  }
+
 /** A store's run as the API's Run. */
 export const wireRun = (record: RunRecord): Run => ({
   id: record.id,
@@ -118,7 +131,8 @@ export const wireRun = (record: RunRecord): Run => ({
   started_at: iso(record.startedAt),
   finished_at: iso(record.finishedAt),
   severity: isSeverity(record.severity) ? record.severity : null,
-  explained_by: record.explainedBy
+  explained_by: record.explainedBy,
+  summary: wireSummary(record.summary)
 })
 
 /** Run ids: 128 random bits, so one scope cannot guess another's. */

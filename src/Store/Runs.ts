@@ -37,6 +37,18 @@ export interface RunRecord {
   readonly severity: string | null
   /** The problem whose explanation stands for this run's (DECISIONS §24): its lenses did not run. */
   readonly explainedBy: string | null
+  /** What a list shows of its report (DECISIONS §25), as read from the report's JSON; absent before it has one. */
+  readonly summary?: ReportSummaryColumns | undefined
+}
+
+/** A report's fields a list shows, read by the database from the report's JSON (the service shapes them). */
+export interface ReportSummaryColumns {
+  readonly task: string
+  readonly outcome: string
+  /** The first failure's anchor, as JSON; null when none. */
+  readonly anchor: string | null
+  readonly checks: number
+  readonly findings: number
 }
 
 export interface NewRun {
@@ -213,6 +225,32 @@ const STORED_COLUMNS = `${RUN_COLUMNS}, dedupe_key, request, report, lines, patt
 
 const isStatus = Schema.is(RunStatus)
 
+/** The longest task and outcome a list reads (the service names a run by the task's first words). */
+const SUMMARY_TEXT = 400
+
+/** A report's summary columns, read from its JSON in the database (DECISIONS §25), in each dialect. */
+const summaryColumns = (postgres: boolean): string =>
+  postgres
+    ? `substr(report::jsonb #>> '{trace,task}', 1, ${SUMMARY_TEXT}) AS summary_task, substr(report::jsonb #>> '{trace,outcome}', 1, ${SUMMARY_TEXT}) AS summary_outcome,
+       report::jsonb #>> '{failures,0,anchor}' AS summary_anchor, jsonb_array_length(report::jsonb -> 'checks') AS summary_checks,
+       jsonb_array_length(report::jsonb -> 'findings') AS summary_findings`
+    : `substr(json_extract(report, '$.trace.task'), 1, ${SUMMARY_TEXT}) AS summary_task, substr(json_extract(report, '$.trace.outcome'), 1, ${SUMMARY_TEXT}) AS summary_outcome,
+       json_extract(report, '$.failures[0].anchor') AS summary_anchor, json_array_length(report, '$.checks') AS summary_checks,
+       json_array_length(report, '$.findings') AS summary_findings`
+
+/** The summary columns of a row, when its report had them. */
+const summaryOf = (row: Record<string, unknown>): ReportSummaryColumns | undefined => {
+  const task = text(row, "summary_task")
+  if (task === null) return undefined
+  return {
+    task,
+    outcome: text(row, "summary_outcome") ?? "",
+    anchor: text(row, "summary_anchor"),
+    checks: integer(row, "summary_checks") ?? 0,
+    findings: integer(row, "summary_findings") ?? 0
+  }
+}
+
 
 /** A row as a RunRecord; undefined for a row that is not one (never written by this module). */
 const recordOf = (row: unknown): RunRecord | undefined => {
@@ -239,7 +277,8 @@ const recordOf = (row: unknown): RunRecord | undefined => {
     startedAt: integer(row, "started_at"),
     finishedAt: integer(row, "finished_at"),
     severity: text(row, "severity"),
-    explainedBy: text(row, "explained_by")
+    explainedBy: text(row, "explained_by"),
+    summary: summaryOf(row)
   }
 }
 
@@ -316,12 +355,14 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       return postgres ? sql`${next} FOR UPDATE SKIP LOCKED` : next
     },
     /** The larger of two expressions. */
-    larger: (a: Statement.Fragment, b: Statement.Fragment) => (postgres ? sql`GREATEST(${a}, ${b})` : sql`MAX(${a}, ${b})`)
+    larger: (a: Statement.Fragment, b: Statement.Fragment) => (postgres ? sql`GREATEST(${a}, ${b})` : sql`MAX(${a}, ${b})`),
+    /** A run's columns with its report's summary (the lists'). */
+    listed: `${RUN_COLUMNS}, ${summaryColumns(postgres)}`
   }
 
   const byId: RunStoreShape["get"] = (scope, id) =>
     Effect.map(
-      sql`SELECT ${sql.unsafe(STORED_COLUMNS)} FROM runs WHERE scope = ${scope} AND id = ${id}`,
+      sql`SELECT ${sql.unsafe(`${STORED_COLUMNS}, ${summaryColumns(postgres)}`)} FROM runs WHERE scope = ${scope} AND id = ${id}`,
       (rows) => Option.fromNullable(storedOf(rows[0]))
     )
 
@@ -399,7 +440,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       }
     )
   }
-  const list: RunStoreShape["list"] = page(RUN_COLUMNS, records)
+  const list: RunStoreShape["list"] = page(dialect.listed, records)
   const listStored: RunStoreShape["listStored"] = page(STORED_COLUMNS, (rows) => rows.flatMap((row) => storedOf(row) ?? []))
 
   // The scope of this store's last claim: claims take the scopes with work in turn (round robin),

@@ -57,6 +57,14 @@ const manifestOf = (dir: string): { readonly script: string; readonly style: str
   return typeof script === "string" && typeof style === "string" ? { script, style } : undefined
 }
 
+/**
+ * The tab's icon, inline (a data: URL, which the policy's img-src allows): a browser that finds no
+ * icon asks for /favicon.ico, and its 404 is an error in every page's console.
+ */
+const ICON = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0550ae"/><path d="M4 8.5l2.5 2.5L12 5" fill="none" stroke="#fff" stroke-width="2"/></svg>'
+)}`
+
 /** The shell: the app's assets, and whether the service asks for a key (so the app needs no request to know). */
 const shellOf = (script: string, style: string, authRequired: boolean): string => `<!doctype html>
 <html lang="en">
@@ -66,6 +74,7 @@ const shellOf = (script: string, style: string, authRequired: boolean): string =
 <meta name="color-scheme" content="light dark">
 <meta name="svc-auth" content="${authRequired ? "required" : "off"}">
 <title>pattern-analysis-service</title>
+<link rel="icon" type="image/svg+xml" href="${ICON}">
 <link rel="stylesheet" href="${DASHBOARD_ASSETS}${style}">
 <script type="module" src="${DASHBOARD_ASSETS}${script}"></script>
 </head>

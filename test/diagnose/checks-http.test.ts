@@ -10,12 +10,12 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { ChecksResponse } from "../../src/Contract/DiagnoseContract.js"
 import { DiagnoseResponse } from "../../src/Contract/DiagnoseReport.js"
+import { contentFreeFailure, fixture } from "../support/Fleet.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "traces")
-const fixture = (path: string): unknown => JSON.parse(readFileSync(join(FIXTURES, path), "utf8"))
 
 const harness = useProviderDouble()
 const withProvider = (env: Record<string, string> = {}) =>
@@ -46,25 +46,6 @@ const refund = {
     { role: "tool", tool_call_id: "call_1", content: `Error: 503 Service Unavailable: payments gateway down (token ${TOKEN})` },
     { role: "assistant", content: "Done! Your refund for order 1182 has been issued." }
   ]
-}
-
-/** The content-free OTel fixture (no message text) with one get_weather span failed: a copy, the fixture stays as it is. */
-const contentFree = (): unknown => {
-  const trace: unknown = fixture("otel/openai-chat-agent-no-content.otlp.json")
-  const Spans = Schema.Struct({
-    resourceSpans: Schema.Array(Schema.Struct({ scopeSpans: Schema.Array(Schema.Struct({ spans: Schema.Array(Schema.Struct({ spanId: Schema.String }, { key: Schema.String, value: Schema.Unknown })) })) }))
-  })
-  const read = Schema.decodeUnknownSync(Spans)(trace)
-  return {
-    ...(typeof trace === "object" && trace !== null ? trace : {}),
-    resourceSpans: read.resourceSpans.map((resource) => ({
-      ...resource,
-      scopeSpans: resource.scopeSpans.map((scope) => ({
-        ...scope,
-        spans: scope.spans.map((span) => (span.spanId === "0e30000000000005" ? { ...span, status: { code: 2 } } : span))
-      }))
-    }))
-  }
 }
 
 describe("POST /v1/checks", () => {
@@ -102,7 +83,7 @@ describe("POST /v1/checks", () => {
 
   it("reads a trace without message content: the checks fire on its statuses, events without text described, not quoted", async () => {
     const service = await harness.start({})
-    const checked = await checksOf(await post(service, "/v1/checks", contentFree()))
+    const checked = await checksOf(await post(service, "/v1/checks", contentFreeFailure()))
     expect(checked.trace.format).toBe("otel")
     const unrecovered = checked.checks.find((check) => check.check === "tool_error_unrecovered")
     expect(unrecovered?.severity).toBe("medium")

@@ -23,6 +23,7 @@ import { locateLines, parseSource } from "../../src/Diagnose/Render/JsonLines.js
 import { codeSpan, escapeMarkdown, renderChecksMarkdown, renderMarkdown } from "../../src/Diagnose/Render/Markdown.js"
 import { type AnyValue, renderChecksOtlp, renderOtlp, severityNumber } from "../../src/Diagnose/Render/Otlp.js"
 import { artifactUri, FINGERPRINT_KEY, renderChecksSarif, renderSarif } from "../../src/Diagnose/Render/Sarif.js"
+import { verdictOf } from "../../src/Problems/Verdict.js"
 import { validateSarif } from "../support/Sarif.js"
 import { requireTool } from "../support/Tools.js"
 import { quantizePng } from "./png.js"
@@ -794,5 +795,36 @@ describe("OTLP logs", () => {
     // An otel trace whose id is not a valid trace id links nothing.
     const badId = renderOtlp({ ...otelSample.report, trace: { ...otelSample.report.trace, id: "not-hex" } }, otelSample.context)
     expect(badId.resourceLogs[0]?.scopeLogs[0]?.logRecords.some((record) => "traceId" in record)).toBe(false)
+  })
+})
+
+describe("the verdict (DECISIONS §25)", () => {
+  it("leads the Markdown and the HTML report with the line the dashboard's run page leads with", () => {
+    for (const { report, context } of [chatSample, otelSample, hostileSample()]) {
+      const { line } = verdictOf(report)
+      expect(line.length).toBeGreaterThan(0)
+      const markdown = renderMarkdown(report, context).split("\n")
+      // the heading, a blank line, then the verdict, before anything else
+      expect(markdown[2]).toBe(`**Verdict:** ${escapeMarkdown(line)}`)
+      const html = renderHtml(report, context)
+      const verdictAt = html.indexOf(`<p class="verdict"><strong>Verdict:</strong> ${escapeHtml(line)}</p>`)
+      expect(verdictAt).toBeGreaterThan(html.indexOf("</h1>"))
+      expect(verdictAt).toBeLessThan(html.indexOf("<dl class=\"facts\">"))
+    }
+  })
+
+  it("names the failure holding the decisive step, with the quote there; or, with none, that nothing failed", () => {
+    const failed = verdictOf(otelSample.report)
+    const anchor = otelSample.report.failures[0]?.anchor
+    expect(anchor).toBeDefined()
+    expect(failed.failure?.title).toBe(anchor?.title)
+    expect(failed.line).toMatch(/^Failed: /)
+    expect(failed.line).toContain(anchor?.title ?? "-")
+    const clean = verdictOf({ ...chatSample.report, failures: [], content: undefined })
+    expect(clean.failure).toBeNull()
+    expect(clean.line).toMatch(/^No failure found/)
+    const noContent = verdictOf({ ...chatSample.report, failures: [], content: { absent: true, instrumentation: "openllmetry", setting: "TRACELOOP_TRACE_CONTENT=true" } })
+    expect(noContent.contentSetting).toBe("TRACELOOP_TRACE_CONTENT=true")
+    expect(noContent.line).toContain("TRACELOOP_TRACE_CONTENT=true")
   })
 })

@@ -7,12 +7,11 @@
  * - the main flow with the keyboard alone, the focus visible at every step;
  * - axe-core finds no serious or critical violation on any page in any state: signed out, empty
  *   (a key of a scope with nothing), loaded, and an error.
- * With SVC_UI_SCREENSHOTS=1 it also writes each loaded page's screenshot to docs/images/ (docs/ui.md).
+ * The docs' screenshots are of a realistic fleet instead (test/ui/verdict.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { mkdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { launchChromium, recordPage } from "../support/Browser.js"
 import { useProviderDouble } from "../support/Harness.js"
@@ -23,7 +22,6 @@ import { freshHome, quotingEvents, submitOne, waitForRun } from "../runs/support
 const harness = useProviderDouble()
 const ADMIN_KEY = "admin-key-pages-0123456789"
 const EMPTY_KEY = "empty-key-pages-0123456789"
-const SCREENSHOTS = process.env["SVC_UI_SCREENSHOTS"] === "1" ? join(import.meta.dirname, "..", "..", "docs", "images") : undefined
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 /** What a hostile trace holds: each would run, load or link if the page parsed it as markup. */
@@ -217,10 +215,6 @@ describe("the dashboard's pages", () => {
         result.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
           .map((violation) => violation.id + ": " + violation.nodes.map((node) => node.target.join(" ")).join(", ")))`)
       if (Array.isArray(violations)) for (const violation of violations) found.push(`${state}: ${String(violation)}`)
-      if (SCREENSHOTS !== undefined && state.startsWith("loaded ")) {
-        mkdirSync(SCREENSHOTS, { recursive: true })
-        await page.screenshot({ path: join(SCREENSHOTS, `ui-${state.slice("loaded ".length)}.png`), fullPage: false })
-      }
       await context.close()
     }
     expect(found).toEqual([])

@@ -16,6 +16,7 @@
 import type { Severity } from "../../Catalogue/Severity.js"
 import type { CheckEvidence, CheckFinding } from "../../Contract/ChecksContract.js"
 import type { DiagnoseReport, RankedIntervention, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
+import { verdictOf } from "../../Problems/Verdict.js"
 import { HTML_REPORT_CSP } from "../../Registry/Outputs.js"
 import {
   budgetText,
@@ -111,6 +112,7 @@ h3{font-size:1.05em;margin:0}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0 0 12px}
 .facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}
 .summary{font-size:1.05em;max-width:80ch}
+.verdict{font-size:1.1em;max-width:90ch;margin:.25em 0 1em}
 .decisive-box{border:2px solid var(--fg);border-radius:8px;background:#fffbea;padding:12px 16px;margin:0 0 4px}
 .decisive-box h2{border:0;margin:0 0 6px;padding:0;font-size:1.1em}
 .decisive-box blockquote{margin:6px 0;padding:4px 12px;border-left:4px solid var(--fg);background:#fff;white-space:pre-wrap;overflow-wrap:anywhere}
@@ -219,6 +221,7 @@ ${
   return `<header class="top"><div class="wrap">
 <p class="eyebrow">${SERVICE_NAME} · diagnose report</p>
 <h1>${sevBadge(report.severity)} <span>${line(trace.task, 160) || "Untitled run"}</span></h1>
+<p class="verdict"><strong>Verdict:</strong> ${line(verdictOf(report).line, 400)}</p>
 <div class="columns">
 <div>
 <dl class="facts">${facts.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("")}</dl>

@@ -29,6 +29,7 @@ import {
   redactionsText,
   successText
 } from "./Common.js"
+import { verdictOf } from "../../Problems/Verdict.js"
 
 const QUOTE_MAX = 280
 const CONTENT_MAX = 600
@@ -126,6 +127,9 @@ const traceLines = (trace: DiagnoseReport["trace"]): Array<string> => [
 
 const header = (report: DiagnoseReport): Array<string> => [
   `# Diagnose: ${severityLabel(report.severity)} — ${text(report.trace.task, 120) || "untitled run"}`,
+  "",
+  // the page's verdict, first (DECISIONS §25): one function writes it for the dashboard and both reports
+  `**Verdict:** ${text(verdictOf(report).line, 400)}`,
   "",
   `**Severity:** ${report.severity} · **Confidence:** ${percent(report.confidence)} · **Checks:** ${report.checks.length} · **Findings:** ${report.findings.length} · **Mode:** ${report.mode}${
     report.model === null ? "" : ` · **Model:** ${codeSpan(report.model)}`

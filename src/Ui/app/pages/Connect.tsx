@@ -1,4 +1,10 @@
-/** Connect: how to point an OpenTelemetry exporter at this service (DECISIONS §18, docs/otlp.md); the key is a placeholder, never the signed-in one. */
+/**
+ * Connect: how to point an OpenTelemetry exporter at this service (DECISIONS §18, §25): the
+ * endpoint, the key's header (a placeholder, never the signed-in key), OpenLLMetry's base URL, and
+ * each instrumentation's switch that turns message content on (without it, only the checks read a
+ * run).
+ */
+import { CONTENT_SETTINGS, INSTRUMENTATIONS } from "../../../Traces/ContentSettings.js"
 import { Page } from "../ui.js"
 
 export const ConnectPage = (props: { readonly authOff: boolean }) => {
@@ -23,13 +29,29 @@ export const ConnectPage = (props: { readonly authOff: boolean }) => {
         {props.authOff ? null : " Give the key in TRACELOOP_API_KEY: TRACELOOP_HEADERS is not URL-decoded, so Bearer%20 there is refused (401)."}
       </p>
       <h2>Message content</h2>
-      <p>Without message content a run keeps its checks, but no lens reads it. Turn content on where the agents run:</p>
-      <ul>
-        <li>OpenTelemetry GenAI instrumentations: <code>OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true</code>, and export logs too (they carry the messages)</li>
-        <li>OpenLLMetry: <code>TRACELOOP_TRACE_CONTENT=true</code> (its default)</li>
-        <li>Vercel AI SDK: <code>recordInputs</code> and <code>recordOutputs</code> in its telemetry settings (true by default)</li>
-        <li>OpenInference: <code>hideInputs</code> and <code>hideOutputs</code> off in its <code>traceConfig</code></li>
-      </ul>
+      <p>
+        Most instrumentations record what ran but not what was said. Without content the checks still read every run (tool errors, loops, limits); the lenses, which explain
+        why, need it. Turn it on where the agent runs:
+      </p>
+      <table class="list">
+        <caption class="visually-hidden">The setting that turns message content on, per instrumentation</caption>
+        <thead>
+          <tr>
+            <th scope="col">Instrumentation</th>
+            <th scope="col">Setting</th>
+          </tr>
+        </thead>
+        <tbody>
+          {INSTRUMENTATIONS.map((instrumentation) => (
+            <tr key={instrumentation} data-instrumentation={instrumentation}>
+              <td>{CONTENT_SETTINGS[instrumentation].name}</td>
+              <td>
+                <code>{CONTENT_SETTINGS[instrumentation].setting}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       <h2>Labels</h2>
       <p>
         Runs take their labels from the resource: <code>service.name</code>, <code>service.version</code> (the version that compare and resolved-in-version read) and{" "}

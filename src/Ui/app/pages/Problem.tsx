@@ -1,12 +1,13 @@
 /**
- * One problem: its runs over time, the labels its runs carried, example runs with their quotes,
- * the interventions its findings point to; an admin key resolves (in a version), ignores,
+ * One problem: what failed and why (its explanation from its exemplars, DECISIONS §24, §25), its
+ * perspectives and interventions, its runs over time and a link to all of them, the labels its
+ * runs carried, example runs with their quotes; an admin key resolves (in a version), ignores,
  * reopens or merges it.
  */
 import { useEffect, useState } from "preact/hooks"
 import type { ProblemDetail } from "../../../Contract/ProblemsContract.js"
 import { call } from "../api.js"
-import { Link, navigate } from "../router.js"
+import { hrefOf, Link, navigate } from "../router.js"
 import { Badge, countsOf, Evidence, Loading, Notice, Page, TrendChart, When } from "../ui.js"
 import { setStatus } from "./Problems.js"
 
@@ -100,7 +101,9 @@ export const ProblemPage = (props: { readonly id: string }) => {
               <Badge kind="severity" value={problem.severity} />
             </dd>
             <dt>Runs</dt>
-            <dd>{problem.run_count}</dd>
+            <dd>
+              <Link href={hrefOf("/ui/runs", { problem: problem.id })}>all {problem.run_count} runs</Link>
+            </dd>
             <dt>First seen</dt>
             <dd>
               <When iso={problem.first_seen} />
@@ -116,11 +119,6 @@ export const ProblemPage = (props: { readonly id: string }) => {
               <code>{problem.cites}</code>
             </dd>
           </dl>
-          <section aria-labelledby="trend">
-            <h2 id="trend">Runs over time</h2>
-            <TrendChart counts={countsOf(problem.days, 30)} />
-          </section>
-          <Manage problem={problem} changed={() => setRound((count) => count + 1)} />
           <section aria-labelledby="explanation">
             <h2 id="explanation">What failed, and why</h2>
             {problem.explanation.exemplars.length === 0 ? <p class="muted">Not explained yet: no run of it was read by its lenses (a content-free trace, or no provider).</p> : (
@@ -151,6 +149,11 @@ export const ProblemPage = (props: { readonly id: string }) => {
               </>
             )}
           </section>
+          <section aria-labelledby="trend">
+            <h2 id="trend">Runs over time</h2>
+            <TrendChart counts={countsOf(problem.days, 30)} />
+          </section>
+          <Manage problem={problem} changed={() => setRound((count) => count + 1)} />
           <section aria-labelledby="examples">
             <h2 id="examples">Example runs</h2>
             {problem.examples.length === 0 ? <p class="muted">None kept (deleted runs take their quotes with them).</p> : (

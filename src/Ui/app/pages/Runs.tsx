@@ -1,9 +1,11 @@
 /**
- * Runs (the landing page): the scope's runs, newest first, with the list's filters and a search
- * by external id or trace id, all in the URL. The page polls its list with the last ETag, so a
- * run's status changes on screen without a reload.
+ * Runs (the landing page): the scope's runs, newest first, each named by its task and shown with
+ * its outcome, its top failure (named by its anchor) and its counts of checks and findings
+ * (DECISIONS §25), with the list's filters and a search by external id or trace id, all in the
+ * URL. The page polls its list with the last ETag, so a run's status changes on screen without a
+ * reload.
  */
-import { RunList } from "../../../Contract/RunsContract.js"
+import { type Run, RunList } from "../../../Contract/RunsContract.js"
 import { usePolled } from "../api.js"
 import { hrefOf, Link, useLocation } from "../router.js"
 import { Badge, type Field, FilterForm, Labels, Loading, Notice, Page, Pager, When } from "../ui.js"
@@ -13,6 +15,7 @@ const FIELDS: ReadonlyArray<Field> = [
   { name: "status", label: "Status", options: ["queued", "running", "done", "failed", "skipped"] },
   { name: "severity", label: "Severity", options: ["critical", "high", "medium", "low", "none"] },
   { name: "pattern", label: "Pattern", placeholder: "lewin" },
+  { name: "problem", label: "Problem", placeholder: "prb_…" },
   { name: "label", label: "Label", placeholder: "version:1.4" },
   { name: "since", label: "Since", type: "date" },
   { name: "until", label: "Until", type: "date" }
@@ -25,6 +28,7 @@ const apiPaths = (search: URLSearchParams): ReadonlyArray<string> => {
     status: search.get("status"),
     severity: search.get("severity"),
     pattern: search.get("pattern"),
+    problem: search.get("problem"),
     label: search.get("label"),
     since: search.get("since"),
     until: search.get("until"),
@@ -33,6 +37,26 @@ const apiPaths = (search: URLSearchParams): ReadonlyArray<string> => {
   const q = search.get("q")
   if (q === null || q === "") return [hrefOf("/v1/runs", common)]
   return [hrefOf("/v1/runs", { ...common, external_id: q }), hrefOf("/v1/runs", { ...common, trace_id: q })]
+}
+
+/** A content-free trace has no task to name it by (its trace id is shown below the name). */
+export const UNTITLED = "Untitled run (no message content)"
+
+/** A run's name in the list: its task's first words, else (no report yet) the caller's or the source's id. */
+const nameOf = (run: Run): string =>
+  run.summary === null ? run.external_id ?? run.trace_id ?? run.id : run.summary.task.length > 0 ? run.summary.task : UNTITLED
+
+const TopFailure = (props: { readonly run: Run }) => {
+  const failure = props.run.summary?.top_failure ?? null
+  if (failure === null) return <span class="muted">{props.run.summary === null ? "–" : "none"}</span>
+  return (
+    <>
+      {failure.title} <Badge kind="severity" value={failure.severity} />
+      <div class="muted">
+        <code>{failure.check ?? failure.pattern ?? ""}</code>
+      </div>
+    </>
+  )
 }
 
 export const RunsPage = () => {
@@ -57,11 +81,12 @@ export const RunsPage = () => {
           <caption class="visually-hidden">Runs, newest first</caption>
           <thead>
             <tr>
-              <th scope="col">Run</th>
+              <th scope="col">Task</th>
               <th scope="col">Status</th>
-              <th scope="col">Severity</th>
+              <th scope="col">Top failure</th>
+              <th scope="col">Checks</th>
+              <th scope="col">Findings</th>
               <th scope="col">Submitted</th>
-              <th scope="col">Source</th>
               <th scope="col">Labels</th>
             </tr>
           </thead>
@@ -69,17 +94,23 @@ export const RunsPage = () => {
             {runs.map((run) => (
               <tr key={run.id} data-run={run.id}>
                 <td>
-                  <Link href={`/ui/runs/${encodeURIComponent(run.id)}`}>{run.external_id ?? run.trace_id ?? run.id}</Link>
+                  <Link href={`/ui/runs/${encodeURIComponent(run.id)}`}>{nameOf(run)}</Link>
+                  {run.summary === null || run.summary.outcome.length === 0 ? null : <div class="muted">ended: {run.summary.outcome}</div>}
+                  {run.summary === null ? null : <div class="muted">{run.external_id ?? run.trace_id ?? ""}</div>}
                 </td>
                 <td>
                   <Badge kind="status" value={run.status} />
                   {run.reason === null ? null : <span class="muted"> {run.reason}</span>}
+                  <div class="muted">{run.source}</div>
                 </td>
-                <td>{run.severity === null ? <span class="muted">–</span> : <Badge kind="severity" value={run.severity} />}</td>
+                <td>
+                  <TopFailure run={run} />
+                </td>
+                <td>{run.summary === null ? <span class="muted">–</span> : run.summary.checks}</td>
+                <td>{run.summary === null ? <span class="muted">–</span> : run.summary.findings}</td>
                 <td>
                   <When iso={run.submitted_at} />
                 </td>
-                <td>{run.source}</td>
                 <td>
                   <Labels labels={run.labels} />
                 </td>
