@@ -4,27 +4,14 @@
  * when the trace does not tell (a format without instrumentation scopes, spans of no known one).
  */
 import type { ReportContent } from "../Contract/DiagnoseReport.js"
-import type { Instrumentation, NormalizedTrace } from "../Traces/Model.js"
-
-/** Each instrumentation's name and the setting that makes it record content (docs/otlp.md, "Turn message content on"). */
-export const CONTENT_SETTINGS: Readonly<Record<Instrumentation, { readonly name: string; readonly setting: string }>> = {
-  opentelemetry_genai: { name: "OpenTelemetry GenAI instrumentations", setting: "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true" },
-  openllmetry: { name: "OpenLLMetry", setting: "TRACELOOP_TRACE_CONTENT=true" },
-  vercel_ai_sdk: { name: "Vercel AI SDK", setting: "experimental_telemetry: { recordInputs: true, recordOutputs: true }" },
-  openinference: { name: "OpenInference", setting: "unset OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS (or hideInputs / hideOutputs in its traceConfig)" }
-}
-
-const INSTRUMENTATIONS: ReadonlyArray<Instrumentation> = ["opentelemetry_genai", "openllmetry", "vercel_ai_sdk", "openinference"]
-
-/** Every setting, for a trace whose instrumentation is not known. */
-const EVERY_SETTING = INSTRUMENTATIONS.map((each) => `${CONTENT_SETTINGS[each].setting} (${CONTENT_SETTINGS[each].name})`).join("; ")
+import { CONTENT_SETTINGS, EVERY_CONTENT_SETTING, type NormalizedTrace } from "../Traces/Model.js"
 
 /** The report's `content`: undefined for a trace with content. */
 export const contentOf = (trace: NormalizedTrace): ReportContent | undefined => {
   if (trace.content !== "absent") return undefined
   const known = trace.instrumentation
   return known === undefined
-    ? { absent: true, instrumentation: null, setting: EVERY_SETTING }
+    ? { absent: true, instrumentation: null, setting: EVERY_CONTENT_SETTING }
     : { absent: true, instrumentation: known, setting: CONTENT_SETTINGS[known].setting }
 }
 

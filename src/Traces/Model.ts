@@ -97,7 +97,10 @@ export const TraceEvent = Schema.Struct({
 })
 export type TraceEvent = typeof TraceEvent.Type
 
-export const Instrumentation = Schema.Literal("opentelemetry_genai", "openllmetry", "vercel_ai_sdk", "openinference").annotations({
+/** The instrumentations a span trace can name, in the order a report lists their settings. */
+export const INSTRUMENTATIONS = ["opentelemetry_genai", "openllmetry", "vercel_ai_sdk", "openinference"] as const
+
+export const Instrumentation = Schema.Literal(...INSTRUMENTATIONS).annotations({
   identifier: "TraceInstrumentation",
   description:
     "The instrumentation that recorded a span trace, read from its spans' instrumentation scope and attributes: the OpenTelemetry GenAI instrumentations, OpenLLMetry (Traceloop), the Vercel AI SDK, or OpenInference."
@@ -155,8 +158,23 @@ const PLACEHOLDERS: ReadonlySet<string> = new Set(CONTENT_PLACEHOLDERS.map((entr
 export const isContentPlaceholder = (text: string): boolean => text.length < 32 && PLACEHOLDERS.has(text.trim())
 
 /**
+ * Each instrumentation's name and the setting that makes it record content (DECISIONS §23; the
+ * table in docs/otlp.md, "Turn message content on"). The Vercel AI SDK's switches are its call's
+ * telemetry options: `telemetry` from AI SDK 7 (with the `@ai-sdk/otel` integration),
+ * `experimental_telemetry` before it.
+ */
+export const CONTENT_SETTINGS: Readonly<Record<Instrumentation, { readonly name: string; readonly setting: string }>> = {
+  opentelemetry_genai: { name: "OpenTelemetry GenAI instrumentations", setting: "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true" },
+  openllmetry: { name: "OpenLLMetry", setting: "TRACELOOP_TRACE_CONTENT=true" },
+  vercel_ai_sdk: { name: "Vercel AI SDK", setting: "telemetry: { recordInputs: true, recordOutputs: true } (experimental_telemetry before AI SDK 7)" },
+  openinference: { name: "OpenInference", setting: "unset OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS (or hideInputs / hideOutputs in its traceConfig)" }
+}
+
+/** Every instrumentation's setting, each with its name: for a trace whose instrumentation is not known. */
+export const EVERY_CONTENT_SETTING = INSTRUMENTATIONS.map((each) => `${CONTENT_SETTINGS[each].setting} (${CONTENT_SETTINGS[each].name})`).join("; ")
+
+/**
  * Why a trace without message content cannot be analysed, and how to turn content on (DECISIONS
  * §18): the one message of analyze's 400 and of diagnose's skipped lenses.
  */
-export const NO_CONTENT_MESSAGE =
-  "the trace holds no message content: its instrumentation records what ran but not what was said, as the GenAI instrumentations do by default. Turn content on and send it again: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (OpenTelemetry GenAI instrumentations), TRACELOOP_TRACE_CONTENT=true (OpenLLMetry), experimental_telemetry: { recordInputs: true, recordOutputs: true } (Vercel AI SDK), or unset OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS (OpenInference)"
+export const NO_CONTENT_MESSAGE = `the trace holds no message content: its instrumentation records what ran but not what was said, as the GenAI instrumentations do by default. Turn content on and send it again: ${EVERY_CONTENT_SETTING}`
