@@ -26,7 +26,7 @@ import {
   ValidationError
 } from "../Errors.js"
 import type { CheckFinding } from "../Contract/ChecksContract.js"
-import { NO_CONTENT_MESSAGE } from "../Traces/Model.js"
+import { NO_CONTENT_MESSAGE } from "../Traces/ContentSettings.js"
 import { Home, type LearningRecord, type StoredDetection } from "../Home/Home.js"
 import { analysesRunning, countAnalysis, statusOfExit } from "../Observability/Metrics.js"
 import { Tracing } from "../Observability/Tracing.js"

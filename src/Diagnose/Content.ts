@@ -4,18 +4,15 @@
  * when the trace does not tell (a format without instrumentation scopes, spans of no known one).
  */
 import type { ReportContent } from "../Contract/DiagnoseReport.js"
-import { CONTENT_SETTINGS, INSTRUMENTATIONS } from "../Traces/ContentSettings.js"
+import { CONTENT_SETTINGS, EVERY_CONTENT_SETTING } from "../Traces/ContentSettings.js"
 import type { NormalizedTrace } from "../Traces/Model.js"
-
-/** Every setting, for a trace whose instrumentation is not known. */
-const EVERY_SETTING = INSTRUMENTATIONS.map((each) => `${CONTENT_SETTINGS[each].setting} (${CONTENT_SETTINGS[each].name})`).join("; ")
 
 /** The report's `content`: undefined for a trace with content. */
 export const contentOf = (trace: NormalizedTrace): ReportContent | undefined => {
   if (trace.content !== "absent") return undefined
   const known = trace.instrumentation
   return known === undefined
-    ? { absent: true, instrumentation: null, setting: EVERY_SETTING }
+    ? { absent: true, instrumentation: null, setting: EVERY_CONTENT_SETTING }
     : { absent: true, instrumentation: known, setting: CONTENT_SETTINGS[known].setting }
 }
 

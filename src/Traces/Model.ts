@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import { FORMAT_NAMES, FORMAT_OPTIONS } from "../Registry/Derived.js"
 import { listOf } from "../Registry/Entries.js"
 import { TRACE_FORMATS } from "../Registry/Formats.js"
+import { INSTRUMENTATIONS } from "./ContentSettings.js"
 
 /** The formats' names, in the registry's order (src/Registry/Formats.ts: the detection order). */
 export const FORMATS = FORMAT_NAMES
@@ -97,7 +98,7 @@ export const TraceEvent = Schema.Struct({
 })
 export type TraceEvent = typeof TraceEvent.Type
 
-export const Instrumentation = Schema.Literal("opentelemetry_genai", "openllmetry", "vercel_ai_sdk", "openinference").annotations({
+export const Instrumentation = Schema.Literal(...INSTRUMENTATIONS).annotations({
   identifier: "TraceInstrumentation",
   description:
     "The instrumentation that recorded a span trace, read from its spans' instrumentation scope and attributes: the OpenTelemetry GenAI instrumentations, OpenLLMetry (Traceloop), the Vercel AI SDK, or OpenInference."
@@ -153,10 +154,3 @@ const PLACEHOLDERS: ReadonlySet<string> = new Set(CONTENT_PLACEHOLDERS.map((entr
 
 /** True when a text is an instrumentation's placeholder, not content (surrounding whitespace aside). */
 export const isContentPlaceholder = (text: string): boolean => text.length < 32 && PLACEHOLDERS.has(text.trim())
-
-/**
- * Why a trace without message content cannot be analysed, and how to turn content on (DECISIONS
- * §18): the one message of analyze's 400 and of diagnose's skipped lenses.
- */
-export const NO_CONTENT_MESSAGE =
-  "the trace holds no message content: its instrumentation records what ran but not what was said, as the GenAI instrumentations do by default. Turn content on and send it again: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (OpenTelemetry GenAI instrumentations), TRACELOOP_TRACE_CONTENT=true (OpenLLMetry), experimental_telemetry: { recordInputs: true, recordOutputs: true } (Vercel AI SDK), or unset OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS (OpenInference)"

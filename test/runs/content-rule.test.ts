@@ -5,12 +5,15 @@
  *   names is content-free; nothing of it reaches a provider, on diagnose, analyze (400) and runs
  *   (REST and MCP); a content-free run whose checks fired ends `done` with them, one with none
  *   `skipped: no_content`; the report names the setting that turns content on for the trace's
- *   instrumentation;
+ *   instrumentation, also on what OpenLLMetry and the Vercel AI SDK 7 really export (recorded);
  * - without a provider, a run whose checks fired ends `done` with them (its lenses
  *   `llm_resolution_error`), one without `failed: llm_resolution_error`;
  * - a run's severity is its report's, checks counted, and `?severity=` finds it.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { Predicate } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { DiagnoseResponse } from "../../src/Contract/DiagnoseReport.js"
 import { connectHttp, firstText } from "../mcp/support.js"
 import { useProviderDouble } from "../support/Harness.js"
@@ -41,6 +44,19 @@ const runOfTrace = async (service: RunningService, traceId: string) => {
 const postTraces = async (service: RunningService, body: unknown) => {
   const response = await call(service, "POST", "/v1/traces", { body })
   expect(response.status, (await response.text()).slice(0, 300)).toBe(200)
+}
+
+/** The trace id of an OTLP/JSON body's first span. */
+const traceIdOf = (otlp: unknown): string => {
+  const groups = Predicate.isRecord(otlp) && Array.isArray(otlp["resourceSpans"]) ? otlp["resourceSpans"] : []
+  for (const group of groups) {
+    const scopes = Predicate.isRecord(group) && Array.isArray(group["scopeSpans"]) ? group["scopeSpans"] : []
+    for (const scope of scopes) {
+      const spans = Predicate.isRecord(scope) && Array.isArray(scope["spans"]) ? scope["spans"] : []
+      for (const span of spans) if (Predicate.isRecord(span) && typeof span["traceId"] === "string") return span["traceId"]
+    }
+  }
+  throw new Error("no span with a trace id")
 }
 
 const REFUND = { question: "Please refund order 4711, it arrived broken.", answer: "I refunded order 4711; the money is back in three days." }
@@ -98,6 +114,25 @@ describe("the content rule on runs", () => {
     expect(run).toMatchObject({ status: "done", severity: "high" })
     expect(run.report?.checks.map((finding) => finding.check)).toEqual(["provider_error"])
     expect(run.report?.usage.llm_calls).toBe(0)
+    expect(harness.double.calls).toEqual([])
+  })
+
+  it("what the clients really export with content off (recorded): OpenLLMetry's failed withTool span and AI SDK 7's failed tool end done with tool_error_unrecovered, each report naming its client's setting", async () => {
+    const service = await withProvider()
+    const clients = [
+      { file: "openllmetry-refund-agent-no-content.otlp-traces.json", instrumentation: "openllmetry", setting: "TRACELOOP_TRACE_CONTENT=true" },
+      { file: "ai-sdk-7-refund-agent-no-content.otlp-traces.json", instrumentation: "vercel_ai_sdk", setting: "telemetry: { recordInputs: true, recordOutputs: true } (experimental_telemetry before AI SDK 7)" }
+    ]
+    for (const client of clients) {
+      const body: unknown = JSON.parse(readFileSync(join(import.meta.dirname, "..", "fixtures", "traces", "otel", client.file), "utf8"))
+      const traceId = traceIdOf(body)
+      await postTraces(service, body)
+      const run = await runOfTrace(service, traceId)
+      expect(run, client.file).toMatchObject({ source: "otlp", status: "done", reason: null, severity: "medium" })
+      expect(run.report?.checks.map((finding) => finding.check), client.file).toEqual(["tool_error_unrecovered"])
+      expect(run.report?.content, client.file).toEqual({ absent: true, instrumentation: client.instrumentation, setting: client.setting })
+      expect(run.report?.usage.llm_calls).toBe(0)
+    }
     expect(harness.double.calls).toEqual([])
   })
 

@@ -69,6 +69,14 @@ describe("message content", () => {
     expect(instrumentationOf([span("opentelemetry.instrumentation.openai.v1", { "gen_ai.system": "openai", "llm.request.type": "chat" })])).toBe("openllmetry")
     expect(instrumentationOf([span("@traceloop/instrumentation-openai", {})])).toBe("openllmetry")
     expect(instrumentationOf([span("ai", { "ai.operationId": "ai.generateText", "gen_ai.system": "openai" })])).toBe("vercel_ai_sdk")
+    // AI SDK 7's @ai-sdk/otel: GenAI keys under scope gen_ai, told by its step spans or its span-level durations
+    const aiSdkChat = span("gen_ai", { "gen_ai.operation.name": "chat", "gen_ai.client.operation.duration": 0.08 })
+    expect(instrumentationOf([span("gen_ai", { "gen_ai.operation.name": "invoke_agent" }), aiSdkChat])).toBe("vercel_ai_sdk")
+    expect(instrumentationOf([span("gen_ai", { "gen_ai.operation.name": "agent_step" })])).toBe("vercel_ai_sdk")
+    expect(instrumentationOf([span("gen_ai", { "gen_ai.operation.name": "execute_tool", "gen_ai.execute_tool.duration": 0.001 })])).toBe("vercel_ai_sdk")
+    // the scope alone, or those keys under another scope, are the GenAI instrumentations'
+    expect(instrumentationOf([span("gen_ai", { "gen_ai.operation.name": "chat" })])).toBe("opentelemetry_genai")
+    expect(instrumentationOf([span("@opentelemetry/instrumentation-openai", { "gen_ai.operation.name": "chat", "gen_ai.client.operation.duration": 0.08 })])).toBe("opentelemetry_genai")
     expect(instrumentationOf([span("openinference.instrumentation.openai", {})])).toBe("openinference")
     expect(instrumentationOf([span(undefined, { "gen_ai.operation.name": "chat" }), span(undefined, { "openinference.span.kind": "LLM" })])).toBe("openinference")
     expect(instrumentationOf([span("my-service", { "http.method": "GET" })])).toBeUndefined()

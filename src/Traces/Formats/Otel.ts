@@ -16,27 +16,34 @@
  * spans under them; an agent span under a different agent is a handoff, as is a span whose
  * operation names a handoff (or a `transfer_to_<agent>` tool). `execute_tool` spans are tool calls
  * and results (a result of kind `error` when the span failed); ERROR statuses and `exception`
- * events are errors. Structure (DECISIONS §23, `Spans/Facts`): a model call's finish reason,
+ * events are errors. OpenLLMetry's `withAgent` / `withTool` spans (`traceloop.span.kind` `agent` /
+ * `tool`) are agent and tool spans too, content on or off. Structure (DECISIONS §23, `Spans/Facts`): a model call's finish reason,
  * tokens, status and duration go on its answer; a chat span (or a Vercel AI SDK `do*` call) that
  * recorded no messages is kept as an empty message carrying them, unless it runs under a span
  * holding the same call's messages (ADK's `generate_content` under `call_llm`).
  *
  * Modules: `Otel/Messages` (the GenAI message conventions: attributes, events, log records),
- * `Otel/Adk` (Google ADK's `gcp.vertex.agent.*` attributes).
+ * `Otel/Adk` (Google ADK's `gcp.vertex.agent.*` attributes), `Otel/Traceloop` (OpenLLMetry's
+ * `traceloop.entity.*` attributes).
  */
 import type { Importer } from "../Importer.js"
 import { firstPresent, str } from "./Common.js"
 import { type CallFacts, mergeFacts } from "../Builder.js"
-import { addSpanErrors, firstText, hasContent, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanFacts, spanSource, textOf, type LogRecord, type ModelCall, operationOf, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
+import { addSpanErrors, firstText, hasContent, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanFacts, spanSource, textOf, traceloopEntityOf, type LogRecord, type ModelCall, operationOf, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"
 import { modelCallFacts } from "./Spans/Facts.js"
 import { MODEL_OPERATIONS } from "./Spans/Read.js"
 import { ADK_REQUEST, adkToolArgs, adkToolResponse } from "./Otel/Adk.js"
 import { callOf, callOfLogs } from "./Otel/Messages.js"
+import { traceloopToolArgs, traceloopToolResult } from "./Otel/Traceloop.js"
 
 const AGENT_OPERATIONS = new Set(["invoke_agent", "create_agent"])
-const isAgentSpan = (span: Span): boolean => AGENT_OPERATIONS.has(operationOf(span)) || /^(invoke_agent|create_agent)\s/.test(span.name)
+const isAgentSpan = (span: Span): boolean =>
+  AGENT_OPERATIONS.has(operationOf(span)) || /^(invoke_agent|create_agent)\s/.test(span.name) || traceloopEntityOf(span, "agent") !== undefined
 const isToolSpan = (span: Span): boolean =>
-  operationOf(span) === "execute_tool" || /^execute_tool\s/.test(span.name) || (span.name === "ai.toolCall" && "ai.toolCall.name" in span.attributes)
+  operationOf(span) === "execute_tool" ||
+  /^execute_tool\s/.test(span.name) ||
+  (span.name === "ai.toolCall" && "ai.toolCall.name" in span.attributes) ||
+  traceloopEntityOf(span, "tool") !== undefined
 const isHandoffSpan = (span: Span): boolean => operationOf(span).includes("handoff")
 /** The Vercel AI SDK's provider calls (`ai.generateText.doGenerate`, `ai.streamText.doStream`, ...), inside its function spans. */
 const VERCEL_CALL = /^ai\.\w+\.do(Generate|Stream)$/
@@ -47,14 +54,15 @@ const isModelCallSpan = (span: Span): boolean => {
   return VERCEL_CALL.test(typeof operation === "string" ? operation : span.name)
 }
 
-/** An agent span's agent: `gen_ai.agent.name`, else the name after `invoke_agent`; undefined when neither. */
+/** An agent span's agent: `gen_ai.agent.name`, else the name after `invoke_agent` (or OpenLLMetry's entity); undefined when none. */
 const agentNameOf = (span: Span): string | undefined =>
-  str(span.attributes["gen_ai.agent.name"]) ?? /^(?:invoke_agent|create_agent)\s+(.+)$/.exec(span.name)?.[1]?.trim()
+  str(span.attributes["gen_ai.agent.name"]) ?? /^(?:invoke_agent|create_agent)\s+(.+)$/.exec(span.name)?.[1]?.trim() ?? traceloopEntityOf(span, "agent")
 
 const toolNameOf = (span: Span): string =>
   str(span.attributes["gen_ai.tool.name"]) ??
   str(span.attributes["ai.toolCall.name"]) ??
   /^execute_tool\s+(.+)$/.exec(span.name)?.[1]?.trim() ??
+  traceloopEntityOf(span, "tool") ??
   (span.name.length > 0 ? span.name : "tool")
 
 // ---------------------------------------------------------------------------------------------
@@ -148,7 +156,7 @@ const makeInterpreter = (): SpanInterpreter => {
         const start = isoOf(span.startNanos)
         const name = toolNameOf(span)
         const actor = actorOf(span, session)
-        const args = firstPresent(span.attributes["gen_ai.tool.call.arguments"], span.attributes["ai.toolCall.args"], adkToolArgs(span))
+        const args = firstPresent(span.attributes["gen_ai.tool.call.arguments"], span.attributes["ai.toolCall.args"], adkToolArgs(span), traceloopToolArgs(span))
         session.toolStart({
           id: str(span.attributes["gen_ai.tool.call.id"]) ?? str(span.attributes["ai.toolCall.id"]),
           name,
@@ -182,7 +190,7 @@ const makeInterpreter = (): SpanInterpreter => {
         return
       }
       if (isToolSpan(span)) {
-        const result = firstPresent(span.attributes["gen_ai.tool.call.result"], span.attributes["ai.toolCall.result"], adkToolResponse(span))
+        const result = firstPresent(span.attributes["gen_ai.tool.call.result"], span.attributes["ai.toolCall.result"], adkToolResponse(span), traceloopToolResult(span))
         const error = spanErrorText(span)
         session.toolEnd({
           name: toolNameOf(span),

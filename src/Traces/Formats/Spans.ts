@@ -26,7 +26,7 @@
 export { attributesOf, fromAnyValue, parseJsonish, textOf, unflatten, type Attributes } from "./Spans/Attributes.js"
 export { firstText, hasContent, parseMessage, parseMessages, roleOf, stampMessage, stampMessages, type Message, type MessageItem, type MessageParts, type ModelCall } from "./Spans/Messages.js"
 export { readSpanTraces } from "./Spans/Read.js"
-export { operationOf, readSpanBody, statusOf } from "./Spans/Records.js"
+export { operationOf, readSpanBody, statusOf, traceloopEntityOf } from "./Spans/Records.js"
 export { isOpenInferenceSample, sampleSpans, type SpanSample } from "./Spans/Sample.js"
 export {
   addSpanErrors,

@@ -9,7 +9,7 @@ import { makeTraceBuilder, type EventInput } from "../../Builder.js"
 import type { NormalizedTrace } from "../../Model.js"
 import { str } from "../Common.js"
 import { canonicalArgs, roleOf, ROLE_WORDS, type Message } from "./Messages.js"
-import { operationOf, readSpanBody } from "./Records.js"
+import { operationOf, readSpanBody, traceloopEntityOf } from "./Records.js"
 import { modelCallFacts, spanTools } from "./Facts.js"
 import { instrumentationOf } from "./Instrumentation.js"
 import { spanFacts, spanSource, type SpanInterpreter, type TraceSession } from "./Session.js"
@@ -126,15 +126,16 @@ const withInstrumentation = (trace: NormalizedTrace, group: TraceGroup): Normali
 /** The GenAI operations that are model calls. */
 export const MODEL_OPERATIONS: ReadonlySet<string> = new Set(["chat", "text_completion", "generate_content"])
 
-/** A span's model call or tool execution by the GenAI or OpenInference attributes alone, content aside. */
+/** A span's model call or tool execution by the GenAI, OpenInference or OpenLLMetry attributes alone, content aside. */
 const operationEvent = (span: Span): EventInput | undefined => {
   const attributes = span.attributes
   const operation = operationOf(span)
   const spanKind = (str(attributes["openinference.span.kind"]) ?? "").toUpperCase()
   const timestamp = isoOf(span.startNanos)
   const stamped = timestamp === undefined ? {} : { timestamp }
-  if (operation === "execute_tool" || spanKind === "TOOL") {
-    const tool = str(attributes["gen_ai.tool.name"]) ?? str(attributes["tool.name"]) ?? span.name
+  const traceloopTool = traceloopEntityOf(span, "tool")
+  if (operation === "execute_tool" || spanKind === "TOOL" || traceloopTool !== undefined) {
+    const tool = str(attributes["gen_ai.tool.name"]) ?? str(attributes["tool.name"]) ?? traceloopTool ?? span.name
     const actor = str(attributes["gen_ai.agent.name"]) ?? "assistant"
     const call_id = str(attributes["gen_ai.tool.call.id"]) ?? str(attributes["tool_call.id"])
     return { actor, role: "agent", kind: "tool_call", content: "", tool, source: spanSource(span), ...stamped, call_id, ...spanFacts(span) }

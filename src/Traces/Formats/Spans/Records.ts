@@ -145,6 +145,22 @@ export const operationOf = (span: Span): string => {
 }
 
 /**
+ * The entity an OpenLLMetry span stands for, when it is one of the given kind: the spans its
+ * `withTool` / `withAgent` (and `withTask`, `withWorkflow`) wrappers make carry
+ * `traceloop.span.kind` (`tool`, `agent`, `task`, `workflow`) and `traceloop.entity.name`, named
+ * `<name>.<kind>`; content on or off (read from @traceloop/node-server-sdk 0.27.0 and its exported
+ * spans). The entity's name, else the span name before `.<kind>`; undefined for any other span.
+ */
+export const traceloopEntityOf = (span: Span, kind: "tool" | "agent"): string | undefined => {
+  const spanKind = span.attributes["traceloop.span.kind"]
+  if (typeof spanKind !== "string" || spanKind.toLowerCase() !== kind) return undefined
+  const name = str(span.attributes["traceloop.entity.name"])
+  if (name !== undefined) return name
+  const suffix = `.${kind}`
+  return span.name.endsWith(suffix) && span.name.length > suffix.length ? span.name.slice(0, -suffix.length) : kind
+}
+
+/**
  * One span's attribute map sent on its own (as instrumentations' and converters' tests write a
  * span): no span fields, and at least two GenAI (`gen_ai.*`) or OpenInference
  * (`openinference.span.kind`, `llm.*`) attribute keys. Read as the attributes of one span.
