@@ -23,8 +23,8 @@ export interface VerdictFailure {
   readonly quote: string | null
   readonly event: number | null
   readonly actor: string | null
-  /** The anchor lens finding's confidence, or (a check anchor) the report's. */
-  readonly confidence: number
+  /** The anchor lens finding's confidence; null for a check anchor (a deterministic rule, no model's confidence). */
+  readonly confidence: number | null
   /** The other lenses and checks that saw the same failure. */
   readonly corroboratedBy: ReadonlyArray<string>
   /** The problem it joined, once the run finished. */
@@ -78,7 +78,7 @@ const failureOf = (report: DiagnoseReport): VerdictFailure | null => {
       quote,
       event: atStep?.event ?? step?.event ?? null,
       actor: atStep?.actor ?? step?.actor ?? null,
-      confidence: report.confidence,
+      confidence: null,
       corroboratedBy,
       problem: failure.problem
     }

@@ -357,12 +357,14 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     /** The larger of two expressions. */
     larger: (a: Statement.Fragment, b: Statement.Fragment) => (postgres ? sql`GREATEST(${a}, ${b})` : sql`MAX(${a}, ${b})`),
     /** A run's columns with its report's summary (the lists'). */
-    listed: `${RUN_COLUMNS}, ${summaryColumns(postgres)}`
+    listed: `${RUN_COLUMNS}, ${summaryColumns(postgres)}`,
+    /** A stored run's columns with its report's summary (one run, the export and the regroup): the Run they show is the list's. */
+    stored: `${STORED_COLUMNS}, ${summaryColumns(postgres)}`
   }
 
   const byId: RunStoreShape["get"] = (scope, id) =>
     Effect.map(
-      sql`SELECT ${sql.unsafe(`${STORED_COLUMNS}, ${summaryColumns(postgres)}`)} FROM runs WHERE scope = ${scope} AND id = ${id}`,
+      sql`SELECT ${sql.unsafe(dialect.stored)} FROM runs WHERE scope = ${scope} AND id = ${id}`,
       (rows) => Option.fromNullable(storedOf(rows[0]))
     )
 
@@ -441,7 +443,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     )
   }
   const list: RunStoreShape["list"] = page(dialect.listed, records)
-  const listStored: RunStoreShape["listStored"] = page(STORED_COLUMNS, (rows) => rows.flatMap((row) => storedOf(row) ?? []))
+  const listStored: RunStoreShape["listStored"] = page(dialect.stored, (rows) => rows.flatMap((row) => storedOf(row) ?? []))
 
   // The scope of this store's last claim: claims take the scopes with work in turn (round robin),
   // so a scope's backlog delays another scope's next run by one claim round at most (docs/operations.md).

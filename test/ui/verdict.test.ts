@@ -119,6 +119,9 @@ describe("the dashboard says what failed, and why (DECISIONS §25)", () => {
     // corroborated by the lenses that read it, and the line the reports lead with
     const corroboration = await textOf(page, "[data-failure] dl")
     for (const lens of ["lewin", "mcgregor", "aar"]) expect(corroboration).toContain(lens)
+    // a check's verdict is a rule's, not a model's: no confidence percentage for it
+    expect(corroboration).toContain("deterministic: a check's rule, no model")
+    expect(corroboration).not.toMatch(/Confidence\s*\d+%/)
     expect(await textOf(page, "[data-verdict]")).toBe(verdict.line)
     // the verdict comes before the timeline, the interventions in it
     const order: unknown = await page.evaluate(`(() => {

@@ -76,7 +76,7 @@ const VerdictView = (props: { readonly run: RunView; readonly report: Report; re
           {failure.explanation.length === 0 ? null : <p class="explanation">{failure.explanation}</p>}
           <dl class="facts" aria-label="How sure">
             <dt>Confidence</dt>
-            <dd>{percent(failure.confidence)}</dd>
+            <dd>{failure.confidence === null ? "deterministic: a check's rule, no model" : percent(failure.confidence)}</dd>
             <dt>Corroborated by</dt>
             <dd>{failure.corroboratedBy.length === 0 ? "nothing else" : failure.corroboratedBy.join(", ")}</dd>
             {problem === undefined ? null : (
