@@ -23,9 +23,10 @@ import {
   ValidationErrorWire
 } from "../Errors.js"
 import { RankedIntervention } from "./DiagnoseReport.js"
-import { DEFAULT_PAGE, MAX_PAGE, NulFreeText, ProblemStatus, QueryText, RunFilterParams } from "./RunsContract.js"
+import { NulFreeText, QueryText, RunFilterParams } from "./RunsContract.js"
+import { DEFAULT_PAGE, MAX_PAGE, ProblemStatus } from "./Statuses.js"
 
-export { ProblemRef, ProblemStatus } from "./RunsContract.js"
+export { ProblemRef } from "./RunsContract.js"
 
 /** The days of a listed problem's `recent` trend. */
 export const RECENT_DAYS = 14

@@ -26,6 +26,7 @@ import { OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
 import { Severity } from "../Catalogue/Severity.js"
 import { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import { AnalyzeQueryParams, RawTrace } from "./AnalyzeContract.js"
+import { DEFAULT_PAGE, MAX_PAGE, ProblemStatus, RunStatus } from "./Statuses.js"
 import { DiagnoseEnvelope, DiagnoseParams } from "./DiagnoseContract.js"
 import { DiagnoseReport, DiagnoseResponse } from "./DiagnoseReport.js"
 import { Mode } from "../Catalogue/Resources.js"
@@ -36,15 +37,6 @@ export const MAX_LABELS = 16
 export const LABEL_KEY = /^[a-z0-9_.-]{1,64}$/
 export const MAX_LABEL_VALUE = 256
 export const MAX_EXTERNAL_ID = 256
-/** The most runs one page lists. */
-export const MAX_PAGE = 200
-export const DEFAULT_PAGE = 50
-
-export const RunStatus = Schema.Literal("queued", "running", "done", "failed", "skipped").annotations({
-  identifier: "RunStatus",
-  description: "queued → running → done | failed | skipped (DECISIONS §17)."
-})
-export type RunStatus = typeof RunStatus.Type
 
 export const SkipReason = Schema.Literal("no_content", "not_failed", "sampled_out", "budget").annotations({
   identifier: "SkipReason",
@@ -146,11 +138,6 @@ export const Run = Schema.Struct({
 }).annotations({ identifier: "Run", description: "A trace submitted for diagnosis in the background." })
 export type Run = typeof Run.Type
 
-export const ProblemStatus = Schema.Literal("open", "resolved", "ignored", "regressed").annotations({
-  identifier: "ProblemStatus",
-  description:
-    "open → resolved (by an admin, optionally in a version) → regressed (seen again; with `resolved_in_version`, only on a `version` label the problem was not seen on before it was resolved); `ignored` keeps counting without alerts."
-})
 
 export const ProblemRef = Schema.Struct({
   id: Schema.String,

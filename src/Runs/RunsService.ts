@@ -11,19 +11,8 @@ import { AppConfig } from "../Config.js"
 import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Severity } from "../Catalogue/Severity.js"
-import {
-  DEFAULT_PAGE,
-  ExternalId,
-  LABEL_KEY,
-  MAX_PAGE,
-  type Run,
-  RunExport,
-  RunLabels,
-  type RunOptions,
-  RunStatus,
-  type RunTrace,
-  SkipReason
-} from "../Contract/RunsContract.js"
+import { ExternalId, LABEL_KEY, type Run, RunExport, RunLabels, type RunOptions, type RunTrace, SkipReason } from "../Contract/RunsContract.js"
+import { DEFAULT_PAGE, MAX_PAGE, RunStatus } from "../Contract/Statuses.js"
 import { DiagnoseReport, type ReportContext } from "../Contract/DiagnoseReport.js"
 import { type AdmitFailure, type AdmittedDiagnose, DiagnoseService } from "../Diagnose/DiagnoseService.js"
 import { locateLines } from "../Diagnose/Render/JsonLines.js"
