@@ -105,11 +105,11 @@ export const AnalysisResourcesLive = (config: AppConfigShape, options: { readonl
 
 /**
  * The runs (DECISIONS §17), the OTLP receiver (§18) and the problems (§19), over the analysis
- * resources: their code (the store, SQL, the OTLP codecs, the alerts: Runs/RunsResources.ts) is
+ * resources: their code (the store, SQL, the OTLP codecs, the alerts: RunsResources.ts) is
  * loaded when this Layer is built, so a command that reads one trace file never loads it (issue 52).
  */
 export const RunsLayerLive = (options: { readonly serving: boolean } = { serving: false }) =>
-  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("./Runs/RunsResources.js")), ({ RunsResourcesLive }) => RunsResourcesLive(options)))
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("./RunsResources.js")), ({ RunsResourcesLive }) => RunsResourcesLive(options)))
 
 /**
  * Everything requests use: the analysis resources, and the runs built over them (so the runs'

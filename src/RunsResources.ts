@@ -6,14 +6,14 @@
  * `svc runs` and `svc problems` commands do; `svc diagnose FILE` never does.
  */
 import { Layer } from "effect"
-import { RunStoreAccessLive } from "../Store/RunStoreAccess.js"
-import { OtlpAssemblyLive, OtlpReassemblyLive } from "../Otlp/Assembly.js"
-import { LogsEncodingLive } from "../Otlp/LogsEncoding.js"
-import { OtlpReceiverLive } from "../Otlp/Receiver.js"
-import { AlertDeliveryLive, AlertRoutesLive } from "./Alerts.js"
-import { ProblemsServiceLive } from "./ProblemsService.js"
-import { RunsServiceLive } from "./RunsService.js"
-import { RunWorkersLive } from "./Workers.js"
+import { RunStoreAccessLive } from "./Store/RunStoreAccess.js"
+import { OtlpAssemblyLive, OtlpReassemblyLive } from "./Otlp/Assembly.js"
+import { LogsEncodingLive } from "./Otlp/LogsEncoding.js"
+import { OtlpReceiverLive } from "./Otlp/Receiver.js"
+import { AlertDeliveryLive, AlertRoutesLive } from "./Runs/Alerts.js"
+import { ProblemsServiceLive } from "./Runs/ProblemsService.js"
+import { RunsServiceLive } from "./Runs/RunsService.js"
+import { RunWorkersLive } from "./Runs/Workers.js"
 
 /** `serving`: `svc serve`, which alone runs the workers, completes OTLP traces into runs and delivers alerts. */
 export const RunsResourcesLive = (options: { readonly serving: boolean }) => {
