@@ -2,7 +2,9 @@
  * The service's resources as one Layer, given a validated configuration: everything requests use,
  * with no HTTP server, so the `svc` commands and `svc mcp` build the same resources as `svc serve`
  * without importing the server (App.ts adds it). Resources are built before the server and
- * finalized after it, so they outlive draining requests.
+ * finalized after it, so they outlive draining requests. In two parts: the analysis resources
+ * (what reading, checking and diagnosing one trace uses) and the runs over them, whose code loads
+ * when they are built (the `svc` commands on a file build the first part only).
  *
  * Where state lives is chosen here, once, from the configuration (DECISIONS §15, §16): in this
  * process, or shared through Redis when SVC_REDIS_URL is set (the rate limiter and baselines), and
@@ -32,14 +34,6 @@ import { RedisStoreLive } from "./Store/Redis.js"
 import { RedactionLive } from "./Redaction/Redaction.js"
 import { ChecksLive } from "./Checks/Checks.js"
 import { TraceReaderLive } from "./Intake/TraceReader.js"
-import { RunStoreAccessLive } from "./Store/RunStoreAccess.js"
-import { RunsServiceLive } from "./Runs/RunsService.js"
-import { RunWorkersLive } from "./Runs/Workers.js"
-import { AlertDeliveryLive, AlertRoutesLive } from "./Alerts/Delivery.js"
-import { ProblemsServiceLive } from "./Problems/Service.js"
-import { OtlpAssemblyLive, OtlpReassemblyLive } from "./Otlp/Assembly.js"
-import { OtlpReceiverLive } from "./Otlp/Receiver.js"
-import { LogsEncodingLive } from "./Otlp/LogsEncoding.js"
 
 /** Where each kind of state lives, as the configuration says. */
 export const stateChoice = (config: AppConfigShape) => {
@@ -52,11 +46,11 @@ export const stateChoice = (config: AppConfigShape) => {
 }
 
 /**
- * `serving`: the resources of `svc serve` (npm start), which alone starts background work (the key
- * file watched today; the run workers of DECISIONS §17 next); the `svc` commands and `svc mcp` read
- * the keys once.
+ * What analyze, diagnose, check and normalize use (the surfaces' guards included). `serving`: the
+ * resources of `svc serve` (npm start), which alone starts background work (the key file watched);
+ * the `svc` commands and `svc mcp` read the keys once.
  */
-export const ResourcesLive = (config: AppConfigShape, options: { readonly serving: boolean } = { serving: false }) => {
+export const AnalysisResourcesLive = (config: AppConfigShape, options: { readonly serving: boolean } = { serving: false }) => {
   const ConfigLive = Layer.succeed(AppConfig, config)
   const state = stateChoice(config)
   const Shared = RedisStoreLive.pipe(Layer.provide(ConfigLive))
@@ -79,21 +73,8 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
   // The checks of every surface that diagnoses (DECISIONS §23), with SVC_CHECKS_FILE's settings per scope.
   const CheckRules = ChecksLive.pipe(Layer.provide([ConfigLive, Scopes]))
   const Diagnoses = DiagnoseServiceLive.pipe(Layer.provide([ConfigLive, Catalogue, Analyses, Redact, CheckRules]))
-  // The runs store (SVC_HOME/svc.db), opened on first use; `svc serve` alone runs workers over it,
-  // which are finalized before it closes (each gives its run back first).
   const Readiness = ReadinessLive
   const Tracker = RequestTrackerLive
-  const Store = RunStoreAccessLive.pipe(Layer.provide(AlertRoutesLive), Layer.provide(ConfigLive))
-  // a retried run of an OTLP trace that could not be assembled is assembled again by its worker (Runs/Reassembly.ts)
-  const Workers = options.serving ? RunWorkersLive.pipe(Layer.provide([ConfigLive, Diagnoses, Cache, Readiness, Tracker, OtlpReassemblyLive])) : Layer.empty
-  const RunsServices = RunsServiceLive.pipe(Layer.provide([ConfigLive, Scopes, Diagnoses, Cache]))
-  // OTLP in (DECISIONS §18): the receiver of every process that serves; `svc serve` also completes traces into runs
-  const Receiver = OtlpReceiverLive.pipe(Layer.provide([ConfigLive, Scopes, Redact]))
-  const Assembly = options.serving ? OtlpAssemblyLive.pipe(Layer.provide([ConfigLive, RunsServices, CheckRules])) : Layer.empty
-  // problems (DECISIONS §19): read and changed by every surface; their alerts delivered by `svc serve`
-  const Problems = ProblemsServiceLive.pipe(Layer.provide([Scopes, Catalogue, CheckRules]))
-  const Deliveries = options.serving ? AlertDeliveryLive.pipe(Layer.provide([ConfigLive, Readiness, LogsEncodingLive])) : Layer.empty
-  const Runs = Layer.mergeAll(RunsServices, Workers, Receiver, Assembly, Problems, Deliveries).pipe(Layer.provideMerge(Store))
   const Keys = (options.serving ? ApiKeysLive : ApiKeysOnceLive).pipe(Layer.provide(ConfigLive))
   // The one guard of every surface (auth, roles, rate limit), with the keys and limiter it reads.
   const Guards = GuardsLive.pipe(Layer.provideMerge(Layer.mergeAll(Keys, Limiter, ErrorReportingLive.pipe(Layer.provide(ConfigLive)))), Layer.provide(ConfigLive))
@@ -111,7 +92,6 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
     Traces,
     CheckRules,
     Diagnoses,
-    Runs,
     Guards,
     HomeFiles,
     Readiness,
@@ -122,6 +102,21 @@ export const ResourcesLive = (config: AppConfigShape, options: { readonly servin
     Layer.provideMerge(TracingLive.pipe(Layer.provide(ConfigLive)))
   )
 }
+
+/**
+ * The runs (DECISIONS §17), the OTLP receiver (§18) and the problems (§19), over the analysis
+ * resources: their code (the store, SQL, the OTLP codecs, the alerts: RunsResources.ts) is
+ * loaded when this Layer is built, so a command that reads one trace file never loads it (issue 52).
+ */
+export const RunsLayerLive = (options: { readonly serving: boolean } = { serving: false }) =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("./RunsResources.js")), ({ RunsResourcesLive }) => RunsResourcesLive(options)))
+
+/**
+ * Everything requests use: the analysis resources, and the runs built over them (so the runs'
+ * workers and store are finalized before the services they use).
+ */
+export const ResourcesLive = (config: AppConfigShape, options: { readonly serving: boolean } = { serving: false }) =>
+  RunsLayerLive(options).pipe(Layer.provideMerge(AnalysisResourcesLive(config, options)))
 
 /**
  * Effect 3 runs with per-fiber runtime metrics on by default (effect_fiber_*): a tagged metric

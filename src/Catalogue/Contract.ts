@@ -40,7 +40,17 @@ export interface PatternSpec<Slug extends string, P extends string, I, IE, H, HE
 
 export const defineContract = <const Slug extends string, const P extends string, I, IE, H, HE>(
   spec: PatternSpec<Slug, P, I, IE, H, HE>
-) => ({ spec, detection: detectionSchema(spec.name, spec.profiles, spec.headline) }) as const
+) => {
+  // Built on first read (the HTTP contract reads it; a `svc` command on a file never does): the 34
+  // detection schemas were a fifth of the catalogue's module evaluation (issue 52).
+  let detection: ReturnType<typeof detectionSchema<P, H, HE>> | undefined
+  return {
+    spec,
+    get detection() {
+      return (detection ??= detectionSchema(spec.name, spec.profiles, spec.headline))
+    }
+  } as const
+}
 
 export interface PatternContract<Slug extends string, P extends string, I, IE, H, HE, D, DE> {
   readonly spec: PatternSpec<Slug, P, I, IE, H, HE>

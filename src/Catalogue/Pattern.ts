@@ -61,7 +61,7 @@ export const definePattern = <const Slug extends string, const P extends string,
   signals: (trace: I) => Signals,
   derive?: DeriveFromTrace
 ) => {
-  const { spec, detection } = contract
+  const { spec } = contract
   const parseOptions = { errors: "all", onExcessProperty: "ignore" } as const
   // The schemas and decoders a request uses, built on its first use: across the 34 patterns they
   // cost about 10 MB of allocation at start-up, where no request needs them yet.
@@ -135,7 +135,15 @@ export const definePattern = <const Slug extends string, const P extends string,
   }
   /** The pattern's model-output schema (built on first use). */
   const modelOutput = () => built().modelOutput
-  return { spec, code, detection, modelOutput } as const
+  return {
+    spec,
+    code,
+    /** The contract's detection schema (built when first read). */
+    get detection() {
+      return contract.detection
+    },
+    modelOutput
+  } as const
 }
 
 export type PatternDefinition = ReturnType<typeof definePattern>

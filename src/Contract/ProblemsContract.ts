@@ -23,9 +23,10 @@ import {
   ValidationErrorWire
 } from "../Errors.js"
 import { RankedIntervention } from "./DiagnoseReport.js"
-import { DEFAULT_PAGE, LABEL_KEY, MAX_PAGE, NulFreeText, PageLimit, PageParams, ProblemStatus, queryLabel, queryLiteral, QueryText, queryTime, RunFilterParams } from "./RunsContract.js"
+import { LABEL_KEY, NulFreeText, PageLimit, PageParams, ProblemListParams, QueryText } from "./Queries.js"
+import { DEFAULT_PAGE, MAX_PAGE, ProblemStatus } from "./Statuses.js"
 
-export { ProblemRef, ProblemStatus } from "./RunsContract.js"
+export { ProblemRef } from "./RunsContract.js"
 
 /** The days of a listed problem's `recent` trend. */
 export const RECENT_DAYS = 14
@@ -194,20 +195,6 @@ export const AlertDeliveryList = Schema.Struct({
   deliveries: Schema.Array(AlertDelivery),
   next_cursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "AlertDeliveryList", description: "The scope's webhook calls, newest first." })
-
-const query = (description: string) => Schema.optional(QueryText.annotations({ description }))
-
-export const ProblemListParams = Schema.Struct({
-  status: queryLiteral("status", ProblemStatus.literals, "Only problems in this status."),
-  severity: RunFilterParams.fields.severity,
-  pattern: query("Only problems with a finding of this pattern."),
-  label: queryLabel("Only problems seen on a run with this label, as `key:value`."),
-  since: queryTime("Seen at or after this time (ISO-8601)."),
-  until: queryTime("Last seen before this time (ISO-8601)."),
-  ...PageParams.fields
-})
-/** A problems filter and page, decoded. */
-export type ProblemListQuery = typeof ProblemListParams.Type
 
 export const CompareParams = Schema.Struct({
   label: QueryText.pipe(Schema.pattern(LABEL_KEY)).annotations({

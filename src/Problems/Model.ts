@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import type { Severity } from "../Catalogue/Severity.js"
-import { ProblemStatus as ProblemStatusSchema } from "../Contract/RunsContract.js"
+import { ProblemStatus as ProblemStatusSchema } from "../Contract/Statuses.js"
 
 /** A problem's status, as the contract names it. */
 export type ProblemStatus = typeof ProblemStatusSchema.Type

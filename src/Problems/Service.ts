@@ -16,11 +16,11 @@ import {
   type Problem,
   type ProblemComparison,
   type ProblemDetail,
-  type ProblemListParams,
   type ProblemUpdate,
   RECENT_DAYS
 } from "../Contract/ProblemsContract.js"
-import { DEFAULT_PAGE, type PageParams } from "../Contract/RunsContract.js"
+import type { PageParams, ProblemListParams } from "../Contract/Queries.js"
+import { DEFAULT_PAGE } from "../Contract/Statuses.js"
 import { type InternalError, NotFound, type StoreUnavailable, ValidationError } from "../Errors.js"
 import { type CompareSide, type DeliveryRecord, type ProblemDetail as StoredDetail, type RegroupOutcome, type RegroupRun } from "../Store/Problems.js"
 import { DAY_MS, type ProblemRecord } from "./Model.js"

@@ -11,19 +11,9 @@ import { AppConfig } from "../Config.js"
 import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Severity } from "../Catalogue/Severity.js"
-import {
-  DEFAULT_PAGE,
-  ExternalId,
-  type Run,
-  RunExport,
-  type RunFilterQuery,
-  RunLabels,
-  type RunListParams,
-  type RunOptions,
-  RunStatus,
-  type RunTrace,
-  SkipReason
-} from "../Contract/RunsContract.js"
+import { ExternalId, type Run, RunExport, RunLabels, type RunOptions, type RunTrace, SkipReason } from "../Contract/RunsContract.js"
+import type { RunFilterQuery, RunListParams } from "../Contract/Queries.js"
+import { DEFAULT_PAGE, RunStatus } from "../Contract/Statuses.js"
 import { DiagnoseReport, FailureAnchor, type ReportContext } from "../Contract/DiagnoseReport.js"
 import { type AdmitFailure, type AdmittedDiagnose, DiagnoseService } from "../Diagnose/DiagnoseService.js"
 import { locateLines } from "../Diagnose/Render/JsonLines.js"

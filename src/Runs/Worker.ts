@@ -15,7 +15,7 @@
  *   `internal_error` (issue 47: a defect once ended the worker without a word).
  * Times come from `Clock`, so tests drive the loop with `TestClock`.
  */
-import type { SqlError } from "@effect/sql"
+import type * as SqlError from "@effect/sql/SqlError"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { errorKinds } from "../Errors.js"
 import { eventLoopTurn } from "../Lifecycle/Slices.js"

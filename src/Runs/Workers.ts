@@ -17,7 +17,7 @@
  * trace that could not be assembled (`failed: assembly_error`, Otlp/Assembly.ts) keeps no trace:
  * retried, its worker assembles the trace's kept spans again (Reassembly.ts) before diagnosing it.
  */
-import type { SqlError } from "@effect/sql"
+import type * as SqlError from "@effect/sql/SqlError"
 import { Cause, Clock, Duration, Effect, Either, Exit, Layer, Option, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"

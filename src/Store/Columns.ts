@@ -1,4 +1,5 @@
-import type { SqlClient, Statement } from "@effect/sql"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import { Predicate } from "effect"
 
 /** Reading a row's columns as both drivers return them (libsql: numbers; PostgreSQL: BIGINT as digits). */

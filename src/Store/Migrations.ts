@@ -5,7 +5,7 @@
  * Times are integer milliseconds since the epoch (UTC), BIGINT (SQLite reads it as its INTEGER,
  * 64-bit; PostgreSQL's integer is 32-bit); JSON columns are text. One text for both dialects.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
 /** 1: the runs, which are also the queue, and the daily budgets. */

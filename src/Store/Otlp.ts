@@ -15,7 +15,8 @@
  * process keeps dying while assembling it, is given up after a few (Assembly.ts) and made a failed
  * run; its row becomes `failed` and keeps its spans, which that run's retry assembles again.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
 import { Array as Arr, Context, Effect, Predicate } from "effect"
 import { makeSlices } from "../Lifecycle/Slices.js"
 import { integer, text } from "./Columns.js"

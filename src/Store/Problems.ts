@@ -10,7 +10,9 @@
  * lost to a crash between the commit and its delivery, and never sent for a finish rolled back.
  * Nothing here knows HTTP; times are milliseconds from the caller's Clock.
  */
-import { SqlClient, type SqlError, type Statement } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import { Context, Effect, Option, Predicate, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { asSeverity, maxSeverity, severityRank, type Severity } from "../Catalogue/Severity.js"

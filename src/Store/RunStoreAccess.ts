@@ -5,7 +5,7 @@
  * 503 `store_unavailable` while everything else serves on. Opening is tried again on the next use,
  * one opener at a time; once open, the store stays open until the service stops.
  */
-import type { SqlError } from "@effect/sql"
+import type * as SqlError from "@effect/sql/SqlError"
 import { Cause, Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Option, Predicate, type Redacted, Scope } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"

@@ -10,9 +10,12 @@
  * Scopes are the data scope tokens of Auth/Scopes.ts; every read and write of one run names its
  * scope, so a run of another scope is simply not found.
  */
-import { SqlClient, type SqlError, type Statement } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import { Context, Data, Effect, Option, Predicate, Ref, Schema } from "effect"
-import { RunStatus, SkipReason } from "../Contract/RunsContract.js"
+import { SkipReason } from "../Contract/RunsContract.js"
+import { RunStatus } from "../Contract/Statuses.js"
 import type { ProblemFinding } from "../Problems/Fingerprint.js"
 import { integer, labelEquals, labelsOf, text } from "./Columns.js"
 import { pageOf, readCursor } from "./Cursor.js"

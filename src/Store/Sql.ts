@@ -12,7 +12,8 @@
  * `synchronous=NORMAL` (durable across a process crash; the last transactions may be lost only on
  * a power loss). Migrations (Store/Migrations.ts) run when the layer is built.
  */
-import { Migrator, SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"

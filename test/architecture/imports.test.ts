@@ -123,7 +123,7 @@ const under = (folder: string) => (file: string) => file.startsWith(`${folder}/`
 const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
   ["main", "boot", "cli", "cliBoot", "Serve", "App", "Http"],
   ["Surfaces"],
-  ["Resources"],
+  ["Resources", "RunsResources"],
   ["Edge"],
   ["Runs", "Otlp", "Problems/Service", "Alerts/Delivery"],
   ["Diagnose"],

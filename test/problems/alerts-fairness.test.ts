@@ -1,6 +1,6 @@
 /**
  * Alert delivery fair to every scope, each call bounded (issue 47 item 4):
- * - The deliverer (src/Runs/Alerts.ts makeDeliverer) over the real store on TestClock: a scope
+ * - The deliverer (src/Alerts/Delivery.ts makeDeliverer) over the real store on TestClock: a scope
  *   whose receiver never answers holds at most PER_SCOPE calls, and only its own; another scope's
  *   alert, written while they hang, is delivered at the next round; the hanging calls are cut at
  *   their deadline (the fiber's, so TestClock drives it) and recorded as retries, their slots free.

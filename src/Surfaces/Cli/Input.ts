@@ -17,7 +17,7 @@ import { extname, isAbsolute, join, relative, resolve } from "node:path"
 import type { Readable } from "node:stream"
 import { JsonBounds, parseTraceBody, parseZipTrace } from "../../Edge/Body.js"
 import { looksLikeZip } from "../../Edge/Zip.js"
-import { detectFormat } from "../../Traces/Normalize.js"
+import { traceReaders } from "../../Traces/Readers.js"
 import { type Body, CliFailure } from "./Backend.js"
 import { printable } from "./Printable.js"
 
@@ -239,13 +239,14 @@ export const readHints = (value: Option.Option<string>, limit: number): Effect.E
 /**
  * The request body for a trace file and the command's options: `{trace, ...options}`. A file that
  * already holds an envelope (`{trace: {...}, mode: ...}`, not itself a trace format) keeps its
- * options, and the command line's win.
+ * options, and the command line's win. The formats' detection is the trace readers' (loaded here).
  */
-export const envelopeOf = (body: Body, options: Readonly<Record<string, unknown>>): Record<string, unknown> => {
-  const set: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(options)) if (value !== undefined) set[key] = value
-  if (Predicate.isRecord(body) && detectFormat(body) === undefined && (Predicate.isRecord(body["trace"]) || Array.isArray(body["trace"]))) {
-    return { ...body, ...set }
-  }
-  return { trace: body, ...set }
-}
+export const envelopeOf = (body: Body, options: Readonly<Record<string, unknown>>): Effect.Effect<Record<string, unknown>> =>
+  Effect.map(traceReaders, ({ detectFormat }) => {
+    const set: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(options)) if (value !== undefined) set[key] = value
+    if (Predicate.isRecord(body) && detectFormat(body) === undefined && (Predicate.isRecord(body["trace"]) || Array.isArray(body["trace"]))) {
+      return { ...body, ...set }
+    }
+    return { trace: body, ...set }
+  })

@@ -1,6 +1,8 @@
 /**
- * The commands in this process (the default): the service's own Layers (`ResourcesLive`), the
- * same configuration from the environment and the same providers, no HTTP server. The guards run
+ * The commands in this process (the default): the service's own Layers (Resources.ts), the
+ * same configuration from the environment and the same providers, no HTTP server. The analysis
+ * resources are built at once; the runs and problems over them (the store, SQL, OTLP) only when a
+ * command first asks for them, so `svc diagnose FILE` neither loads nor builds them (issue 52). The guards run
  * per call as for `svc mcp` (SVC_API_KEY, its role, rate limit); the services report progress to
  * the command's listener. Logs go to stderr, at SVC_LOG_LEVEL when it is set, else errors only.
  * The runs are those of the store the configuration names (SVC_HOME/svc.db),
@@ -9,7 +11,7 @@
 import { Cause, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { AnalysisProgress, type AnalysisProgressShape } from "../../Analysis/Progress.js"
-import { ResourcesLive, withoutRuntimeMetrics } from "../../Resources.js"
+import { AnalysisResourcesLive, RunsLayerLive, withoutRuntimeMetrics } from "../../Resources.js"
 import { Catalogue } from "../../Catalogue/Catalogue.js"
 import { callerSettings, loadConfig } from "../../Config.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
@@ -18,8 +20,7 @@ import { type ApiError, errorKinds } from "../../Errors.js"
 import { loggingLayer } from "../../Observability/Logging.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
 import { NO_QUERY } from "../../Intake/Intake.js"
-import { ProblemsService } from "../../Problems/Service.js"
-import { filterOf, RunsService } from "../../Runs/RunsService.js"
+import type { ProblemsServiceShape } from "../../Problems/Service.js"
 import { makeLocalCaller } from "../LocalCaller.js"
 import { type Backend, CliFailure, type ProblemsBackend, type RunsBackend } from "./Backend.js"
 import { renderReport } from "./Report.js"
@@ -58,28 +59,36 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
     })
     const levelSet = yield* callerSettings.logLevelSet.pipe(Effect.orElseSucceed(() => false))
     const logging = loggingLayer(levelSet ? config.logLevel : "error", "stderr")
-    const context = yield* Layer.build(ResourcesLive(config).pipe(Layer.provide(logging))).pipe(
-      // Say why (a catalogue that does not load, a Redis that refuses): the cause's own message.
-      Effect.catchAllCause((cause) => {
-        const reason = Cause.squash(cause)
-        return Effect.fail(
-          new CliFailure({
-            kind: "unexpected",
-            message: `the service's resources could not start: ${reason instanceof Error ? reason.message : String(reason)}`.slice(0, 600)
-          })
-        )
-      })
-    )
+    // Say why (a catalogue that does not load, a Redis that refuses): the cause's own message.
+    const startFailure = (cause: Cause.Cause<unknown>) => {
+      const reason = Cause.squash(cause)
+      return Effect.fail(
+        new CliFailure({
+          kind: "unexpected",
+          message: `the service's resources could not start: ${reason instanceof Error ? reason.message : String(reason)}`.slice(0, 600)
+        })
+      )
+    }
+    const context = yield* Layer.build(AnalysisResourcesLive(config).pipe(Layer.provide(logging))).pipe(Effect.catchAllCause(startFailure))
     const analyses = Context.get(context, AnalyzeService)
     const diagnoses = Context.get(context, DiagnoseService)
     const reader = Context.get(context, TraceReader)
     const catalogue = Context.get(context, Catalogue)
-    const runs = Context.get(context, RunsService)
-    const problems = Context.get(context, ProblemsService)
+    // The runs and problems, built once over the resources above on first use, in this command's scope.
+    const scope = yield* Effect.scope
+    const runsParts = yield* Effect.cached(
+      Effect.gen(function*() {
+        const built = yield* Layer.buildWithScope(RunsLayerLive().pipe(Layer.provide(Layer.succeedContext(context)), Layer.provide(logging)), scope)
+        const [{ filterOf, RunsService }, { ProblemsService }] = yield* Effect.promise(() =>
+          Promise.all([import("../../Runs/RunsService.js"), import("../../Problems/Service.js")])
+        )
+        return { runs: Context.get(built, RunsService), problems: Context.get(built, ProblemsService), filterOf }
+      }).pipe(Effect.catchAllCause(startFailure))
+    )
     const callerFor = (operation: Operation) => makeLocalCaller(options.apiKey, options.command, operation).pipe(Effect.provide(context))
-    const inProcess = <A, E extends ApiError>(effect: Effect.Effect<A, E>) =>
+    const inProcess = <A, E extends ApiError | CliFailure>(effect: Effect.Effect<A, E>) =>
       effect.pipe(
-        Effect.mapError(failureOf),
+        Effect.mapError((error) => (error instanceof CliFailure ? error : failureOf(error))),
         Effect.provideService(AnalysisProgress, options.progress),
         Effect.provide(logging),
         withoutRuntimeMetrics
@@ -95,30 +104,32 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
 
     /** The caller of a runs operation, its key's name picking the scope. */
     const keyNameFor = (operation: Operation) => Effect.map(Effect.flatten(callerFor(operation)), (caller) => caller.keyName)
+    /** The caller's key name, then the runs (built on first use). */
+    const runsCall = (operation: Operation) => Effect.zip(keyNameFor(operation), runsParts)
     const runsBackend: RunsBackend = {
       submit: (envelope, text) =>
         inProcess(Effect.gen(function*() {
-          const keyName = yield* keyNameFor(LOCAL_OPERATIONS["runs submit"])
+          const [keyName, { runs }] = yield* runsCall(LOCAL_OPERATIONS["runs submit"])
           const submitted = yield* runs.submit(envelope, keyName, NO_QUERY, text)
           return { value: submitted, body: submitted }
         })),
-      list: (query) => inProcess(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs list"]), (keyName) => runs.list(keyName, query))),
+      list: (query) => inProcess(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs list"]), ([keyName, { runs }]) => runs.list(keyName, query))),
       get: (id) =>
-        inProcess(Effect.map(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs show"]), (keyName) => runs.get(keyName, id)), (run) => ({ value: run, body: run }))),
+        inProcess(Effect.map(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs show"]), ([keyName, { runs }]) => runs.get(keyName, id)), (run) => ({ value: run, body: run }))),
       report: (id, output, artifact) =>
         inProcess(Effect.gen(function*() {
-          const keyName = yield* keyNameFor(LOCAL_OPERATIONS["runs show"])
+          const [keyName, { runs }] = yield* runsCall(LOCAL_OPERATIONS["runs show"])
           const { report, context } = yield* runs.report(keyName, id)
           return yield* renderReport(output, { report, context: { ...context, artifact }, body: { report } })
         })),
       retry: (id) =>
-        inProcess(Effect.map(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs retry"]), (keyName) => runs.retry(keyName, id)), (run) => ({ value: run, body: run }))),
+        inProcess(Effect.map(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs retry"]), ([keyName, { runs }]) => runs.retry(keyName, id)), (run) => ({ value: run, body: run }))),
       explain: (id) =>
-        inProcess(Effect.map(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs explain"]), (keyName) => runs.explain(keyName, id)), (run) => ({ value: run, body: run }))),
-      retryAll: (status) => inProcess(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs retry"]), (keyName) => runs.retryAll(keyName, status))),
+        inProcess(Effect.map(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs explain"]), ([keyName, { runs }]) => runs.explain(keyName, id)), (run) => ({ value: run, body: run }))),
+      retryAll: (status) => inProcess(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs retry"]), ([keyName, { runs }]) => runs.retryAll(keyName, status))),
       exportLines: (query) =>
         inProcess(Effect.gen(function*() {
-          const keyName = yield* keyNameFor(LOCAL_OPERATIONS["runs export"])
+          const [keyName, { runs, filterOf }] = yield* runsCall(LOCAL_OPERATIONS["runs export"])
           const filter = filterOf(query)
           let text = ""
           let cursor: string | null = null
@@ -129,21 +140,21 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
           } while (cursor !== null)
           return text
         })),
-      importLines: (lines) => inProcess(Effect.flatMap(keyNameFor(LOCAL_OPERATIONS["runs import"]), (keyName) => runs.importLines(keyName, lines)))
+      importLines: (lines) => inProcess(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs import"]), ([keyName, { runs }]) => runs.importLines(keyName, lines)))
     }
 
-    const problemsCall = <A, E extends ApiError>(operation: Operation, work: (keyName: string | null) => Effect.Effect<A, E>) =>
-      inProcess(Effect.flatMap(keyNameFor(operation), work))
+    const problemsCall = <A, E extends ApiError>(operation: Operation, work: (problems: ProblemsServiceShape, keyName: string | null) => Effect.Effect<A, E>) =>
+      inProcess(Effect.flatMap(Effect.zip(keyNameFor(operation), runsParts), ([keyName, { problems }]) => work(problems, keyName)))
     const problemsBackend: ProblemsBackend = {
-      list: (query) => problemsCall(LOCAL_OPERATIONS["problems list"], (keyName) => problems.list(keyName, query)),
-      get: (id) => problemsCall(LOCAL_OPERATIONS["problems show"], (keyName) => problems.get(keyName, id)),
-      update: (id, update) => problemsCall(LOCAL_OPERATIONS["problems update"], (keyName) => problems.update(keyName, id, update)),
-      merge: (id, into) => problemsCall(LOCAL_OPERATIONS["problems merge"], (keyName) => problems.merge(keyName, id, into)),
-      detach: (id, runId) => problemsCall(LOCAL_OPERATIONS["problems detach"], (keyName) => problems.detach(keyName, id, runId)),
-      compare: (query) => problemsCall(LOCAL_OPERATIONS["problems compare"], (keyName) => problems.compare(keyName, query)),
-      digest: problemsCall(LOCAL_OPERATIONS.digest, (keyName) => problems.digest(keyName)),
+      list: (query) => problemsCall(LOCAL_OPERATIONS["problems list"], (problems, keyName) => problems.list(keyName, query)),
+      get: (id) => problemsCall(LOCAL_OPERATIONS["problems show"], (problems, keyName) => problems.get(keyName, id)),
+      update: (id, update) => problemsCall(LOCAL_OPERATIONS["problems update"], (problems, keyName) => problems.update(keyName, id, update)),
+      merge: (id, into) => problemsCall(LOCAL_OPERATIONS["problems merge"], (problems, keyName) => problems.merge(keyName, id, into)),
+      detach: (id, runId) => problemsCall(LOCAL_OPERATIONS["problems detach"], (problems, keyName) => problems.detach(keyName, id, runId)),
+      compare: (query) => problemsCall(LOCAL_OPERATIONS["problems compare"], (problems, keyName) => problems.compare(keyName, query)),
+      digest: problemsCall(LOCAL_OPERATIONS.digest, (problems, keyName) => problems.digest(keyName)),
       // the caller's key needs the admin role; --scope names the key whose scope is rebuilt (this host's operator reaches every scope's store)
-      regroup: (scope) => problemsCall(LOCAL_OPERATIONS["problems regroup"], (keyName) => problems.regroup(scope ?? keyName))
+      regroup: (scope) => problemsCall(LOCAL_OPERATIONS["problems regroup"], (problems, keyName) => problems.regroup(scope ?? keyName))
     }
 
     return {

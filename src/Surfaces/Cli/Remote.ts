@@ -13,7 +13,7 @@ import { analyzeByName } from "./AnalyzeByName.generated.js"
 import { makeClient } from "../../Client.js"
 import { callerSettings, invalidConfiguration } from "../../Config.js"
 import { errorKinds } from "../../Errors.js"
-import { MAX_PAGE } from "../../Contract/RunsContract.js"
+import { MAX_PAGE } from "../../Contract/Statuses.js"
 import { type Backend, CliFailure, IMPORT_IS_LOCAL, type ProblemsBackend, REGROUP_IS_LOCAL, type RunsBackend } from "./Backend.js"
 import { renderedOf } from "./Report.js"
 

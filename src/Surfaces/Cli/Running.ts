@@ -71,7 +71,7 @@ export const intakeOf = (options: TraceOptions, command: string, progress: Progr
     const backend = yield* backendOf(options, `svc ${command}`, progress)
     const input = yield* readTrace(options.file, backend.readLimit)
     const hints = options.hints === undefined ? Option.none() : yield* readHints(options.hints, backend.readLimit)
-    const envelope = envelopeOf(input.body, {
+    const envelope = yield* envelopeOf(input.body, {
       format: Option.getOrUndefined(options.from),
       select: selectOf(options.select),
       hints: Option.getOrUndefined(hints),

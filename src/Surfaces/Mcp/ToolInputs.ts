@@ -10,8 +10,9 @@ import { JSONSchema, Predicate, Schema } from "effect"
 import { analyzeOptions, rawTraceOptions } from "../../Contract/AnalyzeContract.js"
 import { DiagnoseEnvelope } from "../../Contract/DiagnoseContract.js"
 import { DiagnoseOutput } from "../../Contract/DiagnoseReport.js"
-import { DEFAULT_PAGE, MAX_PAGE, PageLimit, RunListParams, RunsEnvelope } from "../../Contract/RunsContract.js"
-import { ProblemListParams } from "../../Contract/ProblemsContract.js"
+import { RunsEnvelope } from "../../Contract/RunsContract.js"
+import { PageLimit, ProblemListParams, RunListParams } from "../../Contract/Queries.js"
+import { DEFAULT_PAGE, MAX_PAGE } from "../../Contract/Statuses.js"
 import { IMPORTED_FORMATS_READ } from "../../Registry/Derived.js"
 
 const McpTrace = Schema.Unknown.annotations({

@@ -56,7 +56,8 @@ export const makeCheck = (terminal: Terminal) =>
             const file = path ?? "-"
             const answer = yield* Effect.either(
               Effect.flatMap(readTrace(Option.fromNullable(path), backend.readLimit), (input) =>
-                Effect.map(trackRequest(progress, backend, "check", backend.check(envelopeOf(input.body, fields))), (served) => ({ input, served })))
+                Effect.flatMap(envelopeOf(input.body, fields), (envelope) =>
+                  Effect.map(trackRequest(progress, backend, "check", backend.check(envelope)), (served) => ({ input, served }))))
             )
             // A file the service refuses is this file's failure; anything else is the command's.
             if (Either.isLeft(answer) && exitCodeOfKind(answer.left.kind) !== EXIT.input) return yield* answer.left

@@ -77,7 +77,8 @@ export const makeRunsSubmit = (terminal: Terminal) =>
           for (const [index, path] of files.entries()) {
             const file = path ?? "-"
             const submitted = yield* Effect.either(
-              Effect.flatMap(readTrace(Option.fromNullable(path), backend.readLimit), (input) => backend.runs.submit(envelopeOf(input.body, fields), input.text))
+              Effect.flatMap(readTrace(Option.fromNullable(path), backend.readLimit), (input) =>
+                Effect.flatMap(envelopeOf(input.body, fields), (envelope) => backend.runs.submit(envelope, input.text)))
             )
             // A file the service refuses (or that cannot be read) is reported and the others go on;
             // anything else (no service, a key refused, the store down) stops the command.

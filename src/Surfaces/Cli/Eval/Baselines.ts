@@ -14,11 +14,9 @@ import type { CatalogueEntry } from "../../../Catalogue/Catalogue.js"
 import { validateAdmitted } from "../../../Analysis/RawTraces.js"
 import { rankCandidates, shapeOf, triageOne } from "../../../Diagnose/Triage.js"
 import type { NormalizedTrace, TraceFormat } from "../../../Traces/Model.js"
-import type { Label } from "./Dataset.js"
+import type { Baseline, Label } from "./Dataset.js"
 import { normalizeAgent, type Prediction, type Scores, score, spanOfSource, stepOfSource } from "./Score.js"
 
-export const BASELINES = ["random", "first-error", "triage"] as const
-export type Baseline = (typeof BASELINES)[number]
 
 const ERROR_TEXT = /\b(error|exception|traceback|failed|failure)\b/i
 

@@ -18,6 +18,10 @@ import { Either, Predicate } from "effect"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 
+/** The baselines `svc eval --baseline` scores (Baselines.ts), which need no model. */
+export const BASELINES = ["random", "first-error", "triage"] as const
+export type Baseline = (typeof BASELINES)[number]
+
 /** What a dataset says went wrong: the agent, its step (the dataset's own index), the span. */
 export interface Label {
   readonly agent: string | null
