@@ -4,7 +4,7 @@
  * corroboration, ranked interventions), every output, partial failure, no provider, the deadline,
  * the bounds (patterns, max_patterns, budget_tokens), the cache and the metrics.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -170,9 +170,9 @@ describe("POST /v1/diagnose", () => {
     const response = await post(service, { trace: fixture("openai/chat-tool-calls.json"), mode: "quick", max_patterns: 3 })
     expect(response.status).toBe(504)
     expect(await response.json()).toEqual({ detail: { error: "timeout", message: expect.stringContaining("deadline") } })
-    await new Promise((resolve) => setTimeout(resolve, 300))
     expect(harness.double.calls.length).toBeGreaterThan(0)
-    expect(harness.double.calls.every((call) => call.closedEarly)).toBe(true)
+    // the upstream closes follow the answer: waited for, not slept for
+    await vi.waitFor(() => expect(harness.double.calls.every((call) => call.closedEarly)).toBe(true), { timeout: 30_000, interval: 20 })
   })
 
   it("serves an identical diagnose from the cache and counts the request and each lens", async () => {
