@@ -221,8 +221,6 @@ describe("outputs", () => {
     }))(JSON.parse(sarifText))
     expect(log.runs[0]?.results.length).toBeGreaterThan(0)
     expect(JSON.stringify(log)).toContain("traces/run.json")
-    // The live output passes Microsoft's validator with the SARIF and GitHub rules.
-    expect(validateSarif(sarifText, "live").errors).toEqual([])
 
     const html = await post(service, body, "?output=html")
     expect(html.headers.get("content-type")).toContain("text/html")
@@ -242,5 +240,10 @@ describe("outputs", () => {
 
     const bad = await post(service, body, "?output=pdf")
     expect(bad.status).toBe(400)
+
+    // The live output passes Microsoft's validator with the SARIF and GitHub rules. Last: the
+    // validator blocks this process (the service's too) for seconds on a loaded machine, after
+    // which the next request raced the service closing its idle keep-alive connection.
+    expect(validateSarif(sarifText, "live").errors).toEqual([])
   })
 })

@@ -87,12 +87,12 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
     const traceIds = [...whole.traceIds, ...split.traceIds]
     expect(new Set(traceIds).size).toBe(7)
 
-    await until("a run for each of the 7 traces", async () => [...(await runsOf(two.url, traceIds)).values()].every((runs) => runs.length > 0), 20_000)
+    await until("a run for each of the 7 traces", async () => [...(await runsOf(two.url, traceIds)).values()].every((runs) => runs.length > 0), 60_000)
     // Later rounds of the assembly loops, shown by a later trace's run (its spans to both, completed
     // a quiet window after its last): a second run of any of the 7 would have been made by then.
     const later = await runAgent({ endpoint: two.url, secondEndpoint: one.url, batchSize: 2, traces: 1 })
     expect(later.exports.filter((call) => !call.ok)).toEqual([])
-    await until("a run of the later trace", async () => [...(await runsOf(one.url, later.traceIds)).values()].every((runs) => runs.length > 0), 20_000)
+    await until("a run of the later trace", async () => [...(await runsOf(one.url, later.traceIds)).values()].every((runs) => runs.length > 0), 60_000)
     const byTrace = await runsOf(one.url, traceIds)
     const [reference] = byTrace.get(whole.traceIds[0] ?? "") ?? []
     if (reference === undefined) throw new Error("no run of the whole trace")
@@ -122,7 +122,7 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
     const rows = cluster.psql(nameOf(database), "SELECT state, COUNT(*), SUM(late), COUNT(run_id) FROM otlp_traces GROUP BY state")
     expect(rows.trim()).toBe("done|8|0|8")
     expect(cluster.psql(nameOf(database), "SELECT COUNT(*) FROM otlp_items").trim()).toBe("0")
-  }, 40_000)
+  }, 120_000)
 
   it("a replica SIGKILLed with pending spans: the other completes them, and what it had claimed once the claim lapses", async () => {
     const database = cluster.freshDatabase()
@@ -170,5 +170,5 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
     expect(submittedAt(claimedB)).toBeGreaterThanOrEqual(leaseUntil)
     for (const id of unclaimed) expect(submittedAt(id)).toBeLessThan(leaseUntil)
     expect(cluster.psql(database_, "SELECT state, COUNT(*), COUNT(run_id) FROM otlp_traces GROUP BY state").trim()).toBe("done|5|5")
-  }, 70_000)
+  }, 120_000)
 })

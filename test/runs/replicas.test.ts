@@ -181,10 +181,11 @@ describe("replicas over one PostgreSQL (the built service)", () => {
     doubleAt(0).script = () => ({ kind: "hang" })
     doubleAt(1).script = after100ms()
     doubleAt(2).script = after100ms()
-    // Each replica's upkeep first runs as its workers start, so an upkeep only every 30 s would give
-    // the dead one's runs back 30 s after this at the earliest; once per lease, about 10 s after the kill.
-    const startedAt = Date.now()
     const spawned = await Promise.all([0, 1, 2].map((index) => replica(database, index, env)))
+    // Each replica's upkeep first runs as its workers start, no sooner than it is ready, so an
+    // upkeep only every 30 s would give the dead one's runs back 30 s after this at the earliest;
+    // once per lease, about 10 s after the kill.
+    const startedAt = Date.now()
     const [doomed] = spawned
     if (doomed === undefined) throw new Error("no replica")
     const { runOf, traceOf } = traces()
