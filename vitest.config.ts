@@ -1,17 +1,37 @@
 import { defineConfig } from "vitest/config"
 
 /**
- * The heavy scenarios (many processes each: the built service killed and restarted, replicas on
- * PostgreSQL, the bench's CI-size runs) run one file at a time in a fork of their own, beside the
- * rest, so they do not starve each other of the machine's two cores.
+ * The heavy suites run one file at a time, after the rest, in a fork of their own, so they neither
+ * starve each other nor the rest of the machine's two cores (docs/testing.md):
+ * - many processes each: the built service killed and restarted, replicas, the bench's CI-size runs;
+ * - PostgreSQL: each file starts an ephemeral cluster (initdb, a server and its workers);
+ * - browsers: Chromium driven over CDP;
+ * - packaging: `npm pack`, installs into scratch projects, a TypeScript consumer, other Node lines;
+ * - a backlog of 10,000 traces and 20,000 runs whose turns on the event loop are what is measured.
  */
 const HEAVY = [
+  // many processes, SIGKILL
   "test/runs/kill.test.ts",
   "test/runs/replicas.test.ts",
   "test/runs/bench.test.ts",
   "test/otlp/kill.test.ts",
   "test/otlp/replicas.test.ts",
-  "test/problems/alerts-kill.test.ts"
+  "test/problems/alerts-kill.test.ts",
+  "test/operations/drain.test.ts",
+  "test/operations/redis.test.ts",
+  // PostgreSQL
+  "test/runs/postgres.test.ts",
+  "test/runs/api-postgres.test.ts",
+  "test/problems/regroup.test.ts",
+  "test/store/*.test.ts",
+  // browsers
+  "test/ui/dashboard.test.ts",
+  "test/ui/pages.test.ts",
+  "test/docs/docs.test.ts",
+  // packaging
+  "test/packaging/*.test.ts",
+  // the event loop's turns under a backlog
+  "test/otlp/yielding.test.ts"
 ]
 
 export default defineConfig({
@@ -20,7 +40,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    poolOptions: { forks: { execArgv: ["--expose-gc"] } },
+    // Two forks for the suite: vitest's default is one fewer than the cores, which on the 2-core CI
+    // machine ran every file one after another while the second core waited on the tests' sleeps
+    // and child processes.
+    poolOptions: { forks: { execArgv: ["--expose-gc"], maxForks: 2 } },
     reporters: ["default", "./test/setup/summary-reporter.ts"],
     projects: [
       { extends: true, test: { name: "suite", include: ["test/**/*.test.ts"], exclude: HEAVY } },

@@ -2,7 +2,7 @@
  * The analysis engine end to end: the real service on a loopback port, the model providers
  * replaced by the provider double at the network boundary.
  */
-import { beforeAll, describe, expect, it } from "@effect/vitest"
+import { beforeAll, describe, expect, it, vi } from "@effect/vitest"
 import { ParseResult, Schema } from "effect"
 import { definitions } from "../../patterns/index.js"
 import { useProviderDouble } from "../support/Harness.js"
@@ -352,8 +352,8 @@ describe("failures", () => {
     expect(reply.body.detail?.error).toBe("timeout")
     expect(reply.body.detail?.message).toContain("SVC_API_REQUEST_TIMEOUT")
     expect(elapsed).toBeGreaterThanOrEqual(1400)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(harness.double.calls[0]!.closedEarly).toBe(true)
+    // the upstream close follows the answer: waited for, not slept for
+    await vi.waitFor(() => expect(harness.double.calls[0]?.closedEarly).toBe(true), { timeout: 30_000, interval: 20 })
   })
 
   it("a client that disconnects interrupts its analysis and the provider request", async () => {

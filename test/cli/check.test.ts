@@ -97,7 +97,7 @@ describe("svc check", () => {
     const file = refund()
     const sarif = await svc(["check", file, healthy, "--format", "sarif"], { cwd: REPO })
     expect(sarif.code).toBe(0)
-    const validation = validateSarif(sarif.stdout, "svc-check")
+    const validation = await validateSarif(sarif.stdout, "svc-check")
     expect(validation.errors, validation.output).toEqual([])
     const Log = Schema.Struct({
       runs: Schema.Array(Schema.Struct({

@@ -135,7 +135,7 @@ describe("svc diagnose", () => {
         // An absolute path inside the working directory is given relative to it, as code scanning expects.
         const absolute = await svc(["diagnose", trace, "--mode", "quick", "--patterns", "lewin", "--format", "sarif"], { env: providerEnv, cwd })
         expect(absolute.stdout).toContain("\"uri\": \"run.json\"")
-        const validation = validateSarif(log, "cli-diagnose")
+        const validation = await validateSarif(log, "cli-diagnose")
         expect(validation.errors).toEqual([])
       }
     }

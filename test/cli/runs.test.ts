@@ -72,7 +72,7 @@ describe("svc runs against a service (--url)", () => {
 
     const sarif = await svc(["runs", "show", first, "--format", "sarif", ...url])
     expect(sarif.code, sarif.stderr).toBe(0)
-    expect(validateSarif(parse(sarif.stdout), "cli-runs").errors).toEqual([])
+    expect((await validateSarif(parse(sarif.stdout), "cli-runs")).errors).toEqual([])
     // In-process over the service's own store, the same renderers print the same document.
     const local = await svc(["runs", "show", first, "--format", "sarif"], { env: { SVC_HOME: home } })
     expect(local.code, local.stderr).toBe(0)

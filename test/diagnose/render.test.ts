@@ -279,27 +279,27 @@ describe("SARIF", () => {
   const log = renderSarif(otelSample.report, otelSample.context)
   const run = log.runs[0]
 
-  it("passes Microsoft's SARIF validator, GitHub rules included, for both samples", () => {
+  it("passes Microsoft's SARIF validator, GitHub rules included, for both samples", async () => {
     for (const [name, sample] of [["otel", otelSample], ["chat", chatSample], ["chat-finding", chatWithFinding()]] as const) {
-      const validation = validateSarif(renderSarif(sample.report, sample.context), name)
+      const validation = await validateSarif(renderSarif(sample.report, sample.context), name)
       if (validation.warnings.length > 0) console.info(`sarif-multitool warnings (${name}):\n${validation.warnings.join("\n")}`)
       expect(validation.errors, validation.output).toEqual([])
     }
   })
 
-  it("the validator check is not vacuous: a rule without the descriptions GitHub requires fails it", () => {
+  it("the validator check is not vacuous: a rule without the descriptions GitHub requires fails it", async () => {
     const broken = JSON.stringify(log).replace(/"shortDescription"/g, "\"summary\"")
-    const validation = validateSarif(broken, "broken")
+    const validation = await validateSarif(broken, "broken")
     expect(validation.errors.some((error) => error.includes("GH2012"))).toBe(true)
   })
 
-  it("svc check's SARIF (a run per file, a content-free check among them) passes the validator too", () => {
+  it("svc check's SARIF (a run per file, a content-free check among them) passes the validator too", async () => {
     const answer = checksAnswer()
     const log = renderChecksSarif([
       { result: answer, context: otelSample.context },
       { result: { ...answer, severity: "medium", checks: [CONTENT_FREE_CHECK], decisive_step: null }, context: { ...otelSample.context, artifact: "traces/no-content.otlp.json" } }
     ])
-    const validation = validateSarif(log, "checks")
+    const validation = await validateSarif(log, "checks")
     expect(validation.errors, validation.output).toEqual([])
     expect(log.runs.map((each) => each.automationDetails.id)).toEqual([
       "pattern-analysis-service/check/traces/orders-migration.otlp.json/",

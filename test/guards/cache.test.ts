@@ -2,7 +2,7 @@
  * The analysis cache: key identity, hits and the X-Cache header, single flight under concurrency,
  * failures not cached, LRU and TTL on TestClock, interruption of shared runs, metrics.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schema, TestClock } from "effect"
 import type { AnalysisResult } from "../../src/Catalogue/Detection.js"
 import { makeAnalysisCache } from "../../src/Cache/AnalysisCache.js"
@@ -14,6 +14,10 @@ import type { RunningService } from "../support/Service.js"
 import { sampleDetection } from "../support/Detections.js"
 
 const harness = useProviderDouble()
+/** Requests that joined a concurrent identical run (`svc_cache_events_total{event="coalesced"}`; the metrics are the process's, so compare with a count read before). */
+const coalesced = async (service: RunningService): Promise<number> =>
+  Number(/^svc_cache_events_total\{[^}]*event="coalesced"[^}]*\} (\d+)/m.exec(await (await fetch(`${service.url}/metrics`)).text())?.[1] ?? "0")
+
 const start = (env: Record<string, string> = {}) =>
   harness.start({ ANTHROPIC_API_KEY: "sk-ant-cache-0123456789", ANTHROPIC_BASE_URL: harness.double.url, SVC_CACHE: "memory", ...env })
 const post = (service: RunningService, body: unknown, signal?: AbortSignal) =>
@@ -127,8 +131,13 @@ describe("over HTTP", () => {
 
   it("single flight: 25 identical concurrent requests, one provider call, 25 identical responses", async () => {
     const service = await start()
-    harness.double.script = () => ({ kind: "delay", ms: 300, then: { kind: "object", value: exampleOutput("lewin") } })
+    // The provider answers once the other 24 have joined the run (counted as coalesced), not after
+    // a time: with 300 ms, a loaded machine's later requests came after the run and were hits.
+    const joinedBefore = await coalesced(service)
+    const joined = vi.waitFor(async () => expect(await coalesced(service)).toBe(joinedBefore + 24), { timeout: 30_000, interval: 10 })
+    harness.double.script = () => ({ kind: "after", until: joined, then: { kind: "object", value: exampleOutput("lewin") } })
     const responses = await Promise.all(Array.from({ length: 25 }, () => post(service, { ...exampleTrace("lewin"), mode: "quick" })))
+    await joined
     const bodies = await Promise.all(responses.map((response) => response.text()))
     expect(responses.every((response) => response.status === 200)).toBe(true)
     expect(harness.double.calls).toHaveLength(1)
@@ -148,10 +157,12 @@ describe("over HTTP", () => {
   it("a shared run survives one client leaving, and is cut when all have left", async () => {
     const service = await start()
     harness.double.script = () => ({ kind: "delay", ms: 600, then: { kind: "object", value: exampleOutput("lewin") } })
+    // the first leaves once the second has joined its run (counted as coalesced), not after a time
+    const joinedBefore = await coalesced(service)
     const leaving = new AbortController()
     const left = post(service, { ...exampleTrace("lewin"), mode: "quick" }, leaving.signal).catch((error: unknown) => error)
     const staying = post(service, { ...exampleTrace("lewin"), mode: "quick" })
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await vi.waitFor(async () => expect(await coalesced(service)).toBe(joinedBefore + 1), { timeout: 30_000, interval: 10 })
     leaving.abort()
     await left
     const response = await staying

@@ -4,7 +4,7 @@
  * counted once (also when a request is handed on), the same metrics, and refusals in the
  * documented error shape.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { Schema } from "effect"
 import { request } from "node:http"
 import { connect } from "node:net"
@@ -145,10 +145,11 @@ describe("cache hits at the edge", () => {
       })
       socket.on("error", reject)
     })
-    await new Promise((resolve) => setTimeout(resolve, 100))
     expect((await fetch(`${service.url}/healthz`)).status).toBe(200)
-    const gone = metricValue(await metrics(service), "svc_http_requests_total", { method: "POST", code: "499" })
-    expect(gone).toBe(1)
+    // counted once the server has seen the socket close: wait for the count, then check it is one
+    const gone = async () => metricValue(await metrics(service), "svc_http_requests_total", { method: "POST", code: "499" })
+    await vi.waitFor(async () => expect(await gone()).toBeGreaterThanOrEqual(1), { timeout: 30_000, interval: 20 })
+    expect(await gone()).toBe(1)
   })
 
   it("a client that leaves while its analysis waits on the provider aborts the provider request, counted once as client_closed", async () => {
@@ -167,19 +168,18 @@ describe("cache hits at the edge", () => {
       body: JSON.stringify({ trace: { ...exampleTrace("lewin"), task: "another task" }, mode: "quick" }),
       signal: controller.signal
     }).catch(() => "aborted")
-    const deadline = Date.now() + 5000
-    while (harness.double.calls.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    await vi.waitFor(() => expect(harness.double.calls.length).toBeGreaterThanOrEqual(2), { timeout: 30_000, interval: 20 })
     expect(harness.double.calls).toHaveLength(2)
     controller.abort()
     expect(await abortable).toBe("aborted")
-    const closed = async () => {
-      const until = Date.now() + 5000
-      while (harness.double.calls.filter((call) => call.closedEarly === true).length < 1 && Date.now() < until) {
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-      return harness.double.calls.filter((call) => call.closedEarly === true).length
-    }
-    expect(await closed()).toBe(1)
+    const closedEarly = () => harness.double.calls.filter((call) => call.closedEarly === true).length
+    await vi.waitFor(() => expect(closedEarly()).toBeGreaterThanOrEqual(1), { timeout: 30_000, interval: 20 })
+    expect(closedEarly()).toBe(1)
+    // counted as the request ends, which may follow the provider's close: wait for both counts
+    await vi.waitFor(async () => {
+      const now = counted(await metrics(service))
+      expect(Math.min(now.closed - counted(before).closed, now.gone - counted(before).gone)).toBeGreaterThanOrEqual(1)
+    }, { timeout: 30_000, interval: 20 })
     const after = counted(await metrics(service))
     expect(after.closed - counted(before).closed).toBe(1)
     expect(after.gone - counted(before).gone).toBe(1)

@@ -92,10 +92,10 @@ describe("MCP over stdio", () => {
     const { client } = await connectStdio(providerEnv())
     const controller = new AbortController()
     const call = client.callTool({ name: "svc_lewin", arguments: { trace: exampleTrace("lewin"), mode: "quick" } }, undefined, { signal: controller.signal })
-    await waitFor(() => double.calls.length >= 1, 10_000)
+    await waitFor(() => double.calls.length >= 1, 30_000)
     controller.abort("no longer needed")
     await expect(call).rejects.toThrow()
-    await waitFor(() => double.calls[0]?.closedEarly === true, 5000)
+    await waitFor(() => double.calls[0]?.closedEarly === true, 30_000)
     // The server is still there for the next call.
     double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
     const next = await client.callTool({ name: "svc_lewin", arguments: { trace: exampleTrace("lewin"), mode: "quick" } })
@@ -124,7 +124,7 @@ describe("MCP over stdio", () => {
       { jsonrpc: "2.0", id: "call-3", method: "tools/call", params: { name: "svc_lewin", arguments: { trace: exampleTrace("lewin"), mode: "quick" } } }
     ]
     child.stdin.write(lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n") + "\n")
-    await waitFor(() => double.calls.length >= 1, 10_000)
+    await waitFor(() => double.calls.length >= 1, 30_000)
     child.stdin.end()
     expect(await exited).toBe(0)
     const messages: Array<unknown> = stdout.trim().split("\n").map((line) => JSON.parse(line))

@@ -43,6 +43,7 @@ export const firstText = (result: unknown): string => {
   return Predicate.isRecord(first) && typeof first["text"] === "string" ? first["text"] : ""
 }
 
+/** Polls `condition`; the deadline is for a hang (tens of seconds), never a timing the test asserts. */
 export const waitFor = async (condition: () => boolean, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {

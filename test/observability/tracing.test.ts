@@ -243,8 +243,12 @@ describe("the OTEL_* settings reach the SDK", () => {
     expect((await post(service, "/v1/analyze/lewin?mode=quick", traceWithMarker(), { "x-request-id": `root-${unsampled}` })).status).toBe(200)
     expect((await post(service, "/v1/analyze/lewin?mode=quick", traceWithMarker(), { traceparent: `00-${sampled}-${randomHex(8)}-01` })).status).toBe(200)
     expect((await post(service, "/v1/analyze/lewin?mode=quick", traceWithMarker(), { traceparent: `00-${dropped}-${randomHex(8)}-00` })).status).toBe(200)
-    await collector.until(() => inTrace(sampled).length >= 3)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // A later sampled trace's server span, exported after (the batch processor exports one batch
+    // at a time, in the order the spans ended): had the dropped trace's spans been sampled, they
+    // would have arrived before it.
+    const after = randomHex(16)
+    expect((await post(service, "/v1/analyze/lewin?mode=quick", traceWithMarker(), { traceparent: `00-${after}-${randomHex(8)}-01` })).status).toBe(200)
+    await collector.until(() => inTrace(sampled).length >= 3 && inTrace(after).some((span) => span.kind === 2))
     expect(inTrace(dropped)).toEqual([])
     expect(collector.spans.filter((span) => span.attrs["svc.request.id"] === `root-${unsampled}`)).toEqual([])
     const [server] = inTrace(sampled).filter((span) => span.kind === 2)

@@ -5,10 +5,12 @@
  * replicas, so every trace's spans and log records arrive through both:
  * - each trace becomes exactly one run, whose trace is the one a single replica makes of the same
  *   agent run sent whole (the spans from both replicas), and completion is claimed once although
- *   both replicas' assembly loops race every 333 ms (the replicas' trace counters sum to the traces);
- * - a replica SIGKILLed while spans it took are pending: the other completes them, and the traces
- *   the killed one had claimed (its claim put in the store as it would have, with a shorter lease:
- *   Assembly.ts's CLAIM_LEASE is a fixed 60 s) once that lease lapses.
+ *   two replicas' assembly loops race every 333 ms (their trace counters sum to the traces); the
+ *   replicas that take the spans complete nothing (an hour's quiet window), two others started
+ *   after them find every trace due at once, so no trace is completed between its batches;
+ * - a replica SIGKILLed while spans it took are pending: another completes them, and the traces
+ *   the killed one had claimed (its claim put in the store as it would have) once that lease lapses
+ *   (the test lapses it, as it lapses time: Assembly.ts's CLAIM_LEASE is a fixed 60 s).
  * Same SVC_REDACT_KEY on both, so their redaction placeholders agree.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -17,7 +19,7 @@ import { runAgent } from "../support/OtlpAgent.js"
 import { type Cluster, startCluster } from "../support/Postgres.js"
 import { type ProviderDouble, startProviderDouble } from "../support/ProviderDouble.js"
 import { type Spawned, spawnService } from "../support/Spawned.js"
-import { exportedRuns, metricTotal, until } from "./support.js"
+import { buildTrace, exportedRuns, metricTotal, tracesRequest, until } from "./support.js"
 
 let cluster: Cluster
 let double: ProviderDouble
@@ -57,6 +59,9 @@ const replica = async (database: string, env: Record<string, string> = {}): Prom
   return spawned
 }
 
+/** A replica that takes spans and completes nothing within a test (an hour's quiet window), and stops at once. */
+const RECEIVING = { SVC_OTLP_QUIET_SECONDS: "3600", SVC_DRAIN_DELAY_SECONDS: "0" }
+
 /** The database's name in a cluster URL. */
 const nameOf = (url: string): string => new URL(url).pathname.slice(1)
 
@@ -77,7 +82,10 @@ const runsOf = async (url: string, traceIds: ReadonlyArray<string>): Promise<Map
 describe("OTLP in, two replicas on one PostgreSQL (the built service, the real exporters)", () => {
   it("one run per trace whose batches went to both replicas, holding the spans of both; completion claimed once", async () => {
     const database = cluster.freshDatabase()
-    const [one, two] = await Promise.all([replica(database), replica(database)])
+    // Receiving: two replicas that complete nothing while the spans arrive (quiet windows of an
+    // hour; with 1 s, a loaded machine's agent paused longer between a trace's batches, and the
+    // trace completed without its last spans)
+    const [one, two] = await Promise.all([replica(database, RECEIVING), replica(database, RECEIVING)])
     // the same agent run sent whole to one replica: what a trace's run holds
     const whole = await runAgent({ endpoint: one.url })
     // six traces, batches of two spans (and of two log records) alternating between the replicas
@@ -86,11 +94,27 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
     expect(split.exports.filter((call) => call.signal === "traces").length).toBeGreaterThanOrEqual(split.spans / 2)
     const traceIds = [...whole.traceIds, ...split.traceIds]
     expect(new Set(traceIds).size).toBe(7)
+    // both replicas took spans and log records; together, every one of them, none late
+    const [metricsOne, metricsTwo] = await Promise.all([metricsOf(one), metricsOf(two)])
+    const accepted = (text: string, signal: string) => metricTotal(text, "svc_otlp_items_total", { signal, outcome: "accepted" })
+    const late = (text: string) => metricTotal(text, "svc_otlp_items_total", { outcome: "late" })
+    expect(accepted(metricsTwo, "traces")).toBeGreaterThan(0)
+    expect(accepted(metricsOne, "traces") + accepted(metricsTwo, "traces")).toBe(whole.spans + split.spans)
+    expect(accepted(metricsOne, "logs") + accepted(metricsTwo, "logs")).toBe(whole.logs + split.logs)
+    expect(late(metricsOne) + late(metricsTwo)).toBe(0)
+    for (const receiver of [one, two]) receiver.child.kill("SIGTERM")
+    for (const receiver of [one, two]) expect((await receiver.exited).code).toBe(0)
 
-    await until("a run for each of the 7 traces", async () => [...(await runsOf(two.url, traceIds)).values()].every((runs) => runs.length > 0), 20_000)
-    // a round more of both assembly loops: nothing else is made
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
-    const byTrace = await runsOf(one.url, traceIds)
+    // Completing: two replicas whose 1 s quiet windows find all seven traces due at once, both
+    // assembly loops racing (every 333 ms) to complete them
+    const [three, four] = await Promise.all([replica(database), replica(database)])
+    await until("a run for each of the 7 traces", async () => [...(await runsOf(four.url, traceIds)).values()].every((runs) => runs.length > 0), 60_000)
+    // Later rounds of both loops, shown by a later trace's run (sent whole, in one request, and
+    // completed a quiet window after it): a second run of any of the 7 would have been made by then.
+    const later = buildTrace(process.pid % 65_536, 1, 2)
+    expect((await fetch(`${three.url}/v1/traces`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(tracesRequest(later.spans)) })).status).toBe(200)
+    await until("a run of the later trace", async () => [...(await runsOf(four.url, [later.traceId])).values()].every((runs) => runs.length > 0), 60_000)
+    const byTrace = await runsOf(three.url, traceIds)
     const [reference] = byTrace.get(whole.traceIds[0] ?? "") ?? []
     if (reference === undefined) throw new Error("no run of the whole trace")
     expect(reference.run.source).toBe("otlp")
@@ -105,45 +129,48 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
       expect(shapeOf(run), id).toEqual(shapeOf(reference))
     }
 
-    // both replicas took spans and log records; together, every one of them, none late
-    const [metricsOne, metricsTwo] = await Promise.all([metricsOf(one), metricsOf(two)])
-    const accepted = (text: string, signal: string) => metricTotal(text, "svc_otlp_items_total", { signal, outcome: "accepted" })
-    expect(accepted(metricsTwo, "traces")).toBeGreaterThan(0)
-    expect(accepted(metricsOne, "traces") + accepted(metricsTwo, "traces")).toBe(whole.spans + split.spans)
-    expect(accepted(metricsOne, "logs") + accepted(metricsTwo, "logs")).toBe(whole.logs + split.logs)
-    expect(metricTotal(metricsOne, "svc_otlp_items_total", { outcome: "late" }) + metricTotal(metricsTwo, "svc_otlp_items_total", { outcome: "late" })).toBe(0)
-    // each trace completed by one replica, once: the replicas' completions sum to the traces
-    expect(metricTotal(metricsOne, "svc_otlp_traces_total") + metricTotal(metricsTwo, "svc_otlp_traces_total")).toBe(7)
-    // and the store agrees: seven traces done, each with its run, none late, no span left
+    // each trace completed by one replica, once: the completing replicas' completions sum to the
+    // traces (the 7 and the later one)
+    const [metricsThree, metricsFour] = await Promise.all([metricsOf(three), metricsOf(four)])
+    expect(accepted(metricsThree, "traces") + accepted(metricsFour, "traces")).toBe(later.spans.length)
+    expect(late(metricsThree) + late(metricsFour)).toBe(0)
+    expect(metricTotal(metricsThree, "svc_otlp_traces_total") + metricTotal(metricsFour, "svc_otlp_traces_total")).toBe(8)
+    // and the store agrees: eight traces done, each with its run, none late, no span left
     const rows = cluster.psql(nameOf(database), "SELECT state, COUNT(*), SUM(late), COUNT(run_id) FROM otlp_traces GROUP BY state")
-    expect(rows.trim()).toBe("done|7|0|7")
+    expect(rows.trim()).toBe("done|8|0|8")
     expect(cluster.psql(nameOf(database), "SELECT COUNT(*) FROM otlp_items").trim()).toBe("0")
-  }, 40_000)
+  }, 120_000)
 
   it("a replica SIGKILLed with pending spans: the other completes them, and what it had claimed once the claim lapses", async () => {
     const database = cluster.freshDatabase()
-    // the replica to be killed never completes a trace within the test (its quiet window is 60 s);
-    // the survivor's is 8 s, room for the agent, the kill and the check on a loaded CI machine
-    // (with 2 s, a loaded run once saw the survivor complete every trace before the check)
-    const [doomed, survivor] = await Promise.all([replica(database, { SVC_OTLP_QUIET_SECONDS: "60" }), replica(database, { SVC_OTLP_QUIET_SECONDS: "8" })])
-    const sent = await runAgent({ endpoint: doomed.url, secondEndpoint: survivor.url, batchSize: 2, traces: 4 })
+    // While the spans arrive and the replica is killed, no trace completes: both replicas' quiet
+    // windows are an hour (with a short one, a loaded machine's slow agent let the survivor complete
+    // traces before the check after the kill).
+    const [doomed, receiver] = await Promise.all([replica(database, RECEIVING), replica(database, RECEIVING)])
+    const sent = await runAgent({ endpoint: doomed.url, secondEndpoint: receiver.url, batchSize: 2, traces: 4 })
     expect(sent.exports.filter((call) => !call.ok)).toEqual([])
     doomed.child.kill("SIGKILL")
     expect((await doomed.exited).signal).toBe("SIGKILL")
     const database_ = nameOf(database)
     const open = cluster.psql(database_, "SELECT COUNT(*) FROM otlp_traces WHERE state = 'open'").trim()
     expect(open, "every trace still pending when the replica died").toBe("4")
-    // the dead replica had claimed two of them just before it died, as its assembly does, with a
-    // lease of 14 s: past the survivor's quiet window and a round of its assembly (8 s + 2.7 s)
+    // the dead replica had claimed two of them just before it died, as its assembly does; the
+    // lease holds until the test lapses it below
     const [claimedA, claimedB, ...unclaimed] = sent.traceIds
-    const leaseUntil = Date.now() + 14_000
-    cluster.psql(
-      database_,
-      `UPDATE otlp_traces SET state = 'claimed', lease_owner = 'killed-replica', lease_until = ${leaseUntil} WHERE trace_id IN ('${claimedA}', '${claimedB}')`
-    )
+    const claimed = `trace_id IN ('${claimedA}', '${claimedB}')`
+    cluster.psql(database_, `UPDATE otlp_traces SET state = 'claimed', lease_owner = 'killed-replica', lease_until = ${Date.now() + 3_600_000} WHERE ${claimed}`)
+    // a third replica, completing a trace 1 s after its last span, takes over the dead one's pending
+    // spans (the receiver, alive, would complete them only after its hour)
+    const survivor = await replica(database)
     // meanwhile, the same agent run sent whole to the survivor: what a trace's run holds
     const whole = await runAgent({ endpoint: survivor.url })
     const traceIds = [...sent.traceIds, ...whole.traceIds]
+    const free = [...unclaimed, ...whole.traceIds]
+    await until("a run for each of the 3 unclaimed traces", async () => [...(await runsOf(survivor.url, free)).values()].every((runs) => runs.length > 0), 40_000)
+    // the claimed ones wait for their lease: still claimed, no run, when the others have theirs
+    expect(cluster.psql(database_, `SELECT state, COUNT(*), COUNT(run_id) FROM otlp_traces WHERE ${claimed} GROUP BY state`).trim()).toBe("claimed|2|0")
+    const leaseUntil = Date.now()
+    cluster.psql(database_, `UPDATE otlp_traces SET lease_until = ${leaseUntil} WHERE ${claimed}`)
     await until("a run for each of the 5 traces", async () => [...(await runsOf(survivor.url, traceIds)).values()].every((runs) => runs.length > 0), 40_000)
     const byTrace = await runsOf(survivor.url, traceIds)
     const [reference] = byTrace.get(whole.traceIds[0] ?? "") ?? []
@@ -160,5 +187,5 @@ describe("OTLP in, two replicas on one PostgreSQL (the built service, the real e
     expect(submittedAt(claimedB)).toBeGreaterThanOrEqual(leaseUntil)
     for (const id of unclaimed) expect(submittedAt(id)).toBeLessThan(leaseUntil)
     expect(cluster.psql(database_, "SELECT state, COUNT(*), COUNT(run_id) FROM otlp_traces GROUP BY state").trim()).toBe("done|5|5")
-  }, 70_000)
+  }, 120_000)
 })

@@ -39,7 +39,11 @@ const healthzLatencies = async (n: number) => {
 }
 
 describe("slow and abusive clients", () => {
-  it("keeps answering /healthz within 100 ms under slowloris, a never-ending body and 1,000 idle connections", async () => {
+  it("keeps answering /healthz under slowloris, a never-ending body and 1,000 idle connections, its median within 10x of its own at rest", async () => {
+    // The baseline, measured in the same run: a loaded machine slows both alike (an absolute bound
+    // in milliseconds is one a busy CI machine can overrun)
+    const rest = await healthzLatencies(30)
+    const restMedian = rest[Math.floor(rest.length / 2)] ?? Number.POSITIVE_INFINITY
     // 50 slowloris connections: headers trickle one byte at a time and never end.
     const slow = await Promise.all(Array.from({ length: 50 }, open))
     const trickle = setInterval(() => {
@@ -60,8 +64,8 @@ describe("slow and abusive clients", () => {
     try {
       const times = await healthzLatencies(30)
       const median = times[Math.floor(times.length / 2)] ?? Number.POSITIVE_INFINITY
-      console.info(`/healthz under abuse: median ${median.toFixed(1)} ms, max ${times.at(-1)?.toFixed(1)} ms`)
-      expect(median).toBeLessThan(100)
+      console.info(`/healthz under abuse: median ${median.toFixed(1)} ms, max ${times.at(-1)?.toFixed(1)} ms; at rest: median ${restMedian.toFixed(1)} ms`)
+      expect(median).toBeLessThan(10 * restMedian)
     } finally {
       clearInterval(trickle)
     }

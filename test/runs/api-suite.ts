@@ -158,7 +158,7 @@ export const runsApiSuite = (store: SuiteStore) => {
       expect(sarif.status).toBe(200)
       expect(sarif.headers.get("content-type")).toContain("application/sarif+json")
       const sarifText = await sarif.text()
-      expect(validateSarif(sarifText, "run-report").errors).toEqual([])
+      expect((await validateSarif(sarifText, "run-report")).errors).toEqual([])
       const log = Schema.decodeUnknownSync(SarifLog)(JSON.parse(sarifText))
       const results = log.runs.flatMap((each) => each.results)
       expect(results).toHaveLength(report.findings.length)

@@ -1,8 +1,14 @@
 /**
- * Prints one plain closing line, `tests: N passed, N failed[, N skipped]`, after vitest's own
- * summary, so CI logs end with a count any reader (or machine) can parse.
+ * Prints the slowest test files (their tests' and hooks' time, plus collecting them, per file) and
+ * then one plain closing line, `tests: N passed, N failed[, N skipped]`, after vitest's own
+ * summary, so CI logs end with a count any reader (or machine) can parse, and the files to look at
+ * when the suite grows slow are named in every run (docs/testing.md).
  */
+import { relative } from "node:path"
 import type { Reporter, TestModule } from "vitest/node"
+
+/** How many of the slowest files are listed. */
+const SLOWEST = 15
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>) {
@@ -18,8 +24,16 @@ export default class SummaryReporter implements Reporter {
       }
       if (module.state() === "failed" && Array.from(module.children.allTests()).length === 0) failed += 1
     }
+    const timed = testModules.map((module) => {
+      const diagnostic = module.diagnostic()
+      return { file: relative(process.cwd(), module.moduleId), project: module.project.name, ms: diagnostic.duration + diagnostic.collectDuration }
+    })
+    const slowest = [...timed].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST)
+    const total = timed.reduce((sum, one) => sum + one.ms, 0)
+    const table = slowest.map((one) => `  ${(one.ms / 1000).toFixed(1).padStart(7)} s  ${one.file} (${one.project})`).join("\n")
+    const report = `\nslowest test files (of ${timed.length}, ${(total / 1000).toFixed(0)} s in all):\n${table}\n`
     const line = `tests: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`
-    // Written at exit so it follows vitest's own summary as the last line.
-    process.once("exit", () => process.stdout.write(`\n${line}\n`))
+    // Written at exit so it follows vitest's own summary, the count as the last line.
+    process.once("exit", () => process.stdout.write(`${report}\n${line}\n`))
   }
 }

@@ -40,6 +40,8 @@ export type Reply =
   | { readonly kind: "status"; readonly status: number; readonly body?: string; readonly headers?: Record<string, string> }
   | { readonly kind: "hang" }
   | { readonly kind: "delay"; readonly ms: number; readonly then: Reply }
+  /** Answers `then` once `until` settles: held until the event the test waits for, not for a time. */
+  | { readonly kind: "after"; readonly until: Promise<unknown>; readonly then: Reply }
   | { readonly kind: "raw"; readonly status: number; readonly body: string }
   /** Headers promise more than is sent, then the connection is cut. */
   | { readonly kind: "truncated" }
@@ -248,6 +250,11 @@ export const startProviderDouble = async (options: DoubleOptions = {}): Promise<
       case "delay": {
         const timer = setTimeout(() => respond(res, call, reply.then, wire), reply.ms)
         res.on("close", () => clearTimeout(timer))
+        return
+      }
+      case "after": {
+        const answer = () => respond(res, call, reply.then, wire)
+        void reply.until.then(answer, answer)
         return
       }
       case "status":

@@ -1,8 +1,10 @@
 /**
  * Microsoft's SARIF validator (`@microsoft/sarif-multitool`, a devDependency) over a log, with its
- * SARIF and GitHub code-scanning rules: the errors and warnings it reports.
+ * SARIF and GitHub code-scanning rules: the errors and warnings it reports. Run asynchronously: the
+ * tool takes seconds (a dozen on a loaded machine), and a test's in-process service must go on
+ * serving meanwhile (blocked, its idle keep-alive connections closed under the next request).
  */
-import { spawnSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -16,16 +18,18 @@ export interface Validation {
   readonly output: string
 }
 
-export const validateSarif = (log: unknown, name: string): Validation => {
+export const validateSarif = async (log: unknown, name: string): Promise<Validation> => {
   const dir = mkdtempSync(join(tmpdir(), "svc-sarif-"))
   const file = join(dir, `${name}.sarif`)
   const out = join(dir, `${name}.validation.sarif`)
   writeFileSync(file, typeof log === "string" ? log : JSON.stringify(log, null, 2))
   // The package's bin runs the tool through a shell: the rule-kind list is quoted for it.
-  const result = spawnSync("npx", ["sarif-multitool", "validate", file, "--output", out, "--log", "ForceOverwrite", "--rule-kind", "\"Sarif;Gh\""], {
-    cwd: root,
-    encoding: "utf8",
-    timeout: 120_000
+  const result = await new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
+    execFile("npx", ["sarif-multitool", "validate", file, "--output", out, "--log", "ForceOverwrite", "--rule-kind", "\"Sarif;Gh\""], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 120_000
+    }, (error, stdout, stderr) => resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
   })
   const output = `${result.stdout}${result.stderr}`
   expect(result.status, output).toBe(0)

@@ -421,18 +421,21 @@ describe("otel importer: malformed input never throws nor hangs", () => {
     expect(trace.skipped).toBe(2)
   })
 
-  it("reads a million tiny spans (a single parent chain) without recursion", () => {
-    const spans = Array.from({ length: 1_000_000 }, (_, i) => ({
+  // 100,000 deep: recursion overflows Node's default stack at about 11,400 frames of the plainest
+  // function (about 5,700 for a walk over a parent chain), measured on Node 20; a million spans
+  // took 32 s here to prove the same.
+  it("reads 100,000 tiny spans (a single parent chain) without recursion", () => {
+    const spans = Array.from({ length: 100_000 }, (_, i) => ({
       trace_id: "chain",
       span_id: `s${i}`,
       parent_span_id: i === 0 ? null : `s${i - 1}`,
       name: "step",
       start_time: 1767225600000 + i,
-      attributes: i % 100_000 === 0 ? { "gen_ai.operation.name": "chat", "gen_ai.input.messages": JSON.stringify([userText(`step ${i}`)]) } : {}
+      attributes: i % 10_000 === 0 ? { "gen_ai.operation.name": "chat", "gen_ai.input.messages": JSON.stringify([userText(`step ${i}`)]) } : {}
     }))
     const trace = readOne(spans)
     expect(trace.events).toHaveLength(10)
-    expect(trace.events[9]?.content).toBe("step 900000")
+    expect(trace.events[9]?.content).toBe("step 90000")
   }, 120_000)
 
   it("splits several trace ids into several traces, in first-seen order", () => {
