@@ -72,69 +72,128 @@ const GENAI_EVENTS: ReadonlySet<string> = new Set([
 const eventNameOf = (record: LogRecord): string | undefined => record.eventName ?? stringAttribute(record.attributes, "event.name")
 
 // ---------------------------------------------------------------------------------------------
-// Redaction of the values a span carries (DECISIONS §20): every string value of attributes, event
-// and log attributes and bodies, and status messages; never ids, names, times or keys. Bytes are
-// read as the text they hold and redacted like a string (a text redacted is kept as a string);
-// bytes that are no text cannot be read for secrets and are dropped.
+// An item's stored text: redacted (DECISIONS §20) and written in one walk from the decoded item.
+// Every string value of attributes, event and log attributes and bodies, and status messages is
+// redacted; never ids, names, times or keys. Bytes are read as the text they hold and redacted like
+// a string (a text redacted is kept as a string); bytes that are no text cannot be read for secrets
+// and are dropped.
+//
+// The strings of one item are gathered and scanned together (one pass call, not one per value), and
+// an item redaction leaves as it was (most are) is written as it came: no redacted copy of the batch
+// is built, and the groups hold the texts the store keeps, not objects (docs/performance.md, OTLP).
 
-// A value redaction leaves as it was is kept, not copied: most are (ids, models, counts), and a
-// batch of 512 spans would otherwise be built twice.
-const redactValue = (value: AnyValue, pass: RedactionPass): AnyValue => {
+/** The strings an item's values hold, in the order `rebuildValue` reads them back; whether a value changes anyway (bytes that are no text). */
+interface Gathered {
+  readonly strings: Array<string>
+  changed: boolean
+}
+const gatherValue = (value: AnyValue, into: Gathered): void => {
+  if ("stringValue" in value) into.strings.push(value.stringValue)
+  else if ("arrayValue" in value) for (const each of value.arrayValue.values) gatherValue(each, into)
+  else if ("kvlistValue" in value) gatherAttributes(value.kvlistValue.values, into)
+  else if ("bytesValue" in value) {
+    const text = bytesAsText(value.bytesValue)
+    if (text === undefined) into.changed = true
+    else into.strings.push(text)
+  }
+}
+const gatherAttributes = (attributes: ReadonlyArray<KeyValue>, into: Gathered): void => {
+  for (const attribute of attributes) gatherValue(attribute.value, into)
+}
+
+/** The redacted strings of a gathered item, read back in order. */
+interface Scanned {
+  readonly strings: ReadonlyArray<string>
+  next: number
+}
+const NO_VALUE: AnyValue = {}
+// A value redaction leaves as it was is kept, not copied.
+const rebuildValue = (value: AnyValue, scanned: Scanned): AnyValue => {
   if ("stringValue" in value) {
-    const text = pass.text(value.stringValue)
+    const text = scanned.strings[scanned.next++] ?? value.stringValue
     return text === value.stringValue ? value : { stringValue: text }
   }
   if ("arrayValue" in value) {
-    const values = redactValues(value.arrayValue.values, pass)
-    return values === value.arrayValue.values ? value : { arrayValue: { values } }
+    let out: Array<AnyValue> | undefined
+    const values = value.arrayValue.values
+    for (let index = 0; index < values.length; index++) {
+      const each = values[index]
+      if (each === undefined) continue
+      const redacted = rebuildValue(each, scanned)
+      if (redacted !== each) (out ??= values.slice())[index] = redacted
+    }
+    return out === undefined ? value : { arrayValue: { values: out } }
   }
   if ("kvlistValue" in value) {
-    const values = redactAttributes(value.kvlistValue.values, pass)
+    const values = rebuildAttributes(value.kvlistValue.values, scanned)
     return values === value.kvlistValue.values ? value : { kvlistValue: { values } }
   }
   if ("bytesValue" in value) {
     const text = bytesAsText(value.bytesValue)
     if (text === undefined) return NO_VALUE
-    const redacted = pass.text(text)
+    const redacted = scanned.strings[scanned.next++] ?? text
     return redacted === text ? value : { stringValue: redacted }
   }
   return value
 }
-const NO_VALUE: AnyValue = {}
-const redactValues = (values: ReadonlyArray<AnyValue>, pass: RedactionPass): ReadonlyArray<AnyValue> => {
-  let out: Array<AnyValue> | undefined
-  for (let index = 0; index < values.length; index++) {
-    const value = values[index]
-    if (value === undefined) continue
-    const redacted = redactValue(value, pass)
-    if (redacted !== value) (out ??= values.slice())[index] = redacted
-  }
-  return out ?? values
-}
-const redactAttributes = (attributes: ReadonlyArray<KeyValue>, pass: RedactionPass): ReadonlyArray<KeyValue> => {
+const rebuildAttributes = (attributes: ReadonlyArray<KeyValue>, scanned: Scanned): ReadonlyArray<KeyValue> => {
   let out: Array<KeyValue> | undefined
   for (let index = 0; index < attributes.length; index++) {
     const attribute = attributes[index]
     if (attribute === undefined) continue
-    const value = redactValue(attribute.value, pass)
+    const value = rebuildValue(attribute.value, scanned)
     if (value !== attribute.value) (out ??= attributes.slice())[index] = { key: attribute.key, value }
   }
   return out ?? attributes
 }
-const redactSpan = (span: Span, pass: RedactionPass): Span => ({
-  ...span,
-  attributes: redactAttributes(span.attributes, pass),
-  events: span.events.map((event) => ({ ...event, attributes: redactAttributes(event.attributes, pass) })),
-  links: span.links.map((link) => ({ ...link, attributes: redactAttributes(link.attributes, pass) })),
-  ...(span.status?.message === undefined ? {} : { status: { ...span.status, message: pass.text(span.status.message) } })
-})
-const redactLog = (record: LogRecord, pass: RedactionPass): LogRecord => ({
-  ...record,
-  attributes: redactAttributes(record.attributes, pass),
-  ...(record.body === undefined ? {} : { body: redactValue(record.body, pass) })
-})
-const redactResource = (resource: Resource | undefined, pass: RedactionPass): Resource | undefined =>
-  resource === undefined ? undefined : { ...resource, attributes: redactAttributes(resource.attributes, pass) }
+
+/** How an item's values are gathered for redaction and, when one changed, rebuilt in the same order. */
+interface Redactable<A> {
+  readonly gather: (item: A, into: Gathered) => void
+  readonly rebuild: (item: A, scanned: Scanned) => A
+}
+
+/** An item's stored text: its JSON, with its values redacted by `pass` (none: as it came). */
+const storedText = <A>(item: A, of: Redactable<A>, pass: RedactionPass | undefined): string => {
+  if (pass === undefined) return JSON.stringify(item)
+  const gathered: Gathered = { strings: [], changed: false }
+  of.gather(item, gathered)
+  const strings = gathered.strings.length === 0 ? gathered.strings : pass.texts(gathered.strings)
+  let changed = gathered.changed
+  for (let index = 0; !changed && index < strings.length; index++) changed = strings[index] !== gathered.strings[index]
+  return JSON.stringify(changed ? of.rebuild(item, { strings, next: 0 }) : item)
+}
+
+const SPAN_VALUES: Redactable<Span> = {
+  gather: (span, into) => {
+    gatherAttributes(span.attributes, into)
+    for (const event of span.events) gatherAttributes(event.attributes, into)
+    for (const link of span.links) gatherAttributes(link.attributes, into)
+    if (span.status?.message !== undefined) into.strings.push(span.status.message)
+  },
+  rebuild: (span, scanned) => ({
+    ...span,
+    attributes: rebuildAttributes(span.attributes, scanned),
+    events: span.events.map((event) => ({ ...event, attributes: rebuildAttributes(event.attributes, scanned) })),
+    links: span.links.map((link) => ({ ...link, attributes: rebuildAttributes(link.attributes, scanned) })),
+    ...(span.status?.message === undefined ? {} : { status: { ...span.status, message: scanned.strings[scanned.next++] ?? span.status.message } })
+  })
+}
+const LOG_VALUES: Redactable<LogRecord> = {
+  gather: (record, into) => {
+    gatherAttributes(record.attributes, into)
+    if (record.body !== undefined) gatherValue(record.body, into)
+  },
+  rebuild: (record, scanned) => ({
+    ...record,
+    attributes: rebuildAttributes(record.attributes, scanned),
+    ...(record.body === undefined ? {} : { body: rebuildValue(record.body, scanned) })
+  })
+}
+const RESOURCE_VALUES: Redactable<Resource> = {
+  gather: (resource, into) => gatherAttributes(resource.attributes, into),
+  rebuild: (resource, scanned) => ({ ...resource, attributes: rebuildAttributes(resource.attributes, scanned) })
+}
 
 // ---------------------------------------------------------------------------------------------
 // A batch, flattened: each span or record with its resource and instrumentation scope (by index,
@@ -157,6 +216,18 @@ interface Flattened<A> {
   own: number
   dropped: number
 }
+
+/** An item as it is kept: its stored text (redacted), where it came from, and whether it ends its trace's root. */
+interface Stored {
+  readonly resource: number
+  readonly scope: number
+  readonly root: boolean
+  readonly text: string
+}
+
+/** A resource group without a resource, as the groups keep it. */
+const NO_RESOURCE: Resource = { attributes: [] }
+const NO_RESOURCE_HEAD = `{"resource":${JSON.stringify(NO_RESOURCE)}`
 
 const validIds = (traceId: string, spanId: string): boolean =>
   TRACE_ID.test(traceId) && traceId !== ZERO_TRACE && SPAN_ID.test(spanId) && spanId !== ZERO_SPAN
@@ -275,16 +346,16 @@ export const OtlpReceiverLive = Layer.effect(
       }))
     }
 
-    /** How a batch's items of one signal are kept: redacted, and which of them is a trace's root. */
+    /** How a batch's items of one signal are kept: their values redacted, under which key of a group, and which of them is a trace's root. */
     interface ItemKind<A> {
       readonly signal: "traces" | "logs"
       readonly kind: PendingGroup["kind"]
       readonly noun: string
-      readonly redact: (item: A, pass: RedactionPass) => A
+      readonly values: Redactable<A>
       readonly isRoot: (item: A) => boolean
     }
-    const SPANS: ItemKind<Span> = { signal: "traces", kind: "spans", noun: "spans", redact: redactSpan, isRoot: endsRoot }
-    const LOGS: ItemKind<LogRecord> = { signal: "logs", kind: "logs", noun: "log records", redact: redactLog, isRoot: () => false }
+    const SPANS: ItemKind<Span> = { signal: "traces", kind: "spans", noun: "spans", values: SPAN_VALUES, isRoot: endsRoot }
+    const LOGS: ItemKind<LogRecord> = { signal: "logs", kind: "logs", noun: "log records", values: LOG_VALUES, isRoot: () => false }
 
     /** Keeps a flattened batch: limits, per-trace groups, redaction, the store; what was refused. */
     const keep = <A>(flat: Flattened<A>, of: ItemKind<A>, scope: string, keyName: string | null, ownOnly: () => void) =>
@@ -328,36 +399,33 @@ export const OtlpReceiverLive = Layer.effect(
           const known = yield* inStore("otlp", store.known(scope, Array.from(byTrace.keys())))
           const redactor = yield* redaction.forKey(keyName)
           const pass = redactor.enabled ? redactor.pass() : undefined
-          const resources = flat.resources.map((resource) => (pass === undefined ? resource : redactResource(resource, pass)))
+          // A group's text is what `JSON.stringify({ resource, scope, schemaUrl, spans })` writes, put
+          // together from the texts of its parts: each resource's and scope's written once a batch.
+          const heads = flat.scopes.map((scoped) => `,"scope":${JSON.stringify(scoped.scope ?? null)}${scoped.schemaUrl === undefined ? "" : `,"schemaUrl":${JSON.stringify(scoped.schemaUrl)}`},"${of.kind === "spans" ? "spans" : "logRecords"}":[`)
+          const resources = flat.resources.map((resource) => `{"resource":${storedText(resource ?? NO_RESOURCE, RESOURCE_VALUES, pass)}`)
 
           /**
            * A trace's items as the groups kept: one per resource and instrumentation scope, in the order they
            * came; with `oneEach`, one per item.
            */
-          const groupsOf = (items: ReadonlyArray<Located<A>>, oneEach = false) => {
-            const grouped = new Map<number, { resource: number; scope: number; items: Array<A>; members: Array<Located<A>> }>()
+          const groupsOf = (items: ReadonlyArray<Stored>, oneEach = false) => {
+            const grouped = new Map<number, { resource: number; scope: number; texts: Array<string>; members: Array<Stored> }>()
             let rooted = false
             for (const [index, each] of items.entries()) {
               const key = oneEach ? index : each.resource * 65_536 + each.scope
               let group = grouped.get(key)
               if (group === undefined) {
-                group = { resource: each.resource, scope: each.scope, items: [], members: [] }
+                group = { resource: each.resource, scope: each.scope, texts: [], members: [] }
                 grouped.set(key, group)
               }
-              if (of.isRoot(each.item)) rooted = true
-              group.items.push(pass === undefined ? each.item : of.redact(each.item, pass))
+              if (each.root) rooted = true
+              group.texts.push(each.text)
               group.members.push(each)
             }
-            const groups: Array<PendingGroup & { readonly members: ReadonlyArray<Located<A>> }> = []
+            const groups: Array<PendingGroup & { readonly members: ReadonlyArray<Stored> }> = []
             for (const group of grouped.values()) {
-              const scoped = flat.scopes[group.scope]
-              const body = JSON.stringify({
-                resource: resources[group.resource] ?? { attributes: [] },
-                scope: scoped?.scope ?? null,
-                schemaUrl: scoped?.schemaUrl,
-                [of.kind === "spans" ? "spans" : "logRecords"]: group.items
-              })
-              groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body, items: group.items.length, bytes: Buffer.byteLength(body), members: group.members })
+              const body = `${resources[group.resource] ?? NO_RESOURCE_HEAD}${heads[group.scope] ?? ""}${group.texts.join(",")}]}`
+              groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body, items: group.texts.length, bytes: Buffer.byteLength(body), members: group.members })
             }
             return { groups, rooted }
           }
@@ -367,8 +435,10 @@ export const OtlpReceiverLive = Layer.effect(
           let batchBytes = 0
           // redacting and grouping a batch's traces is its CPU: in slices (Lifecycle/Slices.ts)
           const slices = yield* makeSlices()
-          for (const [traceId, located] of byTrace) {
+          for (const [traceId, items] of byTrace) {
             yield* slices.next
+            // each item written once, to the text kept, whatever groups it then goes into
+            const located = items.map((each): Stored => ({ resource: each.resource, scope: each.scope, root: of.isRoot(each.item), text: storedText(each.item, of.values, pass) }))
             const before = known.get(traceId)
             // a trace no longer open takes nothing: all of it is late, counted by the store
             const room = before === undefined || before.state === "open" ? Math.max(0, otlp.maxSpansPerTrace - (before?.items ?? 0)) : located.length
