@@ -72,15 +72,14 @@ const GENAI_EVENTS: ReadonlySet<string> = new Set([
 const eventNameOf = (record: LogRecord): string | undefined => record.eventName ?? stringAttribute(record.attributes, "event.name")
 
 // ---------------------------------------------------------------------------------------------
-// An item's stored text: redacted (DECISIONS §20) and written in one walk from the decoded item.
-// Every string value of attributes, event and log attributes and bodies, and status messages is
+// An item as it is kept: redacted (DECISIONS §20) in one walk from the decoded item. Every string value of attributes, event and log attributes and bodies, and status messages is
 // redacted; never ids, names, times or keys. Bytes are read as the text they hold and redacted like
 // a string (a text redacted is kept as a string); bytes that are no text cannot be read for secrets
 // and are dropped.
 //
 // The strings of one item are gathered and scanned together (one pass call, not one per value), and
-// an item redaction leaves as it was (most are) is written as it came: no redacted copy of the batch
-// is built, and the groups hold the texts the store keeps, not objects (docs/performance.md, OTLP).
+// an item redaction leaves as it was (most are) is kept as it came: no redacted copy of the batch is
+// built, and each group's text is written once from the decoded items (docs/performance.md, OTLP).
 
 /** The strings an item's values hold, in the order `rebuildValue` reads them back; whether a value changes anyway (bytes that are no text). */
 interface Gathered {
@@ -153,15 +152,15 @@ interface Redactable<A> {
   readonly rebuild: (item: A, scanned: Scanned) => A
 }
 
-/** An item's stored text: its JSON, with its values redacted by `pass` (none: as it came). */
-const storedText = <A>(item: A, of: Redactable<A>, pass: RedactionPass | undefined): string => {
-  if (pass === undefined) return JSON.stringify(item)
+/** An item with its values redacted by `pass` (none: as it came); the item itself when nothing changed. */
+const redacted = <A>(item: A, of: Redactable<A>, pass: RedactionPass | undefined): A => {
+  if (pass === undefined) return item
   const gathered: Gathered = { strings: [], changed: false }
   of.gather(item, gathered)
   const strings = gathered.strings.length === 0 ? gathered.strings : pass.texts(gathered.strings)
   let changed = gathered.changed
   for (let index = 0; !changed && index < strings.length; index++) changed = strings[index] !== gathered.strings[index]
-  return JSON.stringify(changed ? of.rebuild(item, { strings, next: 0 }) : item)
+  return changed ? of.rebuild(item, { strings, next: 0 }) : item
 }
 
 const SPAN_VALUES: Redactable<Span> = {
@@ -208,7 +207,10 @@ interface Located<A> {
 }
 
 interface Flattened<A> {
-  readonly items: Array<Located<A>>
+  /** The items kept, by trace in arrival order; a trace's are let go once its groups are written. */
+  readonly byTrace: Map<string, Array<Located<A>>>
+  /** How many items `byTrace` held. */
+  kept: number
   readonly resources: Array<Resource | undefined>
   readonly scopes: Array<{ readonly scope: unknown; readonly schemaUrl?: string | undefined }>
   /** Items refused for an invalid id, dropped as this service's own, or dropped as not GenAI. */
@@ -217,17 +219,16 @@ interface Flattened<A> {
   dropped: number
 }
 
-/** An item as it is kept: its stored text (redacted), where it came from, and whether it ends its trace's root. */
-interface Stored {
+/** A resource group without a resource, as the groups keep it. */
+const NO_RESOURCE: Resource = { attributes: [] }
+
+/** An item as it is kept: redacted, where it came from, and whether it ends its trace's root. */
+interface Stored<A> {
   readonly resource: number
   readonly scope: number
   readonly root: boolean
-  readonly text: string
+  readonly item: A
 }
-
-/** A resource group without a resource, as the groups keep it. */
-const NO_RESOURCE: Resource = { attributes: [] }
-const NO_RESOURCE_HEAD = `{"resource":${JSON.stringify(NO_RESOURCE)}`
 
 const validIds = (traceId: string, spanId: string): boolean =>
   TRACE_ID.test(traceId) && traceId !== ZERO_TRACE && SPAN_ID.test(spanId) && spanId !== ZERO_SPAN
@@ -280,7 +281,7 @@ export const OtlpReceiverLive = Layer.effect(
       groups: ReadonlyArray<{ readonly resource?: Resource | undefined; readonly scoped: ReadonlyArray<{ readonly scope?: unknown; readonly schemaUrl?: string | undefined; readonly items: ReadonlyArray<A> }> }>,
       sort: (item: A) => { readonly _tag: "Keep"; readonly traceId: string } | { readonly _tag: "Invalid" } | { readonly _tag: "Drop" }
     ): Flattened<A> => {
-      const out: Flattened<A> = { items: [], resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
+      const out: Flattened<A> = { byTrace: new Map(), kept: 0, resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
       for (const group of groups) {
         const own = stringAttribute(group.resource?.attributes, "service.name") === ownServiceName
         const resource = out.resources.push(group.resource) - 1
@@ -292,8 +293,13 @@ export const OtlpReceiverLive = Layer.effect(
           const scope = out.scopes.push({ scope: scoped.scope, schemaUrl: scoped.schemaUrl }) - 1
           for (const item of scoped.items) {
             const sorted = sort(item)
-            if (sorted._tag === "Keep") out.items.push({ item, traceId: sorted.traceId, resource, scope })
-            else if (sorted._tag === "Invalid") out.invalid++
+            if (sorted._tag === "Keep") {
+              const located = { item, traceId: sorted.traceId, resource, scope }
+              const list = out.byTrace.get(sorted.traceId)
+              if (list === undefined) out.byTrace.set(sorted.traceId, [located])
+              else list.push(located)
+              out.kept++
+            } else if (sorted._tag === "Invalid") out.invalid++
             else out.dropped++
           }
         }
@@ -361,19 +367,19 @@ export const OtlpReceiverLive = Layer.effect(
     const keep = <A>(flat: Flattened<A>, of: ItemKind<A>, scope: string, keyName: string | null, ownOnly: () => void) =>
       Effect.gen(function*() {
         otlpMetrics.items(of.signal, "own", flat.own)
-        if (flat.own > 0 && flat.items.length === 0 && flat.invalid === 0 && flat.dropped === 0) ownOnly()
+        if (flat.own > 0 && flat.kept === 0 && flat.invalid === 0 && flat.dropped === 0) ownOnly()
         otlpMetrics.items(of.signal, "dropped", flat.dropped)
         const refusals: Array<string> = []
         let rejected = flat.invalid
         if (flat.invalid > 0) refusals.push(`${flat.invalid} ${of.noun} with an invalid trace or span id`)
-        if (flat.items.length === 0) {
+        if (flat.kept === 0) {
           otlpMetrics.items(of.signal, "rejected", rejected)
           return rejected === 0 ? null : { rejected, errorMessage: message(refusals) }
         }
 
         const now = yield* Clock.currentTimeMillis
         if (Option.isSome(limiter)) {
-          const wait = limiter.value.take(scope, flat.items.length, now)
+          const wait = limiter.value.take(scope, flat.kept, now)
           if (wait > 0) {
             return yield* new RateLimited({
               message: `this scope sends more than SVC_OTLP_RATE_LIMIT=${limiter.value.rate} spans per second; retry after ${wait} s`,
@@ -389,43 +395,40 @@ export const OtlpReceiverLive = Layer.effect(
           // a scope past a bound already is refused before its batch is redacted and grouped: a
           // backlog's 429s cost little, and the CPU goes to completing it (issue 47)
           yield* refusePending(yield* inStore("otlp", pendingBytes(store, scope, now)), 0)
-          // by trace, in arrival order
-          const byTrace = new Map<string, Array<Located<A>>>()
-          for (const located of flat.items) {
-            const list = byTrace.get(located.traceId)
-            if (list === undefined) byTrace.set(located.traceId, [located])
-            else list.push(located)
-          }
+          const byTrace = flat.byTrace
           const known = yield* inStore("otlp", store.known(scope, Array.from(byTrace.keys())))
           const redactor = yield* redaction.forKey(keyName)
           const pass = redactor.enabled ? redactor.pass() : undefined
-          // A group's text is what `JSON.stringify({ resource, scope, schemaUrl, spans })` writes, put
-          // together from the texts of its parts: each resource's and scope's written once a batch.
-          const heads = flat.scopes.map((scoped) => `,"scope":${JSON.stringify(scoped.scope ?? null)}${scoped.schemaUrl === undefined ? "" : `,"schemaUrl":${JSON.stringify(scoped.schemaUrl)}`},"${of.kind === "spans" ? "spans" : "logRecords"}":[`)
-          const resources = flat.resources.map((resource) => `{"resource":${storedText(resource ?? NO_RESOURCE, RESOURCE_VALUES, pass)}`)
+          const resources = flat.resources.map((resource) => redacted(resource ?? NO_RESOURCE, RESOURCE_VALUES, pass))
 
           /**
            * A trace's items as the groups kept: one per resource and instrumentation scope, in the order they
            * came; with `oneEach`, one per item.
            */
-          const groupsOf = (items: ReadonlyArray<Stored>, oneEach = false) => {
-            const grouped = new Map<number, { resource: number; scope: number; texts: Array<string>; members: Array<Stored> }>()
+          const groupsOf = (items: ReadonlyArray<Stored<A>>, oneEach = false) => {
+            const grouped = new Map<number, { resource: number; scope: number; items: Array<A>; members: Array<Stored<A>> }>()
             let rooted = false
             for (const [index, each] of items.entries()) {
               const key = oneEach ? index : each.resource * 65_536 + each.scope
               let group = grouped.get(key)
               if (group === undefined) {
-                group = { resource: each.resource, scope: each.scope, texts: [], members: [] }
+                group = { resource: each.resource, scope: each.scope, items: [], members: [] }
                 grouped.set(key, group)
               }
               if (each.root) rooted = true
-              group.texts.push(each.text)
+              group.items.push(each.item)
               group.members.push(each)
             }
-            const groups: Array<PendingGroup & { readonly members: ReadonlyArray<Stored> }> = []
+            const groups: Array<PendingGroup & { readonly members: ReadonlyArray<Stored<A>> }> = []
             for (const group of grouped.values()) {
-              const body = `${resources[group.resource] ?? NO_RESOURCE_HEAD}${heads[group.scope] ?? ""}${group.texts.join(",")}]}`
-              groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body, items: group.texts.length, bytes: Buffer.byteLength(body), members: group.members })
+              const scoped = flat.scopes[group.scope]
+              const body = JSON.stringify({
+                resource: resources[group.resource] ?? NO_RESOURCE,
+                scope: scoped?.scope ?? null,
+                schemaUrl: scoped?.schemaUrl,
+                [of.kind === "spans" ? "spans" : "logRecords"]: group.items
+              })
+              groups.push({ id: createHash("sha256").update(body).digest("hex").slice(0, 32), kind: of.kind, body, items: group.items.length, bytes: Buffer.byteLength(body), members: group.members })
             }
             return { groups, rooted }
           }
@@ -437,8 +440,10 @@ export const OtlpReceiverLive = Layer.effect(
           const slices = yield* makeSlices()
           for (const [traceId, items] of byTrace) {
             yield* slices.next
-            // each item written once, to the text kept, whatever groups it then goes into
-            const located = items.map((each): Stored => ({ resource: each.resource, scope: each.scope, root: of.isRoot(each.item), text: storedText(each.item, of.values, pass) }))
+            // each item redacted once, whatever groups it then goes into; the decoded items of a trace
+            // are let go once its groups are written (the batch is not held decoded while it is stored)
+            byTrace.delete(traceId)
+            const located = items.map((each): Stored<A> => ({ resource: each.resource, scope: each.scope, root: of.isRoot(each.item), item: redacted(each.item, of.values, pass) }))
             const before = known.get(traceId)
             // a trace no longer open takes nothing: all of it is late, counted by the store
             const room = before === undefined || before.state === "open" ? Math.max(0, otlp.maxSpansPerTrace - (before?.items ?? 0)) : located.length
@@ -487,7 +492,7 @@ export const OtlpReceiverLive = Layer.effect(
         })
         return yield* Option.match(limiter, {
           onNone: () => kept,
-          onSome: (spans) => Effect.tapError(kept, () => Effect.sync(() => spans.giveBack(scope, flat.items.length)))
+          onSome: (spans) => Effect.tapError(kept, () => Effect.sync(() => spans.giveBack(scope, flat.kept)))
         })
       })
 
