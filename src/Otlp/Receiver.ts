@@ -72,8 +72,9 @@ const GENAI_EVENTS: ReadonlySet<string> = new Set([
 const eventNameOf = (record: LogRecord): string | undefined => record.eventName ?? stringAttribute(record.attributes, "event.name")
 
 // ---------------------------------------------------------------------------------------------
-// An item as it is kept: redacted (DECISIONS §20) in one walk from the decoded item. Every string value of attributes, event and log attributes and bodies, and status messages is
-// redacted; never ids, names, times or keys. Bytes are read as the text they hold and redacted like
+// An item as it is kept: redacted (DECISIONS §20) in one walk from the decoded item. Every string
+// value of attributes, event and log attributes and bodies, and status messages is redacted; never
+// ids, names, times or keys. Bytes are read as the text they hold and redacted like
 // a string (a text redacted is kept as a string); bytes that are no text cannot be read for secrets
 // and are dropped.
 //
@@ -118,8 +119,8 @@ const rebuildValue = (value: AnyValue, scanned: Scanned): AnyValue => {
     for (let index = 0; index < values.length; index++) {
       const each = values[index]
       if (each === undefined) continue
-      const redacted = rebuildValue(each, scanned)
-      if (redacted !== each) (out ??= values.slice())[index] = redacted
+      const rebuilt = rebuildValue(each, scanned)
+      if (rebuilt !== each) (out ??= values.slice())[index] = rebuilt
     }
     return out === undefined ? value : { arrayValue: { values: out } }
   }
@@ -130,8 +131,8 @@ const rebuildValue = (value: AnyValue, scanned: Scanned): AnyValue => {
   if ("bytesValue" in value) {
     const text = bytesAsText(value.bytesValue)
     if (text === undefined) return NO_VALUE
-    const redacted = scanned.strings[scanned.next++] ?? text
-    return redacted === text ? value : { stringValue: redacted }
+    const rebuilt = scanned.strings[scanned.next++] ?? text
+    return rebuilt === text ? value : { stringValue: rebuilt }
   }
   return value
 }
