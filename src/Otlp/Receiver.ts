@@ -72,69 +72,128 @@ const GENAI_EVENTS: ReadonlySet<string> = new Set([
 const eventNameOf = (record: LogRecord): string | undefined => record.eventName ?? stringAttribute(record.attributes, "event.name")
 
 // ---------------------------------------------------------------------------------------------
-// Redaction of the values a span carries (DECISIONS §20): every string value of attributes, event
-// and log attributes and bodies, and status messages; never ids, names, times or keys. Bytes are
-// read as the text they hold and redacted like a string (a text redacted is kept as a string);
-// bytes that are no text cannot be read for secrets and are dropped.
+// An item as it is kept: redacted (DECISIONS §20) in one walk from the decoded item. Every string
+// value of attributes, event and log attributes and bodies, and status messages is redacted; never
+// ids, names, times or keys. Bytes are read as the text they hold and redacted like
+// a string (a text redacted is kept as a string); bytes that are no text cannot be read for secrets
+// and are dropped.
+//
+// The strings of one item are gathered and scanned together (one pass call, not one per value), and
+// an item redaction leaves as it was (most are) is kept as it came: no redacted copy of the batch is
+// built, and each group's text is written once from the decoded items (docs/performance.md, OTLP).
 
-// A value redaction leaves as it was is kept, not copied: most are (ids, models, counts), and a
-// batch of 512 spans would otherwise be built twice.
-const redactValue = (value: AnyValue, pass: RedactionPass): AnyValue => {
+/** The strings an item's values hold, in the order `rebuildValue` reads them back; whether a value changes anyway (bytes that are no text). */
+interface Gathered {
+  readonly strings: Array<string>
+  changed: boolean
+}
+const gatherValue = (value: AnyValue, into: Gathered): void => {
+  if ("stringValue" in value) into.strings.push(value.stringValue)
+  else if ("arrayValue" in value) for (const each of value.arrayValue.values) gatherValue(each, into)
+  else if ("kvlistValue" in value) gatherAttributes(value.kvlistValue.values, into)
+  else if ("bytesValue" in value) {
+    const text = bytesAsText(value.bytesValue)
+    if (text === undefined) into.changed = true
+    else into.strings.push(text)
+  }
+}
+const gatherAttributes = (attributes: ReadonlyArray<KeyValue>, into: Gathered): void => {
+  for (const attribute of attributes) gatherValue(attribute.value, into)
+}
+
+/** The redacted strings of a gathered item, read back in order. */
+interface Scanned {
+  readonly strings: ReadonlyArray<string>
+  next: number
+}
+const NO_VALUE: AnyValue = {}
+// A value redaction leaves as it was is kept, not copied.
+const rebuildValue = (value: AnyValue, scanned: Scanned): AnyValue => {
   if ("stringValue" in value) {
-    const text = pass.text(value.stringValue)
+    const text = scanned.strings[scanned.next++] ?? value.stringValue
     return text === value.stringValue ? value : { stringValue: text }
   }
   if ("arrayValue" in value) {
-    const values = redactValues(value.arrayValue.values, pass)
-    return values === value.arrayValue.values ? value : { arrayValue: { values } }
+    let out: Array<AnyValue> | undefined
+    const values = value.arrayValue.values
+    for (let index = 0; index < values.length; index++) {
+      const each = values[index]
+      if (each === undefined) continue
+      const rebuilt = rebuildValue(each, scanned)
+      if (rebuilt !== each) (out ??= values.slice())[index] = rebuilt
+    }
+    return out === undefined ? value : { arrayValue: { values: out } }
   }
   if ("kvlistValue" in value) {
-    const values = redactAttributes(value.kvlistValue.values, pass)
+    const values = rebuildAttributes(value.kvlistValue.values, scanned)
     return values === value.kvlistValue.values ? value : { kvlistValue: { values } }
   }
   if ("bytesValue" in value) {
     const text = bytesAsText(value.bytesValue)
     if (text === undefined) return NO_VALUE
-    const redacted = pass.text(text)
-    return redacted === text ? value : { stringValue: redacted }
+    const rebuilt = scanned.strings[scanned.next++] ?? text
+    return rebuilt === text ? value : { stringValue: rebuilt }
   }
   return value
 }
-const NO_VALUE: AnyValue = {}
-const redactValues = (values: ReadonlyArray<AnyValue>, pass: RedactionPass): ReadonlyArray<AnyValue> => {
-  let out: Array<AnyValue> | undefined
-  for (let index = 0; index < values.length; index++) {
-    const value = values[index]
-    if (value === undefined) continue
-    const redacted = redactValue(value, pass)
-    if (redacted !== value) (out ??= values.slice())[index] = redacted
-  }
-  return out ?? values
-}
-const redactAttributes = (attributes: ReadonlyArray<KeyValue>, pass: RedactionPass): ReadonlyArray<KeyValue> => {
+const rebuildAttributes = (attributes: ReadonlyArray<KeyValue>, scanned: Scanned): ReadonlyArray<KeyValue> => {
   let out: Array<KeyValue> | undefined
   for (let index = 0; index < attributes.length; index++) {
     const attribute = attributes[index]
     if (attribute === undefined) continue
-    const value = redactValue(attribute.value, pass)
+    const value = rebuildValue(attribute.value, scanned)
     if (value !== attribute.value) (out ??= attributes.slice())[index] = { key: attribute.key, value }
   }
   return out ?? attributes
 }
-const redactSpan = (span: Span, pass: RedactionPass): Span => ({
-  ...span,
-  attributes: redactAttributes(span.attributes, pass),
-  events: span.events.map((event) => ({ ...event, attributes: redactAttributes(event.attributes, pass) })),
-  links: span.links.map((link) => ({ ...link, attributes: redactAttributes(link.attributes, pass) })),
-  ...(span.status?.message === undefined ? {} : { status: { ...span.status, message: pass.text(span.status.message) } })
-})
-const redactLog = (record: LogRecord, pass: RedactionPass): LogRecord => ({
-  ...record,
-  attributes: redactAttributes(record.attributes, pass),
-  ...(record.body === undefined ? {} : { body: redactValue(record.body, pass) })
-})
-const redactResource = (resource: Resource | undefined, pass: RedactionPass): Resource | undefined =>
-  resource === undefined ? undefined : { ...resource, attributes: redactAttributes(resource.attributes, pass) }
+
+/** How an item's values are gathered for redaction and, when one changed, rebuilt in the same order. */
+interface Redactable<A> {
+  readonly gather: (item: A, into: Gathered) => void
+  readonly rebuild: (item: A, scanned: Scanned) => A
+}
+
+/** An item with its values redacted by `pass` (none: as it came); the item itself when nothing changed. */
+const redacted = <A>(item: A, of: Redactable<A>, pass: RedactionPass | undefined): A => {
+  if (pass === undefined) return item
+  const gathered: Gathered = { strings: [], changed: false }
+  of.gather(item, gathered)
+  const strings = gathered.strings.length === 0 ? gathered.strings : pass.texts(gathered.strings)
+  let changed = gathered.changed
+  for (let index = 0; !changed && index < strings.length; index++) changed = strings[index] !== gathered.strings[index]
+  return changed ? of.rebuild(item, { strings, next: 0 }) : item
+}
+
+const SPAN_VALUES: Redactable<Span> = {
+  gather: (span, into) => {
+    gatherAttributes(span.attributes, into)
+    for (const event of span.events) gatherAttributes(event.attributes, into)
+    for (const link of span.links) gatherAttributes(link.attributes, into)
+    if (span.status?.message !== undefined) into.strings.push(span.status.message)
+  },
+  rebuild: (span, scanned) => ({
+    ...span,
+    attributes: rebuildAttributes(span.attributes, scanned),
+    events: span.events.map((event) => ({ ...event, attributes: rebuildAttributes(event.attributes, scanned) })),
+    links: span.links.map((link) => ({ ...link, attributes: rebuildAttributes(link.attributes, scanned) })),
+    ...(span.status?.message === undefined ? {} : { status: { ...span.status, message: scanned.strings[scanned.next++] ?? span.status.message } })
+  })
+}
+const LOG_VALUES: Redactable<LogRecord> = {
+  gather: (record, into) => {
+    gatherAttributes(record.attributes, into)
+    if (record.body !== undefined) gatherValue(record.body, into)
+  },
+  rebuild: (record, scanned) => ({
+    ...record,
+    attributes: rebuildAttributes(record.attributes, scanned),
+    ...(record.body === undefined ? {} : { body: rebuildValue(record.body, scanned) })
+  })
+}
+const RESOURCE_VALUES: Redactable<Resource> = {
+  gather: (resource, into) => gatherAttributes(resource.attributes, into),
+  rebuild: (resource, scanned) => ({ ...resource, attributes: rebuildAttributes(resource.attributes, scanned) })
+}
 
 // ---------------------------------------------------------------------------------------------
 // A batch, flattened: each span or record with its resource and instrumentation scope (by index,
@@ -149,13 +208,27 @@ interface Located<A> {
 }
 
 interface Flattened<A> {
-  readonly items: Array<Located<A>>
+  /** The items kept, by trace in arrival order; a trace's are let go once its groups are written. */
+  readonly byTrace: Map<string, Array<Located<A>>>
+  /** How many items `byTrace` held. */
+  kept: number
   readonly resources: Array<Resource | undefined>
   readonly scopes: Array<{ readonly scope: unknown; readonly schemaUrl?: string | undefined }>
   /** Items refused for an invalid id, dropped as this service's own, or dropped as not GenAI. */
   invalid: number
   own: number
   dropped: number
+}
+
+/** A resource group without a resource, as the groups keep it. */
+const NO_RESOURCE: Resource = { attributes: [] }
+
+/** An item as it is kept: redacted, where it came from, and whether it ends its trace's root. */
+interface Stored<A> {
+  readonly resource: number
+  readonly scope: number
+  readonly root: boolean
+  readonly item: A
 }
 
 const validIds = (traceId: string, spanId: string): boolean =>
@@ -209,7 +282,7 @@ export const OtlpReceiverLive = Layer.effect(
       groups: ReadonlyArray<{ readonly resource?: Resource | undefined; readonly scoped: ReadonlyArray<{ readonly scope?: unknown; readonly schemaUrl?: string | undefined; readonly items: ReadonlyArray<A> }> }>,
       sort: (item: A) => { readonly _tag: "Keep"; readonly traceId: string } | { readonly _tag: "Invalid" } | { readonly _tag: "Drop" }
     ): Flattened<A> => {
-      const out: Flattened<A> = { items: [], resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
+      const out: Flattened<A> = { byTrace: new Map(), kept: 0, resources: [], scopes: [], invalid: 0, own: 0, dropped: 0 }
       for (const group of groups) {
         const own = stringAttribute(group.resource?.attributes, "service.name") === ownServiceName
         const resource = out.resources.push(group.resource) - 1
@@ -221,8 +294,13 @@ export const OtlpReceiverLive = Layer.effect(
           const scope = out.scopes.push({ scope: scoped.scope, schemaUrl: scoped.schemaUrl }) - 1
           for (const item of scoped.items) {
             const sorted = sort(item)
-            if (sorted._tag === "Keep") out.items.push({ item, traceId: sorted.traceId, resource, scope })
-            else if (sorted._tag === "Invalid") out.invalid++
+            if (sorted._tag === "Keep") {
+              const located = { item, traceId: sorted.traceId, resource, scope }
+              const list = out.byTrace.get(sorted.traceId)
+              if (list === undefined) out.byTrace.set(sorted.traceId, [located])
+              else list.push(located)
+              out.kept++
+            } else if (sorted._tag === "Invalid") out.invalid++
             else out.dropped++
           }
         }
@@ -275,34 +353,34 @@ export const OtlpReceiverLive = Layer.effect(
       }))
     }
 
-    /** How a batch's items of one signal are kept: redacted, and which of them is a trace's root. */
+    /** How a batch's items of one signal are kept: their values redacted, under which key of a group, and which of them is a trace's root. */
     interface ItemKind<A> {
       readonly signal: "traces" | "logs"
       readonly kind: PendingGroup["kind"]
       readonly noun: string
-      readonly redact: (item: A, pass: RedactionPass) => A
+      readonly values: Redactable<A>
       readonly isRoot: (item: A) => boolean
     }
-    const SPANS: ItemKind<Span> = { signal: "traces", kind: "spans", noun: "spans", redact: redactSpan, isRoot: endsRoot }
-    const LOGS: ItemKind<LogRecord> = { signal: "logs", kind: "logs", noun: "log records", redact: redactLog, isRoot: () => false }
+    const SPANS: ItemKind<Span> = { signal: "traces", kind: "spans", noun: "spans", values: SPAN_VALUES, isRoot: endsRoot }
+    const LOGS: ItemKind<LogRecord> = { signal: "logs", kind: "logs", noun: "log records", values: LOG_VALUES, isRoot: () => false }
 
     /** Keeps a flattened batch: limits, per-trace groups, redaction, the store; what was refused. */
     const keep = <A>(flat: Flattened<A>, of: ItemKind<A>, scope: string, keyName: string | null, ownOnly: () => void) =>
       Effect.gen(function*() {
         otlpMetrics.items(of.signal, "own", flat.own)
-        if (flat.own > 0 && flat.items.length === 0 && flat.invalid === 0 && flat.dropped === 0) ownOnly()
+        if (flat.own > 0 && flat.kept === 0 && flat.invalid === 0 && flat.dropped === 0) ownOnly()
         otlpMetrics.items(of.signal, "dropped", flat.dropped)
         const refusals: Array<string> = []
         let rejected = flat.invalid
         if (flat.invalid > 0) refusals.push(`${flat.invalid} ${of.noun} with an invalid trace or span id`)
-        if (flat.items.length === 0) {
+        if (flat.kept === 0) {
           otlpMetrics.items(of.signal, "rejected", rejected)
           return rejected === 0 ? null : { rejected, errorMessage: message(refusals) }
         }
 
         const now = yield* Clock.currentTimeMillis
         if (Option.isSome(limiter)) {
-          const wait = limiter.value.take(scope, flat.items.length, now)
+          const wait = limiter.value.take(scope, flat.kept, now)
           if (wait > 0) {
             return yield* new RateLimited({
               message: `this scope sends more than SVC_OTLP_RATE_LIMIT=${limiter.value.rate} spans per second; retry after ${wait} s`,
@@ -318,24 +396,18 @@ export const OtlpReceiverLive = Layer.effect(
           // a scope past a bound already is refused before its batch is redacted and grouped: a
           // backlog's 429s cost little, and the CPU goes to completing it (issue 47)
           yield* refusePending(yield* inStore("otlp", pendingBytes(store, scope, now)), 0)
-          // by trace, in arrival order
-          const byTrace = new Map<string, Array<Located<A>>>()
-          for (const located of flat.items) {
-            const list = byTrace.get(located.traceId)
-            if (list === undefined) byTrace.set(located.traceId, [located])
-            else list.push(located)
-          }
+          const byTrace = flat.byTrace
           const known = yield* inStore("otlp", store.known(scope, Array.from(byTrace.keys())))
           const redactor = yield* redaction.forKey(keyName)
           const pass = redactor.enabled ? redactor.pass() : undefined
-          const resources = flat.resources.map((resource) => (pass === undefined ? resource : redactResource(resource, pass)))
+          const resources = flat.resources.map((resource) => redacted(resource ?? NO_RESOURCE, RESOURCE_VALUES, pass))
 
           /**
            * A trace's items as the groups kept: one per resource and instrumentation scope, in the order they
            * came; with `oneEach`, one per item.
            */
-          const groupsOf = (items: ReadonlyArray<Located<A>>, oneEach = false) => {
-            const grouped = new Map<number, { resource: number; scope: number; items: Array<A>; members: Array<Located<A>> }>()
+          const groupsOf = (items: ReadonlyArray<Stored<A>>, oneEach = false) => {
+            const grouped = new Map<number, { resource: number; scope: number; items: Array<A>; members: Array<Stored<A>> }>()
             let rooted = false
             for (const [index, each] of items.entries()) {
               const key = oneEach ? index : each.resource * 65_536 + each.scope
@@ -344,15 +416,15 @@ export const OtlpReceiverLive = Layer.effect(
                 group = { resource: each.resource, scope: each.scope, items: [], members: [] }
                 grouped.set(key, group)
               }
-              if (of.isRoot(each.item)) rooted = true
-              group.items.push(pass === undefined ? each.item : of.redact(each.item, pass))
+              if (each.root) rooted = true
+              group.items.push(each.item)
               group.members.push(each)
             }
-            const groups: Array<PendingGroup & { readonly members: ReadonlyArray<Located<A>> }> = []
+            const groups: Array<PendingGroup & { readonly members: ReadonlyArray<Stored<A>> }> = []
             for (const group of grouped.values()) {
               const scoped = flat.scopes[group.scope]
               const body = JSON.stringify({
-                resource: resources[group.resource] ?? { attributes: [] },
+                resource: resources[group.resource] ?? NO_RESOURCE,
                 scope: scoped?.scope ?? null,
                 schemaUrl: scoped?.schemaUrl,
                 [of.kind === "spans" ? "spans" : "logRecords"]: group.items
@@ -367,8 +439,12 @@ export const OtlpReceiverLive = Layer.effect(
           let batchBytes = 0
           // redacting and grouping a batch's traces is its CPU: in slices (Lifecycle/Slices.ts)
           const slices = yield* makeSlices()
-          for (const [traceId, located] of byTrace) {
+          for (const [traceId, items] of byTrace) {
             yield* slices.next
+            // each item redacted once, whatever groups it then goes into; the decoded items of a trace
+            // are let go once its groups are written (the batch is not held decoded while it is stored)
+            byTrace.delete(traceId)
+            const located = items.map((each): Stored<A> => ({ resource: each.resource, scope: each.scope, root: of.isRoot(each.item), item: redacted(each.item, of.values, pass) }))
             const before = known.get(traceId)
             // a trace no longer open takes nothing: all of it is late, counted by the store
             const room = before === undefined || before.state === "open" ? Math.max(0, otlp.maxSpansPerTrace - (before?.items ?? 0)) : located.length
@@ -417,7 +493,7 @@ export const OtlpReceiverLive = Layer.effect(
         })
         return yield* Option.match(limiter, {
           onNone: () => kept,
-          onSome: (spans) => Effect.tapError(kept, () => Effect.sync(() => spans.giveBack(scope, flat.items.length)))
+          onSome: (spans) => Effect.tapError(kept, () => Effect.sync(() => spans.giveBack(scope, flat.kept)))
         })
       })
 
