@@ -521,9 +521,10 @@ export const runsApiSuite = (store: SuiteStore) => {
       const start = sample(before)
       const id = await submitOne(service, { trace: chatTrace("foxtrot"), mode: "quick", max_patterns: 1 })
       await waitForRun(service, id)
-      // the counters move just after the run's end is written: a few polls at most
+      // the counters and the wait's histogram move just after the run's end is written: wait for all three
+      // (under load the histogram's sample was seen to trail the counters; the deadline only fails a hang)
       let now = sample(await metrics())
-      for (let i = 0; i < 40 && (now.done < start.done + 1 || now.worker < start.worker + 1); i++) {
+      for (let i = 0; i < 400 && (now.done < start.done + 1 || now.worker < start.worker + 1 || now.waited < start.waited + 1); i++) {
         await sleep(50)
         now = sample(await metrics())
       }
