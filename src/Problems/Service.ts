@@ -166,8 +166,8 @@ export const ProblemsServiceLive = Layer.effect(
         const scope = yield* scopeOf(keyName)
         const { cursor, limit } = yield* readPage(query)
         const store = yield* access.problems
-        const filter = { label: query.label, since: query.since, until: query.until, severity: query.severity, status: query.status, pattern: query.pattern }
-        const page = yield* inStore("problems.list", store.list(scope, filter, limit, cursor))
+        // the decoded query is the store's filter (the same names; its page read above)
+        const page = yield* inStore("problems.list", store.list(scope, query, limit, cursor))
         // each one's trend over the last days, read at once (a dashboard draws it without a request per problem)
         const today = Math.floor((yield* Clock.currentTimeMillis) / DAY_MS) * DAY_MS
         const days = Array.from({ length: RECENT_DAYS }, (_, index) => new Date(today - (RECENT_DAYS - 1 - index) * DAY_MS).toISOString().slice(0, 10))

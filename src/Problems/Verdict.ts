@@ -64,38 +64,37 @@ const failureOf = (report: DiagnoseReport): VerdictFailure | null => {
   if (failure === undefined) return null
   const { anchor } = failure
   const corroboratedBy = failure.perspectives.map((perspective) => perspective.pattern ?? perspective.check ?? perspective.title)
-  if (anchor.kind === "check") {
-    const check = report.checks.find((each) => each.check === anchor.check && each.fingerprint === failure.fingerprint) ??
-      report.checks.find((each) => each.check === anchor.check)
-    const atStep = check?.evidence.find((item) => item.event === step?.event) ?? check?.evidence[0]
-    const quote = atStep?.quote ?? stepQuote ?? atStep?.describes ?? null
-    return {
-      title: anchor.title,
-      anchor: anchor.check ?? "",
-      kind: "check",
-      severity: anchor.severity,
-      explanation: check?.explanation ?? "",
-      quote,
-      event: atStep?.event ?? step?.event ?? null,
-      actor: atStep?.actor ?? step?.actor ?? null,
-      confidence: null,
-      corroboratedBy,
-      problem: failure.problem
-    }
-  }
-  const finding = lensFinding(report, anchor.pattern, anchor.title)
-  const atStep = finding?.evidence.find((item) => item.event !== null && item.event === step?.event) ?? finding?.evidence[0]
+  // the anchor's own record, where it says what it says and the evidence at the decisive step
+  const read = anchor.kind === "check"
+    ? (() => {
+      const check = report.checks.find((each) => each.check === anchor.check && each.fingerprint === failure.fingerprint) ??
+        report.checks.find((each) => each.check === anchor.check)
+      const atStep = check?.evidence.find((item) => item.event === step?.event) ?? check?.evidence[0]
+      return { name: anchor.check, explanation: check?.explanation, atStep, quote: atStep?.quote ?? stepQuote ?? atStep?.describes ?? null, confidence: null, also: undefined }
+    })()
+    : (() => {
+      const finding = lensFinding(report, anchor.pattern, anchor.title)
+      const atStep = finding?.evidence.find((item) => item.event !== null && item.event === step?.event) ?? finding?.evidence[0]
+      return {
+        name: anchor.pattern,
+        explanation: finding?.explanation,
+        atStep,
+        quote: atStep?.quote ?? stepQuote,
+        confidence: finding?.confidence ?? report.confidence,
+        also: finding?.corroborated_by ?? []
+      }
+    })()
   return {
     title: anchor.title,
-    anchor: anchor.pattern ?? "",
-    kind: "finding",
+    anchor: read.name ?? "",
+    kind: anchor.kind,
     severity: anchor.severity,
-    explanation: finding?.explanation ?? "",
-    quote: atStep?.quote ?? stepQuote,
-    event: atStep?.event ?? step?.event ?? null,
-    actor: atStep?.actor ?? step?.actor ?? null,
-    confidence: finding?.confidence ?? report.confidence,
-    corroboratedBy: Array.from(new Set([...corroboratedBy, ...(finding?.corroborated_by ?? [])])),
+    explanation: read.explanation ?? "",
+    quote: read.quote,
+    event: read.atStep?.event ?? step?.event ?? null,
+    actor: read.atStep?.actor ?? step?.actor ?? null,
+    confidence: read.confidence,
+    corroboratedBy: read.also === undefined ? corroboratedBy : Array.from(new Set([...corroboratedBy, ...read.also])),
     problem: failure.problem
   }
 }
