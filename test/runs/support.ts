@@ -193,12 +193,20 @@ export const quotingEvents = (contents: ReadonlyArray<string>, picks: ReadonlyAr
   }
 }
 
-/** A sample of a metric line with these labels in a /metrics text (0 when absent). */
-export const metricSample = (text: string, name: string, labels: Readonly<Record<string, string>> = {}): number => {
-  const line = text
+/**
+ * The sum of a metric's samples with these labels in a /metrics text (0 when absent).
+ *
+ * A sum, not the first line: the test files of a fork share Effect's metric registry (it lives on
+ * `globalThis`) while each file loads the service's modules anew, and a histogram's key compares
+ * its boundaries array by reference, so each file that ran a service adds a series of the same name
+ * (seen: three `svc_run_queue_seconds_count` lines, the first a finished file's, in the heavy fork).
+ * Earlier files' services have stopped, so their series stand still and the sum's deltas are this
+ * file's. One process loads the modules once: the service itself shows one series per name.
+ */
+export const metricSample = (text: string, name: string, labels: Readonly<Record<string, string>> = {}): number =>
+  text
     .split("\n")
-    .find((candidate) =>
+    .filter((candidate) =>
       (candidate.startsWith(`${name}{`) || candidate.startsWith(`${name} `)) && Object.entries(labels).every(([key, value]) => candidate.includes(`${key}="${value}"`))
     )
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
-}
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0)
