@@ -8,17 +8,23 @@
  * two warm-ups, the two measured alternately so the machine's drift falls on both. Beside it, the
  * same ratio in the main thread's CPU time summed over the rounds (`cpu_ratio`): on a shared machine
  * wall time also counts the time other processes held the core, which falls unevenly on the two.
+ * The same measurement is then made on the code users run (rows `checks_built`,
+ * `checks_built_start_flags`): this file bundled as scripts/build.mjs bundles the service (no
+ * `keepNames`, unlike tsx), run by plain node in a child, and again under `npm start`'s node flags.
  *
  *   npx tsx bench/checks.ts   (part of `npm run bench`; BENCH_ONLY=checks runs it alone)
  */
-import { Either } from "effect"
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { Either, Schema } from "effect"
+import { build } from "esbuild"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { performance } from "node:perf_hooks"
 import { runChecks } from "../src/Checks/Run.js"
 import { keepAsRead, normalizeTraces } from "../src/Traces/Normalize.js"
 import { raisedLimits, traceFileBody } from "../scripts/trace-files.js"
-import { machineOf, mainThreadCpuMs, median, round2, type Row, writeResults } from "./support.js"
+import { machineOf, mainThreadCpuMs, median, round2, type Row, START_FLAGS, writeResults } from "./support.js"
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 7)
 const TRACES = 1_000
@@ -30,7 +36,11 @@ const filesUnder = (dir: string): Array<string> =>
     return statSync(path).isDirectory() ? filesUnder(path) : /\.(json|jsonl|traj)$/.test(name) ? [path] : []
   })
 
-const roots = [join(import.meta.dirname, "..", "test", "fixtures", "traces"), join(import.meta.dirname, "..", "..", "shared", "corpus")]
+/** Set in the built bench's child, which runs from a temporary directory. */
+const CHILD = "BENCH_CHECKS_CHILD"
+const REPOSITORY = process.env["BENCH_CHECKS_REPOSITORY"] ?? join(import.meta.dirname, "..")
+
+const roots = [join(REPOSITORY, "test", "fixtures", "traces"), join(REPOSITORY, "..", "shared", "corpus")]
 
 /** Every body that normalizes, with how many traces it holds. */
 const bodies = roots.flatMap(filesUnder).flatMap((path) => {
@@ -67,8 +77,18 @@ const normalizeAll = (withChecks: boolean): number => {
   return findings
 }
 
-if (ONLY.size === 0 || ONLY.has("checks")) {
-  const started = new Date().toISOString()
+interface Measured {
+  /** Wall-clock ms per round, each pass. */
+  readonly base: ReadonlyArray<number>
+  readonly withChecks: ReadonlyArray<number>
+  /** Main-thread CPU ms summed over the rounds, each pass. */
+  readonly baseCpu: number
+  readonly withChecksCpu: number
+  readonly findings: number
+}
+
+/** The two passes, two warm-ups then ROUNDS rounds alternated. */
+const measure = (): Measured => {
   normalizeAll(true)
   normalizeAll(false)
   const base: Array<number> = []
@@ -90,12 +110,60 @@ if (ONLY.size === 0 || ONLY.has("checks")) {
     baseCpu += cpuB - cpuA
     withChecksCpu += cpuC - cpuB
   }
-  const ratio = median(withChecks) / median(base)
-  const rows: Array<Row> = [{
-    scenario: "checks",
-    metric: "CPU ms for normalize + checks over ~1,000 traces, against normalize alone",
-    service: round2(median(withChecks)),
-    baseline: round2(median(base)),
+  return { base, withChecks, baseCpu, withChecksCpu, findings }
+}
+
+const MeasuredJson = Schema.parseJson(Schema.Struct({
+  base: Schema.Array(Schema.Number),
+  withChecks: Schema.Array(Schema.Number),
+  baseCpu: Schema.Number,
+  withChecksCpu: Schema.Number,
+  findings: Schema.Number
+}))
+
+/**
+ * The same measurement on the code users run: this file bundled by esbuild as the product's build
+ * (scripts/build.mjs) bundles src/ (bundled, ESM for node20, no minifying and, unlike tsx, no
+ * `keepNames`), run by plain node in a child with `flags`; the child prints its Measured as JSON.
+ */
+const measureBuilt = async (flags: ReadonlyArray<string>): Promise<Measured> => {
+  const outdir = mkdtempSync(join(tmpdir(), "svc-bench-checks-"))
+  const outfile = join(outdir, "checks.mjs")
+  // the codegen options of scripts/build.mjs (its chunking, source maps and stamping do not change the code that runs)
+  await build({
+    entryPoints: [import.meta.filename],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    legalComments: "none",
+    logLevel: "warning",
+    external: ["@sentry/node", "@libsql/client/sqlite3"],
+    alias: { "@libsql/client": "@libsql/client/sqlite3", ws: join(REPOSITORY, "src", "Edge", "NoWebSockets.ts") },
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
+  })
+  try {
+    const child = spawnSync(process.execPath, [...flags, outfile], {
+      env: { ...process.env, [CHILD]: "1", BENCH_CHECKS_REPOSITORY: REPOSITORY },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      maxBuffer: 1 << 20
+    })
+    if (child.status !== 0) throw new Error(`the built bench exited ${child.status ?? child.signal}`)
+    return Schema.decodeUnknownSync(MeasuredJson)(child.stdout)
+  } finally {
+    rmSync(outdir, { recursive: true, force: true })
+  }
+}
+
+const rowOf = (scenario: string, runs: string, measured: Measured): Row => {
+  const ratio = median(measured.withChecks) / median(measured.base)
+  return {
+    scenario,
+    metric: `CPU ms for normalize + checks over ~1,000 traces, against normalize alone (${runs})`,
+    service: round2(median(measured.withChecks)),
+    baseline: round2(median(measured.base)),
     ratio: round2(ratio),
     goal: "≤ 1.10",
     met: ratio <= 1.1,
@@ -103,12 +171,22 @@ if (ONLY.size === 0 || ONLY.has("checks")) {
       bodies: workload.length,
       distinct_files: bodies.length,
       traces: held,
-      findings,
-      files_from: roots.map((root) => relative(process.cwd(), root)).join(" + "),
-      service_main_thread_cpu_ms: withChecksCpu,
-      baseline_main_thread_cpu_ms: baseCpu,
-      cpu_ratio: round2(withChecksCpu / baseCpu)
+      findings: measured.findings,
+      files_from: roots.map((root) => relative(REPOSITORY, root)).join(" + "),
+      service_main_thread_cpu_ms: measured.withChecksCpu,
+      baseline_main_thread_cpu_ms: measured.baseCpu,
+      cpu_ratio: round2(measured.withChecksCpu / measured.baseCpu)
     }
-  }]
+  }
+}
+
+if (process.env[CHILD] === "1") process.stdout.write(JSON.stringify(measure()))
+else if (ONLY.size === 0 || ONLY.has("checks")) {
+  const started = new Date().toISOString()
+  const rows: Array<Row> = [
+    rowOf("checks", "tsx, this process", measure()),
+    rowOf("checks_built", "esbuild bundle as scripts/build.mjs makes, plain node", await measureBuilt([])),
+    rowOf("checks_built_start_flags", "the same bundle under the flags of npm start", await measureBuilt(START_FLAGS))
+  ]
   writeResults({ started, machine: machineOf(), rows }, "checks-", ONLY.size === 0 ? "checks-latest.json" : undefined)
 }

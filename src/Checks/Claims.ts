@@ -149,12 +149,17 @@ const QUOTED = /'([^'\n]{3,60})'(?!\s*:)|"([^"\n]{3,60})"(?!\s*:)|`([^`\n]{3,60}
 const COMMON: ReadonlySet<string> = new Set(["error", "errors", "message", "status", "type", "code", "detail", "details", "true", "false", "null", "none", "failed", "failure", "reason", "result"])
 const TERMS = 8
 
+/** What makes a value a word, or a code (`valuesIn`); made once: esbuild writes `/\p{L}/u` as a `new RegExp` where it stands, so inside the loop it made one per value. */
+const LETTER = /\p{L}/u
+const DIGIT = /\d/
+const SIGN = /[^\p{L}\p{N}]/u
+
 const valuesIn = (text: string, pattern: RegExp, into: Set<string>): void => {
   for (const match of text.matchAll(pattern)) {
     if (into.size >= TERMS) return
     const value = (match[1] ?? match[2] ?? match[3] ?? "").trim().toLowerCase()
     // a word of four letters or more (`berlin`, `geopy`), or a short code mixing digits and signs (`1:1`, `v2.1`): "ops" names nothing
-    const named = /\p{L}/u.test(value) ? value.length >= 4 : /\d/.test(value) && /[^\p{L}\p{N}]/u.test(value)
+    const named = LETTER.test(value) ? value.length >= 4 : DIGIT.test(value) && SIGN.test(value)
     if (named && !COMMON.has(value)) into.add(value)
   }
 }

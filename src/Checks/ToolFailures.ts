@@ -199,7 +199,8 @@ const readReactions = (view: TraceView, failed: ReadonlyArray<Failure>): void =>
   for (let index = byError[0]?.error ?? view.length; index < view.length && !(unowned === 0 && next === byError.length); index++) {
     const event = view.at(index)
     if (event === undefined) continue
-    if (!isWords(event)) {
+    const words = isWords(event)
+    if (!words) {
       if (speaking) pending = []
       speaking = false
     }
@@ -211,7 +212,7 @@ const readReactions = (view: TraceView, failed: ReadonlyArray<Failure>): void =>
       recent.push(failure)
       if (recent.length > NAMED_WINDOW) recent.shift()
     }
-    if (!isWords(event)) continue
+    if (!words) continue
     speaking = true
     const admits = admitsFailure(event.content)
     if (!admits && !changesCourse(event.content)) continue
