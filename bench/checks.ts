@@ -23,6 +23,7 @@ import { join, relative } from "node:path"
 import { performance } from "node:perf_hooks"
 import { runChecks } from "../src/Checks/Run.js"
 import { keepAsRead, normalizeTraces } from "../src/Traces/Normalize.js"
+import { nodeCodegen } from "../scripts/build-options.mjs"
 import { raisedLimits, traceFileBody } from "../scripts/trace-files.js"
 import { machineOf, mainThreadCpuMs, median, round2, type Row, START_FLAGS, writeResults } from "./support.js"
 
@@ -129,20 +130,8 @@ const MeasuredJson = Schema.parseJson(Schema.Struct({
 const measureBuilt = async (flags: ReadonlyArray<string>): Promise<Measured> => {
   const outdir = mkdtempSync(join(tmpdir(), "svc-bench-checks-"))
   const outfile = join(outdir, "checks.mjs")
-  // the codegen options of scripts/build.mjs (its chunking, source maps and stamping do not change the code that runs)
-  await build({
-    entryPoints: [import.meta.filename],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    legalComments: "none",
-    logLevel: "warning",
-    external: ["@sentry/node", "@libsql/client/sqlite3"],
-    alias: { "@libsql/client": "@libsql/client/sqlite3", ws: join(REPOSITORY, "src", "Edge", "NoWebSockets.ts") },
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
-  })
+  // scripts/build.mjs's code generation (its chunking, source maps and stamping do not change the code that runs)
+  await build({ ...nodeCodegen(REPOSITORY), entryPoints: [import.meta.filename], outfile })
   try {
     const child = spawnSync(process.execPath, [...flags, outfile], {
       env: { ...process.env, [CHILD]: "1", BENCH_CHECKS_REPOSITORY: REPOSITORY },

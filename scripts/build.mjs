@@ -10,6 +10,7 @@ import { createHash } from "node:crypto"
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { nodeCodegen } from "./build-options.mjs"
 
 const started = Date.now()
 // No stale chunks from an earlier build.
@@ -20,23 +21,9 @@ const built = await build({
   outdir: "dist",
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
-  bundle: true,
+  ...nodeCodegen(process.cwd()),
   splitting: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  sourcemap: "linked",
-  legalComments: "none",
-  logLevel: "warning",
-  // Optional, loaded at run time only when ERROR_REPORTING_DSN is set; and the SQLite driver, whose
-  // native binding installs prebuilt per platform (a runtime dependency, loaded when the store opens).
-  external: ["@sentry/node", "@libsql/client/sqlite3"],
-  // The store opens local files only (SVC_HOME/svc.db): the driver's SQLite entry alone, without its
-  // HTTP and WebSocket clients for remote databases (which cost start-up memory, docs/performance.md).
-  // And no WebSocket server (src/Edge/NoWebSockets.ts: no route upgrades a connection).
-  alias: { "@libsql/client": "@libsql/client/sqlite3", ws: "./src/Edge/NoWebSockets.ts" },
-  // CommonJS dependencies inside an ESM bundle need a require.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
+  sourcemap: "linked"
 })
 // The build's id (src/Lifecycle/CompileCache.ts): a hash of the code it made, written over the
 // placeholder (of the same length, so the source maps still hold), naming the directory of its
