@@ -58,16 +58,12 @@ const reasonOf = (cause: Cause.Cause<unknown>): string =>
   })
 
 /** Why a program did not start, as its one line says it. */
-export const startFailureOf = (cause: Cause.Cause<unknown>): StartFailure =>
-  Option.match(Cause.failureOption(cause), {
-    onNone: () => new StartFailure({ configuration: false, message: `could not start: ${reasonOf(cause)}` }),
-    onSome: (error) =>
-      error instanceof StartFailure
-        ? error
-        : error instanceof InvalidConfiguration
-        ? new StartFailure({ configuration: true, message: error.message })
-        : new StartFailure({ configuration: false, message: `could not start: ${reasonOf(cause)}` })
-  })
+export const startFailureOf = (cause: Cause.Cause<unknown>): StartFailure => {
+  const error = Option.getOrUndefined(Cause.failureOption(cause))
+  if (error instanceof StartFailure) return error
+  if (error instanceof InvalidConfiguration) return new StartFailure({ configuration: true, message: error.message })
+  return new StartFailure({ configuration: false, message: `could not start: ${reasonOf(cause)}` })
+}
 
 /**
  * A program: its configuration and logging (`start`), then `main`. A failure, at start or later,

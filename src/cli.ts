@@ -1,8 +1,8 @@
 /**
  * `bin/svc` → dist/cli.mjs (cliBoot.ts) → this: the `svc` command line (DECISIONS §14, docs/cli.md),
- * run by the one launcher (Program.ts), as `npm start` is. Under `NodeRuntime.runMain`: Ctrl-C or SIGTERM interrupts the command (model calls in flight are
- * aborted, a read that waits is given up) and ends it with 130 or 143; `svc serve` stopped by a
- * signal ends with 0, as `npm start`.
+ * run by the one launcher (Program.ts), as `npm start` is. Under `NodeRuntime.runMain`: Ctrl-C or
+ * SIGTERM interrupts the command (model calls in flight are aborted, a read that waits is given
+ * up) and ends it with 130 or 143; `svc serve` stopped by a signal ends with 0, as `npm start`.
  * Colour: help, usage errors and progress are plain when NO_COLOR is set or the stream is not a
  * terminal; progress is drawn only when stderr is a terminal (and TERM is not dumb). What they
  * echo of the command line is escaped (Printable.ts): only the colours themselves reach the terminal.
