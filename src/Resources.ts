@@ -10,7 +10,7 @@
  * process, or shared through Redis when SVC_REDIS_URL is set (the rate limiter and baselines), and
  * the cache off, in memory or in Redis by SVC_CACHE. Redis is connected only when something uses it.
  */
-import { Effect, Layer, Option, RuntimeFlags, RuntimeFlagsPatch } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
 import { AnalyzerLive } from "./Analysis/Engine.js"
 import { ApiKeysLive, ApiKeysOnceLive } from "./Auth/ApiKeys.js"
@@ -117,10 +117,3 @@ export const RunsLayerLive = (options: { readonly serving: boolean } = { serving
  */
 export const ResourcesLive = (config: AppConfigShape, options: { readonly serving: boolean } = { serving: false }) =>
   RunsLayerLive(options).pipe(Layer.provideMerge(AnalysisResourcesLive(config, options)))
-
-/**
- * Effect 3 runs with per-fiber runtime metrics on by default (effect_fiber_*): a tagged metric
- * update on every fiber start and end. They are off here; the service's own metrics are explicit.
- */
-export const withoutRuntimeMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.withRuntimeFlagsPatch(effect, RuntimeFlagsPatch.disable(RuntimeFlags.RuntimeMetrics))

@@ -1,8 +1,8 @@
 /**
- * `bin/svc` → dist/cli.mjs (cliBoot.ts) → this: the `svc` command line (DECISIONS §14, docs/cli.md). Under
- * `NodeRuntime.runMain`: Ctrl-C or SIGTERM interrupts the command (model calls in flight are
- * aborted, a read that waits is given up) and ends it with 130 or 143; `svc serve` stopped by a
- * signal ends with 0, as `npm start`.
+ * `bin/svc` → dist/cli.mjs (cliBoot.ts) → this: the `svc` command line (DECISIONS §14, docs/cli.md),
+ * run by the one launcher (Program.ts), as `npm start` is. Under `NodeRuntime.runMain`: Ctrl-C or
+ * SIGTERM interrupts the command (model calls in flight are aborted, a read that waits is given
+ * up) and ends it with 130 or 143; `svc serve` stopped by a signal ends with 0, as `npm start`.
  * Colour: help, usage errors and progress are plain when NO_COLOR is set or the stream is not a
  * terminal; progress is drawn only when stderr is a terminal (and TERM is not dumb). What they
  * echo of the command line is escaped (Printable.ts): only the colours themselves reach the terminal.
@@ -10,9 +10,9 @@
 import * as CliCommand from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Option } from "effect"
 import packageJson from "../package.json" with { type: "json" }
+import * as Program from "./Program.js"
 import { CommandEnded, EXIT, type ExitCode } from "./Surfaces/Cli/ExitCodes.js"
 import { markStdin } from "./Surfaces/Cli/Input.js"
 import { printableLines } from "./Surfaces/Cli/Printable.js"
@@ -58,7 +58,17 @@ const console = Effect.map(Effect.console, (base): Console.Console => ({
   warn: (...args) => base.warn(...stderrArgs(args))
 }))
 
-const svc = CliCommand.run(makeSvc(terminal, () => (serving = true)), { name: "svc", version: packageJson.version, executable: "svc" })
+/** `svc serve`: the service as `npm start` runs it (Serve.ts, loaded only by this command). */
+const serve = Effect.gen(function*() {
+  const { setFlagsFromString } = yield* Effect.promise(() => import("node:v8"))
+  // As boot.ts does for `npm start`: young-generation growth held until the service is ready.
+  setFlagsFromString("--semi-space-growth-factor=1")
+  const loaded = yield* Effect.promise(() => import("./Serve.js"))
+  serving = true
+  return yield* loaded.serve
+})
+
+const svc = CliCommand.run(makeSvc(terminal, serve), { name: "svc", version: packageJson.version, executable: "svc" })
 
 const program = Effect.flatMap(console, (withPlain) =>
   svc(markStdin(process.argv)).pipe(Effect.withConsole(withPlain), Effect.provide(NodeContext.layer)))
@@ -81,12 +91,4 @@ const exitCodeOf = <A, E>(exit: Exit.Exit<A, E>): ExitCode =>
     }
   })
 
-NodeRuntime.runMain(program, {
-  disableErrorReporting: true,
-  disablePrettyLogger: true,
-  teardown: (exit, onExit) => {
-    const code = exitCodeOf(exit)
-    process.exitCode = code
-    onExit(code)
-  }
-})
+Program.run(program, exitCodeOf)

@@ -1,14 +1,9 @@
 /**
- * `npm start` (through boot.ts): the service under `NodeRuntime.runMain`, which interrupts it on
- * the first SIGTERM or SIGINT. Lifecycle/Signals.ts adds what the runtime's one signal handler
- * cannot express. The program itself is Serve.ts, shared with `svc serve`.
+ * `npm start` (through boot.ts): the service (Serve.ts, shared with `svc serve`) under the one
+ * launcher (Program.ts): `NodeRuntime.runMain` interrupts it on the first SIGTERM or SIGINT and the
+ * process exits with 0, or with 1 when it failed (its one line on stderr).
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect } from "effect"
-import { listenForSignals, ShutdownSignals } from "./Lifecycle/Signals.js"
-import { serveProgram } from "./Serve.js"
+import * as Program from "./Program.js"
+import { serve } from "./Serve.js"
 
-NodeRuntime.runMain(Effect.provideService(serveProgram, ShutdownSignals, listenForSignals()), {
-  disableErrorReporting: true,
-  disablePrettyLogger: true
-})
+Program.run(serve)

@@ -123,6 +123,7 @@ const under = (folder: string) => (file: string) => file.startsWith(`${folder}/`
 const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
   ["main", "boot", "cli", "cliBoot", "Serve", "App", "Http"],
   ["Surfaces"],
+  ["Program"],
   ["Resources", "RunsResources"],
   ["Edge"],
   ["Runs", "Otlp", "Problems/Service", "Alerts/Delivery"],
@@ -138,12 +139,10 @@ const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
 
 /**
  * Imports that go up the order, each with its reason (at most 3, counted as folder-to-folder
- * pairs). `Surfaces → Serve`: `svc serve` is a command of the CLI, and the CLI launches the
- * server the way main.ts does.
+ * pairs). None today: `svc serve` is given the service's program by the entry (src/cli.ts), which
+ * loads it as main.ts does, through Program.ts.
  */
-const UPWARD: ReadonlyMap<string, string> = new Map([
-  ["Surfaces → Serve", "svc serve: the CLI launches the server the way main.ts does"]
-])
+const UPWARD: ReadonlyMap<string, string> = new Map()
 
 /**
  * A domain folder's services, each a unit of its own a layer above the folder's pure core: the
@@ -211,13 +210,15 @@ describe("the import graph of src/", () => {
     expect(loaded).toContain("patterns/lewin/contract.ts")
   })
 
-  it("the svc commands and svc mcp build the resources without loading the HTTP server", () => {
-    for (const entry of ["src/Surfaces/Cli/Local.ts", "src/Surfaces/Mcp/StdioMain.ts", "src/Resources.ts"]) {
+  it("the svc commands, svc mcp and the launcher they share build the resources without loading the HTTP server", () => {
+    for (const entry of ["src/Surfaces/Cli/Local.ts", "src/Surfaces/Mcp/StdioMain.ts", "src/Resources.ts", "src/Program.ts"]) {
       const loaded = Array.from(reachable(entry, true))
       expect(loaded, entry).not.toContain("src/Http.ts")
       expect(loaded, entry).not.toContain("src/Edge/Server.ts")
       expect(loaded, entry).not.toContain("src/App.ts")
     }
+    // The launcher loads no resources either: `svc --version` starts it.
+    expect(Array.from(reachable("src/Program.ts", true))).not.toContain("src/Resources.ts")
   })
 
   it("chooses where state lives in one place: only Resources.ts picks the memory or Redis layers", () => {

@@ -168,7 +168,7 @@ describe("a format and an output added in their registry alone", () => {
           error: (...parts) => Effect.sync(() => void printed.push(parts.map(String).join(" ")))
         }))
         const terminal: Terminal = { live: false, color: false }
-        const run = Command.run(makeSvc(terminal, () => undefined), { name: "svc", version: "0.0.0", executable: "svc" })
+        const run = Command.run(makeSvc(terminal, Effect.dieMessage("svc serve is not run here")), { name: "svc", version: "0.0.0", executable: "svc" })
         yield* Effect.flatMap(capture, (console) => run(["node", "svc", ...args]).pipe(Effect.withConsole(console)))
         return printed.join("\n")
       }).pipe(Effect.provide(NodeContext.layer))

@@ -248,7 +248,7 @@ describe("exit codes and errors", () => {
     const ran = await svc(["patterns"], { env: { SVC_PATTERNS_DIR: tempFile("empty", "").replace(/empty$/, "") } })
     expect(ran.code).toBe(70)
     expect(ran.stdout).toBe("")
-    expect(ran.stderr).toMatch(/^svc patterns: the service's resources could not start: .*catalogue\.json/)
+    expect(ran.stderr).toMatch(/^svc patterns: could not start: .*catalogue\.json/)
   })
 
   it("Ctrl-C (SIGINT) during an analysis aborts the model request and exits 130", async () => {

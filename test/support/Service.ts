@@ -4,7 +4,7 @@
  */
 import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
 import { AppLive } from "../../src/App.js"
-import { withoutRuntimeMetrics } from "../../src/Resources.js"
+import { withoutRuntimeMetrics } from "../../src/Program.js"
 import { appConfig, type AppConfigShape } from "../../src/Config.js"
 import { ServerHandle } from "../../src/Edge/Server.js"
 import { Readiness } from "../../src/Lifecycle/Readiness.js"

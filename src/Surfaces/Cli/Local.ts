@@ -8,18 +8,17 @@
  * The runs are those of the store the configuration names (SVC_HOME/svc.db),
  * with no workers here: a run submitted in-process waits for a `svc serve` on the same store.
  */
-import { Cause, ConfigProvider, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
+import { Cause, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { AnalysisProgress, type AnalysisProgressShape } from "../../Analysis/Progress.js"
-import { AnalysisResourcesLive, RunsLayerLive, withoutRuntimeMetrics } from "../../Resources.js"
+import { AnalysisResourcesLive, RunsLayerLive } from "../../Resources.js"
 import { Catalogue } from "../../Catalogue/Catalogue.js"
-import { callerSettings, loadConfig } from "../../Config.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { LOCAL_OPERATIONS, type Operation } from "../../Auth/Operations.js"
 import { type ApiError, errorKinds } from "../../Errors.js"
-import { loggingLayer } from "../../Observability/Logging.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
 import { NO_QUERY } from "../../Intake/Intake.js"
+import * as Program from "../../Program.js"
 import type { ProblemsServiceShape } from "../../Problems/Service.js"
 import { makeLocalCaller } from "../LocalCaller.js"
 import { type Backend, CliFailure, type ProblemsBackend, type RunsBackend } from "./Backend.js"
@@ -44,31 +43,26 @@ export interface LocalOptions {
 
 export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, CliFailure, Scope.Scope> =>
   Effect.gen(function*() {
-    const configured = yield* Effect.mapError(loadConfig, (error) => new CliFailure({ kind: "usage", message: error.message }))
+    // Configuration and logging as every program starts (Program.ts); a failure to start is a
+    // command's failure, its line the same: an invalid configuration is a usage error.
+    const startFailure = (cause: Cause.Cause<unknown>) => {
+      const failure = Program.startFailureOf(cause)
+      return Effect.fail(new CliFailure({ kind: failure.configuration ? "usage" : "unexpected", message: failure.message.slice(0, 600) }))
+    }
+    const started = yield* Program.start({ stream: "stderr", errorsUnlessSet: true }).pipe(Effect.catchAllCause(startFailure))
+    const { logging } = started
     const config = Option.match(options.maxBytes, {
-      onNone: () => configured,
+      onNone: () => started.config,
       onSome: (bytes) => ({
-        ...configured,
+        ...started.config,
         limits: {
-          ...configured.limits,
+          ...started.config.limits,
           maxBodyBytes: bytes,
-          maxStringChars: Math.max(configured.limits.maxStringChars, bytes),
-          maxTotalChars: Math.max(configured.limits.maxTotalChars, bytes)
+          maxStringChars: Math.max(started.config.limits.maxStringChars, bytes),
+          maxTotalChars: Math.max(started.config.limits.maxTotalChars, bytes)
         }
       })
     })
-    const levelSet = yield* callerSettings.logLevelSet.pipe(Effect.orElseSucceed(() => false))
-    const logging = loggingLayer(levelSet ? config.logLevel : "error", "stderr")
-    // Say why (a catalogue that does not load, a Redis that refuses): the cause's own message.
-    const startFailure = (cause: Cause.Cause<unknown>) => {
-      const reason = Cause.squash(cause)
-      return Effect.fail(
-        new CliFailure({
-          kind: "unexpected",
-          message: `the service's resources could not start: ${reason instanceof Error ? reason.message : String(reason)}`.slice(0, 600)
-        })
-      )
-    }
     const context = yield* Layer.build(AnalysisResourcesLive(config).pipe(Layer.provide(logging))).pipe(Effect.catchAllCause(startFailure))
     const analyses = Context.get(context, AnalyzeService)
     const diagnoses = Context.get(context, DiagnoseService)
@@ -90,8 +84,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
       effect.pipe(
         Effect.mapError((error) => (error instanceof CliFailure ? error : failureOf(error))),
         Effect.provideService(AnalysisProgress, options.progress),
-        Effect.provide(logging),
-        withoutRuntimeMetrics
+        Effect.provide(logging)
       )
     const entryOf = (name: string) => {
       const entry = catalogue.get(name)
@@ -203,4 +196,4 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
       runs: runsBackend,
       problems: problemsBackend
     } satisfies Backend
-  }).pipe(Effect.withConfigProvider(ConfigProvider.fromEnv()))
+  })

@@ -5,6 +5,7 @@
  */
 import { Effect, Option, type Redacted, type Scope } from "effect"
 import { callerSettings } from "../../Config.js"
+import type { StartFailure } from "../../Program.js"
 import { type Backend, CliFailure } from "./Backend.js"
 import { type CommandEnded, endWith, EXIT, type ExitCode, exitCodeOfKind } from "./ExitCodes.js"
 import { envelopeOf, readHints, readTrace } from "./Input.js"
@@ -118,10 +119,10 @@ export const runCommand = (
   })
 
 /**
- * `svc serve` and `svc mcp` print their own start-up failure: the exit code says whether the
- * configuration was at fault.
+ * `svc serve` and `svc mcp` print their own start failure (Program.ts): an invalid configuration
+ * exits 2, as a usage error, anything else 70.
  */
-export const endProgram = <A, R>(program: Effect.Effect<A, { readonly configuration: boolean }, R>): Effect.Effect<never, CommandEnded, R> =>
+export const endProgram = <A, R>(program: Effect.Effect<A, StartFailure, R>): Effect.Effect<never, CommandEnded, R> =>
   Effect.matchEffect(program, {
     onFailure: (failure) => endWith(failure.configuration ? EXIT.input : EXIT.unexpected),
     onSuccess: () => endWith(EXIT.done)

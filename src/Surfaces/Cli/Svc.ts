@@ -9,6 +9,8 @@
  * that needs them, so `svc --help` and `svc patterns --url` start quickly.
  */
 import * as Command from "@effect/cli/Command"
+import type { Effect } from "effect"
+import type { StartFailure } from "../../Program.js"
 import { makeAnalyze } from "./Commands/Analyze.js"
 import { makeCheck } from "./Commands/Check.js"
 import { makeDiagnose } from "./Commands/Diagnose.js"
@@ -22,8 +24,8 @@ import { makeServe } from "./Commands/Serve.js"
 import { commandHelp, EXIT_CODES } from "./Help.js"
 import type { Terminal } from "./Running.js"
 
-/** The `svc` command with its subcommands; `serving`: told when `svc serve` runs the service (Commands/Serve.ts). */
-export const makeSvc = (terminal: Terminal, serving: () => void) =>
+/** The `svc` command with its subcommands; `serve`: the service's program, given by the entry (Commands/Serve.ts). */
+export const makeSvc = (terminal: Terminal, serve: Effect.Effect<never, StartFailure>) =>
   Command.make("svc").pipe(
     Command.withDescription(
       commandHelp(
@@ -39,5 +41,5 @@ export const makeSvc = (terminal: Terminal, serving: () => void) =>
         [EXIT_CODES]
       )
     ),
-    Command.withSubcommands([makeServe(serving), makeAnalyze(terminal), makeDiagnose(terminal), makeCheck(terminal), makeNormalize(terminal), makePatterns(terminal), makeRuns(terminal), makeProblems(terminal), makeDigest(terminal), makeEval(terminal), makeMcp()])
+    Command.withSubcommands([makeServe(serve), makeAnalyze(terminal), makeDiagnose(terminal), makeCheck(terminal), makeNormalize(terminal), makePatterns(terminal), makeRuns(terminal), makeProblems(terminal), makeDigest(terminal), makeEval(terminal), makeMcp()])
   )
