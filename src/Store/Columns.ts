@@ -21,6 +21,9 @@ export const BigIntColumn = Schema.transform(
 /** A nullable integer column. */
 export const NullableBigIntColumn = Schema.NullOr(BigIntColumn)
 
+/** A count (`COUNT(*) AS n`). */
+export const CountRow = Schema.Struct({ n: BigIntColumn }).annotations({ identifier: "CountRow" })
+
 /** A nullable text column. */
 export const NullableText = Schema.NullOr(Schema.String)
 

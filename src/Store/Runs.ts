@@ -18,7 +18,7 @@ import { Run, SkipReason } from "../Contract/RunsContract.js"
 import { RunStatus } from "../Contract/Statuses.js"
 import type { ProblemFinding } from "../Problems/Fingerprint.js"
 import * as Columns from "./Columns.js"
-import { BigIntColumn, LabelsColumn, labelEquals, NullableBigIntColumn, NullableText, StringListColumn } from "./Columns.js"
+import { BigIntColumn, CountRow, LabelsColumn, labelEquals, NullableBigIntColumn, NullableText, StringListColumn } from "./Columns.js"
 import { pageOf, readCursor } from "./Cursor.js"
 import type { EvaluationExport, ProblemStoreShape } from "./Problems.js"
 
@@ -301,8 +301,6 @@ const FinishedRow = Schema.Struct({ scope: Schema.String, trace_id: NullableText
 
 /** What a delete returns of each run it removed. */
 const RemovedRow = Schema.Struct({ id: Schema.String, scope: Schema.String, cache_keys: StringListColumn }).annotations({ identifier: "RemovedRunRow" })
-
-const CountRow = Schema.Struct({ n: BigIntColumn }).annotations({ identifier: "CountRow" })
 
 const BudgetRow = Schema.Struct({ reserved: BigIntColumn, spent: BigIntColumn }).annotations({ identifier: "BudgetRow" })
 
