@@ -9,7 +9,7 @@
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import { Data, Effect, ParseResult, Predicate, Schema } from "effect"
+import { Data, Effect, ParseResult, Schema } from "effect"
 
 /** An integer column: a number, or digits (PostgreSQL's BIGINT, COUNT and SUM as the driver reads them). */
 export const BigIntColumn = Schema.transform(
@@ -89,31 +89,3 @@ export const labelEquals = (sql: SqlClient.SqlClient, key: string, value: string
     orElse: () => sql`json_extract(labels, ${`$."${key}"`}) = ${value}`
   })
 
-// The hand readers of the stores not yet moved to row schemas (removed once none is left).
-
-export const text = (row: Record<string, unknown>, key: string): string | null => {
-  const value = row[key]
-  return typeof value === "string" ? value : null
-}
-
-export const integer = (row: Record<string, unknown>, key: string): number | null => {
-  const value = row[key]
-  return typeof value === "number"
-    ? value
-    : typeof value === "bigint"
-    ? Number(value)
-    : typeof value === "string" && /^-?\d+$/.test(value)
-    ? Number(value)
-    : null
-}
-
-export const labelsOf = (raw: string | null): Readonly<Record<string, string>> => {
-  if (raw === null) return {}
-  try {
-    const parsed: unknown = JSON.parse(raw)
-    if (!Predicate.isRecord(parsed)) return {}
-    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === "string"))
-  } catch {
-    return {}
-  }
-}
