@@ -9,26 +9,61 @@
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import { Data, Effect, ParseResult, Schema } from "effect"
+import { Data, Effect, Either, ParseResult, Predicate, Schema } from "effect"
+
+// The columns are checked by hand-written guards inside their schemas, not composed of unions
+// and refinements: the lists decode some twenty columns a row, and Schema's unions cost a tenth of a
+// microsecond and more each (docs/architecture.md "Rows by schema" has the measurement).
+
+const DIGITS = /^-?\d+$/
 
 /** An integer column: a number, or digits (PostgreSQL's BIGINT, COUNT and SUM as the driver reads them). */
-export const BigIntColumn = Schema.transform(
-  Schema.Union(Schema.Number, Schema.String.pipe(Schema.pattern(/^-?\d+$/))),
-  Schema.Number,
-  { strict: true, decode: (value) => Number(value), encode: (value) => value }
-).annotations({ identifier: "BigIntColumn" })
+export const BigIntColumn = Schema.transformOrFail(Schema.Unknown, Schema.Number, {
+  strict: true,
+  decode: (value, _, ast) =>
+    typeof value === "number"
+      ? ParseResult.succeed(value)
+      : typeof value === "string" && DIGITS.test(value)
+      ? ParseResult.succeed(Number(value))
+      : ParseResult.fail(new ParseResult.Type(ast, value, "an integer, or its digits")),
+  encode: ParseResult.succeed
+}).annotations({ identifier: "BigIntColumn" })
 
 /** A nullable integer column. */
-export const NullableBigIntColumn = Schema.NullOr(BigIntColumn)
+export const NullableBigIntColumn = Schema.transformOrFail(Schema.Unknown, Schema.NullOr(Schema.Number), {
+  strict: true,
+  decode: (value, _, ast) =>
+    value === null || typeof value === "number"
+      ? ParseResult.succeed(value)
+      : typeof value === "string" && DIGITS.test(value)
+      ? ParseResult.succeed(Number(value))
+      : ParseResult.fail(new ParseResult.Type(ast, value, "null, an integer, or its digits")),
+  encode: ParseResult.succeed
+}).annotations({ identifier: "NullableBigIntColumn" })
 
 /** A count (`COUNT(*) AS n`). */
 export const CountRow = Schema.Struct({ n: BigIntColumn }).annotations({ identifier: "CountRow" })
 
 /** A nullable text column. */
-export const NullableText = Schema.NullOr(Schema.String)
+export const NullableText = Schema.declare((value: unknown): value is string | null => value === null || typeof value === "string", {
+  identifier: "NullableText",
+  description: "a string or null"
+})
+
+const isStringRecord = (value: unknown): value is Record<string, string> =>
+  Predicate.isRecord(value) && Object.values(value).every((item) => typeof item === "string")
 
 /** Labels as a column keeps them: a JSON object of strings. */
-export const LabelsColumn = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.String })).annotations({ identifier: "LabelsColumn" })
+export const LabelsColumn = Schema.transformOrFail(Schema.String, Schema.Record({ key: Schema.String, value: Schema.String }), {
+  strict: true,
+  decode: (raw, _, ast) => {
+    const parsed = Either.try((): unknown => JSON.parse(raw))
+    return Either.isRight(parsed) && isStringRecord(parsed.right)
+      ? ParseResult.succeed(parsed.right)
+      : ParseResult.fail(new ParseResult.Type(ast, raw, "a JSON object of strings"))
+  },
+  encode: (labels) => ParseResult.succeed(JSON.stringify(labels))
+}).annotations({ identifier: "LabelsColumn" })
 
 /** A JSON list of strings in a nullable column (none: empty). */
 export const StringListColumn = Schema.transform(
