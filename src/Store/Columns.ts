@@ -9,37 +9,45 @@
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import { Data, Effect, Either, ParseResult, Predicate, Schema } from "effect"
+import { Data, Effect, Either, identity, ParseResult, Predicate, Schema } from "effect"
 
-// The columns are checked by hand-written guards inside their schemas, not composed of unions
-// and refinements: the lists decode some twenty columns a row, and Schema's unions cost a tenth of a
-// microsecond and more each (docs/architecture.md "Rows by schema" has the measurement).
+// Each column is one declaration that checks and converts in one step, not a transformation
+// between two schemas or a union: a list decodes some twenty columns a row, and each
+// transformation or union node costs a few tenths of a microsecond a row (docs/architecture.md,
+// "Rows by schema", has the measurement).
 
 const DIGITS = /^-?\d+$/
 
+/** A column decoded by `read` (undefined: not one, failing with `expected`) and encoded by `write`. */
+const column = <A, I>(
+  identifier: string,
+  expected: string,
+  read: (value: unknown) => A | undefined,
+  isA: (value: unknown) => value is A,
+  write: (value: A) => I
+) =>
+  Schema.declare([], {
+    decode: () => (value, _, ast) => {
+      const decoded = read(value)
+      return decoded === undefined ? ParseResult.fail(new ParseResult.Type(ast, value, expected)) : ParseResult.succeed(decoded)
+    },
+    encode: () => (value, _, ast) => (isA(value) ? ParseResult.succeed(write(value)) : ParseResult.fail(new ParseResult.Type(ast, value, expected)))
+  }, { identifier, description: expected })
+
+const integerOf = (value: unknown): number | undefined =>
+  typeof value === "number" ? value : typeof value === "string" && DIGITS.test(value) ? Number(value) : undefined
+
 /** An integer column: a number, or digits (PostgreSQL's BIGINT, COUNT and SUM as the driver reads them). */
-export const BigIntColumn = Schema.transformOrFail(Schema.Unknown, Schema.Number, {
-  strict: true,
-  decode: (value, _, ast) =>
-    typeof value === "number"
-      ? ParseResult.succeed(value)
-      : typeof value === "string" && DIGITS.test(value)
-      ? ParseResult.succeed(Number(value))
-      : ParseResult.fail(new ParseResult.Type(ast, value, "an integer, or its digits")),
-  encode: ParseResult.succeed
-}).annotations({ identifier: "BigIntColumn" })
+export const BigIntColumn = column("BigIntColumn", "an integer, or its digits", integerOf, Predicate.isNumber, identity)
 
 /** A nullable integer column. */
-export const NullableBigIntColumn = Schema.transformOrFail(Schema.Unknown, Schema.NullOr(Schema.Number), {
-  strict: true,
-  decode: (value, _, ast) =>
-    value === null || typeof value === "number"
-      ? ParseResult.succeed(value)
-      : typeof value === "string" && DIGITS.test(value)
-      ? ParseResult.succeed(Number(value))
-      : ParseResult.fail(new ParseResult.Type(ast, value, "null, an integer, or its digits")),
-  encode: ParseResult.succeed
-}).annotations({ identifier: "NullableBigIntColumn" })
+export const NullableBigIntColumn = column(
+  "NullableBigIntColumn",
+  "null, an integer, or its digits",
+  (value) => (value === null ? null : integerOf(value)),
+  (value): value is number | null => value === null || Predicate.isNumber(value),
+  identity
+)
 
 /** A count (`COUNT(*) AS n`). */
 export const CountRow = Schema.Struct({ n: BigIntColumn }).annotations({ identifier: "CountRow" })
@@ -54,16 +62,11 @@ const isStringRecord = (value: unknown): value is Record<string, string> =>
   Predicate.isRecord(value) && Object.values(value).every((item) => typeof item === "string")
 
 /** Labels as a column keeps them: a JSON object of strings. */
-export const LabelsColumn = Schema.transformOrFail(Schema.String, Schema.Record({ key: Schema.String, value: Schema.String }), {
-  strict: true,
-  decode: (raw, _, ast) => {
-    const parsed = Either.try((): unknown => JSON.parse(raw))
-    return Either.isRight(parsed) && isStringRecord(parsed.right)
-      ? ParseResult.succeed(parsed.right)
-      : ParseResult.fail(new ParseResult.Type(ast, raw, "a JSON object of strings"))
-  },
-  encode: (labels) => ParseResult.succeed(JSON.stringify(labels))
-}).annotations({ identifier: "LabelsColumn" })
+export const LabelsColumn = column("LabelsColumn", "a JSON object of strings", (value) => {
+  if (typeof value !== "string") return undefined
+  const parsed = Either.try((): unknown => JSON.parse(value))
+  return Either.isRight(parsed) && isStringRecord(parsed.right) ? parsed.right : undefined
+}, isStringRecord, (labels) => JSON.stringify(labels))
 
 /** A JSON list of strings in a nullable column (none: empty). */
 export const StringListColumn = Schema.transform(
