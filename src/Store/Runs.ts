@@ -315,8 +315,8 @@ const PageRequest = Schema.Struct({
   after: Schema.NullOr(Schema.Tuple(Schema.Number, Schema.String))
 })
 
-/** A run's row as a RunRecord. */
-const recordOf = (row: typeof RunRow.Type): RunRecord => ({
+/** A run's row as a RunRecord (with its report's summary when the row had one; no spread: the lists make one a row). */
+const recordOf = (row: typeof RunRow.Type, summary?: ReportSummaryColumns): RunRecord => ({
   id: row.id,
   scope: row.scope,
   status: row.status,
@@ -331,20 +331,22 @@ const recordOf = (row: typeof RunRow.Type): RunRecord => ({
   startedAt: row.started_at,
   finishedAt: row.finished_at,
   severity: row.severity,
-  explainedBy: row.explained_by
+  explainedBy: row.explained_by,
+  summary
 })
 
 /** A listed row as a RunRecord with its report's summary, when its report had one. */
-const listedOf = (row: typeof ListedRow.Type): RunRecord => ({
-  ...recordOf(row),
-  summary: row.summary_task === null ? undefined : {
-    task: row.summary_task,
-    outcome: row.summary_outcome ?? "",
-    anchor: row.summary_anchor,
-    checks: row.summary_checks ?? 0,
-    findings: row.summary_findings ?? 0
-  }
-})
+const listedOf = (row: typeof ListedRow.Type): RunRecord =>
+  recordOf(
+    row,
+    row.summary_task === null ? undefined : {
+      task: row.summary_task,
+      outcome: row.summary_outcome ?? "",
+      anchor: row.summary_anchor,
+      checks: row.summary_checks ?? 0,
+      findings: row.summary_findings ?? 0
+    }
+  )
 
 /** A whole row (`get`'s columns) as a StoredRun. */
 const storedOf = (row: typeof StoredRow.Type): StoredRun => ({
