@@ -5,6 +5,10 @@
  * page of each of the Runs page's filters and its search by external id and by trace id.
  * Goal: ≤ 1.5x for the first page. Median of the per-round ratios.
  *
+ * BENCH_DASHBOARD_AGAINST=/path/to/server.mjs compares builds instead: the same store of
+ * BENCH_DASHBOARD_RUNS served by that build (the baseline) and by this one, asked alternately
+ * (reported, no goal; bench/results/dashboard-latest.json is left as it is).
+ *
  *   npx tsx bench/dashboard.ts   (part of `npm run bench`, which builds first; BENCH_ONLY=dashboard)
  */
 import { SqlClient } from "@effect/sql"
@@ -19,6 +23,7 @@ import { BENCH_KEY, launchService, machineOf, median, round2, type Row, stopChil
 const repo = join(import.meta.dirname, "..")
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
 const SERVER = join(repo, "dist", "server.mjs")
+const AGAINST = process.env["BENCH_DASHBOARD_AGAINST"]
 const NODE_FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 200)
 const SMALL = 1_000
@@ -71,12 +76,14 @@ const QUERIES: ReadonlyArray<{ readonly name: string; readonly query: string; re
 const main = async () => {
   if (ONLY.size > 0 && !ONLY.has("dashboard")) return
   const started = new Date()
-  const homes = [SMALL, LARGE].map(() => mkdtempSync(join(tmpdir(), "svc-bench-dashboard-")))
+  // the baseline's store and server, then the measured one's
+  const sizes = AGAINST === undefined ? [SMALL, LARGE] : [LARGE, LARGE]
+  const servers = [AGAINST ?? SERVER, SERVER]
+  const homes = sizes.map(() => mkdtempSync(join(tmpdir(), "svc-bench-dashboard-")))
   const fillStarted = performance.now()
-  await Effect.runPromise(fill(homes[0] ?? "", SMALL))
-  await Effect.runPromise(fill(homes[1] ?? "", LARGE))
+  for (const [index, home] of homes.entries()) await Effect.runPromise(fill(home, sizes[index] ?? SMALL))
   const fillSeconds = (performance.now() - fillStarted) / 1000
-  const [small, large] = await Promise.all(homes.map((home) => launchService(SERVER, NODE_FLAGS, { SVC_HOME: home, SVC_WORKERS: "0" })))
+  const [small, large] = await Promise.all(homes.map((home, index) => launchService(servers[index] ?? SERVER, NODE_FLAGS, { SVC_HOME: home, SVC_WORKERS: "0" })))
   if (small === undefined || large === undefined) throw new Error("the services did not start")
   const rows: Array<Row> = []
   try {
@@ -97,21 +104,24 @@ const main = async () => {
         ratios.push(l / s)
       }
       const ratio = round2(median(ratios))
+      const judged = goal && AGAINST === undefined
       rows.push({
-        scenario: `GET ${path} (limit 50): ${LARGE} runs in the scope; baseline: ${SMALL}`,
+        scenario: AGAINST === undefined
+          ? `GET ${path} (limit 50): ${LARGE} runs in the scope; baseline: ${SMALL}`
+          : `GET ${path} (limit 50): ${LARGE} runs in the scope, this build; baseline: the same store served by ${AGAINST}`,
         metric: "ms per request (median)",
         service: round2(median(largeTimes)),
         baseline: round2(median(smallTimes)),
         ratio,
-        goal: goal ? "<= 1.5x" : "reported",
-        met: goal ? ratio <= 1.5 : null,
+        goal: judged ? "<= 1.5x" : "reported",
+        met: judged ? ratio <= 1.5 : null,
         detail: { name, rounds: ROUNDS, fill_seconds: round2(fillSeconds) }
       })
     }
   } finally {
     await Promise.all([stopChild(small.child), stopChild(large.child)])
   }
-  writeResults({ started: started.toISOString(), scenario: "dashboard", machine: machineOf(), rows }, "dashboard-", "dashboard-latest.json")
+  writeResults({ started: started.toISOString(), scenario: "dashboard", machine: machineOf(), rows }, "dashboard-", AGAINST === undefined ? "dashboard-latest.json" : undefined)
   process.exit(0)
 }
 

@@ -15,11 +15,11 @@
  *   npx tsx bench/problems.ts   (part of `npm run bench`; BENCH_ONLY=problems-sqlite or problems-postgres runs one store)
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Predicate, Redacted } from "effect"
+import { Effect, Layer, Option, Predicate, Redacted, Schema } from "effect"
 import type { ProblemFinding } from "../src/Problems/Fingerprint.js"
 import type { RunStoreShape } from "../src/Store/Runs.js"
 import { startCluster } from "../test/support/Postgres.js"
-import { integer } from "../src/Store/Columns.js"
+import { BigIntColumn } from "../src/Store/Columns.js"
 import { postgresLayer, sqliteLayer } from "../src/Store/Sql.js"
 import { RunStore } from "../src/Store/Runs.js"
 import { freshDatabase, newRun, storesLayer } from "../test/support/RunStore.js"
@@ -98,7 +98,7 @@ const walBytesOf = <E, R>(work: Effect.Effect<unknown, E, R>) =>
     /** A column of the first row, as a number (the drivers' integers and PostgreSQL's numeric digits). */
     const numberOf = (rows: ReadonlyArray<unknown>, column: string): number => {
       const row = rows[0]
-      return (Predicate.isRecord(row) ? integer(row, column) : null) ?? Number.NaN
+      return Predicate.isRecord(row) ? Option.getOrElse(Schema.decodeUnknownOption(BigIntColumn)(row[column]), () => Number.NaN) : Number.NaN
     }
     if (postgres) {
       const position = Effect.map(sql`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS at`, (rows) => numberOf(rows, "at"))

@@ -9,7 +9,6 @@ import { ProblemStatus as ProblemStatusSchema } from "../Contract/Statuses.js"
 
 /** A problem's status, as the contract names it. */
 export type ProblemStatus = typeof ProblemStatusSchema.Type
-export const isProblemStatus = Schema.is(ProblemStatusSchema)
 
 /** The label whose values `resolved_in_version` compares (the OTLP intake's `version`, §18). */
 export const VERSION_LABEL = "version"
@@ -44,7 +43,8 @@ export interface ProblemRecord {
 }
 
 /** What an alert is sent for: a problem's news (Grouping.ts decides them), a failed run, a run's verdicts for SVC_EVALUATION_ENDPOINT. */
-export type AlertEvent = "problem.new" | "problem.severity" | "problem.regressed" | "run.failed" | "run.evaluation"
+export const AlertEvent = Schema.Literal("problem.new", "problem.severity", "problem.regressed", "run.failed", "run.evaluation").annotations({ identifier: "AlertEvent" })
+export type AlertEvent = typeof AlertEvent.Type
 
 /** The events webhooks are called for (the rest of the outbox is a run's verdicts, sent to SVC_EVALUATION_ENDPOINT). */
 export type WebhookEvent = Exclude<AlertEvent, "run.evaluation">

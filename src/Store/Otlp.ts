@@ -17,9 +17,10 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
-import { Array as Arr, Context, Effect, Predicate } from "effect"
+import { Array as Arr, Context, Effect, Option, Schema } from "effect"
 import { makeSlices } from "../Lifecycle/Slices.js"
-import { integer, text } from "./Columns.js"
+import * as Columns from "./Columns.js"
+import { BigIntColumn, CountRow, NullableText } from "./Columns.js"
 
 /** A batch's spans of one trace, grouped by resource and instrumentation scope. */
 export interface PendingTrace {
@@ -50,7 +51,8 @@ export interface KnownTrace {
 }
 
 /** `failed`: given up after repeated failed assemblies; its spans are kept for its run's retry until retention. */
-export type TraceState = "open" | "claimed" | "done" | "failed"
+export const TraceState = Schema.Literal("open", "claimed", "done", "failed").annotations({ identifier: "TraceState" })
+export type TraceState = typeof TraceState.Type
 
 /** A trace claimed for completion. */
 export interface ClaimedTrace {
@@ -110,7 +112,28 @@ export interface OtlpStoreShape {
 
 export class OtlpStore extends Context.Tag("OtlpStore")<OtlpStore, OtlpStoreShape>() {}
 
-const isState = (value: unknown): value is TraceState => value === "open" || value === "claimed" || value === "done" || value === "failed"
+/** A trace's state as a batch found it (the arrival's upsert, a late count's update). */
+const TraceStateRow = Schema.Struct({ trace_id: Schema.String, state: TraceState, run_id: NullableText }).annotations({ identifier: "OtlpTraceStateRow" })
+const KnownRow = Schema.Struct({ ...TraceStateRow.fields, spans: BigIntColumn }).annotations({ identifier: "OtlpKnownTraceRow" })
+const ItemRow = Schema.Struct({ trace_id: Schema.String, item_id: Schema.String }).annotations({ identifier: "OtlpItemRow" })
+const ClaimedRow = Schema.Struct({
+  scope: Schema.String,
+  trace_id: Schema.String,
+  key_name: NullableText,
+  first_at: BigIntColumn,
+  late: BigIntColumn,
+  attempts: BigIntColumn
+}).annotations({ identifier: "OtlpClaimedTraceRow" })
+const PendingBytesRow = Schema.Struct({ total: BigIntColumn, own: BigIntColumn }).annotations({ identifier: "OtlpPendingBytesRow" })
+const GroupRow = Schema.Struct({ kind: Schema.String, body: Schema.String }).annotations({ identifier: "OtlpGroupRow" })
+
+// Each row shape's decoder, compiled once (a malformed row is a defect naming the query, Columns.ts).
+const traceStateRows = Columns.rows("otlp_traces.arrival", TraceStateRow)
+const lateRows = Columns.rows("otlp_traces.late", Schema.Struct({ state: TraceState, run_id: NullableText }).annotations({ identifier: "OtlpLateRow" }))
+const knownRows = Columns.rows("otlp_traces.known", KnownRow)
+const itemRows = Columns.rows("otlp_items.inserted", ItemRow)
+const itemIdRows = Columns.rows("otlp_items.existing", Schema.Struct({ item_id: Schema.String }).annotations({ identifier: "OtlpItemIdRow" }))
+const claimedRows = Columns.rows("otlp_traces.claim", ClaimedRow)
 
 /** Rows per statement: far below SQLite's 32,766 variables with the widest row (10 columns). */
 const ROWS_PER_STATEMENT = 500
@@ -120,26 +143,23 @@ export const makeOtlpStore = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const postgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
 
-  const pendingBytes: OtlpStoreShape["pendingBytes"] = (scope) =>
-    Effect.map(
+  const pendingBytesRow = Columns.findOne({
+    name: "otlp_traces.pending_bytes",
+    Request: Schema.String,
+    Result: PendingBytesRow,
+    execute: (scope) =>
       sql`SELECT COALESCE(SUM(bytes), 0) AS total, COALESCE(SUM(CASE WHEN scope = ${scope} THEN bytes ELSE 0 END), 0) AS own
-          FROM otlp_traces WHERE state IN ('open', 'claimed')`,
-      (rows) => {
-        const row = rows[0]
-        return Predicate.isRecord(row) ? { all: integer(row, "total") ?? 0, scope: integer(row, "own") ?? 0 } : { all: 0, scope: 0 }
-      }
-    )
+          FROM otlp_traces WHERE state IN ('open', 'claimed')`
+  })
+  const pendingBytes: OtlpStoreShape["pendingBytes"] = (scope) =>
+    Effect.map(pendingBytesRow(scope), Option.match({ onNone: () => ({ all: 0, scope: 0 }), onSome: (row) => ({ all: row.total, scope: row.own }) }))
 
   const known: OtlpStoreShape["known"] = (scope, traceIds) =>
     Effect.gen(function*() {
       const out = new Map<string, KnownTrace>()
       for (const ids of Arr.chunksOf(traceIds, ROWS_PER_STATEMENT)) {
-        const rows = yield* sql`SELECT trace_id, state, spans, run_id FROM otlp_traces WHERE scope = ${scope} AND ${sql.in("trace_id", ids)}`
-        for (const row of rows) {
-          const traceId = text(row, "trace_id")
-          const state = row["state"]
-          if (traceId !== null && isState(state)) out.set(traceId, { state, items: integer(row, "spans") ?? 0, runId: text(row, "run_id") })
-        }
+        const rows = yield* knownRows(sql`SELECT trace_id, state, spans, run_id FROM otlp_traces WHERE scope = ${scope} AND ${sql.in("trace_id", ids)}`)
+        for (const row of rows) out.set(row.trace_id, { state: row.state, items: row.spans, runId: row.run_id })
       }
       return out
     })
@@ -148,11 +168,8 @@ export const makeOtlpStore = Effect.gen(function*() {
     Effect.gen(function*() {
       const out = new Set<string>()
       for (const part of Arr.chunksOf(ids, ROWS_PER_STATEMENT)) {
-        const rows = yield* sql`SELECT item_id FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId} AND ${sql.in("item_id", part)}`
-        for (const row of rows) {
-          const id = text(row, "item_id")
-          if (id !== null) out.add(id)
-        }
+        const rows = yield* itemIdRows(sql`SELECT item_id FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId} AND ${sql.in("item_id", part)}`)
+        for (const row of rows) out.add(row.item_id)
       }
       return out
     })
@@ -174,16 +191,12 @@ export const makeOtlpStore = Effect.gen(function*() {
           late: 0
         }))
         // the arrival, on an open trace; the counts follow from what the insert below kept
-        const returned = yield* sql`INSERT INTO otlp_traces ${sql.insert(rows)}
+        const returned = yield* traceStateRows(sql`INSERT INTO otlp_traces ${sql.insert(rows)}
           ON CONFLICT (scope, trace_id) DO UPDATE SET
             last_at = CASE WHEN otlp_traces.state = 'open' THEN excluded.last_at ELSE otlp_traces.last_at END,
             rooted = CASE WHEN otlp_traces.state = 'open' AND excluded.rooted = 1 THEN 1 ELSE otlp_traces.rooted END
-          RETURNING trace_id, state, run_id`
-        for (const row of returned) {
-          const traceId = text(row, "trace_id")
-          const state = row["state"]
-          if (traceId !== null && isState(state)) states.set(traceId, { state, runId: text(row, "run_id") })
-        }
+          RETURNING trace_id, state, run_id`)
+        for (const row of returned) states.set(row.trace_id, { state: row.state, runId: row.run_id })
       }
       const groups = traces.flatMap((trace) =>
         states.get(trace.traceId)?.state === "open"
@@ -193,8 +206,8 @@ export const makeOtlpStore = Effect.gen(function*() {
       // a group sent before (an exporter's retry, through any replica) is not inserted, nor counted again
       const inserted = new Set<string>()
       for (const part of Arr.chunksOf(groups, ROWS_PER_STATEMENT)) {
-        const rows = yield* sql`INSERT INTO otlp_items ${sql.insert(part)} ON CONFLICT DO NOTHING RETURNING trace_id, item_id`
-        for (const row of rows) inserted.add(`${text(row, "trace_id")}/${text(row, "item_id")}`)
+        const rows = yield* itemRows(sql`INSERT INTO otlp_items ${sql.insert(part)} ON CONFLICT DO NOTHING RETURNING trace_id, item_id`)
+        for (const row of rows) inserted.add(`${row.trace_id}/${row.item_id}`)
       }
       // a statement per trace: a batch of thousands of one-span traces is counted in slices (Lifecycle/Slices.ts)
       const slices = yield* makeSlices()
@@ -214,10 +227,8 @@ export const makeOtlpStore = Effect.gen(function*() {
           WHERE scope = ${scope} AND trace_id = ${trace.traceId} AND state = 'open' RETURNING trace_id`
         if (counted.length === 0) {
           // completed between the arrival and the insert: what was inserted is in no run (the purge drops it), so it is late
-          const late = yield* sql`UPDATE otlp_traces SET late = late + ${items} WHERE scope = ${scope} AND trace_id = ${trace.traceId} RETURNING state, run_id`
-          const row = late[0]
-          const after = row === undefined ? undefined : row["state"]
-          states.set(trace.traceId, { state: isState(after) ? after : "done", runId: row === undefined ? null : text(row, "run_id") })
+          const row = (yield* lateRows(sql`UPDATE otlp_traces SET late = late + ${items} WHERE scope = ${scope} AND trace_id = ${trace.traceId} RETURNING state, run_id`))[0]
+          states.set(trace.traceId, { state: row?.state ?? "done", runId: row?.run_id ?? null })
         }
       }
       return states
@@ -231,41 +242,32 @@ export const makeOtlpStore = Effect.gen(function*() {
     // PostgreSQL's replicas skip the rows another is claiming
     const locked = postgres ? sql`${due} FOR UPDATE SKIP LOCKED` : due
     const claim = Effect.map(
-      sql`UPDATE otlp_traces SET state = 'claimed', lease_owner = ${owner}, lease_until = ${now + options.leaseMs}, attempts = attempts + 1
+      claimedRows(sql`UPDATE otlp_traces SET state = 'claimed', lease_owner = ${owner}, lease_until = ${now + options.leaseMs}, attempts = attempts + 1
           WHERE (scope, trace_id) IN (${locked})
             AND (state = 'open' OR (state = 'claimed' AND lease_until < ${now}))
-          RETURNING scope, trace_id, key_name, first_at, late, attempts`,
+          RETURNING scope, trace_id, key_name, first_at, late, attempts`),
       (rows) =>
-        rows.flatMap((row) => {
-          const scope = text(row, "scope")
-          const traceId = text(row, "trace_id")
-          return scope === null || traceId === null
-            ? []
-            : [{
-              scope,
-              traceId,
-              keyName: text(row, "key_name"),
-              firstAt: integer(row, "first_at") ?? now,
-              late: integer(row, "late") ?? 0,
-              attempts: integer(row, "attempts") ?? 1
-            }]
-        })
+        rows.map((row): ClaimedTrace => ({
+          scope: row.scope,
+          traceId: row.trace_id,
+          keyName: row.key_name,
+          firstAt: row.first_at,
+          late: row.late,
+          attempts: row.attempts
+        }))
     )
     // Most rounds find nothing due: a read first, so an idle round takes no write lock (SQLite's
     // writers wait on each other, and its driver waits on the event loop)
     return Effect.flatMap(sql`SELECT 1 AS due FROM (${due}) d LIMIT 1`, (rows) => (rows.length === 0 ? Effect.succeed([]) : claim))
   }
 
-  const groups: OtlpStoreShape["groups"] = (scope, traceId) =>
-    Effect.map(
-      sql`SELECT kind, body FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId} ORDER BY received_at, position, item_id`,
-      (rows) =>
-        rows.flatMap((row) => {
-          const kind = text(row, "kind")
-          const body = text(row, "body")
-          return kind === null || body === null ? [] : [{ kind, body }]
-        })
-    )
+  const groupRows = Columns.findAll({
+    name: "otlp_items.groups",
+    Request: Schema.Struct({ scope: Schema.String, traceId: Schema.String }),
+    Result: GroupRow,
+    execute: ({ scope, traceId }) => sql`SELECT kind, body FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId} ORDER BY received_at, position, item_id`
+  })
+  const groups: OtlpStoreShape["groups"] = (scope, traceId) => groupRows({ scope, traceId })
 
   const complete: OtlpStoreShape["complete"] = (scope, traceId, owner, runId, now) =>
     Effect.gen(function*() {
@@ -316,13 +318,13 @@ export const makeOtlpStore = Effect.gen(function*() {
         )
   )
 
-  const pendingTraces: OtlpStoreShape["pendingTraces"] = Effect.map(
-    sql`SELECT COUNT(*) AS n FROM otlp_traces WHERE state IN ('open', 'claimed')`,
-    (rows) => {
-      const row = rows[0]
-      return Predicate.isRecord(row) ? integer(row, "n") ?? 0 : 0
-    }
-  )
+  const pendingCount = Columns.findOne({
+    name: "otlp_traces.pending",
+    Request: Schema.Void,
+    Result: CountRow,
+    execute: () => sql`SELECT COUNT(*) AS n FROM otlp_traces WHERE state IN ('open', 'claimed')`
+  })
+  const pendingTraces: OtlpStoreShape["pendingTraces"] = Effect.map(pendingCount(undefined), Option.match({ onNone: () => 0, onSome: (row) => row.n }))
 
   return { pendingBytes, existing, known, add, claimComplete, groups, complete, release, fail, purge, releaseAll, pendingTraces } satisfies OtlpStoreShape
 })

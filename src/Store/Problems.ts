@@ -13,15 +13,17 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { Context, Effect, Option, Predicate, Schema } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { asSeverity, maxSeverity, severityRank, type Severity } from "../Catalogue/Severity.js"
+import { maxSeverity, Severity, severityRank } from "../Catalogue/Severity.js"
 import { type ProblemFinding, ProblemFinding as ProblemFindingSchema } from "../Problems/Fingerprint.js"
 import type { FailureState } from "../Problems/Policy.js"
 import { mostSevereBy, patternsOf, planJoin, type ProblemAlert } from "../Problems/Grouping.js"
-import { type AlertEvent, type ProblemRecord, type ProblemStatus, type WebhookEvent, DAY_MS, isProblemStatus, VERSION_LABEL } from "../Problems/Model.js"
+import { AlertEvent, type ProblemRecord, type ProblemStatus, type WebhookEvent, DAY_MS, VERSION_LABEL } from "../Problems/Model.js"
 import { alertBody, problemAlertText, problemPayload, runFailedText } from "../Alerts/Texts.js"
-import { integer, labelEquals, labelsOf, text } from "./Columns.js"
+import { ProblemStatus as ProblemStatusColumn } from "../Contract/Statuses.js"
+import * as Columns from "./Columns.js"
+import { BigIntColumn, CountRow, LabelsColumn, labelEquals, NullableBigIntColumn, NullableText } from "./Columns.js"
 import { pageOf, readCursor } from "./Cursor.js"
 
 /** A run's link to a problem, with the finding it showed (its quotes leave with the run). */
@@ -284,47 +286,145 @@ const PROBLEM_COLUMNS_OF_P = PROBLEM_COLUMNS.split(", ").map((column) => `p.${co
 const listOf = (raw: string | null): ReadonlyArray<string> => (raw === null ? [] : raw.split(",").filter((item) => item.length > 0))
 const keptList = (items: Iterable<string>): string => `,${Array.from(new Set(items)).sort().join(",")},`
 
-const problemOf = (row: unknown): ProblemRecord | undefined => {
-  if (!Predicate.isRecord(row)) return undefined
-  const id = text(row, "id")
-  const scope = text(row, "scope")
-  const fingerprint = text(row, "fingerprint")
-  const title = text(row, "title")
-  const severity = asSeverity(row["severity"])
-  const status = row["status"]
-  const firstSeen = integer(row, "first_seen")
-  const lastSeen = integer(row, "last_seen")
-  if (id === null || scope === null || fingerprint === null || title === null || severity === undefined || !isProblemStatus(status) || firstSeen === null || lastSeen === null) {
-    return undefined
-  }
-  return {
-    id,
-    scope,
-    fingerprint,
-    title,
-    normalizedTitle: text(row, "normalized_title") ?? "",
-    cites: text(row, "cites") ?? "",
-    playbook: text(row, "playbook"),
-    patterns: listOf(text(row, "patterns")),
-    check: text(row, "anchor_check"),
-    severity,
-    status,
-    runCount: integer(row, "run_count") ?? 0,
-    firstSeen,
-    lastSeen,
-    resolvedAt: integer(row, "resolved_at"),
-    resolvedInVersion: text(row, "resolved_in_version"),
-    regressedAt: integer(row, "regressed_at"),
-    mergedInto: text(row, "merged_into"),
-    versionsBefore: listOf(text(row, "versions_before")),
-    regressionAlertedAt: integer(row, "regression_alerted_at")
-  }
-}
-const problemsOf = (rows: ReadonlyArray<unknown>): Array<ProblemRecord> => rows.flatMap((row) => problemOf(row) ?? [])
+/** A problem's row (PROBLEM_COLUMNS). */
+const ProblemRow = Schema.Struct({
+  id: Schema.String,
+  scope: Schema.String,
+  fingerprint: Schema.String,
+  title: Schema.String,
+  normalized_title: Schema.String,
+  cites: Schema.String,
+  playbook: NullableText,
+  patterns: Schema.String,
+  anchor_check: NullableText,
+  severity: Severity,
+  status: ProblemStatusColumn,
+  run_count: BigIntColumn,
+  first_seen: BigIntColumn,
+  last_seen: BigIntColumn,
+  resolved_at: NullableBigIntColumn,
+  resolved_in_version: NullableText,
+  regressed_at: NullableBigIntColumn,
+  merged_into: NullableText,
+  versions_before: NullableText,
+  regression_alerted_at: NullableBigIntColumn
+}).annotations({ identifier: "ProblemRow" })
 
-/** A link's `finding` column, as the join wrote it (ProblemFinding as JSON); undefined for anything else. */
-const decodeFinding = Schema.decodeUnknownOption(Schema.parseJson(ProblemFindingSchema))
-const findingOf = (raw: string | null): ProblemFinding | undefined => (raw === null ? undefined : Option.getOrUndefined(decodeFinding(raw)))
+const problemOf = (row: typeof ProblemRow.Type): ProblemRecord => ({
+  id: row.id,
+  scope: row.scope,
+  fingerprint: row.fingerprint,
+  title: row.title,
+  normalizedTitle: row.normalized_title,
+  cites: row.cites,
+  playbook: row.playbook,
+  patterns: listOf(row.patterns),
+  check: row.anchor_check,
+  severity: row.severity,
+  status: row.status,
+  runCount: row.run_count,
+  firstSeen: row.first_seen,
+  lastSeen: row.last_seen,
+  resolvedAt: row.resolved_at,
+  resolvedInVersion: row.resolved_in_version,
+  regressedAt: row.regressed_at,
+  mergedInto: row.merged_into,
+  versionsBefore: listOf(row.versions_before),
+  regressionAlertedAt: row.regression_alerted_at
+})
+
+/** A link's `finding` column, as the join wrote it (ProblemFinding as JSON). */
+const FindingColumn = Schema.parseJson(ProblemFindingSchema)
+
+/** A run's link to a problem, as its examples read it. */
+const ExampleRow = Schema.Struct({ run_id: Schema.String, seen_at: BigIntColumn, severity: Severity, finding: FindingColumn }).annotations({ identifier: "ProblemExampleRow" })
+
+const FingerprintRow = Schema.Struct({ fingerprint: Schema.String, problem_id: Schema.String }).annotations({ identifier: "ProblemFingerprintRow" })
+const ProblemIdRow = Schema.Struct({ problem_id: Schema.String }).annotations({ identifier: "ProblemIdRow" })
+const RunLinkRow = Schema.Struct({ run_id: Schema.String, problem_id: Schema.String }).annotations({ identifier: "ProblemRunLinkRow" })
+const DayRow = Schema.Struct({ day: Schema.String, runs: BigIntColumn }).annotations({ identifier: "ProblemDayRow" })
+const ProblemDayRow = Schema.Struct({ problem_id: Schema.String, ...DayRow.fields }).annotations({ identifier: "ProblemDaysRow" })
+const LabelCountRow = Schema.Struct({ label_key: Schema.String, label_value: Schema.String, runs: BigIntColumn }).annotations({ identifier: "ProblemLabelRow" })
+const LabelValueRow = Schema.Struct({ problem_id: Schema.String, label_value: Schema.String, runs: BigIntColumn }).annotations({ identifier: "ProblemLabelValueRow" })
+const LabelsRow = Schema.Struct({ labels: LabelsColumn }).annotations({ identifier: "RunLabelsRow" })
+/** A run shared by two problems being merged: its labels null when the run was deleted (its links stay). */
+const SharedRunRow = Schema.Struct({ run_id: Schema.String, seen_at: BigIntColumn, labels: Schema.NullOr(LabelsColumn) }).annotations({ identifier: "SharedRunRow" })
+const FingerprintOnlyRow = Schema.Struct({ fingerprint: Schema.String }).annotations({ identifier: "FingerprintRow" })
+const TokensRow = Schema.Struct({ tokens: BigIntColumn }).annotations({ identifier: "TokensRow" })
+const ProblemRunsRow = Schema.Struct({ problem_id: Schema.String, runs: BigIntColumn }).annotations({ identifier: "ProblemRunsRow" })
+/** The runs of a window and their tokens (SUM is null over none). */
+const TotalsRow = Schema.Struct({ runs: BigIntColumn, tokens: NullableBigIntColumn }).annotations({ identifier: "RunTotalsRow" })
+const StatusCountRow = Schema.Struct({ status: Schema.String, reason: NullableText, n: BigIntColumn }).annotations({ identifier: "RunStatusCountRow" })
+const ExplainedCountsRow = Schema.Struct({ explained: BigIntColumn, today: BigIntColumn, on_version: BigIntColumn }).annotations({
+  identifier: "ExplainedCountsRow"
+})
+const ScopedIdRow = Schema.Struct({ id: Schema.String, scope: Schema.String }).annotations({ identifier: "ScopedIdRow" })
+
+/** An outbox row as its list shows it. */
+const DeliveryRow = Schema.Struct({
+  id: Schema.String,
+  event: AlertEvent,
+  problem_id: NullableText,
+  run_id: NullableText,
+  url: Schema.String,
+  state: Schema.Literal("pending", "delivering", "delivered", "failed"),
+  attempts: BigIntColumn,
+  last_status: NullableBigIntColumn,
+  last_error: NullableText,
+  created_at: BigIntColumn,
+  next_at: BigIntColumn,
+  delivered_at: NullableBigIntColumn
+}).annotations({ identifier: "DeliveryRow" })
+
+/** An outbox row a deliverer took. */
+const DueRow = Schema.Struct({ id: Schema.String, event: AlertEvent, url: Schema.String, body: Schema.String, attempts: BigIntColumn }).annotations({
+  identifier: "DueDeliveryRow"
+})
+
+const deliveryOf = (row: typeof DeliveryRow.Type): DeliveryRecord => ({
+  id: row.id,
+  event: row.event,
+  problemId: row.problem_id,
+  runId: row.run_id,
+  url: row.url,
+  state: row.state,
+  attempts: row.attempts,
+  lastStatus: row.last_status,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  nextAt: row.next_at,
+  deliveredAt: row.delivered_at
+})
+
+// Each row shape's decoder, compiled once (a malformed row is a defect naming the query, Columns.ts).
+const problemRows = Columns.rows("problems", ProblemRow)
+const linkedProblemRows = Columns.rows(
+  "problems.of_run",
+  Schema.Struct({ ...ProblemRow.fields, link_fingerprint: Schema.String }).annotations({ identifier: "LinkedProblemRow" })
+)
+const problemsOf = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.map(problemRows(statement), (rows) => rows.map(problemOf))
+const fingerprintRows = Columns.rows("problem_fingerprints", FingerprintRow)
+const problemIdRows = Columns.rows("problem_runs.problem_id", ProblemIdRow)
+const runLinkRows = Columns.rows("problem_runs.links", RunLinkRow)
+const exampleRows = Columns.rows("problem_runs.examples", ExampleRow)
+const sharedRunRows = Columns.rows("problem_runs.shared", SharedRunRow)
+const dayRows = Columns.rows("problem_days", DayRow)
+const problemDayRows = Columns.rows("problem_days.recent", ProblemDayRow)
+const labelCountRows = Columns.rows("problem_labels", LabelCountRow)
+const labelValueRows = Columns.rows("problem_labels.compare", LabelValueRow)
+const labelsRows = Columns.rows("runs.labels", LabelsRow)
+const fingerprintOnlyRows = Columns.rows("problem_fingerprints.of_problem", FingerprintOnlyRow)
+const countRows = Columns.rows("problems.count", CountRow)
+const tokensRows = Columns.rows("problem_runs.tokens", TokensRow)
+const problemRunsRows = Columns.rows("problem_days.recurring", ProblemRunsRow)
+const totalsRows = Columns.rows("runs.totals", TotalsRow)
+const statusCountRows = Columns.rows("runs.compare", StatusCountRow)
+const explainedCountsRows = Columns.rows("problem_runs.explained", ExplainedCountsRow)
+const scopedIdRows = Columns.rows("problems.merged", ScopedIdRow)
+const deliveryRows = Columns.rows("alert_outbox.list", DeliveryRow)
+const dueRows = Columns.rows("alert_outbox.claim", DueRow)
+const versionRows = Columns.rows("problem_labels.versions", Schema.Struct({ label_value: Schema.String }).annotations({ identifier: "LabelValueOnlyRow" }))
+const outboxIdRows = Columns.rows("alert_outbox.due", Schema.Struct({ id: Schema.String }).annotations({ identifier: "OutboxIdRow" }))
 
 /** A problem's row as a finding makes it: open, with that finding's title, severity and pattern. */
 const newProblemRow = (id: string, scope: string, finding: ProblemFinding, runCount: number, seenAt: number) => ({
@@ -345,18 +445,9 @@ const newProblemRow = (id: string, scope: string, finding: ProblemFinding, runCo
   last_seen: seenAt
 })
 
-const firstOf = (rows: ReadonlyArray<unknown>): Record<string, unknown> | undefined => {
-  const row = rows[0]
-  return Predicate.isRecord(row) ? row : undefined
-}
-
 /** The ISO time of a millisecond time (alert bodies). */
 const iso = (ms: number): string => new Date(ms).toISOString()
 
-const ALERT_EVENTS: ReadonlyArray<AlertEvent> = ["problem.new", "problem.severity", "problem.regressed", "run.failed", "run.evaluation"]
-
-/** An outbox row's event, as stored; undefined: not one. */
-const alertEventOf = (stored: string | null): AlertEvent | undefined => ALERT_EVENTS.find((event) => event === stored)
 
 export const makeProblemStore = (policy: AlertPolicy) =>
   Effect.gen(function*() {
@@ -404,7 +495,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
     const byIds = (ids: ReadonlyArray<string>, lock: boolean) =>
       ids.length === 0
         ? Effect.succeed<Array<ProblemRecord>>([])
-        : Effect.map(sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM problems WHERE ${sql.in("id", ids)} ORDER BY id${lock ? forUpdate : sql.literal("")}`, problemsOf)
+        : Effect.map(problemsOf(sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM problems WHERE ${sql.in("id", ids)} ORDER BY id${lock ? forUpdate : sql.literal("")}`), (problems) => [...problems])
 
     /** The problem each fingerprint names, made for those that name none yet. */
     const problemIdsOf = (scope: string, findings: ReadonlyMap<string, ProblemFinding>, now: number) =>
@@ -412,14 +503,8 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         const fingerprints = Array.from(findings.keys()).sort()
         const read = (wanted: ReadonlyArray<string>) =>
           Effect.map(
-            sql`SELECT fingerprint, problem_id FROM problem_fingerprints WHERE scope = ${scope} AND ${sql.in("fingerprint", wanted)}`,
-            (rows) =>
-              rows.flatMap((row): Array<readonly [string, string]> => {
-                if (!Predicate.isRecord(row)) return []
-                const fingerprint = text(row, "fingerprint")
-                const problemId = text(row, "problem_id")
-                return fingerprint === null || problemId === null ? [] : [[fingerprint, problemId]]
-              })
+            fingerprintRows(sql`SELECT fingerprint, problem_id FROM problem_fingerprints WHERE scope = ${scope} AND ${sql.in("fingerprint", wanted)}`),
+            (rows) => rows.map((row) => [row.fingerprint, row.problem_id] as const)
           )
         const named = new Map(yield* read(fingerprints))
         const missing = fingerprints.filter((fingerprint) => !named.has(fingerprint))
@@ -427,8 +512,8 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         const proposed = missing.map((fingerprint) => ({ scope, fingerprint, problem_id: newId() }))
         // the fingerprint's row is the claim: of replicas making it at once, one inserts it, the others read it
         const claimed = yield* Effect.map(
-          sql`INSERT INTO problem_fingerprints ${sql.insert(proposed)} ON CONFLICT DO NOTHING RETURNING fingerprint, problem_id`,
-          (rows) => new Set(rows.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "fingerprint") ?? ""] : [])))
+          fingerprintRows(sql`INSERT INTO problem_fingerprints ${sql.insert(proposed)} ON CONFLICT DO NOTHING RETURNING fingerprint, problem_id`),
+          (rows) => new Set(rows.map((row) => row.fingerprint))
         )
         const made = proposed.flatMap((row) => {
           const finding = findings.get(row.fingerprint)
@@ -477,8 +562,8 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         const version = input.labels[VERSION_LABEL]
         // A run explained again (`POST /v1/runs/{id}/explain`) finishes again: its links to the
         // problems it had joined take the new failure and explanation; it is not counted twice.
-        const linkedBefore = new Set((yield* sql`SELECT problem_id FROM problem_runs WHERE scope = ${input.scope} AND run_id = ${input.runId}`)
-          .flatMap((row) => (Predicate.isRecord(row) ? [text(row, "problem_id") ?? ""] : [])))
+        const linkedBefore = new Set((yield* problemIdRows(sql`SELECT problem_id FROM problem_runs WHERE scope = ${input.scope} AND run_id = ${input.runId}`))
+          .map((row) => row.problem_id))
         for (const problemId of linkedBefore) {
           const finding = byProblem.get(problemId)
           if (finding === undefined) continue
@@ -588,9 +673,9 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         ...(after === undefined ? [] : [sql`(p.last_seen < ${after[0]} OR (p.last_seen = ${after[0]} AND p.id < ${after[1]}))`])
       ]
       return Effect.map(
-        sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)} FROM problems p WHERE ${sql.and(conditions)} ORDER BY p.last_seen DESC, p.id DESC LIMIT ${limit + 1}`,
-        (rows) => {
-          const { nextCursor, shown } = pageOf(problemsOf(rows), limit, (problem) => [problem.lastSeen, problem.id])
+        problemsOf(sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)} FROM problems p WHERE ${sql.and(conditions)} ORDER BY p.last_seen DESC, p.id DESC LIMIT ${limit + 1}`),
+        (problems) => {
+          const { nextCursor, shown } = pageOf(problems, limit, (problem) => [problem.lastSeen, problem.id])
           return { problems: shown, nextCursor }
         }
       )
@@ -606,14 +691,13 @@ export const makeProblemStore = (policy: AlertPolicy) =>
 
     /** A problem and the problems it was merged into, in order, as far as CHAIN_READ links (one read). */
     const chainOf = (scope: string, id: string) =>
-      Effect.map(
+      problemsOf(
         sql`WITH RECURSIVE chain AS (
               SELECT ${sql.unsafe(PROBLEM_COLUMNS)}, 0 AS hops FROM problems WHERE scope = ${scope} AND id = ${id}
               UNION ALL
               SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)}, chain.hops + 1 FROM problems p JOIN chain ON p.id = chain.merged_into
                 WHERE p.scope = ${scope} AND chain.hops < ${CHAIN_READ})
-            SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM chain ORDER BY hops`,
-        problemsOf
+            SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM chain ORDER BY hops`
       )
 
     /**
@@ -658,15 +742,14 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         yield* sql`UPDATE problem_fingerprints SET problem_id = ${to} WHERE problem_id = ${from}`
         // the runs of both count once: a run in both problems stays one link of the target, and its
         // day and labels are taken off what the source brings (its labels as the run still has them)
-        const shared = yield* sql`SELECT r.run_id, r.seen_at, runs.labels FROM problem_runs r LEFT JOIN runs ON runs.id = r.run_id
-                                  WHERE r.problem_id = ${from} AND r.run_id IN (SELECT run_id FROM problem_runs WHERE problem_id = ${to})`
+        const shared = yield* sharedRunRows(sql`SELECT r.run_id, r.seen_at, runs.labels FROM problem_runs r LEFT JOIN runs ON runs.id = r.run_id
+                                  WHERE r.problem_id = ${from} AND r.run_id IN (SELECT run_id FROM problem_runs WHERE problem_id = ${to})`)
         const sharedDays = new Map<string, number>()
         const sharedLabels = new Map<string, { readonly key: string; readonly value: string; count: number }>()
         for (const row of shared) {
-          if (!Predicate.isRecord(row)) continue
-          const day = iso(integer(row, "seen_at") ?? 0).slice(0, 10)
+          const day = iso(row.seen_at).slice(0, 10)
           sharedDays.set(day, (sharedDays.get(day) ?? 0) + 1)
-          for (const [key, value] of Object.entries(labelsOf(text(row, "labels")))) {
+          for (const [key, value] of Object.entries(row.labels ?? {})) {
             const entry = sharedLabels.get(`${key}\u0000${value}`) ?? { key, value, count: 0 }
             entry.count += 1
             sharedLabels.set(`${key}\u0000${value}`, entry)
@@ -740,31 +823,25 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         if (Option.isNone(found)) return Option.none()
         const problem = found.value
         const [days, labels, examples, exemplars, spent, fingerprints] = yield* Effect.all([
-          sql`SELECT day, runs FROM problem_days WHERE problem_id = ${problem.id} ORDER BY day`,
-          sql`SELECT label_key, label_value, runs FROM problem_labels WHERE problem_id = ${problem.id} ORDER BY runs DESC, label_key, label_value LIMIT 100`,
-          sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} ORDER BY seen_at DESC, run_id DESC LIMIT 10`,
-          sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} AND explained = 1 ORDER BY seen_at DESC, run_id DESC LIMIT ${EXEMPLARS_SHOWN}`,
-          sql`SELECT COALESCE(SUM(tokens), 0) AS tokens FROM problem_runs WHERE problem_id = ${problem.id}`,
-          sql`SELECT fingerprint FROM problem_fingerprints WHERE problem_id = ${problem.id} ORDER BY fingerprint`
+          dayRows(sql`SELECT day, runs FROM problem_days WHERE problem_id = ${problem.id} ORDER BY day`),
+          labelCountRows(sql`SELECT label_key, label_value, runs FROM problem_labels WHERE problem_id = ${problem.id} ORDER BY runs DESC, label_key, label_value LIMIT 100`),
+          exampleRows(sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} ORDER BY seen_at DESC, run_id DESC LIMIT 10`),
+          exampleRows(
+            sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} AND explained = 1 ORDER BY seen_at DESC, run_id DESC LIMIT ${EXEMPLARS_SHOWN}`
+          ),
+          tokensRows(sql`SELECT COALESCE(SUM(tokens), 0) AS tokens FROM problem_runs WHERE problem_id = ${problem.id}`),
+          fingerprintOnlyRows(sql`SELECT fingerprint FROM problem_fingerprints WHERE problem_id = ${problem.id} ORDER BY fingerprint`)
         ])
-        const examplesOf = (rows: ReadonlyArray<unknown>) =>
-          rows.flatMap((row) => {
-            if (!Predicate.isRecord(row)) return []
-            const finding = findingOf(text(row, "finding"))
-            const severity = asSeverity(row["severity"])
-            const runId = text(row, "run_id")
-            return finding === undefined || severity === undefined || runId === null ? [] : [{ runId, seenAt: integer(row, "seen_at") ?? 0, severity, finding }]
-          })
+        const examplesOf = (rows: ReadonlyArray<typeof ExampleRow.Type>) =>
+          rows.map((row) => ({ runId: row.run_id, seenAt: row.seen_at, severity: row.severity, finding: row.finding }))
         return Option.some({
           ...problem,
-          days: days.flatMap((row) => (Predicate.isRecord(row) ? [{ day: text(row, "day") ?? "", runs: integer(row, "runs") ?? 0 }] : [])),
-          labels: labels.flatMap((row) =>
-            Predicate.isRecord(row) ? [{ key: text(row, "label_key") ?? "", value: text(row, "label_value") ?? "", runs: integer(row, "runs") ?? 0 }] : []
-          ),
+          days: days.map((row) => ({ day: row.day, runs: row.runs })),
+          labels: labels.map((row) => ({ key: row.label_key, value: row.label_value, runs: row.runs })),
           examples: examplesOf(examples),
           exemplars: examplesOf(exemplars),
-          tokens: integer(firstOf(spent) ?? {}, "tokens") ?? 0,
-          fingerprints: fingerprints.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "fingerprint") ?? ""] : []))
+          tokens: spent[0]?.tokens ?? 0,
+          fingerprints: fingerprints.map((row) => row.fingerprint)
         } satisfies ProblemDetail)
       })
 
@@ -777,8 +854,8 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         const problem = found.value
         if (status === "resolved") {
           // the versions this problem was seen on before it was resolved: a run on another one regresses it
-          const seen = yield* sql`SELECT label_value FROM problem_labels WHERE problem_id = ${problem.id} AND label_key = ${VERSION_LABEL}`
-          const versions = keptList(seen.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "label_value") ?? ""] : [])))
+          const seen = yield* versionRows(sql`SELECT label_value FROM problem_labels WHERE problem_id = ${problem.id} AND label_key = ${VERSION_LABEL}`)
+          const versions = keptList(seen.map((row) => row.label_value))
           yield* sql`UPDATE problems SET status = 'resolved', resolved_at = ${now}, resolved_in_version = ${resolvedInVersion}, versions_before = ${versions}
                      WHERE id = ${problem.id}`
         } else {
@@ -803,18 +880,17 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         return Option.isNone(merged) ? notFound(into) : ({ _tag: "Merged", problem: merged.value } satisfies MergeOutcome)
       }))
 
-    const detach: ProblemStoreShape["detach"] = (scope, id, runId, now) =>
+    const detach: ProblemStoreShape["detach"] = (scope, id, runId) =>
       sql.withTransaction(Effect.gen(function*() {
         // after any merge of the scope committed: the run is taken from the problem that holds it now
         yield* lockScope(scope)
         const found = yield* resolveId(scope, id)
         if (Option.isNone(found)) return Option.none()
         const problem = found.value
-        const link = firstOf(yield* sql`SELECT fingerprint, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} AND run_id = ${runId}`)
-        const finding = findingOf(link === undefined ? null : text(link, "finding"))
-        if (link === undefined || finding === undefined) return Option.none()
+        const link = (yield* exampleRows(sql`SELECT run_id, seen_at, severity, finding FROM problem_runs WHERE problem_id = ${problem.id} AND run_id = ${runId}`))[0]
+        if (link === undefined) return Option.none()
+        const { finding, seen_at: seenAt } = link
         yield* byIds([problem.id], true)
-        const seenAt = integer(link, "seen_at") ?? now
         const fresh = newId()
         yield* sql`INSERT INTO problems ${sql.insert(newProblemRow(fresh, scope, finding, 1, seenAt))}`
         // future runs of the finding's fingerprint come to the new problem
@@ -828,7 +904,7 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         if (patterns.length > 0) yield* sql`INSERT INTO problem_patterns ${sql.insert(patterns.map((pattern) => ({ problem_id: fresh, scope, pattern })))}`
         yield* sql`UPDATE problems SET run_count = run_count - 1 WHERE id = ${problem.id} AND run_count > 0`
         // the run's labels (as it still has them) go with it
-        const labels = Object.entries(labelsOf(text(firstOf(yield* sql`SELECT labels FROM runs WHERE scope = ${scope} AND id = ${runId}`) ?? {}, "labels")))
+        const labels = Object.entries((yield* labelsRows(sql`SELECT labels FROM runs WHERE scope = ${scope} AND id = ${runId}`))[0]?.labels ?? {})
         for (const [key, value] of labels) {
           yield* sql`UPDATE problem_labels SET runs = runs - 1 WHERE problem_id = ${problem.id} AND label_key = ${key} AND label_value = ${value}`
         }
@@ -846,14 +922,12 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         yield* lockScope(scope)
         // the runs' problems before: a link points at the live problem (merges move links)
         const links = new Map<string, Set<string>>()
-        for (const row of yield* sql`SELECT run_id, problem_id FROM problem_runs WHERE scope = ${scope}`) {
-          if (!Predicate.isRecord(row)) continue
-          const runId = text(row, "run_id") ?? ""
-          const held = links.get(runId) ?? new Set<string>()
-          held.add(text(row, "problem_id") ?? "")
-          links.set(runId, held)
+        for (const row of yield* runLinkRows(sql`SELECT run_id, problem_id FROM problem_runs WHERE scope = ${scope}`)) {
+          const held = links.get(row.run_id) ?? new Set<string>()
+          held.add(row.problem_id)
+          links.set(row.run_id, held)
         }
-        const before = problemsOf(yield* sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM problems WHERE scope = ${scope}`)
+        const before = yield* problemsOf(sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS)} FROM problems WHERE scope = ${scope}`)
         const live = new Map(before.filter((problem) => problem.mergedInto === null).map((problem) => [problem.id, problem]))
         const absorbed = new Set(before.flatMap((problem) => (problem.mergedInto === null ? [] : [problem.mergedInto])))
         // which old problems each new fingerprint's runs were in, and which fingerprints each old problem's runs carry now
@@ -922,61 +996,54 @@ export const makeProblemStore = (policy: AlertPolicy) =>
                        versions_before = ${keptList(old.versionsBefore)}, regressed_at = ${old.regressedAt}, regression_alerted_at = ${old.regressionAlertedAt}
                      WHERE id = ${id}`
         }
-        const after = integer(firstOf(yield* sql`SELECT COUNT(*) AS n FROM problems WHERE scope = ${scope} AND merged_into IS NULL`) ?? {}, "n") ?? 0
+        const after = (yield* countRows(sql`SELECT COUNT(*) AS n FROM problems WHERE scope = ${scope} AND merged_into IS NULL`))[0]?.n ?? 0
         return { runs: runs.length, problemsBefore: live.size, problemsAfter: after, kept: keptIds.size } satisfies RegroupOutcome
       }))
 
     const recentDays: ProblemStoreShape["recentDays"] = (ids, sinceDay) =>
       ids.length === 0
         ? Effect.succeed(new Map())
-        : Effect.map(sql`SELECT problem_id, day, runs FROM problem_days WHERE ${sql.in("problem_id", ids)} AND day >= ${sinceDay}`, (rows) => {
+        : Effect.map(problemDayRows(sql`SELECT problem_id, day, runs FROM problem_days WHERE ${sql.in("problem_id", ids)} AND day >= ${sinceDay}`), (rows) => {
           const byProblem = new Map<string, Map<string, number>>()
           for (const row of rows) {
-            if (!Predicate.isRecord(row)) continue
-            const id = text(row, "problem_id") ?? ""
-            const days = byProblem.get(id) ?? new Map<string, number>()
-            days.set(text(row, "day") ?? "", integer(row, "runs") ?? 0)
-            byProblem.set(id, days)
+            const days = byProblem.get(row.problem_id) ?? new Map<string, number>()
+            days.set(row.day, row.runs)
+            byProblem.set(row.problem_id, days)
           }
           return byProblem
         })
 
     const ofRun: ProblemStoreShape["ofRun"] = (scope, runId) =>
       Effect.map(
-        sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)}, r.fingerprint AS link_fingerprint FROM problem_runs r JOIN problems p ON p.id = r.problem_id
-            WHERE r.scope = ${scope} AND r.run_id = ${runId} ORDER BY p.severity_rank DESC, p.id`,
-        (rows) => rows.flatMap((row) => {
-          const problem = problemOf(row)
-          return problem === undefined || !Predicate.isRecord(row) ? [] : [{ ...problem, linkFingerprint: text(row, "link_fingerprint") ?? "" }]
-        })
+        linkedProblemRows(sql`SELECT ${sql.unsafe(PROBLEM_COLUMNS_OF_P)}, r.fingerprint AS link_fingerprint FROM problem_runs r JOIN problems p ON p.id = r.problem_id
+            WHERE r.scope = ${scope} AND r.run_id = ${runId} ORDER BY p.severity_rank DESC, p.id`),
+        (rows) => rows.map((row) => ({ ...problemOf(row), linkFingerprint: row.link_fingerprint }))
       )
 
     const failureStates: ProblemStoreShape["failureStates"] = (scope, fingerprints, version, dayStart) =>
       Effect.gen(function*() {
         const states = new Map<string, FailureState>()
         if (fingerprints.length === 0) return states
-        const named = yield* sql`SELECT fingerprint, problem_id FROM problem_fingerprints WHERE scope = ${scope} AND ${sql.in("fingerprint", Array.from(new Set(fingerprints)))}`
-        for (const row of named) {
-          if (!Predicate.isRecord(row)) continue
-          const fingerprint = text(row, "fingerprint")
-          const id = text(row, "problem_id")
-          if (fingerprint === null || id === null) continue
+        const named = yield* fingerprintRows(
+          sql`SELECT fingerprint, problem_id FROM problem_fingerprints WHERE scope = ${scope} AND ${sql.in("fingerprint", Array.from(new Set(fingerprints)))}`
+        )
+        for (const { fingerprint, problem_id: id } of named) {
           // the live problem, merges followed
           const live = yield* resolveId(scope, id)
           if (Option.isNone(live)) continue
           const problem = live.value
-          const counts = firstOf(
-            yield* sql`SELECT COUNT(*) AS explained,
+          const counts = (yield* explainedCountsRows(
+            sql`SELECT COUNT(*) AS explained,
                          COALESCE(SUM(CASE WHEN seen_at >= ${dayStart} THEN 1 ELSE 0 END), 0) AS today,
                          COALESCE(SUM(CASE WHEN version = ${version ?? ""} THEN 1 ELSE 0 END), 0) AS on_version
                        FROM problem_runs WHERE problem_id = ${problem.id} AND explained = 1`
-          ) ?? {}
+          ))[0] ?? { explained: 0, today: 0, on_version: 0 }
           states.set(fingerprint, {
             problemId: problem.id,
             status: problem.status,
-            explained: integer(counts, "explained") ?? 0,
-            explainedToday: integer(counts, "today") ?? 0,
-            versionExplained: version === undefined || (integer(counts, "on_version") ?? 0) > 0
+            explained: counts.explained,
+            explainedToday: counts.today,
+            versionExplained: version === undefined || counts.on_version > 0
           })
         }
         return states
@@ -985,17 +1052,15 @@ export const makeProblemStore = (policy: AlertPolicy) =>
     /** How many runs of the scope carry a label value, by status and skip reason. */
     const sideOf = (scope: string, label: string, value: string) =>
       Effect.map(
-        sql`SELECT status, reason, COUNT(*) AS n FROM runs WHERE scope = ${scope} AND ${labelEquals(sql, label, value)} GROUP BY status, reason`,
+        statusCountRows(sql`SELECT status, reason, COUNT(*) AS n FROM runs WHERE scope = ${scope} AND ${labelEquals(sql, label, value)} GROUP BY status, reason`),
         (rows): CompareSide => {
           let traces = 0
           let diagnosed = 0
           let sampledOut = 0
-          for (const row of rows) {
-            if (!Predicate.isRecord(row)) continue
-            const n = integer(row, "n") ?? 0
+          for (const { n, reason, status } of rows) {
             traces += n
-            if (text(row, "status") === "done") diagnosed += n
-            if (text(row, "reason") === "sampled_out") sampledOut += n
+            if (status === "done") diagnosed += n
+            if (reason === "sampled_out") sampledOut += n
           }
           return { value, traces, diagnosed, sampledOut }
         }
@@ -1006,16 +1071,14 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         const [sideA, sideB, rows] = yield* Effect.all([
           sideOf(scope, label, a),
           sideOf(scope, label, b),
-          sql`SELECT problem_id, label_value, runs FROM problem_labels WHERE scope = ${scope} AND label_key = ${label} AND ${sql.in("label_value", [a, b])}`
+          labelValueRows(sql`SELECT problem_id, label_value, runs FROM problem_labels WHERE scope = ${scope} AND label_key = ${label} AND ${sql.in("label_value", [a, b])}`)
         ])
         const counts = new Map<string, { a: number; b: number }>()
         for (const row of rows) {
-          if (!Predicate.isRecord(row)) continue
-          const id = text(row, "problem_id") ?? ""
-          const entry = counts.get(id) ?? { a: 0, b: 0 }
-          if (text(row, "label_value") === a) entry.a += integer(row, "runs") ?? 0
-          else entry.b += integer(row, "runs") ?? 0
-          counts.set(id, entry)
+          const entry = counts.get(row.problem_id) ?? { a: 0, b: 0 }
+          if (row.label_value === a) entry.a += row.runs
+          else entry.b += row.runs
+          counts.set(row.problem_id, entry)
         }
         const problems = yield* byIds(Array.from(counts.keys()), false)
         const live = problems.filter((problem) => problem.mergedInto === null)
@@ -1033,15 +1096,15 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         const sinceDay = iso(since).slice(0, 10)
         const columns = sql.unsafe(PROBLEM_COLUMNS)
         const [created, regressed, recurringRows, totals] = yield* Effect.all([
-          Effect.map(sql`SELECT ${columns} FROM problems WHERE scope = ${scope} AND merged_into IS NULL AND first_seen >= ${since} ORDER BY severity_rank DESC, run_count DESC, id LIMIT 20`, problemsOf),
-          Effect.map(sql`SELECT ${columns} FROM problems WHERE scope = ${scope} AND merged_into IS NULL AND status = 'regressed' AND regressed_at >= ${since} ORDER BY regressed_at DESC, id LIMIT 20`, problemsOf),
-          sql`SELECT d.problem_id, SUM(d.runs) AS runs FROM problem_days d JOIN problems p ON p.id = d.problem_id
-              WHERE p.scope = ${scope} AND p.merged_into IS NULL AND d.day >= ${sinceDay} GROUP BY d.problem_id ORDER BY SUM(d.runs) DESC, d.problem_id LIMIT 10`,
-          sql`SELECT COUNT(*) AS runs, SUM(tokens) AS tokens FROM runs WHERE scope = ${scope} AND finished_at >= ${since}`
+          problemsOf(sql`SELECT ${columns} FROM problems WHERE scope = ${scope} AND merged_into IS NULL AND first_seen >= ${since} ORDER BY severity_rank DESC, run_count DESC, id LIMIT 20`),
+          problemsOf(sql`SELECT ${columns} FROM problems WHERE scope = ${scope} AND merged_into IS NULL AND status = 'regressed' AND regressed_at >= ${since} ORDER BY regressed_at DESC, id LIMIT 20`),
+          problemRunsRows(sql`SELECT d.problem_id, SUM(d.runs) AS runs FROM problem_days d JOIN problems p ON p.id = d.problem_id
+              WHERE p.scope = ${scope} AND p.merged_into IS NULL AND d.day >= ${sinceDay} GROUP BY d.problem_id ORDER BY SUM(d.runs) DESC, d.problem_id LIMIT 10`),
+          totalsRows(sql`SELECT COUNT(*) AS runs, SUM(tokens) AS tokens FROM runs WHERE scope = ${scope} AND finished_at >= ${since}`)
         ])
-        const recurringCounts = recurringRows.flatMap((row) => (Predicate.isRecord(row) ? [[text(row, "problem_id") ?? "", integer(row, "runs") ?? 0] as const] : []))
+        const recurringCounts = recurringRows.map((row) => [row.problem_id, row.runs] as const)
         const recurringProblems = new Map((yield* byIds(recurringCounts.map(([id]) => id), false)).map((problem) => [problem.id, problem]))
-        const total = firstOf(totals) ?? {}
+        const total = totals[0]
         return {
           since,
           until: now,
@@ -1051,42 +1114,19 @@ export const makeProblemStore = (policy: AlertPolicy) =>
             const problem = recurringProblems.get(id)
             return problem === undefined ? [] : [{ problem, runs }]
           }),
-          runs: integer(total, "runs") ?? 0,
-          tokens: integer(total, "tokens") ?? 0
+          runs: total?.runs ?? 0,
+          tokens: total?.tokens ?? 0
         }
       })
-
-    const deliveryOf = (row: unknown): DeliveryRecord | undefined => {
-      if (!Predicate.isRecord(row)) return undefined
-      const id = text(row, "id")
-      const event = alertEventOf(text(row, "event"))
-      const state = row["state"]
-      if (id === null || event === undefined) return undefined
-      if (state !== "pending" && state !== "delivering" && state !== "delivered" && state !== "failed") return undefined
-      return {
-        id,
-        event,
-        problemId: text(row, "problem_id"),
-        runId: text(row, "run_id"),
-        url: text(row, "url") ?? "",
-        state,
-        attempts: integer(row, "attempts") ?? 0,
-        lastStatus: integer(row, "last_status"),
-        lastError: text(row, "last_error"),
-        createdAt: integer(row, "created_at") ?? 0,
-        nextAt: integer(row, "next_at") ?? 0,
-        deliveredAt: integer(row, "delivered_at")
-      }
-    }
 
     const deliveries: ProblemStoreShape["deliveries"] = (scope, limit, cursor) => {
       const after = readCursor(cursor)
       return Effect.map(
-        sql`SELECT id, event, problem_id, run_id, url, state, attempts, last_status, last_error, created_at, next_at, delivered_at FROM alert_outbox
+        deliveryRows(sql`SELECT id, event, problem_id, run_id, url, state, attempts, last_status, last_error, created_at, next_at, delivered_at FROM alert_outbox
             WHERE scope = ${scope}${after === undefined ? sql.literal("") : sql` AND (created_at < ${after[0]} OR (created_at = ${after[0]} AND id < ${after[1]}))`}
-            ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`,
+            ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`),
         (rows) => {
-          const { nextCursor, shown } = pageOf(rows.flatMap((row) => deliveryOf(row) ?? []), limit, (delivery) => [delivery.createdAt, delivery.id])
+          const { nextCursor, shown } = pageOf(rows.map(deliveryOf), limit, (delivery) => [delivery.createdAt, delivery.id])
           return { deliveries: shown, nextCursor }
         }
       )
@@ -1099,27 +1139,20 @@ export const makeProblemStore = (policy: AlertPolicy) =>
         // claim goes by turn, so scopes alternate; over `perScope`, a scope waits for its calls to end.
         // A dead deliverer's rows come back once their lease lapses (and no longer count as in flight).
         const within = perScope === undefined ? sql.literal("") : sql` WHERE turn <= ${perScope}`
-        const due = yield* sql`WITH held AS (SELECT scope, COUNT(*) AS calls FROM alert_outbox WHERE state = 'delivering' AND lease_until >= ${now}${of} GROUP BY scope),
+        const due = yield* outboxIdRows(sql`WITH held AS (SELECT scope, COUNT(*) AS calls FROM alert_outbox WHERE state = 'delivering' AND lease_until >= ${now}${of} GROUP BY scope),
                                  ranked AS (SELECT o.id, o.next_at, COALESCE(held.calls, 0) + ROW_NUMBER() OVER (PARTITION BY o.scope ORDER BY o.next_at, o.id) AS turn
                                             FROM alert_outbox o LEFT JOIN held ON held.scope = o.scope
                                             WHERE ((o.state = 'pending' AND o.next_at <= ${now}) OR (o.state = 'delivering' AND o.lease_until < ${now}))${of})
                                SELECT id FROM alert_outbox WHERE id IN (SELECT id FROM ranked${within} ORDER BY turn, next_at, id LIMIT ${limit})
-                               ${postgres ? sql.literal("FOR UPDATE SKIP LOCKED") : sql.literal("")}`
-        const ids = due.flatMap((row) => (Predicate.isRecord(row) ? [text(row, "id") ?? ""] : []))
+                               ${postgres ? sql.literal("FOR UPDATE SKIP LOCKED") : sql.literal("")}`)
+        const ids = due.map((row) => row.id)
         if (ids.length === 0) return []
         // a lapsed lease's call counts as an attempt (its deliverer died holding it)
-        const rows = yield* sql`UPDATE alert_outbox SET attempts = attempts + (CASE WHEN state = 'delivering' THEN 1 ELSE 0 END),
+        const rows = yield* dueRows(sql`UPDATE alert_outbox SET attempts = attempts + (CASE WHEN state = 'delivering' THEN 1 ELSE 0 END),
                                   state = 'delivering', lease_owner = ${owner}, lease_until = ${now + leaseMs}
                                 WHERE ${sql.in("id", ids)} AND ((state = 'pending' AND next_at <= ${now}) OR (state = 'delivering' AND lease_until < ${now}))
-                                RETURNING id, event, url, body, attempts`
-        return rows.flatMap((row): Array<DueDelivery> => {
-          if (!Predicate.isRecord(row)) return []
-          const id = text(row, "id")
-          const event = alertEventOf(text(row, "event"))
-          const url = text(row, "url")
-          const body = text(row, "body")
-          return id === null || event === undefined || url === null || body === null ? [] : [{ id, event, url, body, attempts: integer(row, "attempts") ?? 0 }]
-        })
+                                RETURNING id, event, url, body, attempts`)
+        return rows.map((row): DueDelivery => ({ id: row.id, event: row.event, url: row.url, body: row.body, attempts: row.attempts }))
       }).pipe(sql.withTransaction)
 
     const recordAttempt: ProblemStoreShape["recordAttempt"] = (id, owner, now, outcome) => {
@@ -1142,14 +1175,10 @@ export const makeProblemStore = (policy: AlertPolicy) =>
 
     // Merge links that lead to no live problem (a cycle an older release wrote) are repaired when the
     // store opens: lists show live problems only, so such a problem would stay hidden until read by id.
-    yield* sql`SELECT p.id, p.scope FROM problems p WHERE p.merged_into IS NOT NULL
-               AND NOT EXISTS (SELECT 1 FROM problems t WHERE t.id = p.merged_into AND t.scope = p.scope AND t.merged_into IS NULL)`.pipe(
+    yield* scopedIdRows(sql`SELECT p.id, p.scope FROM problems p WHERE p.merged_into IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM problems t WHERE t.id = p.merged_into AND t.scope = p.scope AND t.merged_into IS NULL)`).pipe(
       Effect.flatMap((rows) =>
-        Effect.forEach(rows, (row) => {
-          const id = Predicate.isRecord(row) ? text(row, "id") : null
-          const scope = Predicate.isRecord(row) ? text(row, "scope") : null
-          return id === null || scope === null ? Effect.void : resolveId(scope, id)
-        }, { discard: true })
+        Effect.forEach(rows, (row) => resolveId(row.scope, row.id), { discard: true })
       ),
       Effect.catchAll((error) => Effect.logWarning("problems' merge links could not be checked; they are repaired when read", error))
     )

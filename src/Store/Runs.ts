@@ -13,11 +13,12 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { Context, Data, Effect, Option, Predicate, Ref, Schema } from "effect"
-import { SkipReason } from "../Contract/RunsContract.js"
+import { Context, Data, Effect, Option, Ref, Schema } from "effect"
+import { Run, SkipReason } from "../Contract/RunsContract.js"
 import { RunStatus } from "../Contract/Statuses.js"
 import type { ProblemFinding } from "../Problems/Fingerprint.js"
-import { integer, labelEquals, labelsOf, text } from "./Columns.js"
+import * as Columns from "./Columns.js"
+import { BigIntColumn, CountRow, LabelsColumn, labelEquals, NullableBigIntColumn, NullableText, StringListColumn } from "./Columns.js"
 import { pageOf, readCursor } from "./Cursor.js"
 import type { EvaluationExport, ProblemStoreShape } from "./Problems.js"
 
@@ -123,20 +124,21 @@ export type RunEnd =
   /** `no_content` keeps the triage report the diagnose made without a model call (DECISIONS §18). */
   | { readonly status: "skipped"; readonly reason: string; readonly report?: { readonly text: string; readonly severity: string } | undefined }
 
-export interface RunFilter {
-  readonly status?: RunStatus | undefined
-  readonly severity?: string | undefined
+export const RunFilter = Schema.Struct({
+  status: Schema.optional(RunStatus),
+  severity: Schema.optional(Schema.String),
   /** Done runs with a finding of this pattern. */
-  readonly pattern?: string | undefined
+  pattern: Schema.optional(Schema.String),
   /** The runs of this problem (DECISIONS §24). */
-  readonly problem?: string | undefined
-  readonly label?: readonly [key: string, value: string] | undefined
-  readonly externalId?: string | undefined
+  problem: Schema.optional(Schema.String),
+  label: Schema.optional(Schema.Tuple(Schema.String, Schema.String)),
+  externalId: Schema.optional(Schema.String),
   /** The source's own trace id (an OTel trace id in hex, a run id). */
-  readonly traceId?: string | undefined
-  readonly since?: number | undefined
-  readonly until?: number | undefined
-}
+  traceId: Schema.optional(Schema.String),
+  since: Schema.optional(Schema.Number),
+  until: Schema.optional(Schema.Number)
+}).annotations({ identifier: "RunFilter" })
+export type RunFilter = typeof RunFilter.Type
 
 /** An `external_id` already names another trace's run in this scope. */
 export class ExternalIdConflict extends Data.TaggedError("ExternalIdConflict")<{ readonly externalId: string; readonly runId: string }> {}
@@ -226,7 +228,8 @@ const RUN_COLUMNS =
 /** The columns of a run with all it keeps. */
 const STORED_COLUMNS = `${RUN_COLUMNS}, dedupe_key, request, report, lines, patterns, cache_keys`
 
-const isStatus = Schema.is(RunStatus)
+/** Where a run came from, as the API shows it. */
+const RunSource = Run.fields.source
 
 /** The longest task and outcome a list reads (the service names a run by the task's first words). */
 const SUMMARY_TEXT = 400
@@ -241,102 +244,121 @@ const summaryColumns = (postgres: boolean): string =>
        json_extract(report, '$.failures[0].anchor') AS summary_anchor, json_array_length(report, '$.checks') AS summary_checks,
        json_array_length(report, '$.findings') AS summary_findings`
 
-/** The summary columns of a row, when its report had them. */
-const summaryOf = (row: Record<string, unknown>): ReportSummaryColumns | undefined => {
-  const task = text(row, "summary_task")
-  if (task === null) return undefined
-  return {
-    task,
-    outcome: text(row, "summary_outcome") ?? "",
-    anchor: text(row, "summary_anchor"),
-    checks: integer(row, "summary_checks") ?? 0,
-    findings: integer(row, "summary_findings") ?? 0
-  }
-}
+/** A run's columns (RUN_COLUMNS) as both drivers return them. */
+const RunRow = Schema.Struct({
+  id: Schema.String,
+  scope: Schema.String,
+  status: RunStatus,
+  reason: NullableText,
+  error_kind: NullableText,
+  error_message: NullableText,
+  trace_id: NullableText,
+  external_id: NullableText,
+  labels: LabelsColumn,
+  source: RunSource,
+  attempts: BigIntColumn,
+  submitted_at: BigIntColumn,
+  started_at: NullableBigIntColumn,
+  finished_at: NullableBigIntColumn,
+  severity: NullableText,
+  explained_by: NullableText
+}).annotations({ identifier: "RunRow" })
 
+/** A run with its report's summary columns (the lists'; all null before it has a report). */
+const ListedRow = Schema.Struct({
+  ...RunRow.fields,
+  summary_task: NullableText,
+  summary_outcome: NullableText,
+  summary_anchor: NullableText,
+  summary_checks: NullableBigIntColumn,
+  summary_findings: NullableBigIntColumn
+}).annotations({ identifier: "ListedRunRow" })
 
-/** A row as a RunRecord; undefined for a row that is not one (never written by this module). */
-const recordOf = (row: unknown): RunRecord | undefined => {
-  if (!Predicate.isRecord(row)) return undefined
-  const id = text(row, "id")
-  const scope = text(row, "scope")
-  const status = row["status"]
-  const source = row["source"]
-  const submittedAt = integer(row, "submitted_at")
-  if (id === null || scope === null || !isStatus(status) || (source !== "api" && source !== "otlp") || submittedAt === null) return undefined
-  const errorKind = text(row, "error_kind")
-  return {
-    id,
-    scope,
-    status,
-    reason: text(row, "reason"),
-    error: errorKind === null ? null : { error: errorKind, message: text(row, "error_message") ?? "" },
-    traceId: text(row, "trace_id"),
-    externalId: text(row, "external_id"),
-    labels: labelsOf(text(row, "labels")),
-    source,
-    attempts: integer(row, "attempts") ?? 0,
-    submittedAt,
-    startedAt: integer(row, "started_at"),
-    finishedAt: integer(row, "finished_at"),
-    severity: text(row, "severity"),
-    explainedBy: text(row, "explained_by"),
-    summary: summaryOf(row)
-  }
-}
+/** A run with all it keeps (`get`, the export, the regroup). */
+const StoredRow = Schema.Struct({
+  ...ListedRow.fields,
+  dedupe_key: Schema.String,
+  request: Schema.String,
+  report: NullableText,
+  lines: NullableText,
+  patterns: NullableText,
+  cache_keys: StringListColumn
+}).annotations({ identifier: "StoredRunRow" })
 
-/** A JSON list of strings, as a column keeps it. */
-const stringsOf = (raw: string | null): ReadonlyArray<string> => {
-  if (raw === null) return []
-  try {
-    const parsed: unknown = JSON.parse(raw)
-    return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === "string") : []
-  } catch {
-    return []
-  }
-}
+/** What a claim returns of the run it took. */
+const ClaimedRow = Schema.Struct({
+  id: Schema.String,
+  scope: Schema.String,
+  request: Schema.String,
+  attempts: BigIntColumn,
+  submitted_at: BigIntColumn,
+  source: RunSource,
+  labels: LabelsColumn
+}).annotations({ identifier: "ClaimedRunRow" })
+
+/** What a finish returns of the run it ended. */
+const FinishedRow = Schema.Struct({ scope: Schema.String, trace_id: NullableText, labels: LabelsColumn }).annotations({ identifier: "FinishedRunRow" })
+
+/** What a delete returns of each run it removed. */
+const RemovedRow = Schema.Struct({ id: Schema.String, scope: Schema.String, cache_keys: StringListColumn }).annotations({ identifier: "RemovedRunRow" })
+
+const BudgetRow = Schema.Struct({ reserved: BigIntColumn, spent: BigIntColumn }).annotations({ identifier: "BudgetRow" })
+
+/** One run of a scope. */
+const ScopedId = Schema.Struct({ scope: Schema.String, id: Schema.String })
+
+/** A page's query: the scope, the filter, the page's size and where the previous page ended. */
+const PageRequest = Schema.Struct({
+  scope: Schema.String,
+  filter: RunFilter,
+  limit: Schema.Number,
+  after: Schema.NullOr(Schema.Tuple(Schema.Number, Schema.String))
+})
+
+/** A run's row as a RunRecord (with its report's summary when the row had one; no spread: the lists make one a row). */
+const recordOf = (row: typeof RunRow.Type, summary?: ReportSummaryColumns): RunRecord => ({
+  id: row.id,
+  scope: row.scope,
+  status: row.status,
+  reason: row.reason,
+  error: row.error_kind === null ? null : { error: row.error_kind, message: row.error_message ?? "" },
+  traceId: row.trace_id,
+  externalId: row.external_id,
+  labels: row.labels,
+  source: row.source,
+  attempts: row.attempts,
+  submittedAt: row.submitted_at,
+  startedAt: row.started_at,
+  finishedAt: row.finished_at,
+  severity: row.severity,
+  explainedBy: row.explained_by,
+  summary
+})
+
+/** A listed row as a RunRecord with its report's summary, when its report had one. */
+const listedOf = (row: typeof ListedRow.Type): RunRecord =>
+  recordOf(
+    row,
+    row.summary_task === null ? undefined : {
+      task: row.summary_task,
+      outcome: row.summary_outcome ?? "",
+      anchor: row.summary_anchor,
+      checks: row.summary_checks ?? 0,
+      findings: row.summary_findings ?? 0
+    }
+  )
 
 /** A whole row (`get`'s columns) as a StoredRun. */
-const storedOf = (row: unknown): StoredRun | undefined => {
-  const record = recordOf(row)
-  if (record === undefined || !Predicate.isRecord(row)) return undefined
-  const dedupeKey = text(row, "dedupe_key")
-  const request = text(row, "request")
-  if (dedupeKey === null || request === null) return undefined
-  const patterns = text(row, "patterns")
-  return {
-    ...record,
-    dedupeKey,
-    request,
-    report: text(row, "report"),
-    lines: text(row, "lines"),
-    // kept as ",a,b," so one LIKE finds a pattern
-    patterns: patterns === null ? [] : patterns.split(",").filter((name) => name.length > 0),
-    cacheKeys: stringsOf(text(row, "cache_keys"))
-  }
-}
-
-const records = (rows: ReadonlyArray<unknown>): Array<RunRecord> => rows.flatMap((row) => recordOf(row) ?? [])
-
-/** The row a claim returned, as the run a worker holds; none when it took none. */
-const claimedOf = (now: number) => (rows: ReadonlyArray<unknown>): Option.Option<ClaimedRun> => {
-  const row = rows[0]
-  if (!Predicate.isRecord(row)) return Option.none()
-  const id = text(row, "id")
-  const scope = text(row, "scope")
-  const request = text(row, "request")
-  return id === null || scope === null || request === null
-    ? Option.none()
-    : Option.some({
-      id,
-      scope,
-      request,
-      attempts: integer(row, "attempts") ?? 1,
-      submittedAt: integer(row, "submitted_at") ?? now,
-      source: text(row, "source") === "otlp" ? "otlp" : "api",
-      labels: labelsOf(text(row, "labels"))
-    })
-}
+const storedOf = (row: typeof StoredRow.Type): StoredRun => ({
+  ...listedOf(row),
+  dedupeKey: row.dedupe_key,
+  request: row.request,
+  report: row.report,
+  lines: row.lines,
+  // kept as ",a,b," so one LIKE finds a pattern
+  patterns: row.patterns === null ? [] : row.patterns.split(",").filter((name) => name.length > 0),
+  cacheKeys: row.cache_keys
+})
 
 /** A text matched literally by LIKE with a backslash as ESCAPE: its wildcards escaped (slugs hold `_`: removing it would match nothing). */
 const escapeLike = (text: string): string => text.replace(/[%_\\]/g, (wildcard) => `\\${wildcard}`)
@@ -365,16 +387,29 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     stored: `${STORED_COLUMNS}, ${summaryColumns(postgres)}`
   }
 
-  const byId: RunStoreShape["get"] = (scope, id) =>
-    Effect.map(
-      sql`SELECT ${sql.unsafe(dialect.stored)} FROM runs WHERE scope = ${scope} AND id = ${id}`,
-      (rows) => Option.fromNullable(storedOf(rows[0]))
-    )
+  const storedRun = Columns.findOne({
+    name: "runs.get",
+    Request: ScopedId,
+    Result: StoredRow,
+    execute: ({ id, scope }) => sql`SELECT ${sql.unsafe(dialect.stored)} FROM runs WHERE scope = ${scope} AND id = ${id}`
+  })
+  const byId: RunStoreShape["get"] = (scope, id) => Effect.map(storedRun({ scope, id }), Option.map(storedOf))
+
+  /** The scope's run whose `column` is `value` (one: both are unique in a scope). */
+  const runWhere = (column: "dedupe_key" | "external_id") =>
+    Columns.findOne({
+      name: `runs.by_${column}`,
+      Request: Schema.Struct({ scope: Schema.String, value: Schema.String }),
+      Result: RunRow,
+      execute: ({ scope, value }) => sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${scope} AND ${sql(column)} = ${value}`
+    })
+  const byDedupeKey = runWhere("dedupe_key")
+  const byExternalId = runWhere("external_id")
 
   // No transaction needed: the insert is one statement that the unique indexes guard, so two
   // submits of one trace make one run, and an external id names one trace.
   const sameRun = (run: NewRun) =>
-    Effect.map(sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND dedupe_key = ${run.dedupeKey}`, (rows) => records(rows)[0])
+    Effect.map(byDedupeKey({ scope: run.scope, value: run.dedupeKey }), (found) => Option.getOrUndefined(Option.map(found, recordOf)))
   const submit: RunStoreShape["submit"] = (run) => {
     const made = Effect.gen(function*() {
       const same = yield* sameRun(run)
@@ -391,10 +426,8 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
         // another submit of the same trace came first, or the external id names another trace's run
         const raced = yield* sameRun(run)
         if (raced !== undefined) return { run: raced, created: false }
-        const named = run.externalId === null
-          ? undefined
-          : records(yield* sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs WHERE scope = ${run.scope} AND external_id = ${run.externalId}`)[0]
-        return yield* new ExternalIdConflict({ externalId: run.externalId ?? "", runId: named?.id ?? "" })
+        const named = run.externalId === null ? Option.none() : yield* byExternalId({ scope: run.scope, value: run.externalId })
+        return yield* new ExternalIdConflict({ externalId: run.externalId ?? "", runId: Option.match(named, { onNone: () => "", onSome: (row) => row.id }) })
       }
       // its `run.failed` alert in the same transaction, as a finish writes it
       if (error !== null) yield* problems.failedRun(run.scope, run.id, run.traceId, error, run.submittedAt)
@@ -420,33 +453,37 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     return run.failed === undefined ? made : sql.withTransaction(made)
   }
 
-  /** A page of the scope's runs, newest first, of `columns` read by `read`. */
-  const page = <A extends RunRecord>(columns: string, read: (rows: ReadonlyArray<unknown>) => Array<A>) =>
-  (scope: string, filter: RunFilter, limit: number, cursor: string | null) => {
-    const after = readCursor(cursor)
-    const conditions = [
-      sql`scope = ${scope}`,
-      ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
-      ...(filter.severity === undefined ? [] : [sql`severity = ${filter.severity}`]),
-      ...(filter.pattern === undefined ? [] : [sql`patterns LIKE ${`%,${escapeLike(filter.pattern)},%`} ESCAPE '\\'`]),
-      ...(filter.label === undefined ? [] : [labelEquals(sql, filter.label[0], filter.label[1])]),
-      ...(filter.problem === undefined ? [] : [sql`id IN (SELECT run_id FROM problem_runs WHERE scope = ${scope} AND problem_id = ${filter.problem})`]),
-      ...(filter.externalId === undefined ? [] : [sql`external_id = ${filter.externalId}`]),
-      ...(filter.traceId === undefined ? [] : [sql`trace_id = ${filter.traceId}`]),
-      ...(filter.since === undefined ? [] : [sql`submitted_at >= ${filter.since}`]),
-      ...(filter.until === undefined ? [] : [sql`submitted_at < ${filter.until}`]),
-      ...(after === undefined ? [] : [sql`(submitted_at < ${after[0]} OR (submitted_at = ${after[0]} AND id < ${after[1]}))`])
-    ]
-    return Effect.map(
-      sql`SELECT ${sql.unsafe(columns)} FROM runs WHERE ${sql.and(conditions)} ORDER BY submitted_at DESC, id DESC LIMIT ${limit + 1}`,
-      (rows) => {
-        const { nextCursor, shown } = pageOf(read(rows), limit, (run) => [run.submittedAt, run.id])
-        return { runs: shown, nextCursor }
+  /** A page of the scope's runs, newest first, of `columns` decoded as `Result` and made runs by `read`. */
+  const page = <Row, RowColumns, A extends RunRecord>(name: string, columns: string, Result: Schema.Schema<Row, RowColumns>, read: (row: Row) => A) => {
+    const rows = Columns.findAll({
+      name,
+      Request: PageRequest,
+      Result,
+      execute: ({ after, filter, limit, scope }) => {
+        const conditions = [
+          sql`scope = ${scope}`,
+          ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
+          ...(filter.severity === undefined ? [] : [sql`severity = ${filter.severity}`]),
+          ...(filter.pattern === undefined ? [] : [sql`patterns LIKE ${`%,${escapeLike(filter.pattern)},%`} ESCAPE '\\'`]),
+          ...(filter.label === undefined ? [] : [labelEquals(sql, filter.label[0], filter.label[1])]),
+          ...(filter.problem === undefined ? [] : [sql`id IN (SELECT run_id FROM problem_runs WHERE scope = ${scope} AND problem_id = ${filter.problem})`]),
+          ...(filter.externalId === undefined ? [] : [sql`external_id = ${filter.externalId}`]),
+          ...(filter.traceId === undefined ? [] : [sql`trace_id = ${filter.traceId}`]),
+          ...(filter.since === undefined ? [] : [sql`submitted_at >= ${filter.since}`]),
+          ...(filter.until === undefined ? [] : [sql`submitted_at < ${filter.until}`]),
+          ...(after === null ? [] : [sql`(submitted_at < ${after[0]} OR (submitted_at = ${after[0]} AND id < ${after[1]}))`])
+        ]
+        return sql`SELECT ${sql.unsafe(columns)} FROM runs WHERE ${sql.and(conditions)} ORDER BY submitted_at DESC, id DESC LIMIT ${limit + 1}`
       }
-    )
+    })
+    return (scope: string, filter: RunFilter, limit: number, cursor: string | null) =>
+      Effect.map(rows({ scope, filter, limit, after: readCursor(cursor) ?? null }), (found) => {
+        const { nextCursor, shown } = pageOf(found.map(read), limit, (run) => [run.submittedAt, run.id])
+        return { runs: shown, nextCursor }
+      })
   }
-  const list: RunStoreShape["list"] = page(dialect.listed, records)
-  const listStored: RunStoreShape["listStored"] = page(dialect.stored, (rows) => rows.flatMap((row) => storedOf(row) ?? []))
+  const list: RunStoreShape["list"] = page("runs.list", dialect.listed, ListedRow, listedOf)
+  const listStored: RunStoreShape["listStored"] = page("runs.list_stored", dialect.stored, StoredRow, storedOf)
 
   // The scope of this store's last claim: claims take the scopes with work in turn (round robin),
   // so a scope's backlog delays another scope's next run by one claim round at most (docs/operations.md).
@@ -454,16 +491,31 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
   // (one statement each): two workers claiming at once would read the same turn.
   const lastClaimed = yield* Ref.make("")
   const claiming = yield* Effect.makeSemaphore(1)
+  const claimed = Columns.findOne({
+    name: "runs.claim",
+    Request: Schema.Struct({ owner: Schema.String, now: Schema.Number, until: Schema.Number, after: Schema.String }),
+    Result: ClaimedRow,
+    execute: ({ after, now, owner, until }) =>
+      sql`UPDATE runs SET status = 'running', lease_owner = ${owner}, lease_until = ${until}, attempts = attempts + 1,
+            started_at = COALESCE(started_at, ${dialect.larger(sql`submitted_at`, sql`${now}`)})
+          WHERE id = (${dialect.nextQueued(now, after)})
+            AND status = 'queued'
+          RETURNING id, scope, request, attempts, submitted_at, source, labels`
+  })
   const claim: RunStoreShape["claim"] = (owner, now, leaseMs) =>
     claiming.withPermits(1)(Effect.flatMap(Ref.get(lastClaimed), (after) =>
-      Effect.map(
-        sql`UPDATE runs SET status = 'running', lease_owner = ${owner}, lease_until = ${now + leaseMs}, attempts = attempts + 1,
-              started_at = COALESCE(started_at, ${dialect.larger(sql`submitted_at`, sql`${now}`)})
-            WHERE id = (${dialect.nextQueued(now, after)})
-              AND status = 'queued'
-            RETURNING id, scope, request, attempts, submitted_at, source, labels`,
-        claimedOf(now)
-      ).pipe(Effect.tap(Option.match({ onNone: () => Effect.void, onSome: (run) => Ref.set(lastClaimed, run.scope) })))))
+      claimed({ owner, now, until: now + leaseMs, after }).pipe(
+        Effect.map(Option.map((row): ClaimedRun => ({
+          id: row.id,
+          scope: row.scope,
+          request: row.request,
+          attempts: row.attempts,
+          submittedAt: row.submitted_at,
+          source: row.source,
+          labels: row.labels
+        }))),
+        Effect.tap(Option.match({ onNone: () => Effect.void, onSome: (run) => Ref.set(lastClaimed, run.scope) }))
+      )))
 
   const changed = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.map(statement, (rows) => rows.length)
 
@@ -473,6 +525,7 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
       (count) => count > 0
     )
 
+  const finished = Columns.rows("runs.finish", FinishedRow)
   const finish: RunStoreShape["finish"] = (id, owner, now, end) => {
     const held = sql`id = ${id} AND status = 'running' AND lease_owner = ${owner}`
     const returning = sql.literal("RETURNING id, scope, trace_id, labels")
@@ -492,15 +545,14 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
     // one statement needs no transaction: a run without findings, alerts or verdicts to send finishes as before
     if (findings.length === 0 && evaluation === undefined && end.status !== "failed") return Effect.map(changed(statement), (count) => count > 0)
     return sql.withTransaction(Effect.gen(function*() {
-      const row = (yield* statement)[0]
-      if (!Predicate.isRecord(row)) return false
-      const scope = text(row, "scope") ?? ""
-      const traceId = text(row, "trace_id")
+      const row = (yield* finished(statement))[0]
+      if (row === undefined) return false
+      const { labels, scope, trace_id: traceId } = row
       if (end.status === "failed") {
         yield* problems.failedRun(scope, id, traceId, end.error, now)
       } else {
         if (findings.length > 0 && end.status === "done") {
-          yield* problems.joinRun({ scope, runId: id, traceId, labels: labelsOf(text(row, "labels")), now, findings, explained: end.explained ?? true, tokens: end.tokens ?? 0 })
+          yield* problems.joinRun({ scope, runId: id, traceId, labels, now, findings, explained: end.explained ?? true, tokens: end.tokens ?? 0 })
         }
         if (evaluation !== undefined) yield* problems.evaluation(scope, id, now, evaluation)
       }
@@ -541,25 +593,31 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
   const retryAll: RunStoreShape["retryAll"] = (scope, status, now) => requeue(scope, sql`status = ${status}`, now)
 
   // a deleted run leaves its problems' examples; their counts per day stay (DECISIONS §19)
+  const removed = Columns.findOne({
+    name: "runs.remove",
+    Request: ScopedId,
+    Result: RemovedRow,
+    execute: ({ id, scope }) => sql`DELETE FROM runs WHERE scope = ${scope} AND id = ${id} RETURNING id, scope, cache_keys`
+  })
   const remove: RunStoreShape["remove"] = (scope, id) =>
     sql.withTransaction(Effect.gen(function*() {
-      const row = (yield* sql`DELETE FROM runs WHERE scope = ${scope} AND id = ${id} RETURNING cache_keys`)[0]
-      if (!Predicate.isRecord(row)) return undefined
+      const row = yield* removed({ scope, id })
+      if (Option.isNone(row)) return undefined
       yield* problems.forgetRuns([id])
-      return stringsOf(text(row, "cache_keys"))
+      return row.value.cache_keys
     }))
 
+  const purged = Columns.findAll({
+    name: "runs.purge",
+    Request: Schema.Number,
+    Result: RemovedRow,
+    execute: (before) => sql`DELETE FROM runs WHERE finished_at IS NOT NULL AND finished_at < ${before} RETURNING id, scope, cache_keys`
+  })
   const purge: RunStoreShape["purge"] = (before) =>
     sql.withTransaction(Effect.gen(function*() {
-      const rows = yield* sql`DELETE FROM runs WHERE finished_at IS NOT NULL AND finished_at < ${before} RETURNING id, scope, cache_keys`
-      const purged = rows.flatMap((row) => {
-        if (!Predicate.isRecord(row)) return []
-        const id = text(row, "id")
-        const scope = text(row, "scope")
-        return id === null || scope === null ? [] : [{ id, scope, cacheKeys: stringsOf(text(row, "cache_keys")) }]
-      })
-      yield* problems.forgetRuns(purged.map((run) => run.id))
-      return purged
+      const runs = (yield* purged(before)).map((row) => ({ id: row.id, scope: row.scope, cacheKeys: row.cache_keys }))
+      yield* problems.forgetRuns(runs.map((run) => run.id))
+      return runs
     }))
 
   const requeueBudget: RunStoreShape["requeueBudget"] = (dayStart) =>
@@ -568,10 +626,13 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
           WHERE status = 'skipped' AND reason = 'budget' AND finished_at < ${dayStart} RETURNING id`
     )
 
-  const queued: RunStoreShape["queued"] = Effect.map(sql`SELECT COUNT(*) AS n FROM runs WHERE status = 'queued'`, (rows) => {
-    const row = rows[0]
-    return Predicate.isRecord(row) ? integer(row, "n") ?? 0 : 0
+  const queuedCount = Columns.findOne({
+    name: "runs.queued",
+    Request: Schema.Void,
+    Result: CountRow,
+    execute: () => sql`SELECT COUNT(*) AS n FROM runs WHERE status = 'queued'`
   })
+  const queued: RunStoreShape["queued"] = Effect.map(queuedCount(undefined), Option.match({ onNone: () => 0, onSome: (row) => row.n }))
 
   const restore: RunStoreShape["restore"] = (scope, run) =>
     Effect.map(
@@ -613,11 +674,14 @@ export const makeRunStore = (problems: ProblemStoreShape) => Effect.gen(function
           WHERE scope = ${scope} AND day = ${utcDay(reservedAt)}`
     )
 
+  const budgetRow = Columns.findOne({
+    name: "budgets.get",
+    Request: Schema.Struct({ scope: Schema.String, day: Schema.String }),
+    Result: BudgetRow,
+    execute: ({ day, scope }) => sql`SELECT reserved, spent FROM budgets WHERE scope = ${scope} AND day = ${day}`
+  })
   const budgetOf: RunStoreShape["budgetOf"] = (scope, now) =>
-    Effect.map(sql`SELECT reserved, spent FROM budgets WHERE scope = ${scope} AND day = ${utcDay(now)}`, (rows) => {
-      const row = rows[0]
-      return Predicate.isRecord(row) ? { reserved: integer(row, "reserved") ?? 0, spent: integer(row, "spent") ?? 0 } : { reserved: 0, spent: 0 }
-    })
+    Effect.map(budgetRow({ scope, day: utcDay(now) }), Option.getOrElse(() => ({ reserved: 0, spent: 0 })))
 
   return {
     shared: postgres,

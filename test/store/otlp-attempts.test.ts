@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Predicate } from "effect"
-import { integer } from "../../src/Store/Columns.js"
+import { Effect, Option, Predicate, Schema } from "effect"
+import { BigIntColumn } from "../../src/Store/Columns.js"
 import type { PendingTrace } from "../../src/Store/Otlp.js"
 import { type Cluster, startCluster } from "../support/Postgres.js"
 import { otlpStores } from "../support/OtlpStores.js"
@@ -39,7 +39,7 @@ const trace = (traceId: string, tag: string, items = 2): PendingTrace => {
 const attemptsOf = (sql: SqlClient.SqlClient, traceId: string) =>
   Effect.map(sql`SELECT attempts FROM otlp_traces WHERE trace_id = ${traceId}`, (rows) => {
     const row = rows[0]
-    return Predicate.isRecord(row) ? integer(row, "attempts") : null
+    return Predicate.isRecord(row) ? Schema.decodeUnknownSync(BigIntColumn)(row["attempts"]) : null
   })
 
 describe.each(STORES)("a pending trace's attempts on $name", ({ open }) => {

@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Predicate } from "effect"
-import { integer } from "../../src/Store/Columns.js"
+import { Effect, Predicate, Schema } from "effect"
+import { BigIntColumn } from "../../src/Store/Columns.js"
 import type { PendingGroup, PendingTrace } from "../../src/Store/Otlp.js"
 import { type Cluster, startCluster } from "../support/Postgres.js"
 import { otlpStores } from "../support/OtlpStores.js"
@@ -47,17 +47,19 @@ const pending = (traceId: string, groups: ReadonlyArray<PendingGroup>, rooted = 
 
 const bytesOf = (groups: ReadonlyArray<PendingGroup>): number => groups.reduce((sum, each) => sum + each.body.length, 0)
 
+const integerOf = Schema.decodeUnknownSync(BigIntColumn)
+
 /** One column of a trace's row, as a number (null when the row is gone). */
 const column = (sql: SqlClient.SqlClient, scope: string, traceId: string, name: "late" | "spans" | "bytes") =>
   Effect.map(sql`SELECT late, spans, bytes FROM otlp_traces WHERE scope = ${scope} AND trace_id = ${traceId}`, (rows) => {
     const row = rows[0]
-    return Predicate.isRecord(row) ? integer(row, name) : null
+    return Predicate.isRecord(row) ? integerOf(row[name]) : null
   })
 
 const itemCount = (sql: SqlClient.SqlClient, scope: string, traceId: string) =>
   Effect.map(sql`SELECT COUNT(*) AS n FROM otlp_items WHERE scope = ${scope} AND trace_id = ${traceId}`, (rows) => {
     const row = rows[0]
-    return Predicate.isRecord(row) ? integer(row, "n") ?? 0 : 0
+    return Predicate.isRecord(row) ? integerOf(row["n"]) : 0
   })
 
 describe.each(STORES)("the OTLP pending-trace store on $name", ({ open }) => {

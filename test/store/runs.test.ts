@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Cause, Context, Effect, Either, Exit, Layer, Option } from "effect"
+import { MalformedRow } from "../../src/Store/Columns.js"
 import { existsSync, statSync } from "node:fs"
 import { MIGRATIONS } from "../../src/Store/Migrations.js"
 import { makeProblemStore, NO_ALERTS } from "../../src/Store/Problems.js"
@@ -51,6 +52,23 @@ describe("the runs store (SQLite)", () => {
         for (let i = 0; i < 50; i++) yield* store.submit(newRun(`r${i}`))
       }))
       expect(existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0).toBe(0)
+    }))
+
+  it.scoped("a row that fails its schema is a defect naming its query and column, never a run skipped", () =>
+    Effect.gen(function*() {
+      const file = freshDatabase()
+      const sql = yield* openSql(file)
+      const store = yield* Effect.provideService(Effect.flatMap(makeProblemStore(NO_ALERTS), makeRunStore), SqlClient.SqlClient, sql)
+      yield* store.submit(newRun("r1"))
+      yield* store.submit(newRun("r2"))
+      // a database changed outside the service: labels that are no JSON object of strings
+      yield* sql`UPDATE runs SET labels = '{"team": 7}' WHERE id = 'r1'`
+      const listed = yield* Effect.exit(store.list("shared", {}, 10, null))
+      const defect = Exit.isFailure(listed) ? Cause.dieOption(listed.cause) : Option.none()
+      expect(Option.isSome(defect) && defect.value instanceof MalformedRow).toBe(true)
+      expect(Option.getOrUndefined(defect)).toMatchObject({ query: "runs.list", message: expect.stringContaining(`["labels"]`) })
+      // the run next to it still reads
+      expect(Option.isSome(yield* store.get("shared", "r2"))).toBe(true)
     }))
 
   it.scoped("applies the migrations added later to a database the first one made, once", () =>
