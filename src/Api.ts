@@ -12,6 +12,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import packageJson from "../package.json" with { type: "json" }
+import { Access, EndpointAccess } from "./Contract/Access.js"
 import { documentQueryOptions } from "./Contract/AnalyzeContract.js"
 import { AnalyzeGroup } from "./Contract/AnalyzeGroup.generated.js"
 import { DiagnoseGroup, documentDiagnoseOutputs } from "./Contract/DiagnoseContract.js"
@@ -86,6 +87,7 @@ export class ProbesGroup extends HttpApiGroup.make("probes")
       .addSuccess(text("text/plain; version=0.0.4; charset=utf-8", "Prometheus text exposition."))
       .annotate(OpenApi.Summary, "Prometheus metrics")
   )
+  .annotateEndpoints(EndpointAccess, Access.open)
   .annotate(OpenApi.Title, "Probes")
   .annotate(OpenApi.Description, "Health, liveness, readiness and metrics. Never authenticated or rate-limited.")
 {}
@@ -120,6 +122,7 @@ export class CatalogueGroup extends HttpApiGroup.make("catalogue")
       .addError(UnknownPatternWire)
       .annotate(OpenApi.Summary, "A pattern's composition manifest")
   )
+  .annotateEndpoints(EndpointAccess, Access.read)
   .annotate(OpenApi.Title, "Catalogue")
   .annotate(OpenApi.Description, "The 34 patterns and their reference resources.")
 {}
@@ -131,28 +134,33 @@ export class DocsGroup extends HttpApiGroup.make("docs")
     HttpApiEndpoint.get("openapi", "/openapi.json")
       .addSuccess(Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "OpenAPI 3.1 document." }))
       .annotate(OpenApi.Summary, "This OpenAPI document")
+      .annotate(EndpointAccess, Access.open)
   )
   .add(
     HttpApiEndpoint.get("swaggerUi", "/docs")
       .addSuccess(text("text/html; charset=utf-8", "Swagger UI."))
       .annotate(OpenApi.Summary, "Interactive API documentation (Swagger UI, served offline)")
+      .annotate(EndpointAccess, Access.openCounted)
   )
   .add(
     HttpApiEndpoint.get("redoc", "/redoc")
       .addSuccess(text("text/html; charset=utf-8", "Redoc."))
       .annotate(OpenApi.Summary, "Reference documentation (Redoc, served offline)")
+      .annotate(EndpointAccess, Access.openCounted)
   )
   .add(
     HttpApiEndpoint.get("swaggerUiAsset")`/docs/${DocsAsset}`
       .addSuccess(HttpApiSchema.Uint8Array())
       .addError(NotFoundWire)
       .annotate(OpenApi.Exclude, true)
+      .annotate(EndpointAccess, Access.openCounted)
   )
   .add(
     HttpApiEndpoint.get("redocAsset")`/redoc/${DocsAsset}`
       .addSuccess(HttpApiSchema.Uint8Array())
       .addError(NotFoundWire)
       .annotate(OpenApi.Exclude, true)
+      .annotate(EndpointAccess, Access.openCounted)
   )
   .annotate(OpenApi.Title, "Documentation")
   .annotate(OpenApi.Description, "This OpenAPI document and the Swagger UI and Redoc pages, served offline.")

@@ -26,14 +26,13 @@ import { type ServerSpan, Tracing } from "../Observability/Tracing.js"
 import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
 import { bodyTooLarge, type BodyOutcome, encodingRefusal, InflightBudget, inflateBody, isGzip, isJsonContentType, overloaded, readBody } from "./Body.js"
 import { makeCors } from "./Cors.js"
-import { httpOperation, isDashboardPath } from "../Auth/Operations.js"
 import { type GuardOutcome, Guards } from "../Auth/Guards.js"
 import { headerValue, presentedKey } from "./Headers.js"
 import { makeHostCheck } from "./HostCheck.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
 import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./RequestContext.js"
 import { requestIdFrom } from "./RequestContext.js"
-import { ANALYZE_PREFIX, DIAGNOSE_LABEL, DIAGNOSE_PATH, MCP_PATH, routeTemplate } from "./Routes.js"
+import { ANALYZE_PREFIX, DIAGNOSE_LABEL, DIAGNOSE_PATH, httpOperation, isDashboardPath, matchRoute, MCP_PATH, UNMATCHED } from "./Routes.js"
 import { makeStaticResponses } from "./StaticResponses.js"
 import { encodingOf, OTLP_PATHS } from "../Otlp/Status.js"
 import { DASHBOARD_ASSETS, makeDashboard } from "../Ui/Shell.js"
@@ -47,12 +46,6 @@ const JSON_TYPE = "application/json"
 const kindByStatus = new Map<number, string>(Object.values(errorKinds).map(({ kind, status }) => [status, kind]))
 
 const ignore = () => undefined
-
-/** The route a request matched, as its span names it (`http.route`), or null. */
-const routeOf = (method: string, path: string): string | null => {
-  const template = routeTemplate(method, path)
-  return template === "unmatched" ? null : template
-}
 
 /** A handler of requests the edge passed, given what the edge knows of the request. */
 export type EdgeHandler = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
@@ -129,6 +122,8 @@ export const makeEdge = (
       tracker.started()
       const method = request.method ?? "GET"
       const path = pathOf(request.url ?? "/")
+      // the contract's route (its template and access), matched once
+      const route = matchRoute(method, path)
       // OTLP's endpoints (exactly POST) answer errors as a google.rpc.Status (DECISIONS §5), the edge's own refusals included
       const otlp = method === "POST" && OTLP_PATHS.has(path)
       /**
@@ -140,7 +135,7 @@ export const makeEdge = (
         ? (): ServerSpan | undefined =>
           tracing.server({
             method,
-            route: routeOf(method, path),
+            route: route.template === UNMATCHED.template ? null : route.template,
             path,
             host: headerValue(request.headers, "host"),
             userAgent: headerValue(request.headers, "user-agent"),
@@ -191,7 +186,7 @@ export const makeEdge = (
         held.release()
         // A response that never ended: the client went away first (nginx's 499).
         const status = response.writableEnded ? response.statusCode : 499
-        countHttp(method.length <= 7 ? method : "OTHER", routeTemplate(method, path), status)
+        countHttp(method.length <= 7 ? method : "OTHER", route.template, status)
         if (status >= 500 && status !== 503) {
           Runtime.runFork(runtime, reporting.report({
             kind: failure?.kind ?? kindByStatus.get(status) ?? "internal_error",
@@ -265,7 +260,7 @@ export const makeEdge = (
 
         // Bodies are read here, once, for the routes that take one (POST, and PATCH of a problem); an unknown pattern's body is
         // never read (its 404 comes first, DECISIONS §3).
-        if ((method !== "POST" && method !== "PATCH") || pattern === "unknown" || routeTemplate(method, path) === "unmatched") return handOn(null)
+        if ((method !== "POST" && method !== "PATCH") || pattern === "unknown" || route.template === UNMATCHED.template) return handOn(null)
         // DECISIONS §16's order: bodies in flight (503) → encoding (415) → size (413). Each is
         // refused before a byte is read; the body is still coming, so the connection closes.
         const declared = Number(headerValue(request.headers, "content-length") ?? "0")
@@ -310,7 +305,7 @@ export const makeEdge = (
 
       // DNS rebinding (DECISIONS §16): /mcp always; every other route but the probes, metrics and
       // static docs when no key is required (with keys, a page on another origin has none).
-      const operation = httpOperation(method, path)
+      const operation = httpOperation(method, path, route)
       if (path === MCP_PATH || (!auth.required && operation.authenticated)) {
         const forbidden = hosts.refusal(headerValue(request.headers, "host"), headerValue(request.headers, "origin"))
         if (forbidden !== null) return refuse(forbidden, hasUnreadBody(request.headers))
