@@ -14,9 +14,8 @@ import { DASHBOARD_ASSETS } from "../Ui/Shell.js"
 
 /** Every analyze path starts so: `/v1/analyze/<pattern>`. */
 export const ANALYZE_PREFIX = "/v1/analyze/"
-/** The diagnose path, and its `pattern` label in `svc_requests_total` (DECISIONS §13). */
+/** The diagnose path. */
 export const DIAGNOSE_PATH = "/v1/diagnose"
-export const DIAGNOSE_LABEL = "diagnose"
 /** The MCP endpoint (Streamable HTTP, DECISIONS §14): served by the MCP transport, not the HttpApi. */
 export const MCP_PATH = "/mcp"
 export const MCP_METHODS: ReadonlyArray<string> = ["DELETE", "POST"]

@@ -28,7 +28,7 @@ import {
   type UnsupportedTraceFormat,
   type ValidationError
 } from "../../Errors.js"
-import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
+import { parseTraceUpload, requireJson } from "../../Intake/Json.js"
 import { answerToFailure } from "../../Edge/Forward.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
 import { CurrentRequest, type EdgeRequest, underRequest } from "../../Edge/RequestContext.js"
