@@ -116,6 +116,9 @@ export const ProblemDetail = Schema.Struct({
 }).annotations({ identifier: "ProblemDetail", description: "A problem with its trend, labels, examples and interventions." })
 export type ProblemDetail = typeof ProblemDetail.Type
 
+/** A change names its fields exactly: one it does not know is refused (400 naming it), not ignored. */
+const STRICT = { onExcessProperty: "error" } as const
+
 export const ProblemUpdate = Schema.Struct({
   status: Schema.Literal("open", "resolved", "ignored"),
   resolved_in_version: Schema.optional(
@@ -123,15 +126,15 @@ export const ProblemUpdate = Schema.Struct({
       description: "With `resolved`: the version (`version` label) that fixes it; a later run regresses it only on a version it was not seen on before."
     })
   )
-}).annotations({ identifier: "ProblemUpdate", description: "A status set by an admin key." })
+}).annotations({ identifier: "ProblemUpdate", description: "A status set by an admin key.", parseOptions: STRICT })
 
 export const ProblemMerge = Schema.Struct({
   into: NulFreeText.annotations({ description: "The problem that takes this one's runs, counts and fingerprints." })
-}).annotations({ identifier: "ProblemMerge" })
+}).annotations({ identifier: "ProblemMerge", parseOptions: STRICT })
 
 export const ProblemDetach = Schema.Struct({
   run_id: NulFreeText.annotations({ description: "A run of the problem: it moves to a new problem of its own fingerprint." })
-}).annotations({ identifier: "ProblemDetach" })
+}).annotations({ identifier: "ProblemDetach", parseOptions: STRICT })
 
 export const CompareSide = Schema.Struct({
   value: Schema.String,
