@@ -11,7 +11,7 @@ import { Api } from "./Api.js"
 import { patternCodes } from "./Catalogue/Catalogue.js"
 import { answerDecodeRefusals } from "./Edge/Forward.js"
 import { ServerLive } from "./Edge/Server.js"
-import { AnalyzeRestLive } from "./Surfaces/Rest/AnalyzeHttp.js"
+import { AnalyzeAtEdgeLive, AnalyzeRestLive } from "./Surfaces/Rest/AnalyzeHttp.js"
 import { AnalyzeHttpLive } from "./Surfaces/Rest/AnalyzeHttp.generated.js"
 import { CatalogueHttpLive } from "./Surfaces/Rest/CatalogueHttp.js"
 import { DocsHttpLive } from "./Surfaces/Rest/DocsHttp.js"
@@ -34,7 +34,7 @@ export const HttpLive = (host: string, port: number) =>
   ServerLive(host, port, slugs).pipe(
     // the contract's refusals answered as the documented 400 (Edge/Forward.ts), not HttpApi's own body
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, HttpApiBuilder.middleware(answerDecodeRefusals)]),
-    Layer.provide(ApiLive),
+    Layer.provide([ApiLive, AnalyzeAtEdgeLive.pipe(Layer.provide(AnalyzeRestLive))]),
     Layer.provide(McpHttpOnFirstUse),
     // The edge makes a request's one server span (Observability/Tracing.ts); the platform's would be a second.
     HttpMiddleware.withTracerDisabledWhen(() => true)

@@ -4,7 +4,8 @@
  *
  *   request id → in flight → CORS (an allowed origin's preflight answered; Cors.ts) → guards
  *   (auth misconfiguration, rate limit, API key) → prepared responses → body under the byte limit
- *   → cache hits → the MCP transport for /mcp, or the app (HttpApi), with the edge's context → on close: HTTP metric, error report, access log, out
+ *   → cache hits → a known pattern's analyze (AnalyzeAtEdge), the MCP transport for /mcp, or the
+ *   app (HttpApi), with the edge's context → on close: HTTP metric, error report, access log, out
  *   of flight.
  *
  * It answers what needs no Effect machinery itself (refusals, prepared GETs, cache hits), with
@@ -51,10 +52,16 @@ const ignore = () => undefined
 export type EdgeHandler = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
 
 /**
- * Builds the edge in front of `app` (the HttpApi app as a node handler: every route of the
- * contract, analyze included) and `mcp` (the MCP Streamable HTTP transport at /mcp).
+ * Builds the edge in front of `app` (the HttpApi app as a node handler), `mcp` (the MCP
+ * Streamable HTTP transport at /mcp) and `analyze` (a known pattern's analyze request that is not
+ * a cache hit, run by the REST adapter on this event: AnalyzeRest.serve).
  */
-export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>, mcp: EdgeHandler) =>
+export const makeEdge = (
+  app: NodeHandler,
+  slugs: ReadonlySet<string>,
+  mcp: EdgeHandler,
+  analyze: (slug: string, request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
+) =>
   Effect.gen(function*() {
     const guards = yield* Guards
     const statics = yield* makeStaticResponses
@@ -247,6 +254,7 @@ export const makeEdge = (app: NodeHandler, slugs: ReadonlySet<string>, mcp: Edge
             }
           }
           if (path === MCP_PATH) return mcp(request, response, edge)
+          if (knownPattern && pattern !== null) return analyze(pattern, request, response, edge)
           request.edge = edge
           app(request, response)
         }

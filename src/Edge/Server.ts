@@ -12,6 +12,7 @@ import { AppConfig, type AppConfigShape } from "../Config.js"
 import { drain } from "../Lifecycle/Drain.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
 import { McpHttp } from "./McpHttp.js"
+import { AnalyzeAtEdge } from "./AnalyzeAtEdge.js"
 import { makeEdge } from "./Edge.js"
 import { behindEdge } from "./Forward.js"
 import { EdgeIncomingMessage } from "./RequestContext.js"
@@ -101,7 +102,8 @@ export const ServerLive = (host: string, port: number, slugs: ReadonlySet<string
       const app = yield* HttpApiBuilder.httpApp
       const handler = yield* NodeHttpServer.makeHandler(behindEdge(app))
       const mcp = yield* McpHttp
-      const edge = yield* makeEdge(handler, slugs, mcp.handle)
+      const analyze = yield* AnalyzeAtEdge
+      const edge = yield* makeEdge(handler, slugs, mcp.handle, analyze.serve)
       const server = makeNodeServer((yield* AppConfig).server, edge)
       const address = yield* Effect.acquireRelease(
         listen(server, host, port).pipe(

@@ -336,7 +336,7 @@ describe("the last resort", () => {
       throw new RangeError("Invalid string length")
     }
     const edge = await Effect.runPromise(
-      makeEdge(defect, new Set(["lewin"]), defect).pipe(Effect.provide(ResourcesLive(config).pipe(Layer.orDie)), Effect.scoped)
+      makeEdge(defect, new Set(["lewin"]), defect, defect).pipe(Effect.provide(ResourcesLive(config).pipe(Layer.orDie)), Effect.scoped)
     )
     const server = createServer<typeof EdgeIncomingMessage>({ IncomingMessage: EdgeIncomingMessage }, edge)
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

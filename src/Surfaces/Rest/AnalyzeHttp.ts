@@ -6,7 +6,7 @@
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Context, Effect, type Exit, Layer } from "effect"
+import { Context, Effect, Exit, FiberId, FiberRef, FiberRefs, HashMap, Layer, Runtime } from "effect"
 import { analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import { queryOptions } from "../../Intake/Intake.js"
 import type { AnalyzeRequest } from "../../Intake/Requests.js"
@@ -29,8 +29,11 @@ import {
   type ValidationError
 } from "../../Errors.js"
 import { parseTraceUpload, requireJson } from "../../Intake/Json.js"
-import { CurrentRequest, type EdgeRequest } from "../../Edge/RequestContext.js"
+import { answerToFailure } from "../../Edge/Forward.js"
+import { writeErrorReply } from "../../Edge/Replies.js"
+import { CurrentRequest, type EdgeRequest, underRequest } from "../../Edge/RequestContext.js"
 import { recordAnalysis } from "../../Observability/Metrics.js"
+import { AnalyzeAtEdge, type AnalyzeAtEdgeShape } from "../../Edge/AnalyzeAtEdge.js"
 import { settleRest } from "./Settle.js"
 import { unknownPattern } from "./CatalogueHttp.js"
 
@@ -52,6 +55,13 @@ export type AnalyzeFailure =
   | InternalError
 
 export interface AnalyzeRestShape {
+  /**
+   * The edge's own answer to a known pattern's analyze request it could not answer from the cache:
+   * the same steps as `handler`, run in one fiber the edge starts on node's request event, without
+   * the platform's request and response objects, router and HttpApi layers (issue 18: those layers
+   * were half of what an analysis in flight holds). The edge read the body and set its headers.
+   */
+  readonly serve: AnalyzeAtEdgeShape["serve"]
   readonly handler: (slug: string) => (request: RawRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, AnalyzeFailure>
   readonly unknownPattern: (request: { readonly path: { readonly name: string } }) => Effect.Effect<never, UnknownPattern>
 }
@@ -123,7 +133,49 @@ export const AnalyzeRestLive = Layer.effect(
       Effect.flatMap(CurrentRequest, (edge) =>
         Effect.map(answer(slug, request.headers["content-type"], request.url, edge), ({ prepared, outcome }) => respond(prepared, outcome)))
 
+    const runtime = yield* Effect.runtime<never>()
+
+    const serve: AnalyzeRestShape["serve"] = (slug, request, response, edge) => {
+      const path = request.url ?? "/"
+      const fiber = Runtime.runFork(runtime, underRequest(edge, answer(slug, request.headers["content-type"], path, edge)), {
+        // The request's context and log annotation, set as the fiber starts: no frames held for them.
+        updateRefs: (refs, fiberId) =>
+          FiberRefs.updateManyAs(refs, {
+            forkAs: fiberId,
+            entries: [
+              [FiberRef.currentContext, [[fiberId, Context.add(FiberRefs.getOrDefault(refs, FiberRef.currentContext), CurrentRequest, edge)]]],
+              [FiberRef.currentLogAnnotations, [[
+                fiberId,
+                HashMap.set(FiberRefs.getOrDefault(refs, FiberRef.currentLogAnnotations), "request_id", edge.requestId)
+              ]]]
+            ]
+          })
+      })
+      // The client went away: the analysis, and its provider call, end with it.
+      response.once("close", () => {
+        if (!response.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
+      })
+      fiber.addObserver((exit) => {
+        if (response.writableEnded || response.destroyed) return
+        if (exit._tag === "Success") {
+          const { prepared, outcome } = exit.value
+          const body = JSON.stringify(analysisBody(prepared, outcome))
+          response.statusCode = 200
+          response.setHeader("content-type", "application/json")
+          response.setHeader("content-length", Buffer.byteLength(body))
+          const cache = cacheHeader(prepared, outcome)
+          if (cache !== undefined) response.setHeader("x-cache", cache)
+          return response.end(body)
+        }
+        const failed = answerToFailure(exit.cause, "POST", path, edge)
+        if (failed === undefined) return
+        if (failed.log !== null) Runtime.runFork(runtime, Effect.annotateLogs(failed.log, "request_id", edge.requestId))
+        writeErrorReply(response, failed.error)
+      })
+    }
+
     return {
+      serve,
       handler,
       unknownPattern: ({ path }) =>
         Effect.flatMap(CurrentRequest, (edge) => {
@@ -133,3 +185,6 @@ export const AnalyzeRestLive = Layer.effect(
     }
   })
 )
+
+/** The edge's analyze path, from the adapter above. */
+export const AnalyzeAtEdgeLive = Layer.effect(AnalyzeAtEdge, Effect.map(AnalyzeRest, ({ serve }): AnalyzeAtEdgeShape => ({ serve })))

@@ -1,0 +1,15 @@
+/**
+ * The REST analyze path the edge runs itself (AnalyzeRest.serve in src/Surfaces/Rest/AnalyzeHttp.ts): a known
+ * pattern's analyze request that is not a cache hit. Its own tag, so the edge depends on it
+ * without importing the analysis at run time.
+ */
+import { Context } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { EdgeRequest } from "./RequestContext.js"
+
+export interface AnalyzeAtEdgeShape {
+  /** Answers one analyze request of pattern `slug` whose body the edge read. */
+  readonly serve: (slug: string, request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
+}
+
+export class AnalyzeAtEdge extends Context.Tag("AnalyzeAtEdge")<AnalyzeAtEdge, AnalyzeAtEdgeShape>() {}
