@@ -166,19 +166,24 @@ export class DocsGroup extends HttpApiGroup.make("docs")
   .annotate(OpenApi.Description, "This OpenAPI document and the Swagger UI and Redoc pages, served offline.")
 {}
 
+// Each group as the service declares it, with the errors the edge may answer on its routes (Http.ts serves them).
+export const CatalogueRoutes = CatalogueGroup.addError(UnauthorizedWire).addError(ForbiddenWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire)
+  .annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+// Requests with a body may also meet the bounds of DECISIONS §16: Host (403), bodies held at once (503).
+export const AnalyzeRoutes = AnalyzeGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+export const TracesRoutes = TracesGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+export const DiagnoseRoutes = DiagnoseGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+export const OtlpRoutes = OtlpGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+
 export class Api extends HttpApi.make("pattern-analysis-service")
   .add(ProbesGroup)
-  .add(
-    CatalogueGroup.addError(UnauthorizedWire).addError(ForbiddenWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire)
-      .annotateEndpoints(OpenApi.Override, apiKeyRequirement)
-  )
-  // Requests with a body may also meet the bounds of DECISIONS §16: Host (403), bodies held at once (503).
-  .add(AnalyzeGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
-  .add(TracesGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
-  .add(DiagnoseGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(CatalogueRoutes)
+  .add(AnalyzeRoutes)
+  .add(TracesRoutes)
+  .add(DiagnoseRoutes)
   .add(RunsApiGroup)
   .add(ProblemsApiGroup)
-  .add(OtlpGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(OtlpRoutes)
   .add(DocsGroup)
   .addError(InternalErrorWire)
   .annotate(OpenApi.Title, "pattern-analysis-service")

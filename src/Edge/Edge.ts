@@ -19,7 +19,7 @@ import { Scopes } from "../Auth/Scopes.js"
 import { CachedReplies } from "../Cache/CachedReplies.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
-import { type ApiError, errorKinds, InternalError, NotFound, ValidationError } from "../Errors.js"
+import { type ApiError, errorKinds, InternalError, NotFound, unknownPattern, ValidationError } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type ServerSpan, Tracing } from "../Observability/Tracing.js"
@@ -48,13 +48,22 @@ const kindByStatus = new Map<number, string>(Object.values(errorKinds).map(({ ki
 
 const ignore = () => undefined
 
+/** A path segment as the router decoded it (`%20` a space), or as sent when it does not decode. */
+const decodeName = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 /** A handler of requests the edge passed, given what the edge knows of the request. */
 export type EdgeHandler = (request: IncomingMessage, response: ServerResponse, edge: EdgeRequest) => void
 
 /**
  * Builds the edge in front of `app` (the HttpApi app as a node handler), `mcp` (the MCP
  * Streamable HTTP transport at /mcp) and `analyze` (a known pattern's analyze request that is not
- * a cache hit, run by the REST adapter on this event: AnalyzeRest.serve).
+ * a cache hit, run by the REST adapter on this event: AnalyzeAtEdgeLive).
  */
 export const makeEdge = (
   app: NodeHandler,
@@ -259,9 +268,11 @@ export const makeEdge = (
           app(request, response)
         }
 
-        // Bodies are read here, once, for the routes that take one (POST, and PATCH of a problem); an unknown pattern's body is
-        // never read (its 404 comes first, DECISIONS §3).
-        if ((method !== "POST" && method !== "PATCH") || pattern === "unknown" || route.template === UNMATCHED.template) return handOn(null)
+        // A name outside the catalogue: 404 here, its body never read (the 404 comes first, DECISIONS §3). The app serves no
+        // analyze route (Http.ts ServedApi): a known pattern's goes to AnalyzeAtEdge below.
+        if (pattern === "unknown" && route.template !== UNMATCHED.template) return refuse(unknownPattern(decodeName(path.slice(ANALYZE_PREFIX.length))), false)
+        // Bodies are read here, once, for the routes that take one (POST, and PATCH of a problem).
+        if ((method !== "POST" && method !== "PATCH") || route.template === UNMATCHED.template) return handOn(null)
         // DECISIONS §16's order: bodies in flight (503) → encoding (415) → size (413). Each is
         // refused before a byte is read; the body is still coming, so the connection closes.
         const declared = Number(headerValue(request.headers, "content-length") ?? "0")
