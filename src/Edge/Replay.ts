@@ -3,9 +3,10 @@
  * its body is the one the edge already read under the limits (Body.ts), so the contract decodes
  * an endpoint's payload (`.handle`) from it as if it had read the stream itself. `json` is the
  * intake's strict reading (Intake/Json.ts: 415 unless JSON, then the shape bounds, UTF-8 and a JSON
- * object, each 400): the contract's payloads are JSON objects. A body in another form (a trace as
- * JSON Lines or a zip, OTLP's protobuf) is read by its handler from the same bytes (`handleRaw`),
- * so HttpApi's other readers refuse with the 415 a JSON payload's route answers.
+ * object, each 400): the contract's payloads are JSON objects. Its other readers give a JSON body's
+ * bytes and refuse any other body with the 415 a JSON payload's route answers; a body in another
+ * form (a trace as JSON Lines or a zip, OTLP's protobuf) is read by its handler from the edge's
+ * bytes (`handleRaw`).
  *
  * HttpApi runs a payload's reader under `orDie`, so a refusal travels as a defect: a `RequestError`
  * whose cause is the documented error, which `Forward.ts` answers as that error.
@@ -91,18 +92,18 @@ class ReplayedRequest extends Inspectable.Class implements HttpServerRequest.Htt
       return copy
     })
   }
+  /** A form (HttpApi asks for one by the media type, so only a body that is not JSON comes here): the 415. */
+  private get form(): Effect.Effect<never, HttpServerError.RequestError> {
+    return Effect.flatMap(this.jsonBytes, () => Effect.fail(this.refused(new UnsupportedMediaType({ message: "send the body as JSON with Content-Type: application/json" }))))
+  }
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpServerError.RequestError> {
-    return Effect.flatMap(this.jsonBytes, () =>
-      Effect.fail(this.refused(new UnsupportedMediaType({ message: "send the body as JSON with Content-Type: application/json" }))))
+    return this.form
   }
   get stream(): Stream.Stream<Uint8Array, HttpServerError.RequestError> {
     return Stream.fromEffect(this.jsonBytes)
   }
   get multipart(): Effect.Effect<Multipart.Persisted, Multipart.MultipartError> {
-    return Effect.flatMap(
-      Effect.mapError(this.jsonBytes, (error) => new Multipart.MultipartError({ reason: "Parse", cause: error })),
-      () => Effect.fail(new Multipart.MultipartError({ reason: "Parse", cause: this.refused(new UnsupportedMediaType({ message: "send the body as JSON with Content-Type: application/json" })) }))
-    )
+    return Effect.mapError(this.form, (error) => new Multipart.MultipartError({ reason: "Parse", cause: error }))
   }
   get multipartStream(): Stream.Stream<Multipart.Part, Multipart.MultipartError> {
     return Stream.fromEffect(this.multipart).pipe(Stream.flatMap(() => Stream.empty))
