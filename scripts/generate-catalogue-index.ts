@@ -2,9 +2,9 @@
  * Generates the catalogue's registration code from patterns/catalogue.json, in catalogue order:
  * - patterns/index.ts: every pattern definition;
  * - src/Contract/AnalyzeGroup.generated.ts: one typed HttpApi endpoint per pattern (contracts only);
- * - src/Surfaces/Rest/AnalyzeHttp.generated.ts: the REST handler registration for those endpoints;
  * - src/Surfaces/Cli/AnalyzeByName.generated.ts: the typed client's analyze call for a name known at
  *   run time (`svc analyze <pattern> --url`), one typed case per pattern.
+ * (The edge answers those endpoints itself, src/Edge/AnalyzeAtEdge.ts: no HttpApi handler is registered.)
  * HttpApi groups and handlers are typed per endpoint name, so a typed registration for N patterns
  * is N lines; generating them keeps the pattern list in one place. `--check` fails when stale.
  */
@@ -41,22 +41,6 @@ const files: Record<string, string> = {
     "  .add(unknownPatternEndpoint)",
     '  .annotate(OpenApi.Title, "Analyze")',
     '  .annotate(OpenApi.Description, "Run a pattern over a trace through a language model.") {}',
-    ""
-  ].join("\n"),
-  "src/Surfaces/Rest/AnalyzeHttp.generated.ts": [
-    header,
-    'import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"',
-    'import { Effect } from "effect"',
-    'import { Api } from "../../Api.js"',
-    'import { AnalyzeRest } from "./AnalyzeHttp.js"',
-    "",
-    "/** Registers the analyze handler of every pattern. */",
-    'export const AnalyzeHttpLive = HttpApiBuilder.group(Api, "analyze", (handlers) =>',
-    "  Effect.map(AnalyzeRest, (analyze) =>",
-    "    handlers",
-    ...present.map((slug) => `      .handleRaw("${slug}", analyze.handler("${slug}"))`),
-    '      .handleRaw("unknownPattern", analyze.unknownPattern)',
-    "  ))",
     ""
   ].join("\n"),
   "src/Surfaces/Cli/AnalyzeByName.generated.ts": [

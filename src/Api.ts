@@ -12,6 +12,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import packageJson from "../package.json" with { type: "json" }
+import { Access, EndpointAccess } from "./Contract/Access.js"
 import { documentQueryOptions } from "./Contract/AnalyzeContract.js"
 import { AnalyzeGroup } from "./Contract/AnalyzeGroup.generated.js"
 import { DiagnoseGroup, documentDiagnoseOutputs } from "./Contract/DiagnoseContract.js"
@@ -86,6 +87,7 @@ export class ProbesGroup extends HttpApiGroup.make("probes")
       .addSuccess(text("text/plain; version=0.0.4; charset=utf-8", "Prometheus text exposition."))
       .annotate(OpenApi.Summary, "Prometheus metrics")
   )
+  .annotateEndpoints(EndpointAccess, Access.open)
   .annotate(OpenApi.Title, "Probes")
   .annotate(OpenApi.Description, "Health, liveness, readiness and metrics. Never authenticated or rate-limited.")
 {}
@@ -120,6 +122,7 @@ export class CatalogueGroup extends HttpApiGroup.make("catalogue")
       .addError(UnknownPatternWire)
       .annotate(OpenApi.Summary, "A pattern's composition manifest")
   )
+  .annotateEndpoints(EndpointAccess, Access.read)
   .annotate(OpenApi.Title, "Catalogue")
   .annotate(OpenApi.Description, "The 34 patterns and their reference resources.")
 {}
@@ -131,46 +134,56 @@ export class DocsGroup extends HttpApiGroup.make("docs")
     HttpApiEndpoint.get("openapi", "/openapi.json")
       .addSuccess(Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "OpenAPI 3.1 document." }))
       .annotate(OpenApi.Summary, "This OpenAPI document")
+      .annotate(EndpointAccess, Access.open)
   )
   .add(
     HttpApiEndpoint.get("swaggerUi", "/docs")
       .addSuccess(text("text/html; charset=utf-8", "Swagger UI."))
       .annotate(OpenApi.Summary, "Interactive API documentation (Swagger UI, served offline)")
+      .annotate(EndpointAccess, Access.openCounted)
   )
   .add(
     HttpApiEndpoint.get("redoc", "/redoc")
       .addSuccess(text("text/html; charset=utf-8", "Redoc."))
       .annotate(OpenApi.Summary, "Reference documentation (Redoc, served offline)")
+      .annotate(EndpointAccess, Access.openCounted)
   )
   .add(
     HttpApiEndpoint.get("swaggerUiAsset")`/docs/${DocsAsset}`
       .addSuccess(HttpApiSchema.Uint8Array())
       .addError(NotFoundWire)
       .annotate(OpenApi.Exclude, true)
+      .annotate(EndpointAccess, Access.openCounted)
   )
   .add(
     HttpApiEndpoint.get("redocAsset")`/redoc/${DocsAsset}`
       .addSuccess(HttpApiSchema.Uint8Array())
       .addError(NotFoundWire)
       .annotate(OpenApi.Exclude, true)
+      .annotate(EndpointAccess, Access.openCounted)
   )
   .annotate(OpenApi.Title, "Documentation")
   .annotate(OpenApi.Description, "This OpenAPI document and the Swagger UI and Redoc pages, served offline.")
 {}
 
+// Each group as the service declares it, with the errors the edge may answer on its routes (Http.ts serves them).
+export const CatalogueRoutes = CatalogueGroup.addError(UnauthorizedWire).addError(ForbiddenWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire)
+  .annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+// Requests with a body may also meet the bounds of DECISIONS §16: Host (403), bodies held at once (503).
+export const AnalyzeRoutes = AnalyzeGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+export const TracesRoutes = TracesGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+export const DiagnoseRoutes = DiagnoseGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+export const OtlpRoutes = OtlpGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement)
+
 export class Api extends HttpApi.make("pattern-analysis-service")
   .add(ProbesGroup)
-  .add(
-    CatalogueGroup.addError(UnauthorizedWire).addError(ForbiddenWire).addError(RateLimitedWire).addError(AuthMisconfiguredWire)
-      .annotateEndpoints(OpenApi.Override, apiKeyRequirement)
-  )
-  // Requests with a body may also meet the bounds of DECISIONS §16: Host (403), bodies held at once (503).
-  .add(AnalyzeGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
-  .add(TracesGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
-  .add(DiagnoseGroup.addError(ForbiddenWire).addError(OverloadedWire).annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(CatalogueRoutes)
+  .add(AnalyzeRoutes)
+  .add(TracesRoutes)
+  .add(DiagnoseRoutes)
   .add(RunsApiGroup)
   .add(ProblemsApiGroup)
-  .add(OtlpGroup.annotateEndpoints(OpenApi.Override, apiKeyRequirement))
+  .add(OtlpRoutes)
   .add(DocsGroup)
   .addError(InternalErrorWire)
   .annotate(OpenApi.Title, "pattern-analysis-service")

@@ -29,6 +29,11 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
   retryAfterSeconds: Schema.Int
 }) {}
 export class UnknownPattern extends Schema.TaggedError<UnknownPattern>()("UnknownPattern", { message: Schema.String }) {}
+/** The 404 of a name outside the catalogue (the catalogue's routes, and analyze's, answered at the edge). */
+export const unknownPattern = (name: string) =>
+  new UnknownPattern({
+    message: `no pattern named ${JSON.stringify(name.slice(0, 80))}; GET /v1/patterns lists the catalogue`
+  })
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
   message: Schema.String,

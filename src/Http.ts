@@ -7,12 +7,14 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import { Layer } from "effect"
-import { Api } from "./Api.js"
+import * as HttpApi from "@effect/platform/HttpApi"
+import { CatalogueRoutes, DiagnoseRoutes, DocsGroup, OtlpRoutes, ProbesGroup, TracesRoutes } from "./Api.js"
+import { ProblemsApiGroup, RunsApiGroup } from "./Contract/KeyedGroups.js"
+import { InternalErrorWire } from "./Errors.js"
 import { patternCodes } from "./Catalogue/Catalogue.js"
 import { answerDecodeRefusals } from "./Edge/Forward.js"
 import { ServerLive } from "./Edge/Server.js"
-import { AnalyzeAtEdgeLive, AnalyzeRestLive } from "./Surfaces/Rest/AnalyzeHttp.js"
-import { AnalyzeHttpLive } from "./Surfaces/Rest/AnalyzeHttp.generated.js"
+import { AnalyzeAtEdgeLive } from "./Surfaces/Rest/AnalyzeHttp.js"
 import { CatalogueHttpLive } from "./Surfaces/Rest/CatalogueHttp.js"
 import { DocsHttpLive } from "./Surfaces/Rest/DocsHttp.js"
 import { ProbesHttpLive } from "./Surfaces/Rest/ProbesHttp.js"
@@ -23,9 +25,26 @@ import { OtlpHttpLive } from "./Surfaces/Rest/OtlpHttp.js"
 import { RunsHttpLive } from "./Surfaces/Rest/RunsHttp.js"
 import { ProblemsHttpLive } from "./Surfaces/Rest/ProblemsHttp.js"
 
-export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([ProbesHttpLive, CatalogueHttpLive, AnalyzeHttpLive, TracesHttpLive, DiagnoseHttpLive, RunsHttpLive, ProblemsHttpLive, OtlpHttpLive, DocsHttpLive]),
-  Layer.provide(AnalyzeRestLive)
+/**
+ * What the HttpApi app behind the edge serves: the contract but its analyze group, whose requests
+ * the edge answers itself (a known pattern's through AnalyzeAtEdge, any other name 404
+ * `unknown_pattern`; src/Edge/Edge.ts), so no handler is registered that never runs. The analyze
+ * endpoints stay in `Api`: OpenAPI, the typed client, the edge's route table and their access.
+ */
+export class ServedApi extends HttpApi.make("pattern-analysis-service")
+  .add(ProbesGroup)
+  .add(CatalogueRoutes)
+  .add(TracesRoutes)
+  .add(DiagnoseRoutes)
+  .add(RunsApiGroup)
+  .add(ProblemsApiGroup)
+  .add(OtlpRoutes)
+  .add(DocsGroup)
+  .addError(InternalErrorWire)
+{}
+
+export const ApiLive = HttpApiBuilder.api(ServedApi).pipe(
+  Layer.provide([ProbesHttpLive, CatalogueHttpLive, TracesHttpLive, DiagnoseHttpLive, RunsHttpLive, ProblemsHttpLive, OtlpHttpLive, DocsHttpLive])
 )
 
 const slugs = new Set(patternCodes.map((code) => code.slug))
@@ -34,7 +53,7 @@ export const HttpLive = (host: string, port: number) =>
   ServerLive(host, port, slugs).pipe(
     // the contract's refusals answered as the documented 400 (Edge/Forward.ts), not HttpApi's own body
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, HttpApiBuilder.middleware(answerDecodeRefusals)]),
-    Layer.provide([ApiLive, AnalyzeAtEdgeLive.pipe(Layer.provide(AnalyzeRestLive))]),
+    Layer.provide([ApiLive, AnalyzeAtEdgeLive]),
     Layer.provide(McpHttpOnFirstUse),
     // The edge makes a request's one server span (Observability/Tracing.ts); the platform's would be a second.
     HttpMiddleware.withTracerDisabledWhen(() => true)

@@ -21,7 +21,7 @@ import { CachedRepliesLive } from "./Cache/CachedReplies.js"
 import { CatalogueLive } from "./Catalogue/Catalogue.js"
 import { AppConfig, type AppConfigShape } from "./Config.js"
 import { DiagnoseServiceLive } from "./Diagnose/DiagnoseService.js"
-import { JsonBounds } from "./Edge/Body.js"
+import { JsonBounds } from "./Intake/Json.js"
 import { HomeFilesLive, HomeRedisLive } from "./Home/Home.js"
 import { RequestTrackerLive } from "./Lifecycle/Lifecycle.js"
 import { ReadinessLive } from "./Lifecycle/Readiness.js"
@@ -78,7 +78,7 @@ export const AnalysisResourcesLive = (config: AppConfigShape, options: { readonl
   const Keys = (options.serving ? ApiKeysLive : ApiKeysOnceLive).pipe(Layer.provide(ConfigLive))
   // The one guard of every surface (auth, roles, rate limit), with the keys and limiter it reads.
   const Guards = GuardsLive.pipe(Layer.provideMerge(Layer.mergeAll(Keys, Limiter, ErrorReportingLive.pipe(Layer.provide(ConfigLive)))), Layer.provide(ConfigLive))
-  // The JSON shape bounds every body parser reads (Edge/Body.ts), as configured.
+  // The JSON shape bounds every body parser reads (Intake/Json.ts), as configured.
   const Bounds = Layer.succeed(JsonBounds, { maxDepth: config.limits.maxDepth, maxKeys: config.limits.maxKeys, maxInflatedBytes: config.limits.maxBodyBytes })
   return Layer.mergeAll(
     ConfigLive,

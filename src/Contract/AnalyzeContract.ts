@@ -3,6 +3,7 @@
  * detection schema, plus a fallback that answers 404 `unknown_pattern` for any other name.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import { Access, EndpointAccess } from "./Access.js"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Predicate, Schema } from "effect"
 import type { PatternSpec } from "../Catalogue/Contract.js"
@@ -153,9 +154,11 @@ export const analyzeEndpoint = <const Slug extends string, P extends string, I, 
       .addError(TimeoutWire)
       .annotate(OpenApi.Summary, `Analyze a trace with ${definition.spec.friendly} (${definition.spec.anchor})`)
       .annotate(OpenApi.Description, definition.spec.summary)
+      .annotate(EndpointAccess, Access.read)
 
 /** The fallback for names outside the catalogue. */
 export const unknownPatternEndpoint = HttpApiEndpoint.post("unknownPattern", "/v1/analyze/:name")
   .setPath(Schema.Struct({ name: Schema.String.annotations({ description: "A name that is not in the catalogue." }) }))
   .addError(UnknownPatternWire)
   .annotate(OpenApi.Summary, "Any other name: 404 unknown_pattern")
+  .annotate(EndpointAccess, Access.read)

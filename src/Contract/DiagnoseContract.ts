@@ -6,6 +6,7 @@
  * hold the report's `trace` and `DecisiveStep` (DiagnoseReport.ts), which imports CheckFinding.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import { Access, EndpointAccess } from "./Access.js"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -171,6 +172,7 @@ export class DiagnoseGroup extends HttpApiGroup.make("diagnose")
         "The diagnose's intake (format, select, trace limits, redaction), then the checks alone (DECISIONS §23): rules over the normalized trace such as a tool error the run carried on past, each finding citing the events it rests on (quoted, or described for an event without content). No lens runs and no model is called; the answer is the report's `trace`, `severity`, `checks` and `decisive_step`."
       )
   )
+  .annotateEndpoints(EndpointAccess, Access.read)
   .annotate(OpenApi.Title, "Diagnose")
   .annotate(OpenApi.Description, "One trace in, the checks and the right lenses, one report (docs/diagnose.md).")
 {}

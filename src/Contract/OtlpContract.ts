@@ -9,6 +9,7 @@
  * by OTLP's own rules, so the JSON request schemas here name the top-level shape only.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import { Access, EndpointAccess } from "./Access.js"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -96,6 +97,7 @@ export class OtlpGroup extends HttpApiGroup.make("otlp")
       .addError(OTLP_ERRORS[0]).addError(OTLP_ERRORS[1]).addError(OTLP_ERRORS[2]).addError(OTLP_ERRORS[3]).addError(OTLP_ERRORS[4]).addError(OTLP_ERRORS[5]).addError(OTLP_ERRORS[6])
       .annotate(OpenApi.Summary, "OTLP/HTTP metrics: accepted and discarded (counted)")
   )
+  .annotateEndpoints(EndpointAccess, Access.ingestUncounted)
   .annotate(OpenApi.Title, "OTLP in")
   .annotate(OpenApi.Description, "OTLP/HTTP receivers (DECISIONS §18). gRPC is not served: a Collector bridges (docs/otlp.md).")
 {}

@@ -8,6 +8,7 @@
  * be read or written.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import { Access, EndpointAccess } from "./Access.js"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -115,6 +116,9 @@ export const ProblemDetail = Schema.Struct({
 }).annotations({ identifier: "ProblemDetail", description: "A problem with its trend, labels, examples and interventions." })
 export type ProblemDetail = typeof ProblemDetail.Type
 
+/** A change names its fields exactly: one it does not know is refused (400 naming it), not ignored. */
+const STRICT = { onExcessProperty: "error" } as const
+
 export const ProblemUpdate = Schema.Struct({
   status: Schema.Literal("open", "resolved", "ignored"),
   resolved_in_version: Schema.optional(
@@ -122,15 +126,15 @@ export const ProblemUpdate = Schema.Struct({
       description: "With `resolved`: the version (`version` label) that fixes it; a later run regresses it only on a version it was not seen on before."
     })
   )
-}).annotations({ identifier: "ProblemUpdate", description: "A status set by an admin key." })
+}).annotations({ identifier: "ProblemUpdate", description: "A status set by an admin key.", parseOptions: STRICT })
 
 export const ProblemMerge = Schema.Struct({
   into: NulFreeText.annotations({ description: "The problem that takes this one's runs, counts and fingerprints." })
-}).annotations({ identifier: "ProblemMerge" })
+}).annotations({ identifier: "ProblemMerge", parseOptions: STRICT })
 
 export const ProblemDetach = Schema.Struct({
   run_id: NulFreeText.annotations({ description: "A run of the problem: it moves to a new problem of its own fingerprint." })
-}).annotations({ identifier: "ProblemDetach" })
+}).annotations({ identifier: "ProblemDetach", parseOptions: STRICT })
 
 export const CompareSide = Schema.Struct({
   value: Schema.String,
@@ -219,6 +223,7 @@ export class ProblemsGroup extends HttpApiGroup.make("problems")
       .addSuccess(ProblemList)
       .addError(ValidationErrorWire)
       .annotate(OpenApi.Summary, "List problems, most recently seen first, with filters and a cursor")
+      .annotate(EndpointAccess, Access.read)
   )
   .add(
     HttpApiEndpoint.get("compareProblems", "/v1/problems/compare")
@@ -226,12 +231,14 @@ export class ProblemsGroup extends HttpApiGroup.make("problems")
       .addSuccess(ProblemComparison)
       .addError(ValidationErrorWire)
       .annotate(OpenApi.Summary, "Compare problems between two values of a label (e.g. version 1.3 and 1.4), with their denominators")
+      .annotate(EndpointAccess, Access.read)
   )
   .add(
     HttpApiEndpoint.get("getProblem")`/v1/problems/${ProblemId}`
       .addSuccess(ProblemDetail)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "One problem: its runs per day, labels, example runs with quotes, interventions")
+      .annotate(EndpointAccess, Access.read)
   )
   .add(
     HttpApiEndpoint.patch("updateProblem")`/v1/problems/${ProblemId}`
@@ -241,6 +248,7 @@ export class ProblemsGroup extends HttpApiGroup.make("problems")
       .addError(ValidationErrorWire)
       .addError(UnsupportedMediaTypeWire)
       .annotate(OpenApi.Summary, "Resolve (optionally in a version), ignore or reopen a problem (admin)")
+      .annotate(EndpointAccess, Access.admin)
   )
   .add(
     HttpApiEndpoint.post("mergeProblem")`/v1/problems/${ProblemId}/merge`
@@ -250,6 +258,7 @@ export class ProblemsGroup extends HttpApiGroup.make("problems")
       .addError(ValidationErrorWire)
       .addError(UnsupportedMediaTypeWire)
       .annotate(OpenApi.Summary, "Merge a problem into another: its runs, counts and fingerprints (future runs follow) (admin)")
+      .annotate(EndpointAccess, Access.admin)
   )
   .add(
     HttpApiEndpoint.post("detachRun")`/v1/problems/${ProblemId}/detach`
@@ -259,6 +268,7 @@ export class ProblemsGroup extends HttpApiGroup.make("problems")
       .addError(ValidationErrorWire)
       .addError(UnsupportedMediaTypeWire)
       .annotate(OpenApi.Summary, "Move a run out of a problem into a new one of its fingerprint (future runs follow) (admin)")
+      .annotate(EndpointAccess, Access.admin)
   )
   .add(
     HttpApiEndpoint.get("getDigest", "/v1/digest")
@@ -267,6 +277,7 @@ export class ProblemsGroup extends HttpApiGroup.make("problems")
       .addSuccess(HttpApiSchema.Text({ contentType: "text/markdown" }).annotations({ description: "?output=markdown" }), { status: 200 })
       .addError(ValidationErrorWire)
       .annotate(OpenApi.Summary, "The last 7 UTC days: new, regressed and recurring problems, tokens spent")
+      .annotate(EndpointAccess, Access.read)
   )
   .add(
     HttpApiEndpoint.get("listDeliveries", "/v1/alerts/deliveries")
@@ -274,6 +285,7 @@ export class ProblemsGroup extends HttpApiGroup.make("problems")
       .addSuccess(AlertDeliveryList)
       .addError(ValidationErrorWire)
       .annotate(OpenApi.Summary, "The scope's alert webhook calls, newest first")
+      .annotate(EndpointAccess, Access.read)
   )
   // every route's path and query are the contract's: a refused one is 400 (Edge/Forward.ts)
   .addError(ValidationErrorWire)

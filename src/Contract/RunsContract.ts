@@ -5,6 +5,7 @@
  * store cannot be read or written; analyze and diagnose are unaffected.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import { Access, EndpointAccess } from "./Access.js"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -216,6 +217,7 @@ export class RunsGroup extends HttpApiGroup.make("runs")
         OpenApi.Description,
         "Takes what `POST /v1/diagnose` takes (JSON, or JSON Lines with the options as query parameters), plus `labels` and `external_id`. One run per trace the importer finds; the same trace with the same options in the same scope is the existing run. 202 with the runs and the traces refused; 400 when none was accepted; 409 when `external_id` names another trace's run. Keys of role `ingest` may do this and nothing else."
       )
+      .annotate(EndpointAccess, Access.ingest)
   )
   .add(
     HttpApiEndpoint.get("listRuns", "/v1/runs")
@@ -223,6 +225,7 @@ export class RunsGroup extends HttpApiGroup.make("runs")
       .addSuccess(RunList)
       .addError(ValidationErrorWire)
       .annotate(OpenApi.Summary, "List runs, newest first, with filters and a cursor")
+      .annotate(EndpointAccess, Access.read)
   )
   .add(
     HttpApiEndpoint.get("exportRuns", "/v1/runs/export")
@@ -230,18 +233,21 @@ export class RunsGroup extends HttpApiGroup.make("runs")
       .addSuccess(HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({ description: "JSON Lines: one RunExport per line, newest first." }))
       .addError(ValidationErrorWire)
       .annotate(OpenApi.Summary, "Export runs as JSON Lines (their traces, options and reports), for `svc runs import`")
+      .annotate(EndpointAccess, Access.read)
   )
   .add(
     HttpApiEndpoint.get("getRun")`/v1/runs/${RunId}`
       .addSuccess(RunWithReport)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "One run, with its report when done")
+      .annotate(EndpointAccess, Access.read)
   )
   .add(
     HttpApiEndpoint.get("getRunTrace")`/v1/runs/${RunId}/trace`
       .addSuccess(RunTrace)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "A run's trace as kept: normalized and redacted, the events its report's evidence cites")
+      .annotate(EndpointAccess, Access.read)
   )
   .add(
     HttpApiEndpoint.get("getRunReport")`/v1/runs/${RunId}/report`
@@ -255,6 +261,7 @@ export class RunsGroup extends HttpApiGroup.make("runs")
         OpenApi.Description,
         `The report as \`POST /v1/diagnose\` renders it, by \`?output=\` or \`Accept\`: ${OUTPUTS_DESCRIBED}. SARIF keeps physical locations: the run keeps the trace file's line of each event source. 404 while the run is not done.`
       )
+      .annotate(EndpointAccess, Access.read)
   )
   .add(
     HttpApiEndpoint.post("retryRun")`/v1/runs/${RunId}/retry`
@@ -262,6 +269,7 @@ export class RunsGroup extends HttpApiGroup.make("runs")
       .addError(NotFoundWire)
       .addError(ConflictWire)
       .annotate(OpenApi.Summary, "Re-queue a failed or skipped run (admin)")
+      .annotate(EndpointAccess, Access.admin)
   )
   .add(
     HttpApiEndpoint.post("explainRun")`/v1/runs/${RunId}/explain`
@@ -273,12 +281,14 @@ export class RunsGroup extends HttpApiGroup.make("runs")
         OpenApi.Description,
         "Queues the run again with its lenses (DECISIONS §24): a run of a known failure ended on its checks (`explained_by`) gets its own explanation; its report is replaced when done. Idempotent while queued; 409 while it runs."
       )
+      .annotate(EndpointAccess, Access.admin)
   )
   .add(
     HttpApiEndpoint.del("deleteRun")`/v1/runs/${RunId}`
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "Delete a run: its trace, report and cache entries (admin); a running run is interrupted")
+      .annotate(EndpointAccess, Access.admin)
   )
   // every route's path and query are the contract's: a refused one is 400 (Edge/Forward.ts)
   .addError(ValidationErrorWire)

@@ -3,6 +3,7 @@
  * normalized form out, exactly as analyze and diagnose read it.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import { Access, EndpointAccess } from "./Access.js"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
@@ -60,6 +61,7 @@ export class TracesGroup extends HttpApiGroup.make("traces")
         "Detects the format (or reads the one named), de-duplicates history repeated across model calls, and returns the ordered events with their source pointers: what every pattern reads. 400 unsupported_trace_format names the formats and what was seen."
       )
   )
+  .annotateEndpoints(EndpointAccess, Access.read)
   .annotate(OpenApi.Title, "Traces")
   .annotate(OpenApi.Description, "Bring your own trace: the formats the service reads (docs/traces.md).")
 {}

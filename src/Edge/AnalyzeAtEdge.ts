@@ -1,6 +1,6 @@
 /**
- * The REST analyze path the edge runs itself (AnalyzeRest.serve in src/Surfaces/Rest/AnalyzeHttp.ts): a known
- * pattern's analyze request that is not a cache hit. Its own tag, so the edge depends on it
+ * The REST analyze path the edge runs itself (AnalyzeAtEdgeLive in src/Surfaces/Rest/AnalyzeHttp.ts): a known
+ * pattern's analyze request that is not a cache hit; the one path of analyze over REST. Its own tag, so the edge depends on it
  * without importing the analysis at run time.
  */
 import { Context } from "effect"

@@ -19,21 +19,21 @@ import { Scopes } from "../Auth/Scopes.js"
 import { CachedReplies } from "../Cache/CachedReplies.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
-import { type ApiError, errorKinds, InternalError, NotFound, ValidationError } from "../Errors.js"
+import { type ApiError, errorKinds, InternalError, NotFound, unknownPattern, ValidationError } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type ServerSpan, Tracing } from "../Observability/Tracing.js"
-import { type AnalysisStatus, countAnalysis, countHttp, recordAnalysis } from "../Observability/Metrics.js"
-import { bodyTooLarge, type BodyOutcome, encodingRefusal, InflightBudget, inflateBody, isGzip, isJsonContentType, overloaded, readBody } from "./Body.js"
+import { type AnalysisStatus, countAnalysis, countHttp, DIAGNOSE_LABEL, recordAnalysis } from "../Observability/Metrics.js"
+import { bodyTooLarge, type BodyOutcome, encodingRefusal, InflightBudget, inflateBody, isGzip, overloaded, readBody } from "./Body.js"
+import { isJsonContentType } from "../Intake/Json.js"
 import { makeCors } from "./Cors.js"
-import { httpOperation, isDashboardPath } from "../Auth/Operations.js"
 import { type GuardOutcome, Guards } from "../Auth/Guards.js"
 import { headerValue, presentedKey } from "./Headers.js"
 import { makeHostCheck } from "./HostCheck.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
 import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./RequestContext.js"
 import { requestIdFrom } from "./RequestContext.js"
-import { ANALYZE_PREFIX, DIAGNOSE_LABEL, DIAGNOSE_PATH, MCP_PATH, routeTemplate } from "./Routes.js"
+import { ANALYZE_PREFIX, DIAGNOSE_PATH, httpOperation, isDashboardPath, matchRoute, MCP_PATH, UNMATCHED } from "./Routes.js"
 import { makeStaticResponses } from "./StaticResponses.js"
 import { encodingOf, OTLP_PATHS } from "../Otlp/Status.js"
 import { DASHBOARD_ASSETS, makeDashboard } from "../Ui/Shell.js"
@@ -48,10 +48,13 @@ const kindByStatus = new Map<number, string>(Object.values(errorKinds).map(({ ki
 
 const ignore = () => undefined
 
-/** The route a request matched, as its span names it (`http.route`), or null. */
-const routeOf = (method: string, path: string): string | null => {
-  const template = routeTemplate(method, path)
-  return template === "unmatched" ? null : template
+/** A path segment as the router decoded it (`%20` a space), or as sent when it does not decode. */
+const decodeName = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
 }
 
 /** A handler of requests the edge passed, given what the edge knows of the request. */
@@ -60,7 +63,7 @@ export type EdgeHandler = (request: IncomingMessage, response: ServerResponse, e
 /**
  * Builds the edge in front of `app` (the HttpApi app as a node handler), `mcp` (the MCP
  * Streamable HTTP transport at /mcp) and `analyze` (a known pattern's analyze request that is not
- * a cache hit, run by the REST adapter on this event: AnalyzeRest.serve).
+ * a cache hit, run by the REST adapter on this event: AnalyzeAtEdgeLive).
  */
 export const makeEdge = (
   app: NodeHandler,
@@ -129,6 +132,8 @@ export const makeEdge = (
       tracker.started()
       const method = request.method ?? "GET"
       const path = pathOf(request.url ?? "/")
+      // the contract's route (its template and access), matched once
+      const route = matchRoute(method, path)
       // OTLP's endpoints (exactly POST) answer errors as a google.rpc.Status (DECISIONS §5), the edge's own refusals included
       const otlp = method === "POST" && OTLP_PATHS.has(path)
       /**
@@ -140,7 +145,7 @@ export const makeEdge = (
         ? (): ServerSpan | undefined =>
           tracing.server({
             method,
-            route: routeOf(method, path),
+            route: route.template === UNMATCHED.template ? null : route.template,
             path,
             host: headerValue(request.headers, "host"),
             userAgent: headerValue(request.headers, "user-agent"),
@@ -191,7 +196,7 @@ export const makeEdge = (
         held.release()
         // A response that never ended: the client went away first (nginx's 499).
         const status = response.writableEnded ? response.statusCode : 499
-        countHttp(method.length <= 7 ? method : "OTHER", routeTemplate(method, path), status)
+        countHttp(method.length <= 7 ? method : "OTHER", route.template, status)
         if (status >= 500 && status !== 503) {
           Runtime.runFork(runtime, reporting.report({
             kind: failure?.kind ?? kindByStatus.get(status) ?? "internal_error",
@@ -263,9 +268,11 @@ export const makeEdge = (
           app(request, response)
         }
 
-        // Bodies are read here, once, for the routes that take one (POST, and PATCH of a problem); an unknown pattern's body is
-        // never read (its 404 comes first, DECISIONS §3).
-        if ((method !== "POST" && method !== "PATCH") || pattern === "unknown" || routeTemplate(method, path) === "unmatched") return handOn(null)
+        // A name outside the catalogue: 404 here, its body never read (the 404 comes first, DECISIONS §3). The app serves no
+        // analyze route (Http.ts ServedApi): a known pattern's goes to AnalyzeAtEdge below.
+        if (pattern === "unknown" && route.template !== UNMATCHED.template) return refuse(unknownPattern(decodeName(path.slice(ANALYZE_PREFIX.length))), false)
+        // Bodies are read here, once, for the routes that take one (POST, and PATCH of a problem).
+        if ((method !== "POST" && method !== "PATCH") || route.template === UNMATCHED.template) return handOn(null)
         // DECISIONS §16's order: bodies in flight (503) → encoding (415) → size (413). Each is
         // refused before a byte is read; the body is still coming, so the connection closes.
         const declared = Number(headerValue(request.headers, "content-length") ?? "0")
@@ -310,7 +317,7 @@ export const makeEdge = (
 
       // DNS rebinding (DECISIONS §16): /mcp always; every other route but the probes, metrics and
       // static docs when no key is required (with keys, a page on another origin has none).
-      const operation = httpOperation(method, path)
+      const operation = httpOperation(method, path, route)
       if (path === MCP_PATH || (!auth.required && operation.authenticated)) {
         const forbidden = hosts.refusal(headerValue(request.headers, "host"), headerValue(request.headers, "origin"))
         if (forbidden !== null) return refuse(forbidden, hasUnreadBody(request.headers))

@@ -1,6 +1,6 @@
 /**
  * The app behind the edge: the HttpApi app, given the edge's context of each request (provided
- * once, going down) and with every failure turned into the documented `{detail:{error,message}}`
+ * once, going down) and the body the edge read (replayed, Replay.ts), with every failure turned into the documented `{detail:{error,message}}`
  * response. The edge (Edge.ts) sets headers, counts, logs and reports; nothing of that is here.
  */
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
@@ -9,12 +9,13 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, identity, Option } from "effect"
 import { type ApiError, describeIssues, errorKinds, InternalError, MethodNotAllowed, NotFound, ValidationError } from "../Errors.js"
 import type { Encoding } from "../Otlp/Model.js"
 import { encodingOf, OTLP_PATHS } from "../Otlp/Status.js"
 import { errorReply, pathOf } from "./Replies.js"
 import { CurrentRequest, EdgeIncomingMessage, type EdgeRequest, underRequest } from "./RequestContext.js"
+import { replayed, replayRefusal } from "./Replay.js"
 import { allowedMethods } from "./Routes.js"
 
 /** The error response of an ApiError, with the headers its kind requires (a Status on the OTLP endpoints). */
@@ -59,6 +60,10 @@ const failureOf = (cause: Cause.Cause<unknown>, method: string, path: string): A
       return new ValidationError({ message: "the request could not be read" })
     }
   }
+  // a body the contract's payload could not be read from (Replay.ts): the intake's 415 or 400
+  const defect = Cause.dieOption(cause)
+  const refused = Option.isSome(defect) ? replayRefusal(defect.value, isApiError) : undefined
+  if (refused !== undefined) return refused
   if (Cause.isInterruptedOnly(cause)) return undefined
   return new InternalError({ message: "the service failed unexpectedly; the request id identifies it in the logs" })
 }
@@ -95,6 +100,8 @@ export const behindEdge = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<ne
       edge,
       app.pipe(
         Effect.catchAllCause(respondToFailure(request, edge)),
+        // the body the edge read, replayed: the contract decodes payloads from it (Replay.ts)
+        edge.body === null ? identity : Effect.provideService(HttpServerRequest.HttpServerRequest, replayed(request, edge.body)),
         Effect.provideService(CurrentRequest, edge),
         Effect.annotateLogs("request_id", edge.requestId)
       )

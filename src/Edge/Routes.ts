@@ -1,33 +1,58 @@
 /**
- * The route table derived from the HttpApi contract, used to tell 404 from 405 and to label
- * HTTP metrics with bounded route templates.
+ * The route table, derived from the HttpApi contract: each endpoint's method, path and access (the
+ * `EndpointAccess` annotation it carries, src/Contract/Access.ts). The edge reads from it, once per
+ * request, the route's template (404 from 405, bounded metric labels, the span's `http.route`)
+ * and the operation the guards are asked to allow. Two routes live outside the contract and are
+ * named here: the MCP endpoint and the dashboard's shell.
  */
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import { Context, Option } from "effect"
 import { Api } from "../Api.js"
-import { isDashboardPath } from "../Auth/Operations.js"
+import type { Operation } from "../Auth/Operations.js"
+import { Access, EndpointAccess } from "../Contract/Access.js"
 import { DASHBOARD_ASSETS } from "../Ui/Shell.js"
 
 /** Every analyze path starts so: `/v1/analyze/<pattern>`. */
 export const ANALYZE_PREFIX = "/v1/analyze/"
-/** The diagnose path, and its `pattern` label in `svc_requests_total` (DECISIONS §13). */
+/** The diagnose path. */
 export const DIAGNOSE_PATH = "/v1/diagnose"
-export const DIAGNOSE_LABEL = "diagnose"
 /** The MCP endpoint (Streamable HTTP, DECISIONS §14): served by the MCP transport, not the HttpApi. */
 export const MCP_PATH = "/mcp"
 export const MCP_METHODS: ReadonlyArray<string> = ["DELETE", "POST"]
 
-export interface RouteInfo {
-  readonly method: string
+/** The dashboard's static shell and assets (DECISIONS §22): they hold no data; every datum comes through the API with the key. */
+export const isDashboardPath = (path: string) => path === "/ui" || path.startsWith("/ui/")
+
+/** A route a request matched: its template (`unmatched` for none, keeping labels bounded) and its access. */
+export interface Route {
   readonly template: string
+  readonly access: Access
+}
+
+interface RouteInfo extends Route {
+  readonly method: string
   readonly pattern: RegExp
 }
 
 const toRegExp = (path: string): RegExp =>
   new RegExp(`^${path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}$`)
 
+/** An endpoint's access; an endpoint without one is a mistake in the contract, refused as the service loads. */
+const accessOf = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps): Access =>
+  Option.getOrThrowWith(
+    Context.getOption(endpoint.annotations, EndpointAccess),
+    () => new Error(`the endpoint ${endpoint.name} (${endpoint.method} ${endpoint.path}) declares no EndpointAccess (src/Contract/Access.ts)`)
+  )
+
 // Read from the contract's groups directly: `HttpApi.reflect` also works out every endpoint's
-// payloads, successes and errors, 3 MB of garbage at start-up for a method and a path.
-export const routes: ReadonlyArray<RouteInfo> = Object.values(Api.groups).flatMap((group) =>
-  Object.values(group.endpoints).map((endpoint): RouteInfo => ({ method: endpoint.method, template: endpoint.path, pattern: toRegExp(endpoint.path) }))
+// payloads, successes and errors, 3 MB of garbage at start-up for a method, a path and an annotation.
+const routes: ReadonlyArray<RouteInfo> = Object.values(Api.groups).flatMap((group) =>
+  Object.values(group.endpoints).map((endpoint): RouteInfo => ({
+    method: endpoint.method,
+    template: endpoint.path,
+    pattern: toRegExp(endpoint.path),
+    access: accessOf(endpoint)
+  }))
 )
 
 /** Methods that exist for a path (empty when the path is unknown). */
@@ -40,19 +65,36 @@ export const allowedMethods = (path: string): Array<string> => {
   return Array.from(methods).sort()
 }
 
-const exact = new Map(routes.filter((route) => !route.template.includes(":")).map((route) => [`${route.method} ${route.template}`, route.template]))
+const exact = new Map(routes.filter((route) => !route.template.includes(":")).map((route) => [`${route.method} ${route.template}`, route]))
 const parametric = routes.filter((route) => route.template.includes(":"))
 
+/** MCP: a key of any role but `ingest`, counted (each further tool call of a batch is charged by the transport). */
+const MCP_ROUTE: Route = { template: MCP_PATH, access: Access.read }
 /** The dashboard's routes (DECISIONS §22), served by the edge: its assets, and the shell for every other `/ui` path. */
-const UI_ROUTE = "/ui"
-const UI_ASSET_ROUTE = "/ui/assets/:file"
+const UI_ROUTE: Route = { template: "/ui", access: Access.open }
+const UI_ASSET_ROUTE: Route = { template: "/ui/assets/:file", access: Access.open }
+/** Another method on a dashboard path: no key looked at either, answered 405. */
+const UI_OTHER: Route = { template: "unmatched", access: Access.open }
+/** No route: it needs a key and is counted like any other, then answered 404 or 405 (Forward.ts). */
+export const UNMATCHED: Route = { template: "unmatched", access: Access.read }
 
-/** The route template a request matched, or `unmatched` (keeps metric labels bounded). */
-export const routeTemplate = (method: string, path: string): string => {
-  if (path === MCP_PATH) return MCP_PATH
-  if ((method === "GET" || method === "HEAD") && isDashboardPath(path)) return path.startsWith(DASHBOARD_ASSETS) ? UI_ASSET_ROUTE : UI_ROUTE
-  const hit = exact.get(`${method} ${path}`)
+/** The route a request matches (HEAD that of GET, as the router serves it), or `UNMATCHED`. */
+export const matchRoute = (method: string, path: string): Route => {
+  if (path === MCP_PATH) return MCP_ROUTE
+  const asked = method === "HEAD" ? "GET" : method
+  if (isDashboardPath(path)) return asked !== "GET" ? UI_OTHER : path.startsWith(DASHBOARD_ASSETS) ? UI_ASSET_ROUTE : UI_ROUTE
+  const hit = exact.get(`${asked} ${path}`)
   if (hit !== undefined) return hit
-  for (const route of parametric) if (route.method === method && route.pattern.test(path)) return route.template
-  return "unmatched"
+  for (const route of parametric) if (route.method === asked && route.pattern.test(path)) return route
+  return UNMATCHED
 }
+
+/** The operation the guards are asked to allow for a request of `route` (its label built only when a refusal names it). */
+export const httpOperation = (method: string, path: string, route: Route): Operation => ({
+  get label() {
+    return `${method} ${path.slice(0, 100)}`
+  },
+  role: route.access.role,
+  authenticated: !route.access.open,
+  counted: route.access.counted
+})

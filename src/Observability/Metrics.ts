@@ -231,6 +231,9 @@ export const statusOfExit = <A, E extends ApiError>(exit: Exit.Exit<A, E>, cache
     }
   })
 
+/** Diagnose's `pattern` label in `svc_requests_total` (DECISIONS §13), whichever surface records it. */
+export const DIAGNOSE_LABEL = "diagnose"
+
 export interface AnalysisLabels {
   readonly surface: "rest" | "mcp" | "worker"
   /** A catalogue slug, or `unknown` (label values stay bounded). */

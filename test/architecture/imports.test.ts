@@ -210,6 +210,16 @@ describe("the import graph of src/", () => {
     expect(loaded).toContain("patterns/lewin/contract.ts")
   })
 
+  it("the CLI and MCP's tools read bytes into JSON through the intake (Intake/Json.ts), not the edge: only MCP's HTTP transport imports src/Edge", () => {
+    const surfaceFiles = Array.from(graph.keys()).filter((file) => under("src/Surfaces/Cli")(file) || under("src/Surfaces/Mcp")(file))
+    expect(surfaceFiles.length).toBeGreaterThan(10)
+    const httpOnly = new Set(["src/Surfaces/Mcp/HttpTransport.ts", "src/Surfaces/Mcp/Entry.ts"])
+    const direct = surfaceFiles.filter((file) => !httpOnly.has(file)).flatMap((file) =>
+      (graph.get(file) ?? []).filter((edge) => under("src/Edge")(edge.to)).map((edge) => `${file} → ${edge.to}`)
+    )
+    expect(direct).toEqual([])
+  })
+
   it("the svc commands, svc mcp and the launcher they share build the resources without loading the HTTP server", () => {
     for (const entry of ["src/Surfaces/Cli/Local.ts", "src/Surfaces/Mcp/StdioMain.ts", "src/Resources.ts", "src/Program.ts"]) {
       const loaded = Array.from(reachable(entry, true))

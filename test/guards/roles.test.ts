@@ -6,11 +6,14 @@
  * add the tests for the routes they build (runs, OTLP, problems).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { ConfigProvider, Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { httpOperation, LOCAL_OPERATIONS, requiredRole } from "../../src/Auth/Operations.js"
+import { Api } from "../../src/Api.js"
+import { EndpointAccess } from "../../src/Contract/Access.js"
+import { LOCAL_OPERATIONS } from "../../src/Auth/Operations.js"
+import { httpOperation as routeOperation, matchRoute } from "../../src/Edge/Routes.js"
 import { parseKeyRoles } from "../../src/Config/KeyRoles.js"
 import { makeScopes } from "../../src/Auth/Scopes.js"
 import { AppConfig, appConfig, describeConfigError } from "../../src/Config.js"
@@ -21,6 +24,10 @@ import { makeLocalCaller } from "../../src/Surfaces/LocalCaller.js"
 import { useProviderDouble } from "../support/Harness.js"
 import { exampleOutput, exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
+
+/** The operation of a request, as the edge reads it from the route its endpoint's annotation describes. */
+const httpOperation = (method: string, path: string) => routeOperation(method, path, matchRoute(method, path))
+const requiredRole = (method: string, path: string) => httpOperation(method, path).role
 
 const AGENTS = "agents-key-0123456789abcdef"
 const ALICE = "alice-key-0123456789abcdef"
@@ -94,12 +101,29 @@ describe("SVC_API_KEY_ROLES", () => {
     expect(requiredRole("PATCH", "/v1/problems/p1")).toBe("admin")
     expect(requiredRole("POST", "/v1/problems/p1/merge")).toBe("admin")
     expect(requiredRole("POST", "/v1/analyze/lewin")).toBe("read")
+    expect(requiredRole("POST", "/v1/runs/r1/explain")).toBe("admin")
+    expect(requiredRole("POST", "/v1/problems/p1/detach")).toBe("admin")
+    expect(requiredRole("POST", "/v1/logs")).toBe("ingest")
+  })
+
+  it("reads every endpoint's operation from the contract: each carries its access", () => {
+    for (const group of Object.values(Api.groups)) {
+      for (const endpoint of Object.values(group.endpoints)) {
+        expect(Context.getOption(endpoint.annotations, EndpointAccess)._tag, `${group.identifier}.${endpoint.name}`).toBe("Some")
+      }
+    }
   })
 
   it("names each operation once: HTTP by method and path (probes and docs open), the in-process surfaces by their own name", () => {
     expect(httpOperation("GET", "/healthz")).toEqual({ label: "GET /healthz", role: "read", authenticated: false, counted: false })
     expect(httpOperation("GET", "/docs/index.html")).toMatchObject({ authenticated: false, counted: true })
     expect(httpOperation("DELETE", "/v1/runs/r1")).toMatchObject({ role: "admin", authenticated: true, counted: true })
+    expect(httpOperation("HEAD", "/metrics")).toMatchObject({ authenticated: false, counted: false })
+    expect(httpOperation("POST", "/v1/traces")).toMatchObject({ role: "ingest", authenticated: true, counted: false })
+    expect(httpOperation("POST", "/ui/runs")).toMatchObject({ authenticated: false, counted: false })
+    expect(httpOperation("POST", "/mcp")).toMatchObject({ role: "read", authenticated: true, counted: true })
+    // no route: a key and the count like any other request, then 404 or 405
+    expect(httpOperation("DELETE", "/v1/nowhere")).toMatchObject({ role: "read", authenticated: true, counted: true })
     // The runs commands need the role of their routes (submit POST /v1/runs, retry POST /v1/runs/{id}/retry);
     // import writes runs with their reports, as only an admin may.
     // The problems' changes are admin's, as their routes are (PATCH, merge, detach).

@@ -440,6 +440,17 @@ export const runsApiSuite = (store: SuiteStore) => {
       for (const message of [patched, await refusedWith(await call(service, "POST", "/v1/problems/prb_none/merge", { body: {} }))]) {
         expect(message).not.toContain("trace")
       }
+      // a change is decoded by the contract from the bytes the edge read (Edge/Replay.ts), by the intake's JSON reading first
+      expect(await refusedWith(await call(service, "PATCH", "/v1/problems/prb_none", { body: "[{\"status\":\"open\"}]" }))).toBe("the request body must be a JSON object (got an array)")
+      expect(await refusedWith(await call(service, "PATCH", "/v1/problems/prb_none", { body: "{\"status\":" }))).toMatch(/^the request body is not valid JSON/)
+      expect(await refusedWith(await call(service, "PATCH", "/v1/problems/prb_none", { body: "\u00ff", contentType: "application/json" }))).toMatch(/not valid JSON|UTF-8/)
+      for (const contentType of ["text/plain", "application/octet-stream", "application/x-ndjson"]) {
+        const refused = await decoded(await call(service, "POST", "/v1/problems/prb_none/merge", { body: "{\"into\":\"prb_x\"}", contentType }), 415, ErrorBody)
+        expect(refused.detail, contentType).toMatchObject({ error: "unsupported_media_type" })
+        expect(refused.detail.message, contentType).toContain(contentType)
+      }
+      // a +json media type is JSON: the change is read, and the problem is not found
+      expect((await call(service, "POST", "/v1/problems/prb_none/detach", { body: { run_id: "run_x" }, contentType: "application/merge-patch+json" })).status).toBe(404)
     })
   })
 

@@ -1,5 +1,5 @@
 /**
- * Zip bodies (Inspect AI's `.eval` logs, src/Edge/Zip.ts and Body.ts `parseZipTrace`): the real
+ * Zip bodies (Inspect AI's `.eval` logs, src/Intake/Zip.ts and Json.ts `parseZipTrace`): the real
  * archives of Inspect's own tests read into the JSON log they stand for, and the caps on entries
  * and inflated bytes, declared or real, checked before and while inflating.
  */
@@ -7,8 +7,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { JsonBounds, parseZipTrace } from "../../src/Edge/Body.js"
-import { looksLikeZip, readZip } from "../../src/Edge/Zip.js"
+import { JsonBounds, parseZipTrace } from "../../src/Intake/Json.js"
+import { looksLikeZip, readZip } from "../../src/Intake/Zip.js"
 import { startService } from "../support/Service.js"
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, "..", "fixtures", "traces", "inspect", name)))

@@ -1,6 +1,6 @@
 /**
  * What the commands read: the trace (a file, or standard input with `-` or no file), JSON or
- * JSON Lines, parsed by the same reader as the service's request bodies (Edge/Body.ts), and the
+ * JSON Lines, parsed by the same reader as the service's request bodies (Intake/Json.ts), and the
  * `--hints` object (inline JSON or a file). A file that cannot be read or parsed is a usage error
  * (exit 2) with the reason, never a stack.
  *
@@ -15,8 +15,8 @@ import { readdir, stat } from "node:fs/promises"
 import { Socket } from "node:net"
 import { extname, isAbsolute, join, relative, resolve } from "node:path"
 import type { Readable } from "node:stream"
-import { JsonBounds, parseTraceBody, parseZipTrace } from "../../Edge/Body.js"
-import { looksLikeZip } from "../../Edge/Zip.js"
+import { JsonBounds, parseTraceBody, parseZipTrace } from "../../Intake/Json.js"
+import { looksLikeZip } from "../../Intake/Zip.js"
 import { traceReaders } from "../../Traces/Readers.js"
 import { type Body, CliFailure } from "./Backend.js"
 import { printable } from "./Printable.js"

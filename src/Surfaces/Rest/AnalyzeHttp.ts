@@ -1,11 +1,10 @@
 /**
- * `POST /v1/analyze/{name}` over REST: a thin adapter over AnalyzeService. The body was read by
- * the edge (under the byte limit); here: 415 not JSON → 400 not a JSON object → intake and run
+ * `POST /v1/analyze/{name}` over REST: a thin adapter over AnalyzeService, run by the edge for a
+ * known pattern (the HttpApi app serves no analyze route; the edge answers any other name 404
+ * `unknown_pattern`). The body was read by the edge (under the byte limit); here: 415 not JSON → 400 not a JSON object → intake and run
  * (AnalyzeService) → the response. Each request it answers is recorded once, with typed labels,
  * through the analysis recorder; a failure is also noted to the edge for its error report.
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Exit, FiberId, FiberRef, FiberRefs, HashMap, Layer, Runtime } from "effect"
 import { analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import { queryOptions } from "../../Intake/Intake.js"
@@ -23,21 +22,16 @@ import {
   type RequestTooLarge,
   type Timeout,
   type Unauthorized,
-  type UnknownPattern,
   type UnsupportedMediaType,
   type UnsupportedTraceFormat,
   type ValidationError
 } from "../../Errors.js"
-import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
+import { parseTraceUpload, requireJson } from "../../Intake/Json.js"
 import { answerToFailure } from "../../Edge/Forward.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
 import { CurrentRequest, type EdgeRequest, underRequest } from "../../Edge/RequestContext.js"
-import { recordAnalysis } from "../../Observability/Metrics.js"
 import { AnalyzeAtEdge, type AnalyzeAtEdgeShape } from "../../Edge/AnalyzeAtEdge.js"
 import { settleRest } from "./Settle.js"
-import { unknownPattern } from "./CatalogueHttp.js"
-
-type RawRequest = { readonly request: HttpServerRequest.HttpServerRequest }
 
 /** The errors an analyze endpoint declares (AnalyzeContract) plus the API-wide internal error. */
 export type AnalyzeFailure =
@@ -54,25 +48,18 @@ export type AnalyzeFailure =
   | Timeout
   | InternalError
 
-export interface AnalyzeRestShape {
-  /**
-   * The edge's own answer to a known pattern's analyze request it could not answer from the cache:
-   * the same steps as `handler`, run in one fiber the edge starts on node's request event, without
-   * the platform's request and response objects, router and HttpApi layers (issue 18: those layers
-   * were half of what an analysis in flight holds). The edge read the body and set its headers.
-   */
-  readonly serve: AnalyzeAtEdgeShape["serve"]
-  readonly handler: (slug: string) => (request: RawRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, AnalyzeFailure>
-  readonly unknownPattern: (request: { readonly path: { readonly name: string } }) => Effect.Effect<never, UnknownPattern>
-}
-
-export class AnalyzeRest extends Context.Tag("AnalyzeRest")<AnalyzeRest, AnalyzeRestShape>() {}
-
 const encoder = new TextEncoder()
 const EMPTY = new Uint8Array(0)
 
-export const AnalyzeRestLive = Layer.effect(
-  AnalyzeRest,
+/**
+ * The edge's answer to a known pattern's analyze request it could not answer from the cache
+ * (src/Edge/AnalyzeAtEdge.ts), the one path of analyze over REST: the adapter's steps in one fiber
+ * the edge starts on node's request event, without the platform's request and response objects,
+ * router and HttpApi layers (issue 18: those layers were half of what an analysis in flight holds;
+ * measured again in issue 51, 45.1 against 74.4 KiB). The edge read the body and set its headers.
+ */
+export const AnalyzeAtEdgeLive = Layer.effect(
+  AnalyzeAtEdge,
   Effect.gen(function*() {
     const service = yield* AnalyzeService
     const replies = yield* CachedReplies
@@ -110,12 +97,6 @@ export const AnalyzeRestLive = Layer.effect(
     const cacheHeader = (prepared: PreparedAnalysis, outcome: AnalysisOutcome) =>
       prepared.key === "" ? undefined : outcome.cached ? "hit" : "miss"
 
-    const respond = (prepared: PreparedAnalysis, outcome: AnalysisOutcome) => {
-      const response = HttpServerResponse.unsafeJson(analysisBody(prepared, outcome))
-      const cache = cacheHeader(prepared, outcome)
-      return cache === undefined ? response : HttpServerResponse.setHeader(response, "x-cache", cache)
-    }
-
     /** An analyze request from its body to its outcome, recorded once (labelled with the mode once known). */
     const answer = (slug: string, contentType: string | undefined, target: string, edge: EdgeRequest) => {
       const bytes = edge.body ?? EMPTY
@@ -129,13 +110,9 @@ export const AnalyzeRestLive = Layer.effect(
       )
     }
 
-    const handler = (slug: string) => ({ request }: RawRequest) =>
-      Effect.flatMap(CurrentRequest, (edge) =>
-        Effect.map(answer(slug, request.headers["content-type"], request.url, edge), ({ prepared, outcome }) => respond(prepared, outcome)))
-
     const runtime = yield* Effect.runtime<never>()
 
-    const serve: AnalyzeRestShape["serve"] = (slug, request, response, edge) => {
+    const serve: AnalyzeAtEdgeShape["serve"] = (slug, request, response, edge) => {
       const path = request.url ?? "/"
       const fiber = Runtime.runFork(runtime, underRequest(edge, answer(slug, request.headers["content-type"], path, edge)), {
         // The request's context and log annotation, set as the fiber starts: no frames held for them.
@@ -176,15 +153,6 @@ export const AnalyzeRestLive = Layer.effect(
 
     return {
       serve,
-      handler,
-      unknownPattern: ({ path }) =>
-        Effect.flatMap(CurrentRequest, (edge) => {
-          recordAnalysis({ surface: "rest", pattern: "unknown", mode: "unknown", status: "unknown_pattern" }, (performance.now() - edge.startedAt) / 1000)
-          return Effect.fail(unknownPattern(path.name))
-        })
     }
   })
 )
-
-/** The edge's analyze path, from the adapter above. */
-export const AnalyzeAtEdgeLive = Layer.effect(AnalyzeAtEdge, Effect.map(AnalyzeRest, ({ serve }): AnalyzeAtEdgeShape => ({ serve })))

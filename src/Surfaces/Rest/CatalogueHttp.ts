@@ -2,14 +2,9 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../Api.js"
-import { UnknownPattern } from "../../Errors.js"
+import { unknownPattern, type UnknownPattern } from "../../Errors.js"
 import { bytesAs, jsonBytes } from "./Responses.js"
 import { Catalogue, type CatalogueEntry } from "../../Catalogue/Catalogue.js"
-
-export const unknownPattern = (name: string) =>
-  new UnknownPattern({
-    message: `no pattern named ${JSON.stringify(name.slice(0, 80))}; GET /v1/patterns lists the catalogue`
-  })
 
 export const CatalogueHttpLive = HttpApiBuilder.group(Api, "catalogue", (handlers) =>
   Effect.gen(function*() {

@@ -15,11 +15,11 @@ import type { Mode } from "../../Catalogue/Resources.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
 import { type DiagnoseReport, OUTPUT_NAMES, type ReportContext } from "../../Contract/DiagnoseReport.js"
 import { loadRenderer } from "../../Diagnose/Render/Outputs.js"
-import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
+import { parseTraceUpload, requireJson } from "../../Intake/Json.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
-import { DIAGNOSE_LABEL } from "../../Edge/Routes.js"
 import { ValidationError } from "../../Errors.js"
 import { DIAGNOSE_OUTPUTS, type DiagnoseOutputEntry } from "../../Registry/Outputs.js"
+import { DIAGNOSE_LABEL } from "../../Observability/Metrics.js"
 import { settleRest } from "./Settle.js"
 
 const EMPTY = new Uint8Array(0)

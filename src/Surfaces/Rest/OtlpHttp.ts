@@ -15,7 +15,7 @@ import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { type ApiError, errorKinds, UnsupportedMediaType } from "../../Errors.js"
 import type { Signal } from "../../Otlp/Model.js"
 import { type OtlpBody, OtlpReceiver } from "../../Otlp/Receiver.js"
-import { JsonBounds, parseJsonObject } from "../../Edge/Body.js"
+import { JsonBounds, parseJsonObject } from "../../Intake/Json.js"
 import { OTLP_JSON_MAX_DEPTH } from "../../Otlp/Json.js"
 import { bodyEncodingOf, encodingOf } from "../../Otlp/Status.js"
 

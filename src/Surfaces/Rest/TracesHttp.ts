@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { queryOptions } from "../../Intake/Intake.js"
 import { Api } from "../../Api.js"
-import { parseTraceUpload, requireJson } from "../../Edge/Body.js"
+import { parseTraceUpload, requireJson } from "../../Intake/Json.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
 
