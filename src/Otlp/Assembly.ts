@@ -43,7 +43,7 @@ import { TraceReassembly } from "../Runs/Reassembly.js"
 import type { OtlpStoreShape, ClaimedTrace } from "../Store/Otlp.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { NormalizedTrace } from "../Traces/Model.js"
-import type { AnyValue, KeyValue, LogRecord, Resource, Span } from "./Model.js"
+import type { AnyValue, KeyValue, LogRecord, Resource, Span } from "./Wire/Model.js"
 import { isAgentSpan, isLocalRoot, stringAttribute } from "./Spans.js"
 
 /** Traces claimed per round (a claim lasts SVC_RUN_LEASE_SECONDS, as a worker's on a run, before another replica may take it). */
