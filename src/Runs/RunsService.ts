@@ -198,6 +198,16 @@ export interface SubmitRunRequest {
   readonly skip: (trace: NormalizedTrace) => typeof SkipReason.Type | undefined
 }
 
+/** Where a submission's runs come from, and what they carry besides their trace. */
+interface RunOrigin {
+  readonly source: "api" | "otlp"
+  readonly externalId: string | null
+  readonly labels: Readonly<Record<string, string>>
+  readonly skip?: SubmitRunRequest["skip"] | undefined
+  /** The body as sent, for the trace file's lines (SARIF), when it is text. */
+  readonly text?: string | undefined
+}
+
 export interface RunsServiceShape {
   /** The store, opened if it is not yet: a surface refuses with 503 before it reads a body (DECISIONS §16's order). */
   readonly ready: Effect.Effect<void, StoreUnavailable>
@@ -273,18 +283,8 @@ export const RunsServiceLive = Layer.effect(
       budgetTokens: null
     }
 
-    /** Where a submission's runs come from, and what they carry besides their trace. */
-    interface Origin {
-      readonly source: "api" | "otlp"
-      readonly externalId: string | null
-      readonly labels: Readonly<Record<string, string>>
-      readonly skip?: SubmitRunRequest["skip"] | undefined
-      /** The body as sent, for the trace file's lines (SARIF), when it is text. */
-      readonly text?: string | undefined
-    }
-
-    /** The admitted traces kept as runs in the scope of `keyName` (the one way a run is made): one per trace, the same trace with the same options the one run. */
-    const keep = (admitted: AdmittedEach, keyName: string | null, scope: string, origin: Origin) =>
+    /** How admitted traces become runs, whoever submits them: one per trace in the scope, the same trace with the same options the one run. */
+    const keep = (admitted: AdmittedEach, keyName: string | null, scope: string, origin: RunOrigin) =>
       Effect.gen(function*() {
         if (origin.externalId !== null && admitted.traces.length > 1) {
           return yield* new ValidationError({
