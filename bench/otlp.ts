@@ -6,7 +6,7 @@
  * a. **Spans per second accepted**, `POST /v1/traces` in protobuf and in OTLP/JSON, against a
  *    baseline in the same run: a plain `node:http` server (its own child process, this file with
  *    `--baseline`) that reads the body, decodes it with the receiver's own codec (`decodeTraces`
- *    from src/Otlp/Proto.ts: protobufjs with our descriptor, plus its conversion into the model;
+ *    from src/Otlp/Wire/Proto.ts: protobufjs with our descriptor, plus its conversion into the model;
  *    the raw protobufjs type is not exported) or `JSON.parse`s it, discards it and answers 200.
  *    Load: batches of 512 GenAI-like spans (8 traces of 64: an `invoke_agent` root over `chat` and
  *    `execute_tool` spans, about 10 attributes each, message content strings of a few hundred
@@ -42,8 +42,8 @@ import { performance } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Either } from "effect"
 import packageJson from "../package.json" with { type: "json" }
-import type { KeyValue, Span, TracesRequest } from "../src/Otlp/Model.js"
-import { decodeTraces, encodeTraces } from "../src/Otlp/Proto.js"
+import type { KeyValue, Span, TracesRequest } from "../src/Otlp/Wire/Model.js"
+import { decodeTraces, encodeTraces } from "../src/Otlp/Wire/Proto.js"
 import { BENCH_KEY, firstLine, launchService, type LaunchedService, machineOf, median, round2, type Row, stopChild, track, writeResults } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")

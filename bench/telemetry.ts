@@ -34,7 +34,7 @@ import { Agent, createServer } from "node:http"
 import { join } from "node:path"
 import { Either, Predicate } from "effect"
 import packageJson from "../package.json" with { type: "json" }
-import { decodeTraces } from "../src/Otlp/Proto.js"
+import { decodeTraces } from "../src/Otlp/Wire/Proto.js"
 import {
   BENCH_KEY,
   cpuMsOf,

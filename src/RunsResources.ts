@@ -8,7 +8,6 @@
 import { Layer } from "effect"
 import { RunStoreAccessLive } from "./Store/RunStoreAccess.js"
 import { OtlpAssemblyLive, OtlpReassemblyLive } from "./Otlp/Assembly.js"
-import { LogsEncodingLive } from "./Otlp/LogsEncoding.js"
 import { OtlpReceiverLive } from "./Otlp/Receiver.js"
 import { AlertDeliveryLive, AlertRoutesLive } from "./Alerts/Delivery.js"
 import { ProblemsServiceLive } from "./Problems/Service.js"
@@ -28,6 +27,6 @@ export const RunsResourcesLive = (options: { readonly serving: boolean }) => {
   const Assembly = options.serving ? OtlpAssemblyLive.pipe(Layer.provide(RunsServices)) : Layer.empty
   // problems (DECISIONS §19): read and changed by every surface; their alerts delivered by `svc serve`
   const Problems = ProblemsServiceLive
-  const Deliveries = options.serving ? AlertDeliveryLive.pipe(Layer.provide(LogsEncodingLive)) : Layer.empty
+  const Deliveries = options.serving ? AlertDeliveryLive : Layer.empty
   return Layer.mergeAll(RunsServices, Workers, Receiver, Assembly, Problems, Deliveries).pipe(Layer.provideMerge(Store))
 }

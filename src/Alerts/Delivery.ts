@@ -14,7 +14,7 @@
  * The same outbox carries a run's verdicts to SVC_EVALUATION_ENDPOINT (DECISIONS §21, `run.evaluation`
  * rows): OTLP logs in the endpoint's encoding with its headers, not signed, retried the same way.
  */
-import { Cause, Clock, Context, Duration, Effect, Either, FiberSet, Layer, Option, Queue, Redacted, Ref, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Either, FiberSet, Layer, Option, Queue, Redacted, Ref, Schedule } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { SHARED, scopeTokenOf } from "../Auth/Scopes.js"
@@ -23,6 +23,7 @@ import { OPEN_SCOPE, shownUrl } from "../Config/Alerts.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
 import { reportBackgroundError } from "../Observability/Background.js"
 import { countAlertDelivery, countEvaluationDelivery } from "../Observability/Metrics.js"
+import { logsJsonAsProtobuf } from "../Otlp/Wire/Logs.js"
 import { type ExportTarget, revealHeaders } from "../Config/Telemetry.js"
 import { type AlertPolicy, AlertRoutes, type DeliveryStream, type DueDelivery, type ProblemStoreShape } from "../Store/Problems.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
@@ -66,21 +67,13 @@ export interface DeliveryOptions {
   readonly owner: string
   /** SVC_EVALUATION_*: how a run's verdicts are sent (unset since they were written: OTLP/JSON, no headers). */
   readonly evaluation?: ExportTarget | undefined
-  /** Their protobuf encoding (LogsEncoding). */
-  readonly protobuf?: ((json: string) => Effect.Effect<Uint8Array, string>) | undefined
 }
-
-/**
- * OTLP/JSON logs (what the outbox keeps of a run's verdicts) as OTLP protobuf, or why not: the OTLP
- * receiver's reader and codec (Otlp/LogsEncoding.ts), given where the Layers are composed.
- */
-export class LogsEncoding extends Context.Tag("LogsEncoding")<LogsEncoding, (json: string) => Effect.Effect<Uint8Array, string>>() {}
 
 /**
  * What one delivery sends: an alert is signed JSON; a run's verdicts (`run.evaluation`, DECISIONS
  * §21) are an OTLP logs request in the evaluation endpoint's encoding, with its headers.
  */
-const requestOf = (options: DeliveryOptions, delivery: DueDelivery, seconds: number, protobuf: (json: string) => Effect.Effect<Uint8Array, string>) =>
+const requestOf = (options: DeliveryOptions, delivery: DueDelivery, seconds: number) =>
   Effect.gen(function*() {
     if (delivery.event !== "run.evaluation") {
       return {
@@ -96,14 +89,14 @@ const requestOf = (options: DeliveryOptions, delivery: DueDelivery, seconds: num
     const target = options.evaluation
     const headers = { ...(target === undefined ? {} : revealHeaders(target)), "user-agent": "pattern-analysis-service-evaluations" }
     if (target?.protocol !== "http/protobuf") return { headers: { ...headers, "content-type": "application/json" }, body: delivery.body }
-    return { headers: { ...headers, "content-type": "application/x-protobuf" }, body: yield* protobuf(delivery.body) }
+    return { headers: { ...headers, "content-type": "application/x-protobuf" }, body: yield* logsJsonAsProtobuf(delivery.body) }
   })
 
 /** One attempt at one delivery: its outcome recorded (delivered, again later, or given up). */
 export const deliverOnce = (store: ProblemStoreShape, options: DeliveryOptions, delivery: DueDelivery) =>
   Effect.gen(function*() {
     const seconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    const request = yield* Effect.either(requestOf(options, delivery, seconds, options.protobuf ?? (() => Effect.fail("no protobuf encoding"))))
+    const request = yield* Effect.either(requestOf(options, delivery, seconds))
     if (Either.isLeft(request)) {
       // a row no attempt can send (written by another version?): given up at once
       yield* store.recordAttempt(delivery.id, options.owner, yield* Clock.currentTimeMillis, { delivered: false, status: null, error: request.left, nextAt: null })
@@ -217,8 +210,7 @@ export const AlertDeliveryLive = Layer.scopedDiscard(
       secrets: alerts.secrets,
       timeoutMs: 10_000,
       owner: `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`,
-      evaluation: Option.getOrUndefined(telemetry.evaluation),
-      protobuf: yield* LogsEncoding
+      evaluation: Option.getOrUndefined(telemetry.evaluation)
     }
     const loop = Effect.gen(function*() {
       // the store as the workers take it: once something opened it, or at once when it exists

@@ -27,6 +27,7 @@ import {
   type UnsupportedTraceFormat,
   ValidationError
 } from "../Errors.js"
+import type { OtlpDocument } from "../Otlp/Wire/Model.js"
 import type { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
 import type { CheckFinding } from "../Contract/ChecksContract.js"
 import { traceReaders } from "../Traces/Readers.js"
@@ -90,6 +91,17 @@ export interface DiagnoseServiceShape {
     keyName: string | null,
     query?: QueryOptions
   ) => Effect.Effect<AdmittedEach, AdmitFailure>
+  /**
+   * A trace the OTLP assembly completed, admitted as `admitEach` admits a body's traces (each
+   * normalized, redacted and judged by the limits on its own, the hints redacted), with no body to
+   * read: its spans as the OTLP/JSON document the span readers take (no format detected among the
+   * others), its options decoded already.
+   */
+  readonly admitOtlp: (
+    document: OtlpDocument,
+    keyName: string | null,
+    options: DiagnoseOptions
+  ) => Effect.Effect<AdmittedEach, ValidationError | InternalError>
   /**
    * The checks alone (`POST /v1/checks`, DECISIONS §23): diagnose's intake of the trace (format,
    * select, limits, redaction), then the checks; no triage, lens or model, so the lenses' options
@@ -164,6 +176,19 @@ export const DiagnoseServiceLive = Layer.effect(
         return { options: { ...decoded, hints: hints.value }, hintRedactions: hints.counts }
       })
 
+    /** Each trace read, with the options decoded (the hints redacted): the admitted requests. */
+    const admittedEach = (
+      format: TraceFormat,
+      traces: ReadonlyArray<Either.Either<NormalizedTrace, RequestTooLarge>>,
+      options: DiagnoseOptions,
+      hintRedactions: RedactionCounts
+    ): AdmittedEach => ({
+      format,
+      traces: traces.map((trace) =>
+        Either.map(trace, (admitted): AdmittedDiagnose => ({ format, trace: admitted, options, redactions: redactionsOf(admitted.redactions, hintRedactions) }))
+      )
+    })
+
     const admitEach: DiagnoseServiceShape["admitEach"] = (body, keyName, query = NO_QUERY) =>
       Effect.gen(function*() {
         // The typed request in its two phases (src/Intake/Requests.ts): the trace's shape, then,
@@ -176,17 +201,16 @@ export const DiagnoseServiceLive = Layer.effect(
           ? each.traces
           : [yield* Either.map(readers.selectTrace({ format: each.format, traces: each.traces.flatMap((trace) => Either.isRight(trace) ? [trace.right] : []) }, intake.select), Either.right)]
         const { hintRedactions, options } = yield* optionsOf(body, intake, redactor, query)
-        return {
-          format: each.format,
-          traces: chosen.map((trace) =>
-            Either.map(trace, (admitted): AdmittedDiagnose => ({
-              format: each.format,
-              trace: admitted,
-              options,
-              redactions: redactionsOf(admitted.redactions, hintRedactions)
-            }))
-          )
-        }
+        return admittedEach(each.format, chosen, options, hintRedactions)
+      })
+
+    const admitOtlp: DiagnoseServiceShape["admitOtlp"] = (document, keyName, options) =>
+      Effect.gen(function*() {
+        const readers = yield* traceReaders
+        const redactor = yield* redaction.forKey(keyName)
+        const each = yield* readers.normalizeOtlp(document, limits, redactTrace(redactor))
+        const hints = redactRecord(redactor, options.hints)
+        return admittedEach(each.format, each.traces, { ...options, hints: hints.value }, hints.counts)
       })
 
     /** One trace of a body: its intake read, normalized and redacted under the limits, `select` applied (diagnose and check alike). */
@@ -363,6 +387,6 @@ export const DiagnoseServiceLive = Layer.effect(
 
     const checksOf: DiagnoseServiceShape["checksOf"] = (trace, keyName) => checkRules.run(trace, keyName)
 
-    return { diagnose, admitEach, check, run, checksOf }
+    return { diagnose, admitEach, admitOtlp, check, run, checksOf }
   })
 )

@@ -35,7 +35,7 @@ import type { EdgeIncomingMessage, EdgeRequest, RequestFailure } from "./Request
 import { requestIdFrom } from "./RequestContext.js"
 import { ANALYZE_PREFIX, DIAGNOSE_PATH, httpOperation, isDashboardPath, matchRoute, MCP_PATH, UNMATCHED } from "./Routes.js"
 import { makeStaticResponses } from "./StaticResponses.js"
-import { encodingOf, OTLP_PATHS } from "../Otlp/Status.js"
+import { encodingOf, OTLP_PATHS } from "../Otlp/Wire/Status.js"
 import { DASHBOARD_ASSETS, makeDashboard } from "../Ui/Shell.js"
 
 /** A node request handler. */

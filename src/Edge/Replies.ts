@@ -5,8 +5,8 @@
 import type { ServerResponse } from "node:http"
 import { Effect } from "effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"
-import type { Encoding } from "../Otlp/Model.js"
-import { statusBody } from "../Otlp/Status.js"
+import type { Encoding } from "../Otlp/Wire/Model.js"
+import { statusBody } from "../Otlp/Wire/Status.js"
 import { type HeaderBag, headerValue } from "./Headers.js"
 
 /** Applied to every response (CSP allows the self-hosted docs pages and nothing else). */

@@ -3,7 +3,9 @@
  * when its root ended and nothing arrived for SVC_OTLP_QUIET_SECONDS, or SVC_OTLP_MAX_AGE_SECONDS
  * after its first span; one replica claims it with a lease (Store/Otlp.ts), reads its spans, and
  * submits them as one run through RunsService (the runs' one path: admission, redaction, limits,
- * the same run for the same trace), queued or `skipped` as SVC_OTLP_DIAGNOSE decides:
+ * the same run for the same trace) as a typed `SubmitRunRequest`: the spans as the OTLP/JSON
+ * document the span readers take, its format known (no body is read, nothing is detected among the
+ * other formats), queued or `skipped` as SVC_OTLP_DIAGNOSE decides:
  *
  * - `failed` (default): queued when a span has an error status or an `exception` event, the
  *   root says `svc.diagnose=true`, or a check finds something at medium or above (DECISIONS §23:
@@ -33,7 +35,6 @@ import { AppConfig, type OtlpDiagnose } from "../Config.js"
 import type { CheckFinding } from "../Contract/ChecksContract.js"
 import { DEFAULT_MAX_PATTERNS } from "../Contract/Options.js"
 import { ASSEMBLY_ERROR, MAX_LABEL_VALUE } from "../Contract/RunsContract.js"
-import { NO_QUERY } from "../Intake/Intake.js"
 import { makeSlices } from "../Lifecycle/Slices.js"
 import { containRound, defectSummary, reportBackgroundError } from "../Observability/Background.js"
 import { otlpMetrics, runMetrics } from "../Observability/Metrics.js"
@@ -43,7 +44,7 @@ import { TraceReassembly } from "../Runs/Reassembly.js"
 import type { OtlpStoreShape, ClaimedTrace } from "../Store/Otlp.js"
 import { RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { NormalizedTrace } from "../Traces/Model.js"
-import type { AnyValue, KeyValue, LogRecord, Resource, Span } from "./Model.js"
+import type { AnyValue, InstrumentationScope, KeyValue, LogRecord, OtlpDocument, Resource, ResourceLogs, ResourceSpans, Span } from "./Wire/Model.js"
 import { isAgentSpan, isLocalRoot, stringAttribute } from "./Spans.js"
 
 /** Traces claimed per round (a claim lasts SVC_RUN_LEASE_SECONDS, as a worker's on a run, before another replica may take it). */
@@ -56,7 +57,7 @@ export const MAX_ASSEMBLY_ATTEMPTS = 3
 /** A group of spans as the receiver kept it. */
 interface SpanGroup {
   readonly resource: Resource
-  readonly scope: unknown
+  readonly scope?: InstrumentationScope | null
   readonly schemaUrl?: string
   readonly spans?: ReadonlyArray<Span>
   readonly logRecords?: ReadonlyArray<LogRecord>
@@ -157,15 +158,18 @@ export const failedByChecks = (findings: ReadonlyArray<CheckFinding>): boolean =
 
 /** A claimed trace's groups as the OTLP/JSON document the span readers take, and its summary. */
 export const documentOf = (groups: ReadonlyArray<{ readonly kind: string; readonly body: string }>) => {
-  const resourceSpans: Array<unknown> = []
-  const resourceLogs: Array<unknown> = []
+  const resourceSpans: Array<ResourceSpans> = []
+  const resourceLogs: Array<ResourceLogs> = []
   const spans: Array<{ readonly span: Span; readonly resource: Resource }> = []
   const seen = new Set<string>()
   let logs = 0
   for (const group of groups) {
     const parsed: unknown = JSON.parse(group.body)
     if (!isGroup(parsed)) continue
-    const scope = { scope: parsed.scope ?? undefined, schemaUrl: parsed.schemaUrl }
+    const scope = {
+      ...(parsed.scope === undefined || parsed.scope === null ? {} : { scope: parsed.scope }),
+      ...(parsed.schemaUrl === undefined ? {} : { schemaUrl: parsed.schemaUrl })
+    }
     if (parsed.spans !== undefined) {
       // a span sent twice in different batches (a retry re-batched) is kept once
       const fresh: Array<Span> = []
@@ -189,7 +193,8 @@ export const documentOf = (groups: ReadonlyArray<{ readonly kind: string; readon
       resourceLogs.push({ resource: parsed.resource, scopeLogs: [{ ...scope, logRecords: fresh }] })
     }
   }
-  return { document: { resourceSpans, resourceLogs }, spans, logs }
+  const document: OtlpDocument = { resourceSpans, resourceLogs }
+  return { document, spans, logs }
 }
 
 /**
@@ -239,7 +244,7 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
         if (!summary.agent) {
           otlpMetrics.trace("no_agent")
         } else {
-          // Decided on the trace as the run keeps it (normalized and redacted once, in submit), with the
+          // Decided on the trace as the run keeps it (normalized and redacted once, in submitRun), with the
           // checks of its scope; they run only when they can change the decision (measured: docs/otlp.md).
           let skipped: ReturnType<typeof decide> = undefined
           const skip = (admitted: NormalizedTrace) => {
@@ -247,7 +252,7 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
             skipped = decide(otlp.diagnose, failed, trace.traceId)
             return skipped
           }
-          const submitted = yield* runs.submit(document, trace.keyName, NO_QUERY, undefined, { source: "otlp", labels: summary.labels, skip }).pipe(
+          const submitted = yield* runs.submitRun({ document, keyName: trace.keyName, labels: summary.labels, skip }).pipe(
             Effect.map((outcome) => outcome.runs[0]?.id ?? null),
             // the run cannot be made (the trace is over the limits, holds nothing readable, or its key
             // is gone): dropped, and the log says why; an unavailable store leaves the claim to lapse

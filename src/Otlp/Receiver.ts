@@ -25,11 +25,11 @@ import type { RedactionPass } from "../Redaction/Redactor.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import type { OtlpStoreShape, PendingGroup, PendingTrace } from "../Store/Otlp.js"
 import { bytesAsText } from "../Text.js"
-import { exportResponseJson, readLogsJson, readMetricsJson, readTracesJson } from "./Json.js"
-import type { AnyValue, Encoding, KeyValue, LogsRequest, TracesRequest, LogRecord, PartialSuccess, Resource, Signal, Span } from "./Model.js"
+import { exportResponseJson, readLogsJson, readMetricsJson, readTracesJson } from "./Wire/Json.js"
+import type { AnyValue, Encoding, KeyValue, LogsRequest, TracesRequest, LogRecord, PartialSuccess, Resource, Signal, Span } from "./Wire/Model.js"
 import { SpanRateLimiter } from "./SpanRate.js"
 import { endsRoot, stringAttribute } from "./Spans.js"
-import { JSON_TYPE, PROTOBUF_TYPE } from "./Status.js"
+import { JSON_TYPE, PROTOBUF_TYPE } from "./Wire/Status.js"
 
 export type ReceiveFailure = ValidationError | RateLimited | StoreUnavailable | InternalError
 
@@ -255,7 +255,7 @@ export const OtlpReceiverLive = Layer.effect(
     // SVC_API_MAX_INFLIGHT_BYTES bounds.
     const batches = yield* Effect.makeSemaphore(BATCHES_AT_ONCE)
     // the protobuf codec, loaded on the first protobuf request: the service starts without protobufjs
-    const protobufCodec = yield* Effect.cached(Effect.promise(() => import("./Proto.js")))
+    const protobufCodec = yield* Effect.cached(Effect.promise(() => import("./Wire/Proto.js")))
     /** Pending bytes as last read from the store, with what this process added since (read at most once a second). */
     let pending: { at: number; all: number; byScope: Map<string, number> } = { at: Number.NEGATIVE_INFINITY, all: 0, byScope: new Map() }
     const PENDING_FRESH_MS = 1_000
@@ -265,7 +265,7 @@ export const OtlpReceiverLive = Layer.effect(
       signal: Signal,
       body: OtlpBody,
       read: (value: unknown) => Either.Either<A, string>,
-      codec: (proto: typeof import("./Proto.js"), bytes: Uint8Array) => Either.Either<A, string>
+      codec: (proto: typeof import("./Wire/Proto.js"), bytes: Uint8Array) => Either.Either<A, string>
     ) =>
       Effect.gen(function*() {
         const decoded = body.encoding === "json" ? read(body.value) : codec(yield* protobufCodec, body.bytes)

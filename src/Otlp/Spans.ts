@@ -3,7 +3,7 @@
  * whether a span is its trace's root here, and whether it is an agent's (GenAI, OpenInference,
  * tool) or context (an HTTP handler, a database call: shown, not projected).
  */
-import type { KeyValue, Span } from "./Model.js"
+import type { KeyValue, Span } from "./Wire/Model.js"
 
 /** `flags` bits 8 and 9: the parent's remoteness is known, and it is remote (a local root). */
 const PARENT_IS_REMOTE = 0x300

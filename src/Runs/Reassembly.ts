@@ -7,14 +7,15 @@
  * receiver, it imports them.
  */
 import { Context } from "effect"
+import type { OtlpDocument } from "../Otlp/Wire/Model.js"
 
 export interface TraceReassemblyShape {
   /**
-   * A trace's kept span groups as the request body assembly submits, and the run's labels; throws
-   * what the assembly threw (the run fails again with `assembly_error`).
+   * A trace's kept span groups as the document the assembly submits (its `SubmitRunRequest`'s), and
+   * the run's labels; throws what the assembly threw (the run fails again with `assembly_error`).
    */
   readonly document: (groups: ReadonlyArray<{ readonly kind: string; readonly body: string }>) => {
-    readonly document: Record<string, unknown>
+    readonly document: OtlpDocument
     readonly labels: Readonly<Record<string, string>>
   }
 }

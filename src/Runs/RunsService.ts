@@ -1,5 +1,5 @@
 /**
- * The runs API's effects (DECISIONS §17), one for every surface (REST, MCP, the CLI, later OTLP):
+ * The runs API's effects (DECISIONS §17), one for every surface (REST, MCP, the CLI, the OTLP assembly):
  * submit (the diagnose's typed request admitted once per trace, redacted before it is kept), list,
  * get, a report, retry, delete, export and import, each in the caller's data scope (a run of
  * another scope is not found: 404, never 403). The store opens on first use; while it cannot be
@@ -15,12 +15,13 @@ import { ExternalId, type Run, RunExport, RunLabels, type RunOptions, type RunTr
 import type { RunFilterQuery, RunListParams } from "../Contract/Queries.js"
 import { DEFAULT_PAGE, RunStatus } from "../Contract/Statuses.js"
 import { DiagnoseReport, FailureAnchor, type ReportContext } from "../Contract/DiagnoseReport.js"
-import { type AdmitFailure, type AdmittedDiagnose, DiagnoseService } from "../Diagnose/DiagnoseService.js"
+import { type AdmitFailure, type AdmittedDiagnose, type AdmittedEach, DiagnoseService } from "../Diagnose/DiagnoseService.js"
 import { locateLines } from "../Diagnose/Render/JsonLines.js"
 import { Conflict, errorKinds, InternalError, NotFound, refusalOf, type StoreUnavailable, ValidationError } from "../Errors.js"
 import { formatParseError, NO_QUERY, type QueryOptions } from "../Intake/Intake.js"
 import type { DiagnoseOptions } from "../Intake/Requests.js"
 import { makeSlices } from "../Lifecycle/Slices.js"
+import type { OtlpDocument } from "../Otlp/Wire/Model.js"
 import { runMetrics } from "../Observability/Metrics.js"
 import { inStore, RunStoreAccess } from "../Store/RunStoreAccess.js"
 import { readCursor } from "../Store/Cursor.js"
@@ -177,16 +178,34 @@ export interface RunReport {
 
 export type SubmitFailure = AdmitFailure | Conflict | StoreUnavailable
 
-/** A run made by the OTLP receiver from a complete trace (DECISIONS §18), not by a client's body. */
-export interface OtlpOrigin {
-  readonly source: "otlp"
+/**
+ * A run's request built by the OTLP assembly from a complete trace (DECISIONS §18), not read from a
+ * client's body: the trace's spans as the OTLP/JSON document the span readers take (its format
+ * known: nothing is detected among the others), the labels read off its spans, and its skip
+ * decision; its options are the runs' own (SVC_RUN_MODE, SVC_RUN_MAX_PATTERNS), as for a body that
+ * names none.
+ */
+export interface SubmitRunRequest {
+  readonly document: OtlpDocument
+  /** The key that sent the spans (the run's scope); null with auth off. */
+  readonly keyName: string | null
   readonly labels: Readonly<Record<string, string>>
   /**
    * Whether each trace is skipped (not chosen for diagnosis: `not_failed`, `sampled_out`) or queued
    * (undefined), decided on the trace as admitted: normalized and redacted as the run keeps it, so
    * a decision that reads it (the checks, DECISIONS §23) costs no second normalization.
    */
-  readonly skip?: ((trace: NormalizedTrace) => typeof SkipReason.Type | undefined) | undefined
+  readonly skip: (trace: NormalizedTrace) => typeof SkipReason.Type | undefined
+}
+
+/** Where a submission's runs come from, and what they carry besides their trace. */
+interface RunOrigin {
+  readonly source: "api" | "otlp"
+  readonly externalId: string | null
+  readonly labels: Readonly<Record<string, string>>
+  readonly skip?: SubmitRunRequest["skip"] | undefined
+  /** The body as sent, for the trace file's lines (SARIF), when it is text. */
+  readonly text?: string | undefined
 }
 
 export interface RunsServiceShape {
@@ -200,9 +219,10 @@ export interface RunsServiceShape {
     body: Record<string, unknown> | Array<unknown>,
     keyName: string | null,
     query?: QueryOptions,
-    text?: string,
-    origin?: OtlpOrigin
+    text?: string
   ) => Effect.Effect<SubmitOutcome, SubmitFailure>
+  /** The run of a trace the OTLP assembly completed (`source: otlp`), kept as `submit` keeps a body's: the same scope, de-duplication and slices. */
+  readonly submitRun: (request: SubmitRunRequest) => Effect.Effect<SubmitOutcome, SubmitFailure>
   readonly list: (
     keyName: string | null,
     query: typeof RunListParams.Type
@@ -253,15 +273,20 @@ export const RunsServiceLive = Layer.effect(
     const cache = yield* AnalysisCache
 
     const scopeOf = (keyName: string | null) => scopeTokenFor(scopes, keyName)
+    /** The options of a run whose request names none: SVC_RUN_MODE and SVC_RUN_MAX_PATTERNS, the rest the diagnose's defaults. */
+    const runOptions: DiagnoseOptions = {
+      mode: runSettings.mode,
+      model: null,
+      hints: {},
+      patterns: undefined,
+      maxPatterns: runSettings.maxPatterns,
+      budgetTokens: null
+    }
 
-    const submit: RunsServiceShape["submit"] = (body, keyName, query = NO_QUERY, text, origin) =>
+    /** How admitted traces become runs, whoever submits them: one per trace in the scope, the same trace with the same options the one run. */
+    const keep = (admitted: AdmittedEach, keyName: string | null, scope: string, origin: RunOrigin) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
-        const fields = origin === undefined ? yield* runFields(body) : { externalId: null, labels: origin.labels }
-        // a run's explanation spends what SVC_RUN_MODE and SVC_RUN_MAX_PATTERNS say unless the request names its own (the body's, then the query's, win: DECISIONS §24)
-        const withRunDefaults = { mode: runSettings.mode, max_patterns: String(runSettings.maxPatterns), ...query }
-        const admitted = yield* diagnoses.admitEach(body, keyName, withRunDefaults)
-        if (fields.externalId !== null && admitted.traces.length > 1) {
+        if (origin.externalId !== null && admitted.traces.length > 1) {
           return yield* new ValidationError({
             message: `external_id names one run, and the body holds ${admitted.traces.length} traces; send them one by one, or choose one with select`
           })
@@ -281,17 +306,17 @@ export const RunsServiceLive = Layer.effect(
           const request = trace.right
           const kept = { format: request.format, trace: request.trace, options: wireOptions(request.options) }
           const sources = request.trace.events.map((event) => event.source)
-          const lines = text === undefined ? null : JSON.stringify(Object.fromEntries(locateLines(text, sources)))
+          const lines = origin.text === undefined ? null : JSON.stringify(Object.fromEntries(locateLines(origin.text, sources)))
           const submitted = yield* inStore(
             "submit",
             store.submit({
               id: newRunId(),
               scope,
               traceId: request.trace.id,
-              externalId: fields.externalId,
-              labels: fields.labels,
-              source: origin?.source ?? "api",
-              skipped: origin?.skip?.(request.trace),
+              externalId: origin.externalId,
+              labels: origin.labels,
+              source: origin.source,
+              skipped: origin.skip?.(request.trace),
               dedupeKey: dedupeKeyOf(kept),
               request: JSON.stringify({ ...kept, key_name: keyName, redactions: request.redactions } satisfies StoredRequest),
               lines,
@@ -311,6 +336,23 @@ export const RunsServiceLive = Layer.effect(
           return yield* new ValidationError({ message: `no trace of the body was accepted (${rejected.length} refused): ${first}` })
         }
         return { runs, rejected }
+      })
+
+    const submit: RunsServiceShape["submit"] = (body, keyName, query = NO_QUERY, text) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(keyName)
+        const fields = yield* runFields(body)
+        // a run's explanation spends what SVC_RUN_MODE and SVC_RUN_MAX_PATTERNS say unless the request names its own (the body's, then the query's, win: DECISIONS §24)
+        const withRunDefaults = { mode: runOptions.mode, max_patterns: String(runOptions.maxPatterns), ...query }
+        const admitted = yield* diagnoses.admitEach(body, keyName, withRunDefaults)
+        return yield* keep(admitted, keyName, scope, { source: "api", externalId: fields.externalId, labels: fields.labels, text })
+      })
+
+    const submitRun: RunsServiceShape["submitRun"] = (request) =>
+      Effect.gen(function*() {
+        const scope = yield* scopeOf(request.keyName)
+        const admitted = yield* diagnoses.admitOtlp(request.document, request.keyName, runOptions)
+        return yield* keep(admitted, request.keyName, scope, { source: "otlp", externalId: null, labels: request.labels, skip: request.skip })
       })
 
     const list: RunsServiceShape["list"] = (keyName, query) =>
@@ -516,6 +558,6 @@ export const RunsServiceLive = Layer.effect(
         return { imported, existing, refused }
       })
 
-    return { ready: Effect.asVoid(access.store), submit, list, get, trace, report, retry, explain, retryAll, remove, exportPage, importLines }
+    return { ready: Effect.asVoid(access.store), submit, submitRun, list, get, trace, report, retry, explain, retryAll, remove, exportPage, importLines }
   })
 )

@@ -24,9 +24,8 @@ import { hostname } from "node:os"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { AppConfig } from "../Config.js"
 import { ASSEMBLY_ERROR } from "../Contract/RunsContract.js"
-import { DiagnoseService, estimateTokens, traceCharsOf } from "../Diagnose/DiagnoseService.js"
-import { errorKinds } from "../Errors.js"
-import { NO_QUERY } from "../Intake/Intake.js"
+import { type AdmittedDiagnose, DiagnoseService, estimateTokens, traceCharsOf } from "../Diagnose/DiagnoseService.js"
+import { errorKinds, type InternalError, type RequestTooLarge, type ValidationError } from "../Errors.js"
 import { RequestTracker } from "../Lifecycle/Lifecycle.js"
 import { Readiness } from "../Lifecycle/Readiness.js"
 import { containRound, defectSummary, reportBackgroundError } from "../Observability/Background.js"
@@ -177,8 +176,11 @@ export const reassembleWith = (
       yield* Effect.logWarning("an OTLP trace still cannot be assembled on its run's retry", built.cause).pipe(Effect.annotateLogs({ run_id: claimed.id, trace_id: traceId }))
       return failed(`its spans still cannot be assembled: ${defectSummary(built.cause)}`)
     }
-    const admitted = yield* Effect.either(diagnoses.admitEach(built.value.document, stored.key_name, NO_QUERY))
-    const first = Either.isLeft(admitted) ? Either.left(admitted.left) : admitted.right.traces[0] ?? Either.left(undefined)
+    // admitted as the assembly's submission admits it, with the options the run keeps
+    const admitted = yield* Effect.either(diagnoses.admitOtlp(built.value.document, stored.key_name, admittedOf(stored).options))
+    const first: Either.Either<AdmittedDiagnose, ValidationError | InternalError | RequestTooLarge | undefined> = Either.isLeft(admitted)
+      ? Either.left(admitted.left)
+      : admitted.right.traces[0] ?? Either.left(undefined)
     if (Either.isLeft(first)) {
       const refusal = first.left
       return refusal === undefined

@@ -7,6 +7,7 @@
 import { Either, Predicate } from "effect"
 import type { AppConfigShape } from "../Config.js"
 import { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
+import type { OtlpDocument } from "../Otlp/Wire/Model.js"
 import { TRACE_FORMATS, type TraceFormatEntry } from "../Registry/Formats.js"
 import { makeTraceBuilder } from "./Builder.js"
 import { anthropicImporter } from "./Formats/Anthropic.js"
@@ -191,25 +192,37 @@ export const normalizeTraces = (
   redact: RedactTrace
 ): Either.Either<NormalizedEach, UnsupportedTraceFormat | ValidationError> => normalizeEach(readTraces(body, format), limits, redact)
 
+/** A body's traces as one importer reads them; a body of which it reads no event is refused. */
+const readWith = (importer: Importer, body: unknown): Either.Either<Normalized, ValidationError> => {
+  let result: Either.Either<ReadonlyArray<NormalizedTrace>, string>
+  try {
+    result = importer.read(body)
+  } catch {
+    result = Either.left("the trace could not be read")
+  }
+  // A trace of which no event could be read is never accepted empty.
+  const traces = Either.map(result, (read) => read.filter((trace) => trace.events.length > 0))
+  return Either.match(traces, {
+    onLeft: (message) => Either.left(new ValidationError({ message: `the ${importer.format} trace cannot be used: ${message}` })),
+    onRight: (traces) =>
+      traces.length === 0
+        ? Either.left(new ValidationError({ message: `the ${importer.format} trace holds no events` }))
+        : Either.right({ format: importer.format, traces })
+  })
+}
+
+/**
+ * A trace the OTLP assembly completed (DECISIONS §18), each trace of it redacted and judged by the
+ * limits on its own: an OTLP/JSON document, which only the span readers read, so nothing else is
+ * asked (no envelope, no other format, no native shape). The one question left is theirs: the
+ * OpenInference reader's when its spans are OpenInference's (its `detect`, the question auto
+ * detection asks), else the otel reader's, which reads every OTLP document.
+ */
+export const normalizeOtlp = (document: OtlpDocument, limits: Limits, redact: RedactTrace): Either.Either<NormalizedEach, ValidationError> =>
+  normalizeEach(readWith(safeDetect(openInferenceImporter, document) ? openInferenceImporter : otelImporter, document), limits, redact)
+
 /** A body's traces as read, before redaction and limits. */
 const readTraces = (body: unknown, format: FormatOption): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError> => {
-  const read = (importer: Importer): Either.Either<Normalized, UnsupportedTraceFormat | ValidationError> => {
-    let result: Either.Either<ReadonlyArray<NormalizedTrace>, string>
-    try {
-      result = importer.read(body)
-    } catch {
-      result = Either.left("the trace could not be read")
-    }
-    // A trace of which no event could be read is never accepted empty.
-    const traces = Either.map(result, (read) => read.filter((trace) => trace.events.length > 0))
-    return Either.match(traces, {
-      onLeft: (message) => Either.left(new ValidationError({ message: `the ${importer.format} trace cannot be used: ${message}` })),
-      onRight: (traces) =>
-        traces.length === 0
-          ? Either.left(new ValidationError({ message: `the ${importer.format} trace holds no events` }))
-          : Either.right({ format: importer.format, traces })
-    })
-  }
   if (format === "native") {
     const native = readNative(body)
     return native === undefined ? Either.left(unsupported(body, "native")) : Either.right({ format: "native", traces: [native] })
@@ -217,10 +230,10 @@ const readTraces = (body: unknown, format: FormatOption): Either.Either<Normaliz
   if (format !== "auto") {
     const importer = byFormat.get(format)
     if (importer === undefined || !safeDetect(importer, body)) return Either.left(unsupported(body, format))
-    return read(importer)
+    return readWith(importer, body)
   }
   const importer = detectFormat(body)
-  const detectedRead = importer === undefined ? undefined : read(importer)
+  const detectedRead = importer === undefined ? undefined : readWith(importer, body)
   if (detectedRead !== undefined && Either.isRight(detectedRead)) return detectedRead
   const native = readNative(body)
   if (native !== undefined) return Either.right({ format: "native", traces: [native] })

@@ -134,6 +134,7 @@ const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
   ["Contract", "Api", "Client", "Docs"],
   ["Catalogue"],
   ["Traces"],
+  ["Otlp/Wire"],
   ["Registry", "Config", "Errors", "Text", "Lru"]
 ]
 
@@ -155,10 +156,21 @@ const SERVICE_FILES: ReadonlyMap<string, string> = new Map([
   ["src/Alerts/Delivery.ts", "Alerts/Delivery"]
 ])
 
-/** A file's unit: its folder under src/ (or a service file of one), or a root file's name; undefined outside src/. */
+/**
+ * A folder's sub-folder that is a unit of its own, in a lower layer than the folder: OTLP's wire
+ * format (the model, OTLP/JSON, protobuf, the Status replies) under the receiver and the assembly,
+ * so the trace readers, the diagnose's OTLP output and the alerts' deliverer use the one model
+ * without importing the receiver (issue 51).
+ */
+const SUB_FOLDERS: ReadonlyMap<string, string> = new Map([
+  ["src/Otlp/Wire/", "Otlp/Wire"]
+])
+
+/** A file's unit: its folder under src/ (or a service file or sub-folder of one), or a root file's name; undefined outside src/. */
 const unitOf = (file: string): string | undefined => {
   const service = SERVICE_FILES.get(file)
   if (service !== undefined) return service
+  for (const [folder, unit] of SUB_FOLDERS) if (file.startsWith(folder)) return unit
   const parts = file.split("/")
   if (parts[0] !== "src" || parts.length < 2) return undefined
   return parts.length > 2 ? parts[1] : parts[1]?.replace(/\.ts$/, "")

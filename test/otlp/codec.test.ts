@@ -1,5 +1,5 @@
 /**
- * The OTLP/HTTP wire codec (src/Otlp/Proto.ts, src/Otlp/Json.ts) against the OpenTelemetry SDK's
+ * The OTLP/HTTP wire codec (src/Otlp/Wire/Proto.ts, src/Otlp/Wire/Json.ts) against the OpenTelemetry SDK's
  * own serializers (@opentelemetry/otlp-transformer): real spans, log records and metrics made by the
  * SDKs, serialized both ways, read into the same objects with the right values (hex ids, exact
  * nanoseconds); requests re-encoded and responses read back by the SDK; and malformed input
@@ -22,9 +22,9 @@ import { resourceFromAttributes } from "@opentelemetry/resources"
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from "@opentelemetry/sdk-logs"
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics"
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { exportResponseJson, readLogsJson, readMetricsJson, readTracesJson } from "../../src/Otlp/Json.js"
-import { statusBody, statusProtobuf } from "../../src/Otlp/Status.js"
-import type { AnyValue, KeyValue, LogRecord, LogsRequest, Span, TracesRequest } from "../../src/Otlp/Model.js"
+import { exportResponseJson, readLogsJson, readMetricsJson, readTracesJson } from "../../src/Otlp/Wire/Json.js"
+import { statusBody, statusProtobuf } from "../../src/Otlp/Wire/Status.js"
+import type { AnyValue, KeyValue, LogRecord, LogsRequest, Span, TracesRequest } from "../../src/Otlp/Wire/Model.js"
 import {
   decodeLogs,
   decodeMetrics,
@@ -34,7 +34,7 @@ import {
   encodeLogs,
   encodeTraces,
   unsignedDecimal
-} from "../../src/Otlp/Proto.js"
+} from "../../src/Otlp/Wire/Proto.js"
 
 const json = (bytes: Uint8Array | undefined): unknown => JSON.parse(new TextDecoder().decode(bytes))
 const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value))

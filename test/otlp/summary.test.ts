@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { MAX_LABEL_VALUE } from "../../src/Contract/RunsContract.js"
-import type { Span } from "../../src/Otlp/Model.js"
+import type { Span } from "../../src/Otlp/Wire/Model.js"
 import { summarize } from "../../src/Otlp/Assembly.js"
 
 const root: Span = {

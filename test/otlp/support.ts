@@ -1,13 +1,13 @@
 /**
  * What the OTLP heavy tests (kill.test.ts, replicas.test.ts) share: bounded polling, the runs a
  * service exports (`GET /v1/runs/export`, the run with its normalized trace), and small GenAI
- * traces as OTLP/JSON objects (src/Otlp/Model.ts) whose every span makes events of its own: an
+ * traces as OTLP/JSON objects (src/Otlp/Wire/Model.ts) whose every span makes events of its own: an
  * `invoke_agent` root with its messages and `execute_tool` spans with distinct arguments.
  */
 import { expect } from "@effect/vitest"
 import { Schema } from "effect"
 import { RunExport } from "../../src/Contract/RunsContract.js"
-import type { KeyValue, Span, TracesRequest } from "../../src/Otlp/Model.js"
+import type { KeyValue, Span, TracesRequest } from "../../src/Otlp/Wire/Model.js"
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

@@ -38,7 +38,7 @@ const request: StoredRequest = {
 
 /** Diagnose is never reached in these tests: a run over budget is skipped before it. */
 const unreachable = Effect.die(new Error("diagnose was called"))
-const noDiagnose: DiagnoseServiceShape = { diagnose: () => unreachable, admitEach: () => unreachable, check: () => unreachable, run: () => unreachable, checksOf: () => [] }
+const noDiagnose: DiagnoseServiceShape = { diagnose: () => unreachable, admitEach: () => unreachable, admitOtlp: () => unreachable, check: () => unreachable, run: () => unreachable, checksOf: () => [] }
 
 const recordingCache = (evicted: Array<string>): AnalysisCacheShape => ({
   enabled: true,

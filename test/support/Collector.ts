@@ -8,9 +8,9 @@
 import { Either } from "effect"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { gunzipSync } from "node:zlib"
-import { readLogsJson, readTracesJson } from "../../src/Otlp/Json.js"
-import type { AnyValue, KeyValue, LogRecord, Span } from "../../src/Otlp/Model.js"
-import { decodeLogs, decodeTraces } from "../../src/Otlp/Proto.js"
+import { readLogsJson, readTracesJson } from "../../src/Otlp/Wire/Json.js"
+import type { AnyValue, KeyValue, LogRecord, Span } from "../../src/Otlp/Wire/Model.js"
+import { decodeLogs, decodeTraces } from "../../src/Otlp/Wire/Proto.js"
 import { listenLoopback } from "./Net.js"
 
 export interface CollectedSpan extends Span {

@@ -16,51 +16,38 @@ import type { Severity } from "../../Catalogue/Severity.js"
 import type { CheckFinding } from "../../Contract/ChecksContract.js"
 import type { ChecksResponse } from "../../Contract/DiagnoseContract.js"
 import type { DiagnoseReport, ReportContext, ReportFinding } from "../../Contract/DiagnoseReport.js"
+import {
+  type AnyValue,
+  arrayValue,
+  boolValue,
+  doubleValue,
+  type InstrumentationScope,
+  intValue,
+  type KeyValue,
+  type LogRecord,
+  type Resource,
+  stringValue
+} from "../../Otlp/Wire/Model.js"
 import { spanIdOfSource } from "../../Traces/Formats/Spans/Session.js"
 import { checkEvidenceText, checkRuleId, friendlyName, oneLine, SERVICE_NAME } from "./Common.js"
 
-export type AnyValue =
-  | { readonly stringValue: string }
-  | { readonly boolValue: boolean }
-  | { readonly intValue: string }
-  | { readonly doubleValue: number }
-  | { readonly arrayValue: { readonly values: ReadonlyArray<AnyValue> } }
-  | { readonly kvlistValue: { readonly values: ReadonlyArray<KeyValue> } }
+/**
+ * A record as this renderer writes it: OTLP's log record (Otlp/Wire/Model.ts) with every field it
+ * fills present, and the trace context only on a record that cites a span (absent, not empty).
+ */
+export type EvaluationRecord =
+  & Required<Pick<LogRecord, "timeUnixNano" | "observedTimeUnixNano" | "severityNumber" | "severityText" | "eventName" | "body" | "attributes">>
+  & Partial<Pick<LogRecord, "traceId" | "spanId">>
 
-export interface KeyValue {
-  readonly key: string
-  readonly value: AnyValue
-}
-
-export interface LogRecord {
-  readonly timeUnixNano: string
-  readonly observedTimeUnixNano: string
-  readonly severityNumber: number
-  readonly severityText: string
-  readonly eventName: string
-  readonly body: AnyValue
-  readonly attributes: ReadonlyArray<KeyValue>
-  readonly traceId?: string
-  readonly spanId?: string
-}
-
-export interface ExportLogsServiceRequest {
+/** The `ExportLogsServiceRequest` this renderer writes: one resource, one instrumentation scope. */
+export interface EvaluationLogs {
   readonly resourceLogs: ReadonlyArray<{
-    readonly resource: { readonly attributes: ReadonlyArray<KeyValue> }
-    readonly scopeLogs: ReadonlyArray<{
-      readonly scope: { readonly name: string; readonly version: string }
-      readonly logRecords: ReadonlyArray<LogRecord>
-    }>
+    readonly resource: Resource
+    readonly scopeLogs: ReadonlyArray<{ readonly scope: InstrumentationScope; readonly logRecords: ReadonlyArray<EvaluationRecord> }>
   }>
 }
 
 export const EVALUATION_EVENT = "gen_ai.evaluation.result"
-
-export const stringValue = (value: string): AnyValue => ({ stringValue: value })
-export const doubleValue = (value: number): AnyValue => ({ doubleValue: value })
-export const intValue = (value: number): AnyValue => ({ intValue: String(Math.trunc(value)) })
-export const boolValue = (value: boolean): AnyValue => ({ boolValue: value })
-export const arrayValue = (values: ReadonlyArray<AnyValue>): AnyValue => ({ arrayValue: { values } })
 
 const attribute = (key: string, value: AnyValue): KeyValue => ({ key, value })
 
@@ -111,7 +98,7 @@ export const citedSpan = (
   return undefined
 }
 
-const record = (report: DiagnoseReport, finding: ReportFinding, time: string): LogRecord => {
+const record = (report: DiagnoseReport, finding: ReportFinding, time: string): EvaluationRecord => {
   const title = oneLine(finding.title)
   const explanation = oneLine(finding.explanation)
   const span = citedSpan(report.trace, finding)
@@ -156,7 +143,7 @@ const traceAttributes = (trace: DiagnoseReport["trace"]): Array<KeyValue> => [
 ]
 
 /** A check finding's record (DECISIONS §23): named by its SARIF rule id, score 1 (a deterministic check is certain of what it read). */
-const checkRecord = (trace: DiagnoseReport["trace"], decisive: DiagnoseReport["decisive_step"], check: CheckFinding, time: string): LogRecord => {
+const checkRecord = (trace: DiagnoseReport["trace"], decisive: DiagnoseReport["decisive_step"], check: CheckFinding, time: string): EvaluationRecord => {
   const title = oneLine(check.title)
   const explanation = oneLine(check.explanation)
   const span = citedSpan(trace, check)
@@ -192,7 +179,7 @@ const checkRecord = (trace: DiagnoseReport["trace"], decisive: DiagnoseReport["d
 }
 
 /** Records in one request, under `service.name`. */
-const exportOf = (serviceName: string, logRecords: ReadonlyArray<LogRecord>): ExportLogsServiceRequest => ({
+const exportOf = (serviceName: string, logRecords: ReadonlyArray<EvaluationRecord>): EvaluationLogs => ({
   resourceLogs: [{
     resource: {
       attributes: [
@@ -205,13 +192,13 @@ const exportOf = (serviceName: string, logRecords: ReadonlyArray<LogRecord>): Ex
 })
 
 /** The check findings, then the lens findings, as `gen_ai.evaluation.result` log records in one ExportLogsServiceRequest. */
-export const renderOtlp = (report: DiagnoseReport, _context: ReportContext): ExportLogsServiceRequest => evaluationLogs(report, SERVICE_NAME)
+export const renderOtlp = (report: DiagnoseReport, _context: ReportContext): EvaluationLogs => evaluationLogs(report, SERVICE_NAME)
 
 /**
  * The checks alone on traces (`svc check`, one or several files) as their records, in one
  * ExportLogsServiceRequest, stamped `at` (an ISO time: a checks answer carries none of its own).
  */
-export const renderChecksOtlp = (results: ReadonlyArray<ChecksResponse>, at: string): ExportLogsServiceRequest => {
+export const renderChecksOtlp = (results: ReadonlyArray<ChecksResponse>, at: string): EvaluationLogs => {
   const time = unixNanos(at)
   return exportOf(SERVICE_NAME, results.flatMap((result) => result.checks.map((check) => checkRecord(result.trace, result.decisive_step, check, time))))
 }
@@ -221,7 +208,7 @@ export const renderChecksOtlp = (results: ReadonlyArray<ChecksResponse>, at: str
  * SVC_EVALUATION_ENDPOINT (DECISIONS §21), named as the service's own spans are (OTEL_SERVICE_NAME),
  * so a receiver that is this service drops them as its own.
  */
-export const evaluationLogs = (report: DiagnoseReport, serviceName: string): ExportLogsServiceRequest => {
+export const evaluationLogs = (report: DiagnoseReport, serviceName: string): EvaluationLogs => {
   const time = unixNanos(report.generated_at)
   return exportOf(serviceName, [
     ...report.checks.map((check) => checkRecord(report.trace, report.decisive_step, check, time)),

@@ -13,11 +13,11 @@ import { errorResponse } from "../../Edge/Forward.js"
 import { headerValue } from "../../Edge/Headers.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { type ApiError, errorKinds, UnsupportedMediaType } from "../../Errors.js"
-import type { Signal } from "../../Otlp/Model.js"
+import type { Signal } from "../../Otlp/Wire/Model.js"
 import { type OtlpBody, OtlpReceiver } from "../../Otlp/Receiver.js"
 import { JsonBounds, parseJsonObject } from "../../Intake/Json.js"
-import { OTLP_JSON_MAX_DEPTH } from "../../Otlp/Json.js"
-import { bodyEncodingOf, encodingOf } from "../../Otlp/Status.js"
+import { OTLP_JSON_MAX_DEPTH } from "../../Otlp/Wire/Json.js"
+import { bodyEncodingOf, encodingOf } from "../../Otlp/Wire/Status.js"
 
 const EMPTY = new Uint8Array(0)
 
@@ -39,7 +39,7 @@ export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
           }
           const bytes = edge.body ?? EMPTY
           // OTLP/JSON parsed here under the JSON bounds (depth, keys: 400), the depth as deep as protobuf's AnyValues
-          // may nest (Otlp/Json.ts); protobuf decoded by the receiver
+          // may nest (Otlp/Wire/Json.ts); protobuf decoded by the receiver
           const bounds = yield* JsonBounds
           const body: OtlpBody = encoding === "json"
             ? { encoding, value: yield* Effect.provideService(parseJsonObject(bytes), JsonBounds, { ...bounds, maxDepth: Math.max(bounds.maxDepth, OTLP_JSON_MAX_DEPTH) }) }

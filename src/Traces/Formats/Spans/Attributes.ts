@@ -4,6 +4,7 @@
  * `gen_ai.prompt.1.*`) as nested values. Pure and total on every JSON value.
  */
 import { Predicate } from "effect"
+import { ANY_VALUE_CASES } from "../../../Otlp/Wire/Model.js"
 import { bytesAsText, setOwn } from "../../../Text.js"
 
 export type Json = Readonly<Record<string, unknown>>
@@ -21,13 +22,11 @@ export const first = <A>(...values: ReadonlyArray<A | undefined>): A | undefined
 // ---------------------------------------------------------------------------------------------
 // OTLP AnyValue / KeyValue
 
-const ANY_VALUE_KEYS = new Set(["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"])
-
-/** True for an OTLP AnyValue wrapper (`{stringValue}`, `{kvlistValue}`, ..., or the empty `{}`). */
+/** True for an OTLP AnyValue wrapper (`{stringValue}`, `{kvlistValue}`, ..., or the empty `{}`): one of the model's cases (Otlp/Wire/Model.ts), read off untyped JSON. */
 const isAnyValue = (value: unknown): value is Json => {
   if (!Predicate.isRecord(value)) return false
   const keys = Object.keys(value)
-  return keys.length === 0 || (keys.length === 1 && keys[0] !== undefined && ANY_VALUE_KEYS.has(keys[0]))
+  return keys.length === 0 || (keys.length === 1 && keys[0] !== undefined && ANY_VALUE_CASES.has(keys[0]))
 }
 
 /** An OTLP AnyValue as a plain value: arrays and kvlists become arrays and objects. */

@@ -1,9 +1,11 @@
 /**
- * OTLP's messages as the receiver holds them (DECISIONS §18): the OTLP/JSON form, whichever
- * encoding they arrived in. Protobuf is decoded into this form (Proto.ts) and JSON is checked into
- * it (Json.ts), so both encodings of the same spans are the same objects from here on: the pending
- * spans kept in the store are these, and a completed trace is handed to the span reader as an
- * OTLP/JSON document (`resourceSpans`, `resourceLogs`), the format it already reads.
+ * OTLP's messages in one form (DECISIONS §18): the OTLP/JSON form, whichever encoding they arrived
+ * in. Protobuf is decoded into this form (Proto.ts) and JSON is checked into it (Json.ts), so both
+ * encodings of the same spans are the same objects from here on: the pending spans kept in the
+ * store are these, and a completed trace is handed to the span readers as an OTLP/JSON document
+ * (`OtlpDocument`: `resourceSpans`, `resourceLogs`), the format they already read. What the service
+ * writes in OTLP (a diagnose's `gen_ai.evaluation.result` records, Diagnose/Render/Otlp.ts) is made
+ * of the same values.
  *
  * The form's rules (OTLP/JSON): trace and span ids are lowercase hex (32 and 16 digits; empty when
  * absent), 64-bit integers are decimal strings, enums are integers, field names lowerCamelCase.
@@ -32,6 +34,27 @@ export interface KeyValue {
   readonly key: string
   readonly value: AnyValue
 }
+
+/** The key of each AnyValue case (its object's one key). */
+type AnyValueCase = AnyValue extends infer Case ? Case extends Readonly<Record<string, never>> ? never : keyof Case : never
+const CASES: { readonly [Case in AnyValueCase]: true } = {
+  stringValue: true,
+  boolValue: true,
+  intValue: true,
+  doubleValue: true,
+  arrayValue: true,
+  kvlistValue: true,
+  bytesValue: true
+}
+/** Every AnyValue case's key, compiler-checked against the type: how a reader of untyped JSON tells an AnyValue. */
+export const ANY_VALUE_CASES: ReadonlySet<string> = new Set(Object.keys(CASES))
+
+export const stringValue = (value: string): AnyValue => ({ stringValue: value })
+export const boolValue = (value: boolean): AnyValue => ({ boolValue: value })
+/** An integer, truncated, as OTLP/JSON writes 64-bit integers: a decimal string. */
+export const intValue = (value: number): AnyValue => ({ intValue: String(Math.trunc(value)) })
+export const doubleValue = (value: number): AnyValue => ({ doubleValue: value })
+export const arrayValue = (values: ReadonlyArray<AnyValue>): AnyValue => ({ arrayValue: { values } })
 
 export interface Resource {
   readonly attributes: ReadonlyArray<KeyValue>
@@ -134,6 +157,9 @@ export interface ResourceLogs {
 export interface LogsRequest {
   readonly resourceLogs: ReadonlyArray<ResourceLogs>
 }
+
+/** A trace's spans and log records in one OTLP/JSON document: what the span readers take of a trace the assembly completed. */
+export interface OtlpDocument extends TracesRequest, LogsRequest {}
 
 /** `ExportMetricsServiceRequest`, as far as the receiver reads it: metrics are counted and discarded. */
 export interface MetricsRequest {
