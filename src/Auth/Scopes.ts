@@ -14,7 +14,8 @@ import { AppConfig } from "../Config.js"
 import { InternalError } from "../Errors.js"
 import { encodeScopeName } from "../Text.js"
 import type { KeyRole } from "../Config/KeyRoles.js"
-import { scopeOf } from "./Roles.js"
+import type { Role } from "../Config/KeyRoles.js"
+import { roleOf, scopeOf } from "./Roles.js"
 
 /** The owner of stored data: everyone (auth not required) or one key name. */
 export type DataScope = { readonly _tag: "Shared" } | { readonly _tag: "Key"; readonly name: string }
@@ -44,6 +45,8 @@ export interface ScopesShape {
    * when auth is required and no key was verified, which the guards have already refused (401).
    */
   readonly of: (keyName: string | null) => RequestScopes | undefined
+  /** The role of a verified key's name (SVC_API_KEY_ROLES); null when auth is not required or no key was verified. */
+  readonly roleOf: (keyName: string | null) => Role | null
 }
 
 export class Scopes extends Context.Tag("Scopes")<Scopes, ScopesShape>() {}
@@ -55,13 +58,15 @@ export const makeScopes = (options: {
   readonly roles?: ReadonlyMap<string, KeyRole>
 }): ScopesShape => {
   const shared: RequestScopes = { data: SHARED, cache: scopeTokenOf(SHARED) }
+  const of = (keyName: string | null): RequestScopes | undefined => {
+    if (!options.authRequired) return shared
+    if (keyName === null) return undefined
+    const data: DataScope = { _tag: "Key", name: options.roles === undefined ? keyName : scopeOf(options.roles, keyName) }
+    return { data, cache: options.cacheScope === "global" ? shared.cache : scopeTokenOf(data) }
+  }
   return {
-    of: (keyName) => {
-      if (!options.authRequired) return shared
-      if (keyName === null) return undefined
-      const data: DataScope = { _tag: "Key", name: options.roles === undefined ? keyName : scopeOf(options.roles, keyName) }
-      return { data, cache: options.cacheScope === "global" ? shared.cache : scopeTokenOf(data) }
-    }
+    of,
+    roleOf: (keyName) => (!options.authRequired || keyName === null ? null : roleOf(options.roles ?? new Map(), keyName))
   }
 }
 

@@ -6,7 +6,7 @@
  * effect fails with 503 `store_unavailable`.
  */
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
-import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
+import { Caller, callerScope } from "../Auth/Caller.js"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import { shownUrl } from "../Config/Alerts.js"
 import {
@@ -37,24 +37,23 @@ import { readPage, readStoredReport, readStoredRequest } from "../Runs/RunsServi
 type Base = StoreUnavailable | InternalError
 
 export interface ProblemsServiceShape {
-  readonly list: (keyName: string | null, query: typeof ProblemListParams.Type) => Effect.Effect<{ readonly problems: ReadonlyArray<Problem>; readonly next_cursor: string | null }, ValidationError | Base>
-  readonly get: (keyName: string | null, id: string) => Effect.Effect<ProblemDetail, NotFound | Base>
-  readonly update: (keyName: string | null, id: string, update: typeof ProblemUpdate.Type) => Effect.Effect<Problem, NotFound | ValidationError | Base>
-  readonly merge: (keyName: string | null, id: string, into: string) => Effect.Effect<Problem, NotFound | ValidationError | Base>
-  readonly detach: (keyName: string | null, id: string, runId: string) => Effect.Effect<Problem, NotFound | ValidationError | Base>
-  readonly compare: (keyName: string | null, query: typeof CompareParams.Type) => Effect.Effect<typeof ProblemComparison.Type, ValidationError | Base>
-  readonly digest: (keyName: string | null) => Effect.Effect<typeof Digest.Type, Base>
+  readonly list: (query: typeof ProblemListParams.Type) => Effect.Effect<{ readonly problems: ReadonlyArray<Problem>; readonly next_cursor: string | null }, ValidationError | Base, Caller>
+  readonly get: (id: string) => Effect.Effect<ProblemDetail, NotFound | Base, Caller>
+  readonly update: (id: string, update: typeof ProblemUpdate.Type) => Effect.Effect<Problem, NotFound | ValidationError | Base, Caller>
+  readonly merge: (id: string, into: string) => Effect.Effect<Problem, NotFound | ValidationError | Base, Caller>
+  readonly detach: (id: string, runId: string) => Effect.Effect<Problem, NotFound | ValidationError | Base, Caller>
+  readonly compare: (query: typeof CompareParams.Type) => Effect.Effect<typeof ProblemComparison.Type, ValidationError | Base, Caller>
+  readonly digest: Effect.Effect<typeof Digest.Type, Base, Caller>
   /**
    * Rebuilds the caller's scope's problems under DECISIONS §24 (`svc problems regroup`): the checks
    * run again on every done run's stored trace, its report's checks and failures rewritten, and
    * the problems made again from the failures (Store/Problems.ts `regroup`: ids, statuses and
    * merges carry over; no alert).
    */
-  readonly regroup: (keyName: string | null) => Effect.Effect<RegroupOutcome, Base>
+  readonly regroup: Effect.Effect<RegroupOutcome, Base, Caller>
   readonly deliveries: (
-    keyName: string | null,
     query: typeof PageParams.Type
-  ) => Effect.Effect<{ readonly deliveries: ReadonlyArray<typeof AlertDelivery.Type>; readonly next_cursor: string | null }, ValidationError | Base>
+  ) => Effect.Effect<{ readonly deliveries: ReadonlyArray<typeof AlertDelivery.Type>; readonly next_cursor: string | null }, ValidationError | Base, Caller>
 }
 
 export class ProblemsService extends Context.Tag("ProblemsService")<ProblemsService, ProblemsServiceShape>() {}
@@ -112,13 +111,10 @@ const notFound = (id: string) => new NotFound({ message: `no problem ${JSON.stri
 export const ProblemsServiceLive = Layer.effect(
   ProblemsService,
   Effect.gen(function*() {
-    const scopes = yield* Scopes
     const access = yield* RunStoreAccess
     const catalogue = yield* Catalogue
     const checkRules = yield* Checks
     const catalogueOrder = catalogue.entries.map((entry) => entry.pattern.code.slug)
-
-    const scopeOf = (keyName: string | null) => scopeTokenFor(scopes, keyName)
 
     /** The playbooks the examples' findings point to, most runs first, titled from the catalogue. */
     const interventionsOf = (detail: StoredDetail) => {
@@ -161,9 +157,9 @@ export const ProblemsServiceLive = Layer.effect(
       fingerprints: detail.fingerprints
     })
 
-    const list: ProblemsServiceShape["list"] = (keyName, query) =>
+    const list: ProblemsServiceShape["list"] = (query) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const { cursor, limit } = yield* readPage(query)
         const store = yield* access.problems
         // the decoded query is the store's filter (the same names; its page read above)
@@ -181,17 +177,17 @@ export const ProblemsServiceLive = Layer.effect(
         }
       })
 
-    const get: ProblemsServiceShape["get"] = (keyName, id) =>
+    const get: ProblemsServiceShape["get"] = (id) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const store = yield* access.problems
         const found = yield* inStore("problems.get", store.get(scope, id))
         return Option.isNone(found) ? yield* notFound(id) : wireDetail(found.value)
       })
 
-    const update: ProblemsServiceShape["update"] = (keyName, id, change) =>
+    const update: ProblemsServiceShape["update"] = (id, change) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         if (change.status !== "resolved" && change.resolved_in_version !== undefined && change.resolved_in_version !== null) {
           return yield* new ValidationError({ message: "resolved_in_version goes with status resolved" })
         }
@@ -201,9 +197,9 @@ export const ProblemsServiceLive = Layer.effect(
         return Option.isNone(updated) ? yield* notFound(id) : wireProblem(updated.value)
       })
 
-    const merge: ProblemsServiceShape["merge"] = (keyName, id, into) =>
+    const merge: ProblemsServiceShape["merge"] = (id, into) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const store = yield* access.problems
         const outcome = yield* inStore("problems.merge", store.merge(scope, id, into, yield* Clock.currentTimeMillis))
         switch (outcome._tag) {
@@ -217,9 +213,9 @@ export const ProblemsServiceLive = Layer.effect(
         }
       })
 
-    const detach: ProblemsServiceShape["detach"] = (keyName, id, runId) =>
+    const detach: ProblemsServiceShape["detach"] = (id, runId) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const store = yield* access.problems
         const detached = yield* inStore("problems.detach", store.detach(scope, id, runId, yield* Clock.currentTimeMillis))
         return Option.isNone(detached)
@@ -227,9 +223,9 @@ export const ProblemsServiceLive = Layer.effect(
           : wireProblem(detached.value)
       })
 
-    const compare: ProblemsServiceShape["compare"] = (keyName, query) =>
+    const compare: ProblemsServiceShape["compare"] = (query) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         if (query.a === query.b) return yield* new ValidationError({ message: "a and b must be two different values" })
         const limit = query.limit ?? DEFAULT_PAGE
         const store = yield* access.problems
@@ -247,9 +243,9 @@ export const ProblemsServiceLive = Layer.effect(
         }
       })
 
-    const digest: ProblemsServiceShape["digest"] = (keyName) =>
+    const digest: ProblemsServiceShape["digest"] =
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const store = yield* access.problems
         const data = yield* inStore("problems.digest", store.digest(scope, yield* Clock.currentTimeMillis))
         // each listed problem's verdict, from its exemplars (DECISIONS §24)
@@ -272,18 +268,19 @@ export const ProblemsServiceLive = Layer.effect(
         }
       })
 
-    const deliveries: ProblemsServiceShape["deliveries"] = (keyName, query) =>
+    const deliveries: ProblemsServiceShape["deliveries"] = (query) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const { cursor, limit } = yield* readPage(query)
         const store = yield* access.problems
         const page = yield* inStore("alerts.deliveries", store.deliveries(scope, limit, cursor))
         return { deliveries: page.deliveries.map(wireDelivery), next_cursor: page.nextCursor }
       })
 
-    const regroup: ProblemsServiceShape["regroup"] = (keyName) =>
+    const regroup: ProblemsServiceShape["regroup"] =
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const caller = yield* Caller
+        const scope = yield* callerScope
         const runStore = yield* access.store
         const store = yield* access.problems
         const runs: Array<RegroupRun> = []
@@ -296,7 +293,7 @@ export const ProblemsServiceLive = Layer.effect(
             if (Either.isLeft(request) || report === undefined) continue
             const trace = request.right.trace
             // today's checks and failures on the kept trace and the lenses' kept findings
-            const checks = checkRules.run(trace, keyName)
+            const checks = checkRules.run(trace, caller.keyName)
             const decisive = decisiveStepOf(report.findings, trace, checks)
             const severity = severityAt(Math.max(0, ...report.findings.map((finding) => severityRank(finding.severity)), ...checks.map((check) => severityRank(check.severity))))
             const failures = failuresOf(trace, checks, report.findings, catalogueOrder, decisive?.event ?? null).map((failure) => wireFailure(failure))

@@ -14,7 +14,9 @@ import { AnalysisProgress, type AnalysisProgressShape } from "../../Analysis/Pro
 import { AnalysisResourcesLive, RunsLayerLive } from "../../Resources.js"
 import { Catalogue } from "../../Catalogue/Catalogue.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
+import { Caller, callerFrom } from "../../Auth/Caller.js"
 import { LOCAL_OPERATIONS, type Operation } from "../../Auth/Operations.js"
+import { Scopes } from "../../Auth/Scopes.js"
 import { type ApiError, errorKinds } from "../../Errors.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
 import { NO_QUERY } from "../../Intake/Intake.js"
@@ -68,6 +70,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
     const diagnoses = Context.get(context, DiagnoseService)
     const reader = Context.get(context, TraceReader)
     const catalogue = Context.get(context, Catalogue)
+    const scopes = Context.get(context, Scopes)
     // The runs and problems, built once over the resources above on first use, in this command's scope.
     const scope = yield* Effect.scope
     const runsParts = yield* Effect.cached(
@@ -136,18 +139,19 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
       importLines: (lines) => inProcess(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs import"]), ([keyName, { runs }]) => runs.importLines(keyName, lines)))
     }
 
-    const problemsCall = <A, E extends ApiError>(operation: Operation, work: (problems: ProblemsServiceShape, keyName: string | null) => Effect.Effect<A, E>) =>
-      inProcess(Effect.flatMap(Effect.zip(keyNameFor(operation), runsParts), ([keyName, { problems }]) => work(problems, keyName)))
+    const problemsCall = <A, E extends ApiError>(operation: Operation, work: (problems: ProblemsServiceShape) => Effect.Effect<A, E, Caller>, asKey?: string) =>
+      inProcess(Effect.flatMap(Effect.zip(keyNameFor(operation), runsParts), ([keyName, { problems }]) =>
+        Effect.provideService(work(problems), Caller, callerFrom(scopes, asKey ?? keyName))))
     const problemsBackend: ProblemsBackend = {
-      list: (query) => problemsCall(LOCAL_OPERATIONS["problems list"], (problems, keyName) => problems.list(keyName, query)),
-      get: (id) => problemsCall(LOCAL_OPERATIONS["problems show"], (problems, keyName) => problems.get(keyName, id)),
-      update: (id, update) => problemsCall(LOCAL_OPERATIONS["problems update"], (problems, keyName) => problems.update(keyName, id, update)),
-      merge: (id, into) => problemsCall(LOCAL_OPERATIONS["problems merge"], (problems, keyName) => problems.merge(keyName, id, into)),
-      detach: (id, runId) => problemsCall(LOCAL_OPERATIONS["problems detach"], (problems, keyName) => problems.detach(keyName, id, runId)),
-      compare: (query) => problemsCall(LOCAL_OPERATIONS["problems compare"], (problems, keyName) => problems.compare(keyName, query)),
-      digest: problemsCall(LOCAL_OPERATIONS.digest, (problems, keyName) => problems.digest(keyName)),
+      list: (query) => problemsCall(LOCAL_OPERATIONS["problems list"], (problems) => problems.list(query)),
+      get: (id) => problemsCall(LOCAL_OPERATIONS["problems show"], (problems) => problems.get(id)),
+      update: (id, update) => problemsCall(LOCAL_OPERATIONS["problems update"], (problems) => problems.update(id, update)),
+      merge: (id, into) => problemsCall(LOCAL_OPERATIONS["problems merge"], (problems) => problems.merge(id, into)),
+      detach: (id, runId) => problemsCall(LOCAL_OPERATIONS["problems detach"], (problems) => problems.detach(id, runId)),
+      compare: (query) => problemsCall(LOCAL_OPERATIONS["problems compare"], (problems) => problems.compare(query)),
+      digest: problemsCall(LOCAL_OPERATIONS.digest, (problems) => problems.digest),
       // the caller's key needs the admin role; --scope names the key whose scope is rebuilt (this host's operator reaches every scope's store)
-      regroup: (scope) => problemsCall(LOCAL_OPERATIONS["problems regroup"], (problems, keyName) => problems.regroup(scope ?? keyName))
+      regroup: (scope) => problemsCall(LOCAL_OPERATIONS["problems regroup"], (problems) => problems.regroup, scope)
     }
 
     return {

@@ -11,6 +11,7 @@ import { Context, Effect, Layer, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import type { Guards } from "../../Auth/Guards.js"
+import type { Scopes } from "../../Auth/Scopes.js"
 import type { Catalogue } from "../../Catalogue/Catalogue.js"
 import type { AppConfig } from "../../Config.js"
 import type { DiagnoseService } from "../../Diagnose/DiagnoseService.js"
@@ -23,7 +24,7 @@ import type { ProblemsService } from "../../Problems/Service.js"
 import { McpHttp, type McpHttpShape } from "../../Edge/McpHttp.js"
 
 /** The services the MCP tools use, and the guards that check each tool's role. */
-export type McpRequirements = AnalyzeService | DiagnoseService | RunsService | ProblemsService | Catalogue | ErrorReporting | Guards | AppConfig
+export type McpRequirements = AnalyzeService | DiagnoseService | RunsService | ProblemsService | Catalogue | ErrorReporting | Guards | AppConfig | Scopes
 
 export const McpHttpOnFirstUse: Layer.Layer<McpHttp, never, McpRequirements> = Layer.scoped(
   McpHttp,

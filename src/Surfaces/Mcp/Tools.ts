@@ -18,7 +18,9 @@ import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
 import { Cause, Effect, Either, Exit, Layer, Predicate, Schema } from "effect"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
+import { callerFrom, Caller as ServiceCaller } from "../../Auth/Caller.js"
 import type { Operation } from "../../Auth/Operations.js"
+import { Scopes } from "../../Auth/Scopes.js"
 import type { Role } from "../../Config/KeyRoles.js"
 import { Catalogue } from "../../Catalogue/Catalogue.js"
 import type { Mode } from "../../Catalogue/Resources.js"
@@ -172,6 +174,7 @@ export const McpToolsLive = Layer.effectDiscard(
     const problems = yield* ProblemsService
     const catalogue = yield* Catalogue
     const reporting = yield* ErrorReporting
+    const scopes = yield* Scopes
 
     const contextOfCall: Effect.Effect<CallContext, InternalError, McpSchema.McpServerClient> = Effect.flatMap(McpSchema.McpServerClient, (client) => {
       const context = protocol.contextOf(client.clientId)
@@ -186,7 +189,7 @@ export const McpToolsLive = Layer.effectDiscard(
     const toolCall = <A, E extends ApiError>(
       label: string | null,
       operation: Operation,
-      run: (caller: Caller, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient>,
+      run: (caller: Caller, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient | ServiceCaller>,
       succeed: (value: A) => McpSchema.CallToolResult,
       settle: (exit: Exit.Exit<A, E | GuardFailure>, track: Tracked) => void = () => undefined
     ) =>
@@ -196,7 +199,7 @@ export const McpToolsLive = Layer.effectDiscard(
         // the guards for this tool's operation, once per call; the request id for what follows
         const called = Effect.flatMap(context.caller(operation), (caller) => {
           track.requestId = caller.requestId
-          return run(caller, track)
+          return Effect.provideService(run(caller, track), ServiceCaller, callerFrom(scopes, caller.keyName))
         })
         return yield* called.pipe(
           Effect.onExit((exit) =>
@@ -228,7 +231,7 @@ export const McpToolsLive = Layer.effectDiscard(
     const analysisCall = <A extends { readonly cached: boolean }, E extends ApiError>(
       pattern: string,
       operation: Operation,
-      run: (caller: Caller, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient>,
+      run: (caller: Caller, track: Tracked) => Effect.Effect<A, E, McpSchema.McpServerClient | ServiceCaller>,
       succeed: (value: A) => McpSchema.CallToolResult
     ) =>
       Effect.suspend(() => {
@@ -457,9 +460,9 @@ export const McpToolsLive = Layer.effectDiscard(
         toolCall(
           null,
           listProblemsOperation,
-          (caller) =>
+          () =>
             Effect.gen(function*() {
-              return yield* problems.list(caller.keyName, yield* listProblemsArguments(args))
+              return yield* problems.list(yield* listProblemsArguments(args))
             }),
           (list) => new McpSchema.CallToolResult({ content: [text(problemListSummary(list))], structuredContent: list })
         )
@@ -480,7 +483,7 @@ export const McpToolsLive = Layer.effectDiscard(
         toolCall(
           null,
           getProblemOperation,
-          (caller) => Effect.flatMap(getProblemArguments(args), ({ id }) => problems.get(caller.keyName, id)),
+          () => Effect.flatMap(getProblemArguments(args), ({ id }) => problems.get(id)),
           (detail) => new McpSchema.CallToolResult({ content: [text(problemSummary(detail))], structuredContent: detail })
         )
     })

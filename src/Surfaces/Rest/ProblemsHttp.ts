@@ -10,9 +10,9 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import { Api } from "../../Api.js"
 import { AppConfig } from "../../Config.js"
-import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { digestHtml, digestMarkdown } from "../../Problems/Digest.js"
 import { ProblemsService } from "../../Problems/Service.js"
+import { RequestCaller } from "./RequestCaller.js"
 import { withRetryAfter } from "./RunsHttp.js"
 
 export const ProblemsHttpLive = HttpApiBuilder.group(Api, "problems", (handlers) =>
@@ -20,18 +20,19 @@ export const ProblemsHttpLive = HttpApiBuilder.group(Api, "problems", (handlers)
     const problems = yield* ProblemsService
     const { alerts } = yield* AppConfig
     const base = Option.getOrNull(alerts.publicUrl)
-    const caller = <A, E, R>(run: (keyName: string | null) => Effect.Effect<A, E, R>) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => run(edge.keyName)))
+    const forCaller = yield* RequestCaller
+    const caller = <A, E, R>(effect: Effect.Effect<A, E, R>) => withRetryAfter(forCaller(effect))
     return handlers
-      .handle("listProblems", ({ urlParams }) => caller((keyName) => problems.list(keyName, urlParams)))
-      .handle("compareProblems", ({ urlParams }) => caller((keyName) => problems.compare(keyName, urlParams)))
-      .handle("getProblem", ({ path }) => caller((keyName) => problems.get(keyName, path.id)))
-      .handle("updateProblem", ({ path, payload }) => caller((keyName) => problems.update(keyName, path.id, payload)))
-      .handle("mergeProblem", ({ path, payload }) => caller((keyName) => problems.merge(keyName, path.id, payload.into)))
-      .handle("detachRun", ({ path, payload }) => caller((keyName) => problems.detach(keyName, path.id, payload.run_id)))
-      .handle("listDeliveries", ({ urlParams }) => caller((keyName) => problems.deliveries(keyName, urlParams)))
+      .handle("listProblems", ({ urlParams }) => caller(problems.list(urlParams)))
+      .handle("compareProblems", ({ urlParams }) => caller(problems.compare(urlParams)))
+      .handle("getProblem", ({ path }) => caller(problems.get(path.id)))
+      .handle("updateProblem", ({ path, payload }) => caller(problems.update(path.id, payload)))
+      .handle("mergeProblem", ({ path, payload }) => caller(problems.merge(path.id, payload.into)))
+      .handle("detachRun", ({ path, payload }) => caller(problems.detach(path.id, payload.run_id)))
+      .handle("listDeliveries", ({ urlParams }) => caller(problems.deliveries(urlParams)))
       .handleRaw("getDigest", ({ request, urlParams }) =>
-        caller((keyName) =>
-          Effect.map(problems.digest(keyName), (digest) => {
+        caller(
+          Effect.map(problems.digest, (digest) => {
             const accept = request.headers["accept"] ?? ""
             const output = urlParams.output ?? (accept.includes("text/markdown") ? "markdown" : accept.includes("text/html") ? "html" : "json")
             return output === "markdown"
