@@ -6,6 +6,7 @@
  * kind; the whole is bounded by the request deadline (504, upstream calls aborted).
  */
 import { Clock, Context, Duration, Effect, Either, Exit, Layer } from "effect"
+import { Caller } from "../Auth/Caller.js"
 import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"
 import { AnalysisProgress } from "../Analysis/Progress.js"
@@ -74,23 +75,21 @@ export type AdmitFailure = ValidationError | UnsupportedTraceFormat | RequestToo
 export type CheckFailure = ValidationError | UnsupportedTraceFormat | RequestTooLarge | InternalError
 
 export interface DiagnoseServiceShape {
-  /** `body`: the parsed request body; `keyName`: the caller's verified key name (data scope). */
+  /** `body`: the parsed request body; the `Caller` names the data scope. */
   readonly diagnose: (
     body: Record<string, unknown> | Array<unknown>,
-    keyName: string | null,
     requestId: string,
     /** Options given as query parameters (REST), used where the body gives none (DECISIONS §16). */
     query?: QueryOptions
-  ) => Effect.Effect<DiagnoseOutcome, DiagnoseFailure>
+  ) => Effect.Effect<DiagnoseOutcome, DiagnoseFailure, Caller>
   /**
    * Every trace of a body as its own admitted request (`select` narrows it to one): the body's
    * shape, format and options fail the whole; a trace over the limits fails alone.
    */
   readonly admitEach: (
     body: Record<string, unknown> | Array<unknown>,
-    keyName: string | null,
     query?: QueryOptions
-  ) => Effect.Effect<AdmittedEach, AdmitFailure>
+  ) => Effect.Effect<AdmittedEach, AdmitFailure, Caller>
   /**
    * A trace the OTLP assembly completed, admitted as `admitEach` admits a body's traces (each
    * normalized, redacted and judged by the limits on its own, the hints redacted), with no body to
@@ -99,9 +98,8 @@ export interface DiagnoseServiceShape {
    */
   readonly admitOtlp: (
     document: OtlpDocument,
-    keyName: string | null,
     options: DiagnoseOptions
-  ) => Effect.Effect<AdmittedEach, ValidationError | InternalError>
+  ) => Effect.Effect<AdmittedEach, ValidationError | InternalError, Caller>
   /**
    * The checks alone (`POST /v1/checks`, DECISIONS §23): diagnose's intake of the trace (format,
    * select, limits, redaction), then the checks; no triage, lens or model, so the lenses' options
@@ -109,9 +107,8 @@ export interface DiagnoseServiceShape {
    */
   readonly check: (
     body: Record<string, unknown> | Array<unknown>,
-    keyName: string | null,
     query?: QueryOptions
-  ) => Effect.Effect<ChecksResponse, CheckFailure>
+  ) => Effect.Effect<ChecksResponse, CheckFailure, Caller>
   /**
    * Runs an admitted request: triage, the lenses, the merge (the worker's way in, and diagnose's).
    * `withoutLenses`: why no lens runs (a run of a known failure, DECISIONS §24): every lens is
@@ -120,13 +117,12 @@ export interface DiagnoseServiceShape {
    */
   readonly run: (
     request: AdmittedDiagnose,
-    keyName: string | null,
     requestId: string,
     withoutLenses?: string,
     checks?: ReadonlyArray<CheckFinding>
-  ) => Effect.Effect<DiagnoseOutcome, Timeout | InternalError>
+  ) => Effect.Effect<DiagnoseOutcome, Timeout | InternalError, Caller>
   /** The checks' findings on a trace in the caller's scope (SVC_CHECKS_FILE), as a diagnose's report holds them. */
-  readonly checksOf: (trace: NormalizedTrace, keyName: string | null) => ReadonlyArray<CheckFinding>
+  readonly checksOf: (trace: NormalizedTrace) => Effect.Effect<ReadonlyArray<CheckFinding>, never, Caller>
 }
 
 export class DiagnoseService extends Context.Tag("DiagnoseService")<DiagnoseService, DiagnoseServiceShape>() {}
@@ -189,8 +185,9 @@ export const DiagnoseServiceLive = Layer.effect(
       )
     })
 
-    const admitEach: DiagnoseServiceShape["admitEach"] = (body, keyName, query = NO_QUERY) =>
+    const admitEach: DiagnoseServiceShape["admitEach"] = (body, query = NO_QUERY) =>
       Effect.gen(function*() {
+        const { keyName } = yield* Caller
         // The typed request in its two phases (src/Intake/Requests.ts): the trace's shape, then,
         // after it is normalized under the limits, the options by the contract's schemas.
         const readers = yield* traceReaders
@@ -204,8 +201,9 @@ export const DiagnoseServiceLive = Layer.effect(
         return admittedEach(each.format, chosen, options, hintRedactions)
       })
 
-    const admitOtlp: DiagnoseServiceShape["admitOtlp"] = (document, keyName, options) =>
+    const admitOtlp: DiagnoseServiceShape["admitOtlp"] = (document, options) =>
       Effect.gen(function*() {
+        const { keyName } = yield* Caller
         const readers = yield* traceReaders
         const redactor = yield* redaction.forKey(keyName)
         const each = yield* readers.normalizeOtlp(document, limits, redactTrace(redactor))
@@ -226,16 +224,18 @@ export const DiagnoseServiceLive = Layer.effect(
         return { intake, redactor, format: normalized.format, trace }
       })
 
-    const diagnose: DiagnoseServiceShape["diagnose"] = (body, keyName, requestId, query = NO_QUERY) =>
+    const diagnose: DiagnoseServiceShape["diagnose"] = (body, requestId, query = NO_QUERY) =>
       Effect.gen(function*() {
+        const { keyName } = yield* Caller
         const { format, intake, redactor, trace } = yield* admitOne(body, keyName, query)
         const { hintRedactions, options } = yield* optionsOf(body, intake, redactor, query)
-        return yield* run({ format, trace, options, redactions: redactionsOf(trace.redactions, hintRedactions) }, keyName, requestId)
+        return yield* run({ format, trace, options, redactions: redactionsOf(trace.redactions, hintRedactions) }, requestId)
       })
 
-    const check: DiagnoseServiceShape["check"] = (body, keyName, query = NO_QUERY) =>
+    const check: DiagnoseServiceShape["check"] = (body, query = NO_QUERY) =>
       tracing.span(
-        Effect.map(admitOne(body, keyName, query), ({ format, trace }) => checksReportOf(format, trace, redactionsOf(trace.redactions), checkRules.run(trace, keyName))),
+        Effect.flatMap(Caller, ({ keyName }) =>
+          Effect.map(admitOne(body, keyName, query), ({ format, trace }) => checksReportOf(format, trace, redactionsOf(trace.redactions), checkRules.run(trace, keyName)))),
         "check",
         {
           onEnd: (exit, set) => {
@@ -262,8 +262,9 @@ export const DiagnoseServiceLive = Layer.effect(
         }
       })
 
-    const run: DiagnoseServiceShape["run"] = (request, keyName, requestId, withoutLenses, ran) =>
+    const run: DiagnoseServiceShape["run"] = (request, requestId, withoutLenses, ran) =>
       diagnoseSpan(request, Effect.gen(function*() {
+        const { keyName } = yield* Caller
         const startedAt = yield* Clock.currentTimeMillis
         yield* analyses.pace
         const { format, redactions, trace } = request
@@ -385,7 +386,7 @@ export const DiagnoseServiceLive = Layer.effect(
         return { report: mergeReport(input), events: trace.events, cacheKeys }
       }))
 
-    const checksOf: DiagnoseServiceShape["checksOf"] = (trace, keyName) => checkRules.run(trace, keyName)
+    const checksOf: DiagnoseServiceShape["checksOf"] = (trace) => Effect.map(Caller, ({ keyName }) => checkRules.run(trace, keyName))
 
     return { diagnose, admitEach, admitOtlp, check, run, checksOf }
   })

@@ -29,6 +29,8 @@
 import { Cause, Clock, Duration, Effect, Layer, Predicate, Schedule } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
+import { Caller, callerFrom } from "../Auth/Caller.js"
+import { Scopes } from "../Auth/Scopes.js"
 import { severityRank } from "../Catalogue/Severity.js"
 import { Checks } from "../Checks/Checks.js"
 import { AppConfig, type OtlpDiagnose } from "../Config.js"
@@ -231,6 +233,7 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
     const access = yield* RunStoreAccess
     const runs = yield* RunsService
     const checks = yield* Checks
+    const scopes = yield* Scopes
     const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`
     const quietMs = otlp.quietSeconds * 1000
     const maxAgeMs = otlp.maxAgeSeconds * 1000
@@ -252,7 +255,8 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
             skipped = decide(otlp.diagnose, failed, trace.traceId)
             return skipped
           }
-          const submitted = yield* runs.submitRun({ document, keyName: trace.keyName, labels: summary.labels, skip }).pipe(
+          // the run is the key's that sent the spans (its scope, redaction and checks)
+          const submitted = yield* Effect.provideService(runs.submitRun({ document, labels: summary.labels, skip }), Caller, callerFrom(scopes, trace.keyName)).pipe(
             Effect.map((outcome) => outcome.runs[0]?.id ?? null),
             // the run cannot be made (the trace is over the limits, holds nothing readable, or its key
             // is gone): dropped, and the log says why; an unavailable store leaves the claim to lapse

@@ -8,7 +8,7 @@
 import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Predicate, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { AppConfig } from "../Config.js"
-import { Scopes, scopeTokenFor } from "../Auth/Scopes.js"
+import { Caller, callerScope } from "../Auth/Caller.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Severity } from "../Catalogue/Severity.js"
 import { ExternalId, type Run, RunExport, RunLabels, type RunOptions, type RunTrace, SkipReason } from "../Contract/RunsContract.js"
@@ -187,8 +187,6 @@ export type SubmitFailure = AdmitFailure | Conflict | StoreUnavailable
  */
 export interface SubmitRunRequest {
   readonly document: OtlpDocument
-  /** The key that sent the spans (the run's scope); null with auth off. */
-  readonly keyName: string | null
   readonly labels: Readonly<Record<string, string>>
   /**
    * Whether each trace is skipped (not chosen for diagnosis: `not_failed`, `sampled_out`) or queued
@@ -217,43 +215,39 @@ export interface RunsServiceShape {
    */
   readonly submit: (
     body: Record<string, unknown> | Array<unknown>,
-    keyName: string | null,
     query?: QueryOptions,
     text?: string
-  ) => Effect.Effect<SubmitOutcome, SubmitFailure>
+  ) => Effect.Effect<SubmitOutcome, SubmitFailure, Caller>
   /** The run of a trace the OTLP assembly completed (`source: otlp`), kept as `submit` keeps a body's: the same scope, de-duplication and slices. */
-  readonly submitRun: (request: SubmitRunRequest) => Effect.Effect<SubmitOutcome, SubmitFailure>
+  readonly submitRun: (request: SubmitRunRequest) => Effect.Effect<SubmitOutcome, SubmitFailure, Caller>
   readonly list: (
-    keyName: string | null,
     query: typeof RunListParams.Type
-  ) => Effect.Effect<{ readonly runs: ReadonlyArray<Run>; readonly next_cursor: string | null }, ValidationError | StoreUnavailable | InternalError>
-  readonly get: (keyName: string | null, id: string) => Effect.Effect<Run & { readonly report?: DiagnoseReport }, NotFound | StoreUnavailable | InternalError>
+  ) => Effect.Effect<{ readonly runs: ReadonlyArray<Run>; readonly next_cursor: string | null }, ValidationError | StoreUnavailable | InternalError, Caller>
+  readonly get: (id: string) => Effect.Effect<Run & { readonly report?: DiagnoseReport }, NotFound | StoreUnavailable | InternalError, Caller>
   /** A run's trace as kept (normalized, redacted). */
-  readonly trace: (keyName: string | null, id: string) => Effect.Effect<typeof RunTrace.Type, NotFound | StoreUnavailable | InternalError>
+  readonly trace: (id: string) => Effect.Effect<typeof RunTrace.Type, NotFound | StoreUnavailable | InternalError, Caller>
   /** A done run's report with what its renderers need; 404 while it is not done. */
-  readonly report: (keyName: string | null, id: string) => Effect.Effect<RunReport, NotFound | StoreUnavailable | InternalError>
+  readonly report: (id: string) => Effect.Effect<RunReport, NotFound | StoreUnavailable | InternalError, Caller>
   /** Re-queues a failed or skipped run; 409 for a run in another state. */
-  readonly retry: (keyName: string | null, id: string) => Effect.Effect<Run, NotFound | Conflict | StoreUnavailable | InternalError>
+  readonly retry: (id: string) => Effect.Effect<Run, NotFound | Conflict | StoreUnavailable | InternalError, Caller>
   /**
    * Queues a run again with its lenses, whatever its problem knows (DECISIONS §24): it spends
    * budget; idempotent while queued; a running run is a conflict. Its report is replaced when done.
    */
-  readonly explain: (keyName: string | null, id: string) => Effect.Effect<Run, NotFound | Conflict | StoreUnavailable | InternalError>
+  readonly explain: (id: string) => Effect.Effect<Run, NotFound | Conflict | StoreUnavailable | InternalError, Caller>
   /** Re-queues every failed or skipped run (of `status`) of the scope; how many. */
-  readonly retryAll: (keyName: string | null, status: "failed" | "skipped") => Effect.Effect<number, StoreUnavailable | InternalError>
+  readonly retryAll: (status: "failed" | "skipped") => Effect.Effect<number, StoreUnavailable | InternalError, Caller>
   /** Removes a run, its trace, report and cache entries. */
-  readonly remove: (keyName: string | null, id: string) => Effect.Effect<void, NotFound | StoreUnavailable | InternalError>
+  readonly remove: (id: string) => Effect.Effect<void, NotFound | StoreUnavailable | InternalError, Caller>
   /** The scope's runs as export lines (JSON), newest first, page by page. */
   readonly exportPage: (
-    keyName: string | null,
     filter: RunFilter,
     cursor: string | null
-  ) => Effect.Effect<{ readonly lines: ReadonlyArray<string>; readonly next: string | null }, StoreUnavailable | InternalError>
+  ) => Effect.Effect<{ readonly lines: ReadonlyArray<string>; readonly next: string | null }, StoreUnavailable | InternalError, Caller>
   /** Restores exported lines in the caller's scope; how many were new, and the lines refused. */
   readonly importLines: (
-    keyName: string | null,
     lines: ReadonlyArray<string>
-  ) => Effect.Effect<{ readonly imported: number; readonly existing: number; readonly refused: ReadonlyArray<{ readonly line: number; readonly message: string }> }, StoreUnavailable | InternalError>
+  ) => Effect.Effect<{ readonly imported: number; readonly existing: number; readonly refused: ReadonlyArray<{ readonly line: number; readonly message: string }> }, StoreUnavailable | InternalError, Caller>
 }
 
 export class RunsService extends Context.Tag("RunsService")<RunsService, RunsServiceShape>() {}
@@ -266,13 +260,11 @@ const EXPORT_PAGE = 200
 export const RunsServiceLive = Layer.effect(
   RunsService,
   Effect.gen(function*() {
-    const scopes = yield* Scopes
     const { runs: runSettings } = yield* AppConfig
     const diagnoses = yield* DiagnoseService
     const access = yield* RunStoreAccess
     const cache = yield* AnalysisCache
 
-    const scopeOf = (keyName: string | null) => scopeTokenFor(scopes, keyName)
     /** The options of a run whose request names none: SVC_RUN_MODE and SVC_RUN_MAX_PATTERNS, the rest the diagnose's defaults. */
     const runOptions: DiagnoseOptions = {
       mode: runSettings.mode,
@@ -338,35 +330,37 @@ export const RunsServiceLive = Layer.effect(
         return { runs, rejected }
       })
 
-    const submit: RunsServiceShape["submit"] = (body, keyName, query = NO_QUERY, text) =>
+    const submit: RunsServiceShape["submit"] = (body, query = NO_QUERY, text) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const { keyName } = yield* Caller
+        const scope = yield* callerScope
         const fields = yield* runFields(body)
         // a run's explanation spends what SVC_RUN_MODE and SVC_RUN_MAX_PATTERNS say unless the request names its own (the body's, then the query's, win: DECISIONS §24)
         const withRunDefaults = { mode: runOptions.mode, max_patterns: String(runOptions.maxPatterns), ...query }
-        const admitted = yield* diagnoses.admitEach(body, keyName, withRunDefaults)
+        const admitted = yield* diagnoses.admitEach(body, withRunDefaults)
         return yield* keep(admitted, keyName, scope, { source: "api", externalId: fields.externalId, labels: fields.labels, text })
       })
 
     const submitRun: RunsServiceShape["submitRun"] = (request) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(request.keyName)
-        const admitted = yield* diagnoses.admitOtlp(request.document, request.keyName, runOptions)
-        return yield* keep(admitted, request.keyName, scope, { source: "otlp", externalId: null, labels: request.labels, skip: request.skip })
+        const { keyName } = yield* Caller
+        const scope = yield* callerScope
+        const admitted = yield* diagnoses.admitOtlp(request.document, runOptions)
+        return yield* keep(admitted, keyName, scope, { source: "otlp", externalId: null, labels: request.labels, skip: request.skip })
       })
 
-    const list: RunsServiceShape["list"] = (keyName, query) =>
+    const list: RunsServiceShape["list"] = (query) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const { cursor, limit } = yield* readPage(query)
         const store = yield* access.store
         const page = yield* inStore("list", store.list(scope, filterOf(query), limit, cursor))
         return { runs: page.runs.map(wireRun), next_cursor: page.nextCursor }
       })
 
-    const stored = (keyName: string | null, id: string) =>
+    const stored = (id: string) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const store = yield* access.store
         const found = yield* inStore("get", store.get(scope, id))
         return Option.isNone(found) ? yield* notFound(id) : found.value
@@ -398,18 +392,18 @@ export const RunsServiceLive = Layer.effect(
         return { report: { ...report, failures }, problems: refs }
       })
 
-    const get: RunsServiceShape["get"] = (keyName, id) =>
+    const get: RunsServiceShape["get"] = (id) =>
       Effect.gen(function*() {
-        const run = yield* stored(keyName, id)
+        const run = yield* stored(id)
         const report = yield* reportOf(run)
         if (report === undefined) return wireRun(run)
         if (run.status !== "done") return { ...wireRun(run), report }
         return { ...wireRun(run), ...(yield* joinedOf(run, report)) }
       })
 
-    const trace: RunsServiceShape["trace"] = (keyName, id) =>
+    const trace: RunsServiceShape["trace"] = (id) =>
       Effect.gen(function*() {
-        const run = yield* stored(keyName, id)
+        const run = yield* stored(id)
         const request = readStoredRequest(run.request)
         if (Either.isLeft(request)) {
           yield* Effect.logError("a stored run's request cannot be read", request.left)
@@ -418,9 +412,9 @@ export const RunsServiceLive = Layer.effect(
         return { format: request.right.format, trace: request.right.trace, redactions: request.right.redactions }
       })
 
-    const report: RunsServiceShape["report"] = (keyName, id) =>
+    const report: RunsServiceShape["report"] = (id) =>
       Effect.gen(function*() {
-        const run = yield* stored(keyName, id)
+        const run = yield* stored(id)
         const kept = yield* reportOf(run)
         if (kept === undefined) return yield* new NotFound({ message: `run ${run.id} has no report: it is ${run.status}` })
         const report = run.status === "done" ? (yield* joinedOf(run, kept)).report : kept
@@ -437,21 +431,21 @@ export const RunsServiceLive = Layer.effect(
         }
       })
 
-    const retry: RunsServiceShape["retry"] = (keyName, id) =>
+    const retry: RunsServiceShape["retry"] = (id) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const store = yield* access.store
         const now = yield* Clock.currentTimeMillis
         if (!(yield* inStore("retry", store.retry(scope, id, now)))) {
-          const run = yield* stored(keyName, id)
+          const run = yield* stored(id)
           return yield* new Conflict({ message: `run ${run.id} is ${run.status}: only failed or skipped runs are retried` })
         }
-        return wireRun(yield* stored(keyName, id))
+        return wireRun(yield* stored(id))
       })
 
-    const explain: RunsServiceShape["explain"] = (keyName, id) =>
+    const explain: RunsServiceShape["explain"] = (id) =>
       Effect.gen(function*() {
-        const run = yield* stored(keyName, id)
+        const run = yield* stored(id)
         if (run.status === "running") return yield* new Conflict({ message: `run ${run.id} is running: ask again when it has ended` })
         const request = readStoredRequest(run.request)
         if (Either.isLeft(request)) return yield* new InternalError({ message: request.left })
@@ -463,28 +457,28 @@ export const RunsServiceLive = Layer.effect(
         if (!(yield* inStore("explain", store.requeueWith(run.scope, run.id, asked, now)))) {
           return yield* new Conflict({ message: `run ${run.id} started meanwhile: ask again when it has ended` })
         }
-        return wireRun(yield* stored(keyName, id))
+        return wireRun(yield* stored(id))
       })
 
-    const retryAll: RunsServiceShape["retryAll"] = (keyName, status) =>
+    const retryAll: RunsServiceShape["retryAll"] = (status) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const store = yield* access.store
         return yield* inStore("retry", store.retryAll(scope, status, yield* Clock.currentTimeMillis))
       })
 
-    const remove: RunsServiceShape["remove"] = (keyName, id) =>
+    const remove: RunsServiceShape["remove"] = (id) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const store = yield* access.store
         const cacheKeys = yield* inStore("delete", store.remove(scope, id))
         if (cacheKeys === undefined) return yield* notFound(id)
         yield* cache.evict(cacheKeys)
       })
 
-    const exportPage: RunsServiceShape["exportPage"] = (keyName, filter, cursor) =>
+    const exportPage: RunsServiceShape["exportPage"] = (filter, cursor) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const scope = yield* callerScope
         const store = yield* access.store
         const page = yield* inStore("export", store.listStored(scope, filter, EXPORT_PAGE, cursor))
         const lines: Array<string> = []
@@ -509,9 +503,10 @@ export const RunsServiceLive = Layer.effect(
         return { lines, next: page.nextCursor }
       })
 
-    const importLines: RunsServiceShape["importLines"] = (keyName, lines) =>
+    const importLines: RunsServiceShape["importLines"] = (lines) =>
       Effect.gen(function*() {
-        const scope = yield* scopeOf(keyName)
+        const { keyName } = yield* Caller
+        const scope = yield* callerScope
         const store = yield* access.store
         let imported = 0
         let existing = 0

@@ -21,6 +21,8 @@ import type * as SqlError from "@effect/sql/SqlError"
 import { Cause, Clock, Duration, Effect, Either, Exit, Layer, Option, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
+import { Caller, callerFrom } from "../Auth/Caller.js"
+import { Scopes, type ScopesShape } from "../Auth/Scopes.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { AppConfig } from "../Config.js"
 import { ASSEMBLY_ERROR } from "../Contract/RunsContract.js"
@@ -177,7 +179,7 @@ export const reassembleWith = (
       return failed(`its spans still cannot be assembled: ${defectSummary(built.cause)}`)
     }
     // admitted as the assembly's submission admits it, with the options the run keeps
-    const admitted = yield* Effect.either(diagnoses.admitOtlp(built.value.document, stored.key_name, admittedOf(stored).options))
+    const admitted = yield* Effect.either(diagnoses.admitOtlp(built.value.document, admittedOf(stored).options))
     const first: Either.Either<AdmittedDiagnose, ValidationError | InternalError | RequestTooLarge | undefined> = Either.isLeft(admitted)
       ? Either.left(admitted.left)
       : admitted.right.traces[0] ?? Either.left(undefined)
@@ -214,7 +216,7 @@ export interface RunnerOptions {
   /** Known failures end on their checks (DECISIONS §24); without it every run's lenses run. */
   readonly explain?: ExplainPolicy | undefined
   /** Assembles an unassembled run's trace again (`reassembleWith`); without it such a run fails `assembly_error` again. */
-  readonly reassemble?: ((claimed: ClaimedRun, stored: StoredRequest) => Effect.Effect<Reassembled, SqlError.SqlError>) | undefined
+  readonly reassemble?: ((claimed: ClaimedRun, stored: StoredRequest) => Effect.Effect<Reassembled, SqlError.SqlError, Caller>) | undefined
 }
 
 const NO_RUNNER_OPTIONS: RunnerOptions = { tracing: TRACING_OFF, evaluation: undefined }
@@ -223,6 +225,7 @@ const NO_RUNNER_OPTIONS: RunnerOptions = { tracing: TRACING_OFF, evaluation: und
 export const makeRunner = (
   store: RunStoreShape,
   diagnoses: typeof DiagnoseService.Service,
+  scopes: ScopesShape,
   dailyBudget: number | undefined,
   { evaluation, explain, reassemble, tracing }: RunnerOptions = NO_RUNNER_OPTIONS
 ): RunRunner =>
@@ -233,10 +236,13 @@ export const makeRunner = (
     const read = readStoredRequest(claimed.request)
     if (Either.isLeft(read)) return { _tag: "End", end: { status: "failed", error: { error: errorKinds.InternalError.kind, message: read.left } } } satisfies RunResult
     let stored = read.right
+    // the run's caller, once: the key it was submitted with (its scope, redaction and checks)
+    const caller = callerFrom(scopes, stored.key_name)
+    const forRun = <A, E>(effect: Effect.Effect<A, E, Caller>) => Effect.provideService(effect, Caller, caller)
     if (isUnassembled(claimed, stored)) {
       const rebuilt: Reassembled = reassemble === undefined
         ? { _tag: "Failed", error: { error: ASSEMBLY_ERROR, message: "this process cannot assemble OTLP traces" } }
-        : yield* reassemble(claimed, stored)
+        : yield* forRun(reassemble(claimed, stored))
       if (rebuilt._tag === "Failed") return { _tag: "End", end: { status: "failed", error: rebuilt.error } } satisfies RunResult
       stored = rebuilt.request
     }
@@ -245,13 +251,13 @@ export const makeRunner = (
     if (linked !== undefined && request.trace.id !== null) yield* tracing.link(request.trace.id, linked, { "svc.link": "diagnosed_trace" })
     if (request.trace.content === "absent") {
       // no model call: the diagnose answers with the checks, the triage and every lens skipped (DECISIONS §18, §23)
-      const { cacheKeys, report } = yield* diagnoses.run(request, stored.key_name, `run:${claimed.id}`)
+      const { cacheKeys, report } = yield* forRun(diagnoses.run(request, `run:${claimed.id}`))
       return withEvaluation(resultOfContentFree(report, cacheKeys, request.trace), report, claimed, evaluation)
     }
     // a known failure past its exemplars ends on its checks, its problem's explanation standing for its lenses' (DECISIONS §24)
     const version = claimed.labels[VERSION_LABEL]
     // the checks once: they decide the explanation, and the diagnose reports them
-    const checks = explain === undefined || stored.explain === true ? undefined : diagnoses.checksOf(request.trace, stored.key_name)
+    const checks = explain === undefined || stored.explain === true ? undefined : yield* forRun(diagnoses.checksOf(request.trace))
     const fingerprints = checks === undefined ? [] : checkFingerprints(request.trace, checks)
     const decision: ExplainDecision = explain === undefined
       ? { _tag: "Explain", why: "every run" }
@@ -262,14 +268,14 @@ export const makeRunner = (
         { id: claimed.id, asked: stored.explain === true, version }
       )
     if (decision._tag === "Known") {
-      const { cacheKeys, report } = yield* diagnoses.run(request, stored.key_name, `run:${claimed.id}`, decision.why, checks)
+      const { cacheKeys, report } = yield* forRun(diagnoses.run(request, `run:${claimed.id}`, decision.why, checks))
       return withEvaluation(resultOfReport(report, cacheKeys, request.trace, { explained: false, explainedBy: decision.problemId }), report, claimed, evaluation)
     }
     const estimate = estimateTokens(request.options.mode, traceCharsOf(request.trace)) * (request.options.patterns?.length ?? request.options.maxPatterns)
     if (dailyBudget !== undefined && !(yield* store.reserve(claimed.scope, startedAt, estimate, dailyBudget))) {
       return { _tag: "End", end: { status: "skipped", reason: "budget" } } satisfies RunResult
     }
-    const exit = yield* Effect.exit(diagnoses.run(request, stored.key_name, `run:${claimed.id}`, undefined, checks))
+    const exit = yield* Effect.exit(forRun(diagnoses.run(request, `run:${claimed.id}`, undefined, checks)))
     const seconds = ((yield* Clock.currentTimeMillis) - startedAt) / 1000
     recordAnalysis({ surface: "worker", pattern: "diagnose", mode: request.options.mode, status: statusOfExit(exit, () => false) }, seconds)
     if (dailyBudget !== undefined) {
@@ -315,6 +321,7 @@ export const RunWorkersLive = Layer.scopedDiscard(
     const diagnoses = yield* DiagnoseService
     const cache = yield* AnalysisCache
     const tracing = yield* Tracing
+    const scopes = yield* Scopes
     const readiness = yield* Readiness
     const tracker = yield* RequestTracker
     const reassembly = yield* Effect.serviceOption(TraceReassembly)
@@ -336,7 +343,7 @@ export const RunWorkersLive = Layer.scopedDiscard(
       const reassemble = Option.isNone(reassembly) ? undefined : reassembleWith(store, yield* access.otlp, diagnoses, reassembly.value)
       const problemStore = yield* access.problems
       const explain: ExplainPolicy = { settings: runs.explain, states: problemStore.failureStates }
-      const runner = makeRunner(store, diagnoses, budget, { tracing, evaluation, reassemble, explain })
+      const runner = makeRunner(store, diagnoses, scopes, budget, { tracing, evaluation, reassemble, explain })
       // a run in progress is work in flight until its finish committed (with its problems): the
       // drain waits for it (within the grace)
       const around = <A, E>(working: Effect.Effect<A, E>, run: ClaimedRun) =>

@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Either, Exit, Layer, Scope } from "effect"
 import { autogenGroupChat, mixedRun, otelAgentChain } from "../../bench/agents-traces.js"
+import { Caller, callerFrom, type CallerShape } from "../../src/Auth/Caller.js"
+import { Scopes } from "../../src/Auth/Scopes.js"
 import { ResourcesLive } from "../../src/Resources.js"
 import { patternCodes } from "../../src/Catalogue/Catalogue.js"
 import { appConfig } from "../../src/Config.js"
@@ -21,6 +23,7 @@ const readers = patternCodes.filter((code) => code.reading.accepts)
 describe("diagnose on 5,000 agents", () => {
   const scope = Effect.runSync(Scope.make())
   let diagnoses: DiagnoseServiceShape | undefined
+  let caller: CallerShape | undefined
   beforeAll(async () => {
     // No provider configured: diagnose answers with triage and the deterministic signals.
     const provider = ConfigProvider.fromMap(new Map([["SVC_LOG_LEVEL", "none"]]))
@@ -28,13 +31,14 @@ describe("diagnose on 5,000 agents", () => {
       Effect.flatMap(appConfig, (config) => Layer.buildWithScope(ResourcesLive(config), scope)).pipe(Effect.withConfigProvider(provider))
     )
     diagnoses = Context.get(context, DiagnoseService)
+    caller = callerFrom(Context.get(context, Scopes), null)
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
   /** Runs a diagnose in this process, counting the event-loop turns taken while it runs. */
   const diagnoseCountingTurns = async (trace: unknown) => {
     const service = diagnoses
-    if (service === undefined) throw new Error("the service did not start")
+    if (service === undefined || caller === undefined) throw new Error("the service did not start")
     let turns = 0
     let running = true
     // setImmediate runs once per turn of the loop, whatever the machine's speed: each time it
@@ -44,7 +48,7 @@ describe("diagnose on 5,000 agents", () => {
       if (running) setImmediate(tick)
     }
     setImmediate(tick)
-    const outcome = await Effect.runPromise(Effect.either(service.diagnose({ trace }, null, "linear-test")))
+    const outcome = await Effect.runPromise(Effect.either(service.diagnose({ trace }, "linear-test")).pipe(Effect.provideService(Caller, caller)))
     running = false
     return { outcome, turns }
   }

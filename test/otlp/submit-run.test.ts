@@ -8,6 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Exit, Layer, Schema, Scope } from "effect"
+import { Caller, callerFrom, type CallerShape } from "../../src/Auth/Caller.js"
+import { Scopes } from "../../src/Auth/Scopes.js"
 import { appConfig } from "../../src/Config.js"
 import { RunExport } from "../../src/Contract/RunsContract.js"
 import { NO_QUERY } from "../../src/Intake/Intake.js"
@@ -53,12 +55,14 @@ const asBody = (document: OtlpDocument) => Schema.decodeUnknownSync(Schema.Recor
 describe("the OTLP assembly's SubmitRunRequest", () => {
   const scope = Effect.runSync(Scope.make())
   let service: RunsServiceShape | undefined
+  let caller: CallerShape | undefined
   beforeAll(async () => {
     const provider = ConfigProvider.fromMap(new Map([["SVC_LOG_LEVEL", "none"], ["SVC_HOME", freshHome("submit-run")], ["SVC_RUN_MODE", "standard"], ["SVC_RUN_MAX_PATTERNS", "2"]]))
     const context = await Effect.runPromise(
       Effect.flatMap(appConfig, (config) => Layer.buildWithScope(ResourcesLive(config), scope)).pipe(Effect.withConfigProvider(provider))
     )
     service = Context.get(context, RunsService)
+    caller = callerFrom(Context.get(context, Scopes), null)
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
@@ -66,13 +70,18 @@ describe("the OTLP assembly's SubmitRunRequest", () => {
     if (service === undefined) throw new Error("the service did not start")
     return service
   }
+  /** An effect of the service run for the caller with no key (auth is off). */
+  const run = <A, E>(effect: Effect.Effect<A, E, Caller>) => {
+    if (caller === undefined) throw new Error("the service did not start")
+    return Effect.runPromise(Effect.provideService(effect, Caller, caller))
+  }
   // the body path with the run defaults the runs apply to a body that names no options
-  const submitAsBody = (document: OtlpDocument) => Effect.runPromise(runs().submit(asBody(document), null, NO_QUERY))
+  const submitAsBody = (document: OtlpDocument) => run(runs().submit(asBody(document), NO_QUERY))
   const submitRun = (document: OtlpDocument, skip: () => "not_failed" | undefined = () => undefined) =>
-    Effect.runPromise(runs().submitRun({ document, keyName: null, labels: { service: "weather-agent" }, skip }))
+    run(runs().submitRun({ document, labels: { service: "weather-agent" }, skip }))
   /** A run as exported: its format, trace and options as kept. */
   const exported = async (traceId: string | null | undefined) => {
-    const page = await Effect.runPromise(runs().exportPage(null, { traceId: traceId ?? "" }, null))
+    const page = await run(runs().exportPage({ traceId: traceId ?? "" }, null))
     return page.lines.map((line) => decodeExport(line))
   }
 
@@ -96,15 +105,15 @@ describe("the OTLP assembly's SubmitRunRequest", () => {
   it("keeps the labels and the skip decision it is given, under source otlp", async () => {
     const document = documentOf(buildTrace(51, 2, 2).spans)
     const outcome = await submitRun(document, () => "not_failed")
-    const [run] = outcome.runs
-    expect(run?.status).toBe("skipped")
-    const stored = await Effect.runPromise(runs().get(null, run?.id ?? ""))
+    const [made] = outcome.runs
+    expect(made?.status).toBe("skipped")
+    const stored = await run(runs().get(made?.id ?? ""))
     expect(stored).toMatchObject({ source: "otlp", reason: "not_failed", labels: { service: "weather-agent" }, trace_id: buildTrace(51, 2, 2).traceId })
   })
 
   it("refuses a document of which the span readers read nothing (a validation error)", async () => {
     const empty: OtlpDocument = { resourceSpans: [], resourceLogs: [] }
-    const refusal = await Effect.runPromise(Effect.flip(runs().submitRun({ document: empty, keyName: null, labels: {}, skip: () => undefined })))
+    const refusal = await run(Effect.flip(runs().submitRun({ document: empty, labels: {}, skip: () => undefined })))
     expect(refusal._tag).toBe("ValidationError")
     expect(refusal.message).toMatch(/^the otel trace cannot be used: /)
   })

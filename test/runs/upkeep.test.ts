@@ -11,6 +11,7 @@ import type { DiagnoseReport } from "../../src/Contract/DiagnoseReport.js"
 import type { DiagnoseServiceShape } from "../../src/Diagnose/DiagnoseService.js"
 import type { StoredRequest } from "../../src/Runs/RunsService.js"
 import { makeRunner, resultOfReport, upkeep } from "../../src/Runs/Workers.js"
+import { makeScopes } from "../../src/Auth/Scopes.js"
 
 /** A trace for resultOfReport where the findings do not matter. */
 const NO_EVENTS = { agents: [], events: [] }
@@ -38,7 +39,7 @@ const request: StoredRequest = {
 
 /** Diagnose is never reached in these tests: a run over budget is skipped before it. */
 const unreachable = Effect.die(new Error("diagnose was called"))
-const noDiagnose: DiagnoseServiceShape = { diagnose: () => unreachable, admitEach: () => unreachable, admitOtlp: () => unreachable, check: () => unreachable, run: () => unreachable, checksOf: () => [] }
+const noDiagnose: DiagnoseServiceShape = { diagnose: () => unreachable, admitEach: () => unreachable, admitOtlp: () => unreachable, check: () => unreachable, run: () => unreachable, checksOf: () => Effect.succeed([]) }
 
 const recordingCache = (evicted: Array<string>): AnalysisCacheShape => ({
   enabled: true,
@@ -57,7 +58,7 @@ describe("the workers' budget, retention and outcomes", () => {
       yield* store.submit(newRun("r1", { request: JSON.stringify(request), submittedAt: LATE }))
       const claimed = Option.getOrThrow(yield* store.claim("w", LATE, 60_000))
       // a budget smaller than one quick lens's estimate
-      const result = yield* makeRunner(store, noDiagnose, 100)(claimed)
+      const result = yield* makeRunner(store, noDiagnose, makeScopes({ authRequired: false, cacheScope: "key" }), 100)(claimed)
       expect(result).toEqual({ _tag: "End", end: { status: "skipped", reason: "budget" } })
       expect(yield* store.finish("r1", "w", LATE, { status: "skipped", reason: "budget" })).toBe(true)
       expect(yield* store.budgetOf("shared", LATE)).toEqual({ reserved: 0, spent: 0 })

@@ -100,48 +100,40 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
 
     /** The caller of a runs operation, its key's name picking the scope. */
     const keyNameFor = (operation: Operation) => Effect.map(Effect.flatten(callerFor(operation)), (caller) => caller.keyName)
-    /** The caller's key name, then the runs (built on first use). */
-    const runsCall = (operation: Operation) => Effect.zip(keyNameFor(operation), runsParts)
+    /** `effect` for the caller with this key name (Auth/Caller.ts). */
+    const forKey = <A, E>(keyName: string | null, effect: Effect.Effect<A, E, Caller>): Effect.Effect<A, E> => Effect.provideService(effect, Caller, callerFrom(scopes, keyName))
+    /** The guards for the operation, then `work` on the runs and problems (built on first use) for the caller; `asKey` names another key's scope. */
+    const partsCall = <A, E>(operation: Operation, work: (parts: Effect.Effect.Success<typeof runsParts>) => Effect.Effect<A, E, Caller>, asKey?: string) =>
+      Effect.flatMap(Effect.zip(keyNameFor(operation), runsParts), ([keyName, parts]) => forKey(asKey ?? keyName, work(parts)))
     const runsBackend: RunsBackend = {
       submit: (envelope, text) =>
-        inProcess(Effect.gen(function*() {
-          const [keyName, { runs }] = yield* runsCall(LOCAL_OPERATIONS["runs submit"])
-          const submitted = yield* runs.submit(envelope, keyName, NO_QUERY, text)
-          return { value: submitted, body: submitted }
-        })),
-      list: (query) => inProcess(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs list"]), ([keyName, { runs }]) => runs.list(keyName, query))),
-      get: (id) =>
-        inProcess(Effect.map(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs show"]), ([keyName, { runs }]) => runs.get(keyName, id)), (run) => ({ value: run, body: run }))),
+        inProcess(partsCall(LOCAL_OPERATIONS["runs submit"], ({ runs }) => Effect.map(runs.submit(envelope, NO_QUERY, text), (submitted) => ({ value: submitted, body: submitted })))),
+      list: (query) => inProcess(partsCall(LOCAL_OPERATIONS["runs list"], ({ runs }) => runs.list(query))),
+      get: (id) => inProcess(partsCall(LOCAL_OPERATIONS["runs show"], ({ runs }) => Effect.map(runs.get(id), (run) => ({ value: run, body: run })))),
       report: (id, output, artifact) =>
-        inProcess(Effect.gen(function*() {
-          const [keyName, { runs }] = yield* runsCall(LOCAL_OPERATIONS["runs show"])
-          const { report, context } = yield* runs.report(keyName, id)
-          return yield* renderReport(output, { report, context: { ...context, artifact }, body: { report } })
-        })),
-      retry: (id) =>
-        inProcess(Effect.map(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs retry"]), ([keyName, { runs }]) => runs.retry(keyName, id)), (run) => ({ value: run, body: run }))),
-      explain: (id) =>
-        inProcess(Effect.map(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs explain"]), ([keyName, { runs }]) => runs.explain(keyName, id)), (run) => ({ value: run, body: run }))),
-      retryAll: (status) => inProcess(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs retry"]), ([keyName, { runs }]) => runs.retryAll(keyName, status))),
+        inProcess(partsCall(LOCAL_OPERATIONS["runs show"], ({ runs }) =>
+          Effect.flatMap(runs.report(id), ({ report, context }) => renderReport(output, { report, context: { ...context, artifact }, body: { report } })))),
+      retry: (id) => inProcess(partsCall(LOCAL_OPERATIONS["runs retry"], ({ runs }) => Effect.map(runs.retry(id), (run) => ({ value: run, body: run })))),
+      explain: (id) => inProcess(partsCall(LOCAL_OPERATIONS["runs explain"], ({ runs }) => Effect.map(runs.explain(id), (run) => ({ value: run, body: run })))),
+      retryAll: (status) => inProcess(partsCall(LOCAL_OPERATIONS["runs retry"], ({ runs }) => runs.retryAll(status))),
       exportLines: (query) =>
-        inProcess(Effect.gen(function*() {
-          const [keyName, { runs, filterOf }] = yield* runsCall(LOCAL_OPERATIONS["runs export"])
-          const filter = filterOf(query)
-          let text = ""
-          let cursor: string | null = null
-          do {
-            const page: { readonly lines: ReadonlyArray<string>; readonly next: string | null } = yield* runs.exportPage(keyName, filter, cursor)
-            for (const line of page.lines) text += `${line}\n`
-            cursor = page.next
-          } while (cursor !== null)
-          return text
-        })),
-      importLines: (lines) => inProcess(Effect.flatMap(runsCall(LOCAL_OPERATIONS["runs import"]), ([keyName, { runs }]) => runs.importLines(keyName, lines)))
+        inProcess(partsCall(LOCAL_OPERATIONS["runs export"], ({ runs, filterOf }) =>
+          Effect.gen(function*() {
+            const filter = filterOf(query)
+            let text = ""
+            let cursor: string | null = null
+            do {
+              const page: { readonly lines: ReadonlyArray<string>; readonly next: string | null } = yield* runs.exportPage(filter, cursor)
+              for (const line of page.lines) text += `${line}\n`
+              cursor = page.next
+            } while (cursor !== null)
+            return text
+          }))),
+      importLines: (lines) => inProcess(partsCall(LOCAL_OPERATIONS["runs import"], ({ runs }) => runs.importLines(lines)))
     }
 
     const problemsCall = <A, E extends ApiError>(operation: Operation, work: (problems: ProblemsServiceShape) => Effect.Effect<A, E, Caller>, asKey?: string) =>
-      inProcess(Effect.flatMap(Effect.zip(keyNameFor(operation), runsParts), ([keyName, { problems }]) =>
-        Effect.provideService(work(problems), Caller, callerFrom(scopes, asKey ?? keyName))))
+      inProcess(partsCall(operation, ({ problems }) => work(problems), asKey))
     const problemsBackend: ProblemsBackend = {
       list: (query) => problemsCall(LOCAL_OPERATIONS["problems list"], (problems) => problems.list(query)),
       get: (id) => problemsCall(LOCAL_OPERATIONS["problems show"], (problems) => problems.get(id)),
@@ -168,13 +160,13 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
       diagnose: (envelope) =>
         inProcess(Effect.gen(function*() {
           const caller = yield* yield* callerFor(LOCAL_OPERATIONS.diagnose)
-          const { report, events } = yield* diagnoses.diagnose(envelope, caller.keyName, caller.requestId)
+          const { report, events } = yield* forKey(caller.keyName, diagnoses.diagnose(envelope, caller.requestId))
           return { report, events, body: { report } }
         })),
       check: (envelope) =>
         inProcess(Effect.gen(function*() {
           const caller = yield* yield* callerFor(LOCAL_OPERATIONS.check)
-          const result = yield* diagnoses.check(envelope, caller.keyName)
+          const result = yield* forKey(caller.keyName, diagnoses.check(envelope))
           return { value: result, body: result }
         })),
       normalize: (envelope) =>

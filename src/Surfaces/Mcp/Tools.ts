@@ -292,7 +292,7 @@ export const McpToolsLive = Layer.effectDiscard(
           (caller, track) =>
             Effect.gen(function*() {
               const envelope = yield* envelopeOf(args)
-              const { report } = yield* diagnoses.diagnose(envelope, caller.keyName, caller.requestId)
+              const { report } = yield* diagnoses.diagnose(envelope, caller.requestId)
               track.mode = report.mode
               return { report, cached: false }
             }),
@@ -317,7 +317,7 @@ export const McpToolsLive = Layer.effectDiscard(
         toolCall(
           null,
           checkOperation,
-          (caller) => Effect.flatMap(envelopeOf(args), (envelope) => diagnoses.check(envelope, caller.keyName)),
+          () => Effect.flatMap(envelopeOf(args), (envelope) => diagnoses.check(envelope)),
           (result) => new McpSchema.CallToolResult({ content: [text(checksSummary(result))], structuredContent: result })
         )
     })
@@ -357,13 +357,13 @@ export const McpToolsLive = Layer.effectDiscard(
         toolCall(
           null,
           submitOperation,
-          (caller) =>
+          () =>
             Effect.gen(function*() {
               const envelope = yield* envelopeOf(args)
               // A trace sent as text is the trace file: its lines locate SARIF results, as a REST body's do.
               const sent = Predicate.isRecord(args) ? args["trace"] : undefined
               const file = typeof sent === "string" && sent.length <= LINES_UP_TO ? sent : undefined
-              return yield* runs.submit(envelope, caller.keyName, undefined, file)
+              return yield* runs.submit(envelope, undefined, file)
             }),
           (submitted) => new McpSchema.CallToolResult({ content: [text(submittedSummary(submitted))], structuredContent: submitted })
         )
@@ -384,9 +384,9 @@ export const McpToolsLive = Layer.effectDiscard(
         toolCall(
           null,
           listRunsOperation,
-          (caller) =>
+          () =>
             Effect.gen(function*() {
-              return yield* runs.list(caller.keyName, yield* listRunsArguments(args))
+              return yield* runs.list(yield* listRunsArguments(args))
             }),
           (list) => new McpSchema.CallToolResult({ content: [text(runListSummary(list))], structuredContent: list })
         )
@@ -407,13 +407,13 @@ export const McpToolsLive = Layer.effectDiscard(
         toolCall(
           null,
           getRunOperation,
-          (caller) =>
+          () =>
             Effect.gen(function*() {
               const { id, output = "json" } = yield* getRunArguments(args)
-              const run = yield* runs.get(caller.keyName, id)
+              const run = yield* runs.get(id)
               if (output === "json" || run.report === undefined) return { run, page: runSummary(run) }
               // The page diagnose renders, with what the run kept for it (its events).
-              const { context: reportContext, report } = yield* runs.report(caller.keyName, id)
+              const { context: reportContext, report } = yield* runs.report(id)
               const render = yield* Effect.promise(() => loadRenderer(output))
               const rendered = render({ report, context: reportContext, body: { report } })
               return { run, page: rendered._tag === "Text" ? rendered.text : JSON.stringify(rendered.value) }
@@ -438,7 +438,7 @@ export const McpToolsLive = Layer.effectDiscard(
         toolCall(
           null,
           explainRunOperation,
-          (caller) => Effect.flatMap(explainRunArguments(args), ({ id }) => runs.explain(caller.keyName, id)),
+          () => Effect.flatMap(explainRunArguments(args), ({ id }) => runs.explain(id)),
           (run) => new McpSchema.CallToolResult({ content: [text(`Run ${run.id} is ${run.status}: its lenses will explain it. Follow it with ${GET_RUN_TOOL}.`)], structuredContent: run })
         )
     })

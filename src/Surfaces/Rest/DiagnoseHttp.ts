@@ -20,6 +20,7 @@ import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { ValidationError } from "../../Errors.js"
 import { DIAGNOSE_OUTPUTS, type DiagnoseOutputEntry } from "../../Registry/Outputs.js"
 import { DIAGNOSE_LABEL } from "../../Observability/Metrics.js"
+import { RequestCaller } from "./RequestCaller.js"
 import { settleRest } from "./Settle.js"
 
 const EMPTY = new Uint8Array(0)
@@ -63,15 +64,16 @@ export const renderedResponse = (output: DiagnoseOutputEntry, report: DiagnoseRe
 export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers) =>
   Effect.gen(function*() {
     const service = yield* DiagnoseService
+    const forCaller = yield* RequestCaller
     return handlers.handleRaw("check", ({ request }) =>
-      Effect.gen(function*() {
+      forCaller(Effect.gen(function*() {
         const edge = yield* CurrentRequest
         const contentType = request.headers["content-type"]
         yield* requireJson(contentType, { jsonLines: true })
         const body = yield* parseTraceUpload(edge.body ?? EMPTY, contentType)
-        return HttpServerResponse.unsafeJson(yield* service.check(body, edge.keyName, queryOptions(request.url)))
-      })).handleRaw("diagnose", ({ request }) =>
-      Effect.gen(function*() {
+        return HttpServerResponse.unsafeJson(yield* service.check(body, queryOptions(request.url)))
+      }))).handleRaw("diagnose", ({ request }) =>
+      forCaller(Effect.gen(function*() {
         const edge = yield* CurrentRequest
         const url = new URL(request.url, "http://localhost")
         const output = outputOf(url.searchParams.get("output") ?? undefined, request.headers["accept"])
@@ -82,7 +84,7 @@ export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers)
           yield* requireJson(contentType, { jsonLines: true })
           const bytes = edge.body ?? EMPTY
           const body = yield* parseTraceUpload(bytes, contentType)
-          const { events, report } = yield* service.diagnose(body, edge.keyName, edge.requestId, queryOptions(request.url))
+          const { events, report } = yield* service.diagnose(body, edge.requestId, queryOptions(request.url))
           mode = report.mode
           const context: ReportContext = {
             events,
@@ -93,5 +95,5 @@ export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers)
         }).pipe(
           Effect.onExit((exit) => settleRest(edge, DIAGNOSE_LABEL, mode, exit, () => false))
         )
-      }))
+      })))
   }))

@@ -10,10 +10,12 @@ import { Effect, Option, Stream } from "effect"
 import { Api } from "../../Api.js"
 import { queryOptions } from "../../Intake/Intake.js"
 import { parseTraceUpload, requireJson } from "../../Intake/Json.js"
+import { Caller } from "../../Auth/Caller.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { StoreUnavailable, ValidationError } from "../../Errors.js"
 import { filterOf, RunsService } from "../../Runs/RunsService.js"
 import { outputOf, renderedResponse } from "./DiagnoseHttp.js"
+import { RequestCaller } from "./RequestCaller.js"
 import { withETag } from "./Responses.js"
 
 const EMPTY = new Uint8Array(0)
@@ -37,9 +39,10 @@ export const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.
 export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
   Effect.gen(function*() {
     const runs = yield* RunsService
+    const forCaller = yield* RequestCaller
     return handlers
       .handleRaw("submitRuns", ({ request }) =>
-        withRetryAfter(Effect.gen(function*() {
+        withRetryAfter(forCaller(Effect.gen(function*() {
           const edge = yield* CurrentRequest
           // the store before the body: 503 comes before 415 and 400 (DECISIONS §16)
           yield* runs.ready
@@ -48,34 +51,34 @@ export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const bytes = edge.body ?? EMPTY
           const body = yield* parseTraceUpload(bytes, contentType)
           const text = bytes.byteLength <= LINES_UP_TO && !contentType?.includes("zip") ? decoder.decode(bytes) : undefined
-          const submitted = yield* runs.submit(body, edge.keyName, queryOptions(request.url), text)
+          const submitted = yield* runs.submit(body, queryOptions(request.url), text)
           return HttpServerResponse.unsafeJson(submitted, { status: 202 })
-        })))
-      .handle("listRuns", ({ urlParams }) => withETag(withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.list(edge.keyName, urlParams)))))
-      .handle("getRun", ({ path }) => withETag(withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.get(edge.keyName, path.id)))))
-      .handle("getRunTrace", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.trace(edge.keyName, path.id))))
+        }))))
+      .handle("listRuns", ({ urlParams }) => withETag(withRetryAfter(forCaller(runs.list(urlParams)))))
+      .handle("getRun", ({ path }) => withETag(withRetryAfter(forCaller(runs.get(path.id)))))
+      .handle("getRunTrace", ({ path }) => withRetryAfter(forCaller(runs.trace(path.id))))
       .handleRaw("getRunReport", ({ path, request }) =>
-        withRetryAfter(Effect.gen(function*() {
-          const edge = yield* CurrentRequest
+        withRetryAfter(forCaller(Effect.gen(function*() {
           const url = new URL(request.url, "http://localhost")
           const output = outputOf(url.searchParams.get("output") ?? undefined, request.headers["accept"])
           if (output instanceof ValidationError) return yield* output
-          const { context, report } = yield* runs.report(edge.keyName, path.id)
+          const { context, report } = yield* runs.report(path.id)
           return yield* renderedResponse(output, report, { ...context, artifact: url.searchParams.get("artifact") ?? undefined })
-        })))
-      .handle("retryRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.retry(edge.keyName, path.id))))
-      .handle("explainRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.explain(edge.keyName, path.id))))
-      .handle("deleteRun", ({ path }) => withRetryAfter(Effect.flatMap(CurrentRequest, (edge) => runs.remove(edge.keyName, path.id))))
+        }))))
+      .handle("retryRun", ({ path }) => withRetryAfter(forCaller(runs.retry(path.id))))
+      .handle("explainRun", ({ path }) => withRetryAfter(forCaller(runs.explain(path.id))))
+      .handle("deleteRun", ({ path }) => withRetryAfter(forCaller(runs.remove(path.id))))
       .handleRaw("exportRuns", ({ urlParams }) =>
-        withRetryAfter(Effect.gen(function*() {
-          const edge = yield* CurrentRequest
+        withRetryAfter(forCaller(Effect.gen(function*() {
+          // the pages after the first are read as the answer streams, after the handler returned: for the same caller
+          const caller = yield* Caller
           const filter = filterOf(urlParams)
           // The first page before the answer starts, so an unavailable store is a 503, not a cut stream.
-          const first = yield* runs.exportPage(edge.keyName, filter, null)
+          const first = yield* runs.exportPage(filter, null)
           const pages = Stream.paginateEffect(first.next, (cursor) =>
             cursor === null
               ? Effect.succeed([[], Option.none()] as const)
-              : Effect.map(runs.exportPage(edge.keyName, filter, cursor), (page) => [page.lines, Option.some(page.next)] as const)
+              : Effect.map(Effect.provideService(runs.exportPage(filter, cursor), Caller, caller), (page) => [page.lines, Option.some(page.next)] as const)
           )
           const rest = Stream.flattenIterables(pages).pipe(
             // a store lost mid-export ends the stream (the status was sent); the log says why
@@ -83,5 +86,5 @@ export const RunsHttpLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           )
           const lines = Stream.concat(Stream.fromIterable(first.lines), first.next === null ? Stream.empty : rest)
           return HttpServerResponse.stream(Stream.map(lines, (line) => encoder.encode(`${line}\n`)), { contentType: "application/x-ndjson" })
-        })))
+        }))))
   }))
