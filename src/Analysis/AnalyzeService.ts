@@ -7,6 +7,7 @@
  * labels what fails after the mode with the mode `admit` reports (`onMode`).
  */
 import { Clock, Context, Duration, Effect, Exit, Layer } from "effect"
+import { Caller, callerFrom } from "../Auth/Caller.js"
 import { type RequestScopes, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
@@ -168,7 +169,8 @@ export const AnalyzeServiceLive = Layer.effect(
     const cache = yield* AnalysisCache
     const tracing = yield* Tracing
     const home = yield* Home
-    const scopesOf = (yield* Scopes).of
+    const scopeService = yield* Scopes
+    const scopesOf = scopeService.of
     const redaction = yield* Redaction
     const turns = makeTurns(ANALYSES_PER_TURN, ANSWER_PATIENCE_MS)
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
@@ -183,7 +185,7 @@ export const AnalyzeServiceLive = Layer.effect(
       const entry = catalogue.get(slug)
       if (entry === undefined) return Effect.fail(new InternalError({ message: `pattern ${slug} is registered but not loaded` }))
       return Effect.flatMap(traceReaders, (readers) =>
-        Effect.flatMap(redaction.forKey(keyName), (redactor) => readAnalyzeRequest(readers, entry, body, limits, redactor, query, onMode)))
+        Effect.flatMap(Effect.provideService(redaction.forCaller, Caller, callerFrom(scopeService, keyName)), (redactor) => readAnalyzeRequest(readers, entry, body, limits, redactor, query, onMode)))
     }
 
     const prepare: AnalyzeServiceShape["prepare"] = (request, keyName, candidates = []) =>

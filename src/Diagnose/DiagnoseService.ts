@@ -187,12 +187,11 @@ export const DiagnoseServiceLive = Layer.effect(
 
     const admitEach: DiagnoseServiceShape["admitEach"] = (body, query = NO_QUERY) =>
       Effect.gen(function*() {
-        const { keyName } = yield* Caller
         // The typed request in its two phases (src/Intake/Requests.ts): the trace's shape, then,
         // after it is normalized under the limits, the options by the contract's schemas.
         const readers = yield* traceReaders
         const intake = yield* readTraceIntake(readers, body, query)
-        const redactor = yield* redaction.forKey(keyName)
+        const redactor = yield* redaction.forCaller
         const each = yield* readers.normalizeTraces(intake.parts.trace, intake.format, limits, redactTrace(redactor))
         const chosen = intake.select === undefined
           ? each.traces
@@ -203,22 +202,21 @@ export const DiagnoseServiceLive = Layer.effect(
 
     const admitOtlp: DiagnoseServiceShape["admitOtlp"] = (document, options) =>
       Effect.gen(function*() {
-        const { keyName } = yield* Caller
         const readers = yield* traceReaders
-        const redactor = yield* redaction.forKey(keyName)
+        const redactor = yield* redaction.forCaller
         const each = yield* readers.normalizeOtlp(document, limits, redactTrace(redactor))
         const hints = redactRecord(redactor, options.hints)
         return admittedEach(each.format, each.traces, { ...options, hints: hints.value }, hints.counts)
       })
 
     /** One trace of a body: its intake read, normalized and redacted under the limits, `select` applied (diagnose and check alike). */
-    const admitOne = (body: Record<string, unknown> | Array<unknown>, keyName: string | null, query: QueryOptions) =>
+    const admitOne = (body: Record<string, unknown> | Array<unknown>, query: QueryOptions) =>
       Effect.gen(function*() {
         // the CPU turn normalize takes: a large trace is parsed here
         yield* analyses.pace
         const readers = yield* traceReaders
         const intake = yield* readTraceIntake(readers, body, query)
-        const redactor = yield* redaction.forKey(keyName)
+        const redactor = yield* redaction.forCaller
         const normalized = yield* readers.normalizeTrace(intake.parts.trace, intake.format, limits, redactTrace(redactor))
         const trace = yield* readers.selectTrace(normalized, intake.select)
         return { intake, redactor, format: normalized.format, trace }
@@ -226,8 +224,7 @@ export const DiagnoseServiceLive = Layer.effect(
 
     const diagnose: DiagnoseServiceShape["diagnose"] = (body, requestId, query = NO_QUERY) =>
       Effect.gen(function*() {
-        const { keyName } = yield* Caller
-        const { format, intake, redactor, trace } = yield* admitOne(body, keyName, query)
+        const { format, intake, redactor, trace } = yield* admitOne(body, query)
         const { hintRedactions, options } = yield* optionsOf(body, intake, redactor, query)
         return yield* run({ format, trace, options, redactions: redactionsOf(trace.redactions, hintRedactions) }, requestId)
       })
@@ -235,7 +232,7 @@ export const DiagnoseServiceLive = Layer.effect(
     const check: DiagnoseServiceShape["check"] = (body, query = NO_QUERY) =>
       tracing.span(
         Effect.flatMap(Caller, ({ keyName }) =>
-          Effect.map(admitOne(body, keyName, query), ({ format, trace }) => checksReportOf(format, trace, redactionsOf(trace.redactions), checkRules.run(trace, keyName)))),
+          Effect.map(admitOne(body, query), ({ format, trace }) => checksReportOf(format, trace, redactionsOf(trace.redactions), checkRules.run(trace, keyName)))),
         "check",
         {
           onEnd: (exit, set) => {

@@ -3,6 +3,7 @@
  * envelope `{trace, format?, select?}`, under the configured trace limits.
  */
 import { Context, Effect, Layer } from "effect"
+import type { Caller } from "../Auth/Caller.js"
 import { NO_QUERY, type QueryOptions } from "./Intake.js"
 import { type NormalizeRequest, readTraceIntake } from "./Requests.js"
 import { AppConfig } from "../Config.js"
@@ -20,11 +21,9 @@ export type NormalizeResult =
 export interface TraceReaderShape {
   readonly normalize: (
     body: Record<string, unknown> | Array<unknown>,
-    /** The caller's verified key name: its scope's redaction key (DECISIONS §20). */
-    keyName: string | null,
     /** `format` and `select` given as query parameters (REST), used where the body gives none. */
     query?: QueryOptions
-  ) => Effect.Effect<NormalizeResult, ValidationError | UnsupportedTraceFormat | RequestTooLarge | InternalError>
+  ) => Effect.Effect<NormalizeResult, ValidationError | UnsupportedTraceFormat | RequestTooLarge | InternalError, Caller>
 }
 
 export class TraceReader extends Context.Tag("TraceReader")<TraceReader, TraceReaderShape>() {}
@@ -36,12 +35,13 @@ export const TraceReaderLive = Layer.effect(
     const redaction = yield* Redaction
     const tracing = yield* Tracing
     return {
-    normalize: (body, keyName, query = NO_QUERY) =>
+    normalize: (body, query = NO_QUERY) =>
       tracing.span(Effect.gen(function*() {
         // Normalize's request is the first phase of every request's intake (src/Intake/Requests.ts).
         const readers = yield* traceReaders
         const { format, parts, select }: NormalizeRequest = yield* readTraceIntake(readers, body, query)
-        const redactor = yield* redaction.forKey(keyName)
+        // the caller's scope's redaction key (DECISIONS §20)
+        const redactor = yield* redaction.forCaller
         const normalized = yield* readers.normalizeTrace(parts.trace, format, limits, redactTrace(redactor))
         const only = normalized.traces[0]
         if (select === undefined && normalized.traces.length > 1) return { format: normalized.format, traces: normalized.traces }

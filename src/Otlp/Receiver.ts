@@ -15,7 +15,7 @@
  */
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import { createHash } from "node:crypto"
-import { scopeTokenOf, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
+import { Caller, callerScope } from "../Auth/Caller.js"
 import { AppConfig } from "../Config.js"
 import { type InternalError, RateLimited, type StoreUnavailable, ValidationError } from "../Errors.js"
 import { eventLoopTurn, makeSlices } from "../Lifecycle/Slices.js"
@@ -42,7 +42,7 @@ export interface OtlpReceiverShape {
    * One export request's body, decoded, checked and kept; what was refused (null: nothing).
    * `ownOnly` is called when every item was this service's own (its request makes no span, DECISIONS §21).
    */
-  readonly receive: (signal: Signal, body: OtlpBody, keyName: string | null, ownOnly?: () => void) => Effect.Effect<PartialSuccess | null, ReceiveFailure>
+  readonly receive: (signal: Signal, body: OtlpBody, ownOnly?: () => void) => Effect.Effect<PartialSuccess | null, ReceiveFailure, Caller>
 }
 
 /** An export request's body as the surface read it: OTLP/JSON parsed (under the JSON bounds), or protobuf bytes. */
@@ -246,7 +246,6 @@ export const OtlpReceiverLive = Layer.effect(
     /** This service's own spans (`service.name`, OTEL_SERVICE_NAME), dropped on arrival: no loop when it exports to itself. */
     const ownServiceName = telemetry.serviceName
     const access = yield* RunStoreAccess
-    const scopes = yield* Scopes
     const redaction = yield* Redaction
     const limiter = Option.map(otlp.rateLimit, (rate) => new SpanRateLimiter(rate))
     // Batches decoded and kept at once, per process. The work is CPU and the SQLite driver's calls
@@ -398,7 +397,7 @@ export const OtlpReceiverLive = Layer.effect(
           yield* refusePending(yield* inStore("otlp", pendingBytes(store, scope, now)), 0)
           const byTrace = flat.byTrace
           const known = yield* inStore("otlp", store.known(scope, Array.from(byTrace.keys())))
-          const redactor = yield* redaction.forKey(keyName)
+          const redactor = yield* redaction.forCaller
           const pass = redactor.enabled ? redactor.pass() : undefined
           const resources = flat.resources.map((resource) => redacted(resource ?? NO_RESOURCE, RESOURCE_VALUES, pass))
 
@@ -497,14 +496,13 @@ export const OtlpReceiverLive = Layer.effect(
         })
       })
 
-    const receive: OtlpReceiverShape["receive"] = (signal, body, keyName, ownOnly = () => undefined) =>
+    const receive: OtlpReceiverShape["receive"] = (signal, body, ownOnly = () => undefined) =>
       batches.withPermits(1)(Effect.gen(function*() {
         // a turn of the event loop first (Lifecycle/Slices.ts): batches waiting for a permit would
         // otherwise follow each other in microtasks, no probe answered while any waits
         yield* eventLoopTurn
-        const scoped = scopes.of(keyName)
-        if (scoped === undefined) return yield* unverifiedCaller()
-        const scope = scopeTokenOf(scoped.data)
+        const { keyName } = yield* Caller
+        const scope = yield* callerScope
         switch (signal) {
           case "metrics": {
             // accepted and discarded (DECISIONS §18)

@@ -14,7 +14,7 @@ import { Context, Effect, Either, Layer, Option, Redacted, Schedule } from "effe
 import { createHash, randomBytes } from "node:crypto"
 import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Scopes, scopeTokenOf, unverifiedCaller } from "../Auth/Scopes.js"
+import { type Caller, callerScope } from "../Auth/Caller.js"
 import { AppConfig, InvalidConfiguration } from "../Config.js"
 import { makePrivateDir, PRIVATE_FILE } from "../Config/Paths.js"
 import type { InternalError } from "../Errors.js"
@@ -26,10 +26,10 @@ import { RULES } from "./Rules.js"
 export interface RedactionShape {
   readonly redactor: Redactor
   /**
-   * The redactor of the caller's data scope, by its verified key name (null: none verified); fails
-   * closed when auth is required and no key was verified (the guards refuse such a request first).
+   * The redactor of the caller's data scope; fails closed when auth is required and no key was
+   * verified (the guards refuse such a request first).
    */
-  readonly forKey: (keyName: string | null) => Effect.Effect<ScopedRedactor, InternalError>
+  readonly forCaller: Effect.Effect<ScopedRedactor, InternalError, Caller>
 }
 
 export class Redaction extends Context.Tag("Redaction")<Redaction, RedactionShape>() {}
@@ -79,7 +79,6 @@ export const RedactionLive = Layer.effect(
   Redaction,
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const scopes = yield* Scopes
     const classes = new Set(config.redact.classes)
     const refused = (reason: string) => new InvalidConfiguration({ message: `invalid configuration:\nSVC_REDACT_RULES: ${reason}` })
     const extra = yield* Option.match(config.redact.rulesFile, {
@@ -92,10 +91,7 @@ export const RedactionLive = Layer.effect(
     const redactor = makeRedactor(yield* rootKey, { classes, extra })
     return {
       redactor,
-      forKey: (keyName) => {
-        const scope = scopes.of(keyName)
-        return scope === undefined ? Effect.fail(unverifiedCaller()) : Effect.succeed(redactor.forScope(scopeTokenOf(scope.data)))
-      }
+      forCaller: Effect.map(callerScope, (scope) => redactor.forScope(scope))
     }
   })
 )

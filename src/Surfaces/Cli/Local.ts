@@ -173,7 +173,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
         inProcess(Effect.gen(function*() {
           const caller = yield* yield* callerFor(LOCAL_OPERATIONS.normalize)
           yield* analyses.pace
-          return yield* reader.normalize(envelope, caller.keyName)
+          return yield* forKey(caller.keyName, reader.normalize(envelope))
         })),
       patterns: Effect.sync(() => json(catalogue.listJson)),
       pattern: (name, part) =>

@@ -18,18 +18,20 @@ import { type OtlpBody, OtlpReceiver } from "../../Otlp/Receiver.js"
 import { JsonBounds, parseJsonObject } from "../../Intake/Json.js"
 import { OTLP_JSON_MAX_DEPTH } from "../../Otlp/Wire/Json.js"
 import { bodyEncodingOf, encodingOf } from "../../Otlp/Wire/Status.js"
+import { RequestCaller } from "./RequestCaller.js"
 
 const EMPTY = new Uint8Array(0)
 
 export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
   Effect.gen(function*() {
     const receiver = yield* OtlpReceiver
+    const forCaller = yield* RequestCaller
 
     const serve = (signal: Signal) => ({ request }: { readonly request: { readonly headers: Readonly<Record<string, string | undefined>> } }) =>
       Effect.gen(function*() {
         const edge = yield* CurrentRequest
         const encoding = encodingOf(headerValue(request.headers, "content-type"))
-        const answer = Effect.gen(function*() {
+        const answer = forCaller(Effect.gen(function*() {
           yield* receiver.ready
           const contentType = headerValue(request.headers, "content-type")
           if (bodyEncodingOf(contentType) === undefined) {
@@ -44,10 +46,10 @@ export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
           const body: OtlpBody = encoding === "json"
             ? { encoding, value: yield* Effect.provideService(parseJsonObject(bytes), JsonBounds, { ...bounds, maxDepth: Math.max(bounds.maxDepth, OTLP_JSON_MAX_DEPTH) }) }
             : { encoding, bytes }
-          const partial = yield* receiver.receive(signal, body, edge.keyName, edge.ownTelemetryOnly)
+          const partial = yield* receiver.receive(signal, body, edge.ownTelemetryOnly)
           const answered = yield* receiver.response(signal, encoding, partial)
           return HttpServerResponse.uint8Array(answered.body, { contentType: answered.contentType })
-        })
+        }))
         return yield* answer.pipe(
           Effect.catchAll((error: ApiError) => {
             edge.noteFailure({ kind: errorKinds[error._tag].kind, message: error.message, pattern: null, mode: null })

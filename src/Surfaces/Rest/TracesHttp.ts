@@ -11,6 +11,7 @@ import { Api } from "../../Api.js"
 import { parseTraceUpload, requireJson } from "../../Intake/Json.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
+import { RequestCaller } from "./RequestCaller.js"
 
 const EMPTY = new Uint8Array(0)
 
@@ -18,13 +19,14 @@ export const TracesHttpLive = HttpApiBuilder.group(Api, "traces", (handlers) =>
   Effect.gen(function*() {
     const reader = yield* TraceReader
     const { pace } = yield* AnalyzeService
+    const forCaller = yield* RequestCaller
     return handlers.handleRaw("normalize", ({ request }) =>
-      Effect.gen(function*() {
+      forCaller(Effect.gen(function*() {
         const edge = yield* CurrentRequest
         const contentType = request.headers["content-type"]
         yield* requireJson(contentType, { jsonLines: true })
         yield* pace
         const body = yield* parseTraceUpload(edge.body ?? EMPTY, contentType)
-        return HttpServerResponse.unsafeJson(yield* reader.normalize(body, edge.keyName, queryOptions(request.url)))
-      }))
+        return HttpServerResponse.unsafeJson(yield* reader.normalize(body, queryOptions(request.url)))
+      })))
   }))
