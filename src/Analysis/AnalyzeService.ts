@@ -7,8 +7,8 @@
  * labels what fails after the mode with the mode `admit` reports (`onMode`).
  */
 import { Clock, Context, Duration, Effect, Exit, Layer } from "effect"
-import { Caller, callerFrom } from "../Auth/Caller.js"
-import { type RequestScopes, Scopes, unverifiedCaller } from "../Auth/Scopes.js"
+import { Caller } from "../Auth/Caller.js"
+import { type RequestScopes, unverifiedCaller } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"
 import { AnalysisCache } from "../Cache/AnalysisCache.js"
 import { Catalogue, type CatalogueEntry } from "../Catalogue/Catalogue.js"
@@ -100,17 +100,14 @@ export interface AnalyzeServiceShape {
   readonly admit: (
     slug: string,
     body: Record<string, unknown> | Array<unknown>,
-    /** The caller's verified key name: its scope's redaction key (DECISIONS §20). */
-    keyName: string | null,
     query?: QueryOptions,
     onMode?: (mode: Mode) => void
-  ) => Effect.Effect<AnalyzeRequest, IntakeFailure>
+  ) => Effect.Effect<AnalyzeRequest, IntakeFailure, Caller>
   /**
-   * `keyName`: the caller's verified API key name, null when none (Auth/Scopes.ts); `candidates`:
-   * the checks' findings on the trace, which the prompt lists as candidate events (a diagnose's
-   * lenses, DECISIONS §23).
+   * In the `Caller`'s scopes; `candidates`: the checks' findings on the trace, which the prompt
+   * lists as candidate events (a diagnose's lenses, DECISIONS §23).
    */
-  readonly prepare: (request: AnalyzeRequest, keyName: string | null, candidates?: ReadonlyArray<CheckFinding>) => Effect.Effect<PreparedAnalysis, IntakeFailure>
+  readonly prepare: (request: AnalyzeRequest, candidates?: ReadonlyArray<CheckFinding>) => Effect.Effect<PreparedAnalysis, IntakeFailure, Caller>
   readonly run: (prepared: PreparedAnalysis, requestId: string) => Effect.Effect<AnalysisOutcome, RunFailure>
   /**
    * The three steps in order, after the CPU turn, for a surface with nothing to do between them
@@ -119,9 +116,9 @@ export interface AnalyzeServiceShape {
   readonly analyze: (
     slug: string,
     body: Record<string, unknown> | Array<unknown>,
-    caller: AnalysisCaller,
+    requestId: string,
     onMode?: (mode: Mode) => void
-  ) => Effect.Effect<{ readonly prepared: PreparedAnalysis; readonly outcome: AnalysisOutcome }, IntakeFailure | RunFailure>
+  ) => Effect.Effect<{ readonly prepared: PreparedAnalysis; readonly outcome: AnalysisOutcome }, IntakeFailure | RunFailure, Caller>
 }
 
 export class AnalyzeService extends Context.Tag("AnalyzeService")<AnalyzeService, AnalyzeServiceShape>() {}
@@ -169,8 +166,6 @@ export const AnalyzeServiceLive = Layer.effect(
     const cache = yield* AnalysisCache
     const tracing = yield* Tracing
     const home = yield* Home
-    const scopeService = yield* Scopes
-    const scopesOf = scopeService.of
     const redaction = yield* Redaction
     const turns = makeTurns(ANALYSES_PER_TURN, ANSWER_PATIENCE_MS)
     const deadlineSeconds = Duration.toSeconds(limits.requestTimeout)
@@ -181,16 +176,16 @@ export const AnalyzeServiceLive = Layer.effect(
           message: `the analysis exceeded the server-side deadline of ${deadlineSeconds} s; use quick mode or raise SVC_API_REQUEST_TIMEOUT`
         }))
 
-    const admit: AnalyzeServiceShape["admit"] = (slug, body, keyName, query = NO_QUERY, onMode) => {
+    const admit: AnalyzeServiceShape["admit"] = (slug, body, query = NO_QUERY, onMode) => {
       const entry = catalogue.get(slug)
       if (entry === undefined) return Effect.fail(new InternalError({ message: `pattern ${slug} is registered but not loaded` }))
       return Effect.flatMap(traceReaders, (readers) =>
-        Effect.flatMap(Effect.provideService(redaction.forCaller, Caller, callerFrom(scopeService, keyName)), (redactor) => readAnalyzeRequest(readers, entry, body, limits, redactor, query, onMode)))
+        Effect.flatMap(redaction.forCaller, (redactor) => readAnalyzeRequest(readers, entry, body, limits, redactor, query, onMode)))
     }
 
-    const prepare: AnalyzeServiceShape["prepare"] = (request, keyName, candidates = []) =>
+    const prepare: AnalyzeServiceShape["prepare"] = (request, candidates = []) =>
       Effect.gen(function*() {
-        const scopes = scopesOf(keyName)
+        const { scopes } = yield* Caller
         // The guards refuse such a request (401) before it gets here: fail closed if one does.
         if (scopes === undefined) return yield* unverifiedCaller()
         const { entry, options, trace: admitted } = request
@@ -270,12 +265,12 @@ export const AnalyzeServiceLive = Layer.effect(
         )
       )
 
-    const analyze: AnalyzeServiceShape["analyze"] = (slug, body, caller, onMode) =>
+    const analyze: AnalyzeServiceShape["analyze"] = (slug, body, requestId, onMode) =>
       Effect.gen(function*() {
         yield* turns.turn
-        const request = yield* admit(slug, body, caller.keyName, NO_QUERY, onMode)
-        const prepared = yield* prepare(request, caller.keyName)
-        const outcome = yield* run(prepared, caller.requestId)
+        const request = yield* admit(slug, body, NO_QUERY, onMode)
+        const prepared = yield* prepare(request)
+        const outcome = yield* run(prepared, requestId)
         return { prepared, outcome }
       })
 

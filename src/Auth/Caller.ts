@@ -7,7 +7,7 @@
 import { Context, Effect } from "effect"
 import type { Role } from "../Config/KeyRoles.js"
 import type { InternalError } from "../Errors.js"
-import { Scopes, scopeTokenOf, type ScopesShape, unverifiedCaller } from "./Scopes.js"
+import { type RequestScopes, Scopes, scopeTokenOf, type ScopesShape, unverifiedCaller } from "./Scopes.js"
 
 export interface CallerShape {
   /** The verified key's name, null when no key was verified (or auth is not required and none was sent). */
@@ -18,6 +18,8 @@ export interface CallerShape {
    * guards have already refused (a service meeting it fails closed, `callerScope`).
    */
   readonly scope: string | undefined
+  /** The request's scopes (the data scope, the cache prefix), undefined as `scope` is. */
+  readonly scopes: RequestScopes | undefined
   /** The key's role (SVC_API_KEY_ROLES), null when auth is not required or no key was verified. */
   readonly role: Role | null
 }
@@ -27,7 +29,7 @@ export class Caller extends Context.Tag("Caller")<Caller, CallerShape>() {}
 /** The caller of a unit of work by its verified key's name, from the one `Scopes`. */
 export const callerFrom = (scopes: ScopesShape, keyName: string | null): CallerShape => {
   const scoped = scopes.of(keyName)
-  return { keyName, scope: scoped === undefined ? undefined : scopeTokenOf(scoped.data), role: scopes.roleOf(keyName) }
+  return { keyName, scope: scoped === undefined ? undefined : scopeTokenOf(scoped.data), scopes: scoped, role: scopes.roleOf(keyName) }
 }
 
 /** `callerFrom` with the service's `Scopes`. */

@@ -321,7 +321,7 @@ export const DiagnoseServiceLive = Layer.effect(
           progress.report(candidate.entry.pattern.code.slug, { state: "queued", calls: 0, inputTokens: 0, outputTokens: 0 })
         }
         const cacheKeys: Array<string> = []
-        const runOne = (candidate: Candidate): Effect.Effect<RunOutcome> => {
+        const runOne = (candidate: Candidate): Effect.Effect<RunOutcome, never, Caller> => {
           const entry: CatalogueEntry = candidate.entry
           const base = {
             pattern: entry.pattern.code.slug,
@@ -332,7 +332,6 @@ export const DiagnoseServiceLive = Layer.effect(
           // the checks' findings go to each lens as candidate events (DECISIONS §23)
           return analyses.prepare(
             { entry, options: { mode, model, baseline: null, hints }, trace: { _tag: "Raw", format: format, trace }, redactions },
-            keyName,
             checks
           ).pipe(
             Effect.tap((prepared) => Effect.sync(() => cacheKeys.push(prepared.key))),

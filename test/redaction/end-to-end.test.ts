@@ -14,6 +14,8 @@ import { createHash } from "node:crypto"
 import { mkdtempSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Caller, callerFrom, type CallerShape } from "../../src/Auth/Caller.js"
+import { Scopes } from "../../src/Auth/Scopes.js"
 import { AnalyzeService } from "../../src/Analysis/AnalyzeService.js"
 import { validateAdmitted } from "../../src/Analysis/RawTraces.js"
 import { cacheKey, canonicalJson } from "../../src/Cache/CacheKey.js"
@@ -410,15 +412,19 @@ describe("the analysis cache", () => {
     const context = await Effect.runPromise(
       Effect.flatMap(appConfig, (config) => Layer.buildWithScope(ResourcesLive(config), scope)).pipe(Effect.withConfigProvider(provider))
     )
-    return { service: Context.get(context, AnalyzeService), close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+    return {
+      service: Context.get(context, AnalyzeService),
+      caller: callerFrom(Context.get(context, Scopes), null),
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   }
 
   /** The prepared analysis of a body, and the key recomputed from the parts `prepare` hashes. */
-  const keyed = (service: Context.Tag.Service<AnalyzeService>, body: Record<string, unknown>) =>
-    Effect.runPromise(
+  const keyed = ({ caller, service }: { readonly service: Context.Tag.Service<AnalyzeService>; readonly caller: CallerShape }, body: Record<string, unknown>) =>
+    Effect.runPromise(Effect.provideService(
       Effect.gen(function*() {
-        const request = yield* service.admit("lewin", body, null)
-        const prepared = yield* service.prepare(request, null)
+        const request = yield* service.admit("lewin", body)
+        const prepared = yield* service.prepare(request)
         const validated = validateAdmitted(request.entry.pattern.code, request.trace, request.options.hints)
         if (Either.isLeft(validated)) return yield* Effect.die(validated.left)
         const { trace, origin } = validated.right
@@ -426,26 +432,28 @@ describe("the analysis cache", () => {
           ? { pattern: "lewin", mode: prepared.mode, model: prepared.model, trace: trace.canonical }
           : { pattern: "lewin", mode: prepared.mode, model: prepared.model, trace: trace.canonical, intake: origin.keyParts }
         return { prepared, hashed: canonicalJson(parts), recomputed: cacheKey(parts) }
-      })
-    )
+      }),
+      Caller,
+      caller
+    ))
 
   it("in-process: prepare's key is the hash of the redacted trace, which holds placeholders and no seed", async () => {
     const on = await analyses({ SVC_REDACT_KEY: "cache-key-test" })
     const off = await analyses({ SVC_REDACT: "off" })
     try {
       const body = { ...traceField("openai"), mode: "quick" }
-      const redacted = await keyed(on.service, body)
+      const redacted = await keyed(on, body)
       expect(redacted.prepared.key.endsWith(`/${redacted.recomputed}`)).toBe(true)
       expect(leaked(redacted.hashed, SECRET_SEEDS)).toEqual([])
       expect(redacted.hashed).toMatch(/\[aws_key:[0-9a-f]{6,16}\]/)
       expect(Object.keys(redacted.prepared.redactions)).toEqual(expect.arrayContaining(SECRET_KINDS))
       // the same body read without redaction hashes its raw values: another key
-      const raw = await keyed(off.service, body)
+      const raw = await keyed(off, body)
       expect(raw.prepared.key.endsWith(`/${raw.recomputed}`)).toBe(true)
       expect(carriesAll(raw.hashed)).toEqual([])
       expect(raw.recomputed).not.toBe(redacted.recomputed)
       // a native trace: its redacted shape is what is hashed
-      const native = await keyed(on.service, { ...traceField(NATIVE), mode: "quick" })
+      const native = await keyed(on, { ...traceField(NATIVE), mode: "quick" })
       expect(native.prepared.key.endsWith(`/${native.recomputed}`)).toBe(true)
       expect(leaked(native.hashed, SECRET_SEEDS)).toEqual([])
     } finally {

@@ -153,7 +153,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
         Effect.flatMap(entryOf(slug), () =>
           inProcess(Effect.gen(function*() {
             const caller = yield* yield* callerFor(LOCAL_OPERATIONS.analyze)
-            const { prepared, outcome } = yield* analyses.analyze(slug, envelope, caller)
+            const { prepared, outcome } = yield* forKey(caller.keyName, analyses.analyze(slug, envelope, caller.requestId))
             const answer = analysisBody(prepared, outcome)
             return { answer, body: answer }
           }))),

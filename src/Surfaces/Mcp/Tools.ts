@@ -259,7 +259,7 @@ export const McpToolsLive = Layer.effectDiscard(
             (caller, track) =>
               Effect.gen(function*() {
                 const envelope = yield* envelopeOf(args)
-                const { prepared, outcome } = yield* analyses.analyze(slug, envelope, caller, (mode) => {
+                const { prepared, outcome } = yield* analyses.analyze(slug, envelope, caller.requestId, (mode) => {
                   track.mode = mode
                 })
                 return { prepared, outcome, cached: outcome.cached }

@@ -6,6 +6,8 @@
  * through the analysis recorder; a failure is also noted to the edge for its error report.
  */
 import { Context, Effect, Exit, FiberId, FiberRef, FiberRefs, HashMap, Layer, Runtime } from "effect"
+import { Caller, callerFrom } from "../../Auth/Caller.js"
+import { Scopes } from "../../Auth/Scopes.js"
 import { analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import { queryOptions } from "../../Intake/Intake.js"
 import type { AnalyzeRequest } from "../../Intake/Requests.js"
@@ -63,22 +65,23 @@ export const AnalyzeAtEdgeLive = Layer.effect(
   Effect.gen(function*() {
     const service = yield* AnalyzeService
     const replies = yield* CachedReplies
+    const scopes = yield* Scopes
 
     /** Records the request once it has an outcome, and notes a failure to the edge. */
     const settle = (edge: EdgeRequest, slug: string, mode: Mode | "unknown", exit: Exit.Exit<{ readonly cached: boolean }, AnalyzeFailure>) =>
       settleRest(edge, slug, mode, exit, (outcome) => outcome.cached)
 
     /** 415, 400, the CPU turn, then the body to its typed request; `onMode` learns the mode. */
-    const admit = (slug: string, contentType: string | undefined, bytes: Uint8Array, target: string, keyName: string | null, onMode: (mode: Mode) => void) =>
+    const admit = (slug: string, contentType: string | undefined, bytes: Uint8Array, target: string, onMode: (mode: Mode) => void) =>
       Effect.gen(function*() {
         yield* requireJson(contentType, { jsonLines: true })
         yield* service.pace
-        return yield* service.admit(slug, yield* parseTraceUpload(bytes, contentType), keyName, queryOptions(target), onMode)
+        return yield* service.admit(slug, yield* parseTraceUpload(bytes, contentType), queryOptions(target), onMode)
       })
 
-    const prepare = (slug: string, request: AnalyzeRequest, edge: EdgeRequest, bytes: Uint8Array, target: string) =>
+    const prepare = (slug: string, request: AnalyzeRequest, bytes: Uint8Array, target: string) =>
       Effect.gen(function*() {
-        const prepared = yield* service.prepare(request, edge.keyName)
+        const prepared = yield* service.prepare(request)
         // An identical body later is a cache hit the edge answers from the stored detection (the
         // edge looks up bodies only, so a request with a query, whose options change the answer, is not kept).
         if (replies.enabled && prepared.baseline === null && !target.includes("?")) {
@@ -101,10 +104,10 @@ export const AnalyzeAtEdgeLive = Layer.effect(
     const answer = (slug: string, contentType: string | undefined, target: string, edge: EdgeRequest) => {
       const bytes = edge.body ?? EMPTY
       let mode: Mode | "unknown" = "unknown"
-      return admit(slug, contentType, bytes, target, edge.keyName, (known) => {
+      return admit(slug, contentType, bytes, target, (known) => {
         mode = known
       }).pipe(
-        Effect.flatMap((request) => prepare(slug, request, edge, bytes, target)),
+        Effect.flatMap((request) => prepare(slug, request, bytes, target)),
         Effect.flatMap((prepared) => Effect.map(service.run(prepared, edge.requestId), (outcome) => ({ prepared, outcome, cached: outcome.cached }))),
         Effect.onExit((exit) => settle(edge, slug, mode, exit))
       )
@@ -114,7 +117,7 @@ export const AnalyzeAtEdgeLive = Layer.effect(
 
     const serve: AnalyzeAtEdgeShape["serve"] = (slug, request, response, edge) => {
       const path = request.url ?? "/"
-      const fiber = Runtime.runFork(runtime, underRequest(edge, answer(slug, request.headers["content-type"], path, edge)), {
+      const fiber = Runtime.runFork(runtime, underRequest(edge, Effect.provideService(answer(slug, request.headers["content-type"], path, edge), Caller, callerFrom(scopes, edge.keyName))), {
         // The request's context and log annotation, set as the fiber starts: no frames held for them.
         updateRefs: (refs, fiberId) =>
           FiberRefs.updateManyAs(refs, {
