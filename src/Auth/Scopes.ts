@@ -75,9 +75,3 @@ export const ScopesLive = Layer.effect(
   Effect.map(AppConfig, (config) => makeScopes({ authRequired: config.auth.required, cacheScope: config.cache.scope, roles: config.auth.roles }))
 )
 
-/** The data scope token of a caller's key (the store's `scope`), or the one failure of a caller no key was verified for. */
-export const scopeTokenFor = (scopes: ScopesShape, keyName: string | null): Effect.Effect<string, InternalError> =>
-  Effect.suspend(() => {
-    const scoped = scopes.of(keyName)
-    return scoped === undefined ? Effect.fail(unverifiedCaller()) : Effect.succeed(scopeTokenOf(scoped.data))
-  })

@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { readFile } from "node:fs/promises"
-import { Scopes } from "../Auth/Scopes.js"
+import type { CallerShape } from "../Auth/Caller.js"
 import { AppConfig, InvalidConfiguration } from "../Config.js"
 import type { CheckFinding } from "../Contract/ChecksContract.js"
 import type { NormalizedTrace } from "../Traces/Model.js"
@@ -14,22 +14,24 @@ import { runChecks } from "./Run.js"
 import { type ChecksSettings, DEFAULT_SETTINGS, parseChecksFile } from "./Settings.js"
 
 export interface ChecksShape {
-  /** The checks' findings on a trace, with the settings of the caller's scope (`keyName`: the verified key's name, null without one). */
-  readonly run: (trace: NormalizedTrace, keyName: string | null) => ReadonlyArray<CheckFinding>
+  /** The checks' findings on a trace, with the settings of the caller's scope (Auth/Caller.ts). */
+  readonly run: (trace: NormalizedTrace, caller: CallerShape) => ReadonlyArray<CheckFinding>
 }
 
 export class Checks extends Context.Tag("Checks")<Checks, ChecksShape>() {}
 
 /** The checks with the settings given (tests, and the CLI's local backend through the layer below). */
-export const makeChecks = (settings: ChecksSettings, scopeNameOf: (keyName: string | null) => string | null): ChecksShape => ({
-  run: (trace, keyName) => runChecks(trace, settings.forScope(scopeNameOf(keyName)))
+export const makeChecks = (settings: ChecksSettings): ChecksShape => ({
+  run: (trace, caller) => {
+    const data = caller.scopes?.data
+    return runChecks(trace, settings.forScope(data === undefined || data._tag === "Shared" ? null : data.name))
+  }
 })
 
 export const ChecksLive = Layer.effect(
   Checks,
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const scopes = yield* Scopes
     const refused = (reason: string) => new InvalidConfiguration({ message: `invalid configuration:\nSVC_CHECKS_FILE: ${reason}` })
     const settings = yield* Option.match(config.checks.file, {
       onNone: () => Effect.succeed(DEFAULT_SETTINGS),
@@ -38,9 +40,6 @@ export const ChecksLive = Layer.effect(
           Effect.flatMap((text) => Effect.mapError(parseChecksFile(text, file, CHECKS), refused))
         )
     })
-    return makeChecks(settings, (keyName) => {
-      const data = scopes.of(keyName)?.data
-      return data === undefined || data._tag === "Shared" ? null : data.name
-    })
+    return makeChecks(settings)
   })
 )

@@ -249,14 +249,15 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
         } else {
           // Decided on the trace as the run keeps it (normalized and redacted once, in submitRun), with the
           // checks of its scope; they run only when they can change the decision (measured: docs/otlp.md).
+          // the run is the key's that sent the spans (its scope, redaction and checks)
+          const caller = callerFrom(scopes, trace.keyName)
           let skipped: ReturnType<typeof decide> = undefined
           const skip = (admitted: NormalizedTrace) => {
-            const failed = summary.failed || (otlp.diagnose._tag !== "all" && failedByChecks(checks.run(admitted, trace.keyName)))
+            const failed = summary.failed || (otlp.diagnose._tag !== "all" && failedByChecks(checks.run(admitted, caller)))
             skipped = decide(otlp.diagnose, failed, trace.traceId)
             return skipped
           }
-          // the run is the key's that sent the spans (its scope, redaction and checks)
-          const submitted = yield* Effect.provideService(runs.submitRun({ document, labels: summary.labels, skip }), Caller, callerFrom(scopes, trace.keyName)).pipe(
+          const submitted = yield* Effect.provideService(runs.submitRun({ document, labels: summary.labels, skip }), Caller, caller).pipe(
             Effect.map((outcome) => outcome.runs[0]?.id ?? null),
             // the run cannot be made (the trace is over the limits, holds nothing readable, or its key
             // is gone): dropped, and the log says why; an unavailable store leaves the claim to lapse
