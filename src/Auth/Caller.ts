@@ -1,13 +1,13 @@
 /**
  * Who a unit of work runs for: the verified key's name, its data scope and its role, built once
  * per request (REST, an MCP tool call, a CLI command, an OTLP request) or per claimed run (the
- * workers, from the key name the run was stored with) by `callerOf`, and provided as the `Caller`
+ * workers, from the key name the run was stored with) by `callerFrom`, and provided as the `Caller`
  * service. Services read it (`yield* Caller`) instead of taking a key name.
  */
 import { Context, Effect } from "effect"
 import type { Role } from "../Config/KeyRoles.js"
 import type { InternalError } from "../Errors.js"
-import { type RequestScopes, Scopes, scopeTokenOf, type ScopesShape, unverifiedCaller } from "./Scopes.js"
+import { type RequestScopes, scopeTokenOf, type ScopesShape, unverifiedCaller } from "./Scopes.js"
 
 export interface CallerShape {
   /** The verified key's name, null when no key was verified (or auth is not required and none was sent). */
@@ -26,21 +26,17 @@ export interface CallerShape {
 
 export class Caller extends Context.Tag("Caller")<Caller, CallerShape>() {}
 
-/** The caller of a unit of work by its verified key's name, from the one `Scopes`. */
+/**
+ * The caller of a unit of work by its verified key's name, from the one `Scopes` (the surfaces hold
+ * it from their layer, so a request does no service lookup for it).
+ */
 export const callerFrom = (scopes: ScopesShape, keyName: string | null): CallerShape => {
   const scoped = scopes.of(keyName)
   return { keyName, scope: scoped === undefined ? undefined : scopeTokenOf(scoped.data), scopes: scoped, role: scopes.roleOf(keyName) }
 }
-
-/** `callerFrom` with the service's `Scopes`. */
-export const callerOf = (keyName: string | null): Effect.Effect<CallerShape, never, Scopes> => Effect.map(Scopes, (scopes) => callerFrom(scopes, keyName))
 
 /** The caller's data scope token, or the one failure of a caller no key was verified for. */
 export const callerScope: Effect.Effect<string, InternalError, Caller> = Effect.flatMap(
   Caller,
   (caller) => caller.scope === undefined ? Effect.fail(unverifiedCaller()) : Effect.succeed(caller.scope)
 )
-
-/** `effect` run for the caller with this key name. */
-export const asCaller = <A, E, R>(keyName: string | null, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Caller> | Scopes> =>
-  Effect.flatMap(callerOf(keyName), (caller) => Effect.provideService(effect, Caller, caller))
