@@ -17,25 +17,19 @@
 import { Either, Schema } from "effect"
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { performance } from "node:perf_hooks"
 import { runChecks } from "../src/Checks/Run.js"
 import { keepAsRead, normalizeTraces } from "../src/Traces/Normalize.js"
 import { nodeCodegen } from "../scripts/build-options.mjs"
-import { raisedLimits, traceFileBody } from "../scripts/trace-files.js"
+import { raisedLimits, traceFileBody, traceFilesUnder } from "../scripts/trace-files.js"
 import { machineOf, mainThreadCpuMs, median, round2, type Row, START_FLAGS, writeResults } from "./support.js"
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 7)
 const TRACES = 1_000
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
-
-const filesUnder = (dir: string): Array<string> =>
-  !existsSync(dir) ? [] : readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? filesUnder(path) : /\.(json|jsonl|traj)$/.test(name) ? [path] : []
-  })
 
 /** Set in the built bench's child, which runs from a temporary directory. */
 const CHILD = "BENCH_CHECKS_CHILD"
@@ -44,7 +38,7 @@ const REPOSITORY = process.env["BENCH_CHECKS_REPOSITORY"] ?? join(import.meta.di
 const roots = [join(REPOSITORY, "test", "fixtures", "traces"), join(REPOSITORY, "..", "shared", "corpus")]
 
 /** Every body that normalizes, with how many traces it holds. */
-const bodies = roots.flatMap(filesUnder).flatMap((path) => {
+const bodies = roots.flatMap(traceFilesUnder).flatMap((path) => {
   let body: unknown
   try {
     body = traceFileBody(path)

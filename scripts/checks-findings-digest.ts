@@ -9,14 +9,13 @@
  */
 import { Either } from "effect"
 import { createHash } from "node:crypto"
-import { existsSync, readdirSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
 import { parseArgs } from "node:util"
 import { generate, normalizedOf } from "../eval/inject/Generate.js"
 import { DEFAULT_CHECKS, runChecks, type ScopeChecks } from "../src/Checks/Run.js"
 import type { NormalizedTrace } from "../src/Traces/Model.js"
 import { keepAsRead, normalizeTraces } from "../src/Traces/Normalize.js"
-import { raisedLimits, traceFileBody } from "./trace-files.js"
+import { raisedLimits, traceFileBody, traceFilesUnder } from "./trace-files.js"
 
 const { values } = parseArgs({ options: { seeds: { type: "string", default: "4" } } })
 const seeds = Number(values.seeds)
@@ -31,17 +30,11 @@ const EXPECTED: ScopeChecks = {
 }
 const SCOPES: ReadonlyArray<readonly [string, ScopeChecks]> = [["defaults", DEFAULT_CHECKS], ["lowered", LOWERED], ["expected", EXPECTED]]
 
-const filesUnder = (dir: string): Array<string> =>
-  !existsSync(dir) ? [] : readdirSync(dir).sort().flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? filesUnder(path) : /\.(json|jsonl|traj)$/.test(name) ? [path] : []
-  })
-
 const root = join(import.meta.dirname, "..")
 
 /** Each named trace of the fixtures and the corpus, as the bench reads them. */
 const fileTraces = (dir: string): Array<readonly [string, NormalizedTrace]> =>
-  filesUnder(dir).flatMap((path) => {
+  traceFilesUnder(dir).flatMap((path) => {
     let body: unknown
     try {
       body = traceFileBody(path)

@@ -1,10 +1,12 @@
 /**
  * What the scripts and benches that read trace files share (scripts/check-corpus.ts,
- * bench/importers.ts): a file's body as the service would parse it, and the service's limits
- * raised so that size never hides how a trace is read.
+ * scripts/checks-findings-digest.ts, bench/importers.ts, bench/checks.ts): the trace files under a
+ * folder, a file's body as the service would parse it, and the service's limits raised so that
+ * size never hides how a trace is read.
  */
 import { ConfigProvider, Effect } from "effect"
-import { readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
 import { appConfig } from "../src/Config.js"
 
 /** The configured limits with the trace limits (events, characters) raised out of the way. */
@@ -36,3 +38,10 @@ export const traceFileBody = (path: string): unknown => {
     }
   }
 }
+
+/** The trace files (.json, .jsonl, .traj) under `dir`, in name order; none when it is absent. */
+export const traceFilesUnder = (dir: string): Array<string> =>
+  !existsSync(dir) ? [] : readdirSync(dir).sort().flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? traceFilesUnder(path) : /\.(json|jsonl|traj)$/.test(name) ? [path] : []
+  })
