@@ -30,6 +30,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { Predicate } from "effect"
+import { build } from "esbuild"
+import { nodeCodegen } from "../scripts/build-options.mjs"
 import { launchWith, ledgerTrace, machineOf, median, round2, type Row, startFlagsOf, stopChild, writeResults } from "./support.js"
 
 const here = join(import.meta.dirname, "..")
@@ -58,6 +60,23 @@ interface NodeLine {
   readonly name: string
   readonly node: string
 }
+
+/**
+ * The stack's floors (bench/floors/): an Effect HttpApi server with one endpoint and an
+ * `@effect/cli` program with one command, bundled as the service is, into the scratch directory.
+ * On Node >= 22.1 they get a module compile cache as the service and `svc` do (NODE_COMPILE_CACHE).
+ */
+const floors = async () => {
+  const outdir = join(scratch, "floors")
+  await build({
+    entryPoints: { "floor-server": join(here, "bench", "floors", "server.ts"), "floor-cli": join(here, "bench", "floors", "cli.ts") },
+    outdir,
+    outExtension: { ".js": ".mjs" },
+    ...nodeCodegen(here)
+  })
+  return { server: join(outdir, "floor-server.mjs"), cli: join(outdir, "floor-cli.mjs"), env: { NODE_COMPILE_CACHE: join(outdir, "compile-cache") } }
+}
+type Floors = Awaited<ReturnType<typeof floors>>
 
 const versionOf = (node: string) => spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim()
 
@@ -100,7 +119,7 @@ const startOnce = async (start: (env: NodeJS.ProcessEnv) => ReturnType<typeof sp
   return { ms: launched.startedMs, rss }
 }
 
-const serviceRows = async (line: NodeLine): Promise<Array<Row>> => {
+const serviceRows = async (line: NodeLine, floor: Floors): Promise<Array<Row>> => {
   const readyz = join(scratch, "baseline-responses.json")
   writeFileSync(readyz, JSON.stringify({ get: { "/readyz": JSON.stringify({ status: "ready" }) } }))
   const bare = (env: NodeJS.ProcessEnv) => spawn(line.node, [join(here, "bench", "baseline.mjs"), readyz], { env, stdio: ["ignore", "ignore", "inherit"] })
@@ -109,16 +128,43 @@ const serviceRows = async (line: NodeLine): Promise<Array<Row>> => {
     start: (env: NodeJS.ProcessEnv) => spawn(line.node, [...build.flags, join(build.repo, "dist", "server.mjs")], { env, stdio: ["ignore", "ignore", "inherit"] }),
     starts: new Array<{ ms: number; rss: number }>()
   }))
+  const stack = (env: NodeJS.ProcessEnv) =>
+    spawn(line.node, [floor.server], { env: { ...env, ...floor.env }, stdio: ["ignore", "ignore", "inherit"] })
   await startOnce(bare)
+  await startOnce(stack)
   for (const service of services) await startOnce(service.start)
   const bares: Array<{ ms: number; rss: number }> = []
+  const stacks: Array<{ ms: number; rss: number }> = []
   for (let round = 0; round < ROUNDS; round++) {
     bares.push(await startOnce(bare))
+    stacks.push(await startOnce(stack))
     for (const service of services) service.starts.push(await startOnce(service.start))
   }
   const bareMs = median(bares.map((b) => b.ms))
   const bareRss = median(bares.map((b) => b.rss))
-  return services.flatMap(({ build, starts }) => {
+  const stackMs = median(stacks.map((s) => s.ms))
+  const floorRows: Array<Row> = [
+    {
+      scenario: `${line.name}: start-up to first 200 on /readyz, the stack's floor (an Effect HttpApi server, one endpoint)`,
+      metric: "ms",
+      service: Math.round(stackMs),
+      baseline: Math.round(bareMs),
+      ratio: round2(stackMs / bareMs),
+      goal: "(for comparison)",
+      met: null,
+      detail: { floor_ms: stacks.map((s) => Math.round(s.ms)).join(" "), baseline_ms: bares.map((b) => Math.round(b.ms)).join(" ") }
+    },
+    {
+      scenario: `${line.name}: RSS ${IDLE_AFTER_MS / 1000} s after ready, the stack's floor`,
+      metric: "MiB",
+      service: round2(median(stacks.map((s) => s.rss))),
+      baseline: round2(bareRss),
+      ratio: round2(median(stacks.map((s) => s.rss)) / bareRss),
+      goal: "(for comparison)",
+      met: null
+    }
+  ]
+  return floorRows.concat(services.flatMap(({ build, starts }) => {
     const ready = median(starts.map((s) => s.ms)) / bareMs
     const idle = median(starts.map((s) => s.rss))
     return [
@@ -143,7 +189,7 @@ const serviceRows = async (line: NodeLine): Promise<Array<Row>> => {
         detail: { service_mib: starts.map((s) => round2(s.rss)).join(" "), baseline_mib: bares.map((b) => round2(b.rss)).join(" ") }
       }
     ]
-  })
+  }))
 }
 
 /**
@@ -160,25 +206,47 @@ const installedLayout = (build: Build): string => {
 }
 
 /** Wall time of one command; a fresh SVC_HOME and no provider. Exit codes 0 to 3 are answers (3: no model ran). */
-const wall = (node: string, args: ReadonlyArray<string>) => {
+const wall = (node: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
   const home = mkdtempSync(join(scratch, "home-"))
   const started = performance.now()
-  const ran = spawnSync(node, args, { env: { PATH: process.env["PATH"] ?? "", SVC_HOME: home }, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" })
+  const ran = spawnSync(node, args, { env: { PATH: process.env["PATH"] ?? "", SVC_HOME: home, ...env }, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" })
   const ms = performance.now() - started
   rmSync(home, { recursive: true, force: true })
   if (ran.status === null || ran.status > 3) throw new Error(`${node} ${args.join(" ")} exited ${ran.status}: ${ran.stderr.slice(0, 300)}`)
   return ms
 }
 
-const cliRows = (line: NodeLine): Array<Row> => {
+const cliRows = (line: NodeLine, floor: Floors): Array<Row> => {
   const trace = join(scratch, "run.json")
   writeFileSync(trace, JSON.stringify(ledgerTrace(50, 4, "cli")))
+  const rows: Array<Row> = []
+  // the stack's floor: an @effect/cli command that reads the file, against node -e 0
+  for (const command of [["--version"], ["size", trace]]) {
+    const args = [floor.cli, ...command]
+    wall(line.node, ["-e", "0"])
+    wall(line.node, args, floor.env)
+    const bare: Array<number> = []
+    const times: Array<number> = []
+    for (let round = 0; round < ROUNDS; round++) {
+      bare.push(wall(line.node, ["-e", "0"]))
+      times.push(wall(line.node, args, floor.env))
+    }
+    rows.push({
+      scenario: `${line.name}: the stack's floor, an @effect/cli program: ${command[0]}${command.length > 1 ? " FILE" : ""}`,
+      metric: "ms",
+      service: Math.round(median(times)),
+      baseline: Math.round(median(bare)),
+      ratio: round2(median(times) / median(bare)),
+      goal: "(for comparison)",
+      met: null,
+      detail: { floor_ms: times.map(Math.round).join(" "), node_e_0_ms: bare.map(Math.round).join(" ") }
+    })
+  }
   const layouts = [
     { name: "checkout", svc: (build: Build) => join(build.repo, "bin", "svc") },
     { name: "installed", svc: (build: Build) => join(installedLayout(build), "bin", "svc") }
   ]
   const commands = [["--version"], ["diagnose", trace], ["check", trace], ["normalize", trace]]
-  const rows: Array<Row> = []
   for (const layout of layouts) {
     for (const command of commands) {
       const runs = BUILDS.map((build) => ({ build, args: [layout.svc(build), ...command], times: new Array<number>() }))
@@ -211,14 +279,15 @@ const main = async () => {
   if (!wants("service") && !wants("cli")) return
   const started = new Date()
   const lines = nodeLines()
+  const floor = await floors()
   const rows: Array<Row> = []
   const measured = (more: ReadonlyArray<Row>) => {
     for (const row of more) console.error(`${row.scenario}: ${row.service} against ${row.baseline} (${row.ratio}x)`)
     rows.push(...more)
   }
   for (const line of lines) {
-    if (wants("service")) measured(await serviceRows(line))
-    if (wants("cli")) measured(cliRows(line))
+    if (wants("service")) measured(await serviceRows(line, floor))
+    if (wants("cli")) measured(cliRows(line, floor))
   }
   writeResults(
     { started: started.toISOString(), scenario: "startup", builds: BUILDS, rounds: ROUNDS, nodes: lines.map((line) => line.name), machine: machineOf(), rows },

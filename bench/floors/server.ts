@@ -1,0 +1,30 @@
+/**
+ * The stack's own floor for start-up (issue 52 item 2): an Effect HttpApi server on
+ * platform-node with one endpoint, GET /readyz, and none of the service's code. bench/startup.ts
+ * bundles it as the service is bundled (scripts/build-options.mjs) and starts it beside the bare
+ * `node:http` server and the service, in the same rounds: how much of the service's start-up the
+ * chosen stack costs before any of the product's code runs. Listens on SVC_PORT, as the service does.
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Effect, Layer, Schema } from "effect"
+import { createServer } from "node:http"
+
+const Ready = Schema.Struct({ status: Schema.Literal("ready") }).annotations({ identifier: "FloorReady" })
+
+class Probes extends HttpApiGroup.make("probes").add(HttpApiEndpoint.get("readyz", "/readyz").addSuccess(Ready)) {}
+
+class FloorApi extends HttpApi.make("floor").add(Probes) {}
+
+const ProbesLive = HttpApiBuilder.group(FloorApi, "probes", (handlers) => handlers.handle("readyz", () => Effect.succeed({ status: "ready" as const })))
+
+const ServerLive = HttpApiBuilder.serve().pipe(
+  Layer.provide(HttpApiBuilder.api(FloorApi).pipe(Layer.provide(ProbesLive))),
+  Layer.provide(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: Number(process.env["SVC_PORT"] ?? 0) }))
+)
+
+NodeRuntime.runMain(Layer.launch(ServerLive))
