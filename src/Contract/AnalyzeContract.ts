@@ -11,6 +11,7 @@ import { Mode } from "../Catalogue/Resources.js"
 import { IMPORTED_FORMATS_READ, MODE_NAMES } from "../Registry/Derived.js"
 import { alternatives } from "../Registry/Entries.js"
 import { FORMAT_OPTIONS } from "../Traces/Model.js"
+import { queryLiteral } from "./Queries.js"
 import { BaselineOption, FormatOptionValue, HintsOption, ModelOption, ModeOption, SelectOption } from "./Options.js"
 import {
   AnalyzerErrorWire,
@@ -97,10 +98,9 @@ export const analyzeResponse = <Slug extends string, D, DE>(slug: Slug, name: st
 
 /**
  * Options as query parameters (DECISIONS §16), for a body sent as it is (a raw trace, JSON Lines):
- * the envelope wins where both give one. Read as text so a bad value answers the documented 400 of
- * the option's own check. Analyze and normalize declare them in the OpenAPI document only
- * (`documentQueryOptions`): as url parameters of the endpoints, every typed-client call would have
- * to pass `urlParams`.
+ * the envelope wins where both give one. Analyze declares them in the OpenAPI document only
+ * (`documentQueryOptions`): its 34 endpoints are answered at the edge (AnalyzeAtEdge.ts), and as
+ * url parameters every typed-client call would have to pass `urlParams`.
  */
 const QUERY_DESCRIPTIONS = {
   format: `The trace's format (${FORMAT_OPTIONS.join(", ")}), when the body does not say.`,
@@ -109,7 +109,18 @@ const QUERY_DESCRIPTIONS = {
   model: "The model to call (`provider:model` selects the provider), when the body does not say."
 } as const
 const queryText = (name: keyof typeof QUERY_DESCRIPTIONS) => Schema.optional(Schema.String.annotations({ description: QUERY_DESCRIPTIONS[name] }))
-export const AnalyzeQueryParams = { format: queryText("format"), select: queryText("select"), mode: queryText("mode"), model: queryText("model") }
+/**
+ * The options as the endpoints that take a trace as it is declare them (diagnose, checks, normalize,
+ * `POST /v1/runs`): `format` one of the formats, refused by the contract naming them; `mode` the
+ * modes, shown as an enum and read as text, so a bad one is the intake's 400 `invalid_mode` (as in
+ * the body, DECISIONS §3); `select` an id or an index, read by the intake.
+ */
+export const AnalyzeQueryParams = {
+  format: queryLiteral("format", FORMAT_OPTIONS, QUERY_DESCRIPTIONS.format),
+  select: queryText("select"),
+  mode: Schema.optional(Schema.String.annotations({ jsonSchema: { type: "string", enum: MODE_NAMES, description: QUERY_DESCRIPTIONS.mode } })),
+  model: queryText("model")
+}
 
 const queryParameter = (name: keyof typeof QUERY_DESCRIPTIONS) => ({
   name,
@@ -119,14 +130,14 @@ const queryParameter = (name: keyof typeof QUERY_DESCRIPTIONS) => ({
   description: QUERY_DESCRIPTIONS[name]
 })
 
-/** The OpenAPI document with the query options of analyze and normalize declared (see above). */
+/** The OpenAPI document with the query options of analyze declared (see above). */
 export const documentQueryOptions = (spec: Record<string, unknown>): Record<string, unknown> => {
   const paths = spec["paths"]
   if (!Predicate.isRecord(paths)) return spec
   const analyze = [queryParameter("format"), queryParameter("select"), queryParameter("mode"), queryParameter("model")]
   const out: Record<string, unknown> = {}
   for (const [path, item] of Object.entries(paths)) {
-    const parameters = path.startsWith("/v1/analyze/") && !path.includes("{") ? analyze : path === "/v1/traces/normalize" ? analyze.slice(0, 2) : undefined
+    const parameters = path.startsWith("/v1/analyze/") && !path.includes("{") ? analyze : undefined
     const post = Predicate.isRecord(item) ? item["post"] : undefined
     out[path] = parameters === undefined || !Predicate.isRecord(item) || !Predicate.isRecord(post) ? item : { ...item, post: { ...post, parameters } }
   }

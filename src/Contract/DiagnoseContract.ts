@@ -13,7 +13,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Predicate, Schema } from "effect"
 import { Severity } from "../Catalogue/Severity.js"
 import { CheckFinding } from "./ChecksContract.js"
-import { DecisiveStep, DIAGNOSE_OUTPUT_DESCRIPTION, DiagnoseOutput, DiagnoseReport, DiagnoseResponse } from "./DiagnoseReport.js"
+import { DecisiveStep, DiagnoseOutput, DiagnoseReport, DiagnoseResponse } from "./DiagnoseReport.js"
 import {
   AuthMisconfiguredWire,
   InvalidModeWire,
@@ -28,7 +28,9 @@ import {
 import { OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
 import { DIAGNOSE_OUTPUTS, type OutputEntry } from "../Registry/Outputs.js"
 import { AnalyzeQueryParams, RawTrace } from "./AnalyzeContract.js"
-import { BudgetTokens, FormatOptionValue, HintsOption, MaxPatterns, ModelOption, ModeOption, PatternNames, SelectOption } from "./Options.js"
+import { BUDGET_TOKENS, BudgetTokens, FormatOptionValue, HintsOption, MAX_PATTERNS as MAX_PATTERNS_BOUND, MaxPatterns, ModelOption, ModeOption, PatternNames, SelectOption } from "./Options.js"
+import { literalRefusal } from "./Queries.js"
+import { traceUpload } from "./TraceBodies.js"
 
 export const DiagnoseEnvelope = Schema.Struct({
   trace: RawTrace,
@@ -57,6 +59,11 @@ export const ChecksRequest = Schema.Union(DiagnoseEnvelope, RawTrace).annotation
 /** `?format=&select=` for a body sent as it is (DECISIONS §16); the envelope wins. */
 export const ChecksParams = Schema.Struct({ format: AnalyzeQueryParams.format, select: AnalyzeQueryParams.select })
 
+/** `POST /v1/diagnose`'s payload: the JSON body (DiagnoseRequest), JSON Lines, or an Inspect AI log. */
+export const DiagnoseUpload = traceUpload(DiagnoseRequest)
+/** `POST /v1/checks`'s payload, as diagnose's. */
+export const ChecksUpload = traceUpload(ChecksRequest)
+
 export const ChecksResponse = Schema.Struct({
   trace: DiagnoseReport.fields.trace,
   severity: Severity.annotations({ description: "The highest severity of the checks' findings; none when no check fired." }),
@@ -69,25 +76,35 @@ export const ChecksResponse = Schema.Struct({
 export type ChecksResponse = typeof ChecksResponse.Type
 
 /**
- * `?output=` as the contract documents it (DiagnoseOutput's values), decoded as plain text: the
- * handler answers an unknown value with the documented 400 `validation_error` naming the values,
- * where a failed decode of the parameter would answer the platform's own error body.
+ * The query of a trace sent as it is (DECISIONS §16): the options the envelope may carry, the body's
+ * winning. `patterns`, `max_patterns` and `budget_tokens` are shown as what they are and read as
+ * text: the intake checks them as it checks the envelope's (Contract/Options.ts, one bound and one
+ * message each).
  */
-const OutputParam = Schema.String.annotations({
-  identifier: "DiagnoseOutput",
-  jsonSchema: { type: "string", enum: DiagnoseOutput.literals, description: DIAGNOSE_OUTPUT_DESCRIPTION }
-})
-
-export const DiagnoseParams = Schema.Struct({
+export const TraceQueryParams = Schema.Struct({
   ...AnalyzeQueryParams,
   patterns: Schema.optional(Schema.String.annotations({ description: "Pattern names to run, comma-separated, when the body does not say." })),
-  max_patterns: Schema.optional(Schema.String.annotations({ description: "How many fitting patterns to run (1-12), when the body does not say." })),
-  budget_tokens: Schema.optional(Schema.String.annotations({ description: "The most tokens the lenses may spend, when the body does not say." })),
-  output: Schema.optional(OutputParam),
-  artifact: Schema.optional(
-    Schema.String.annotations({ description: "The trace file's path as the client holds it, for SARIF locations (default trace.json)." })
-  )
+  max_patterns: Schema.optional(Schema.String.annotations({
+    jsonSchema: { type: "integer", minimum: 1, maximum: MAX_PATTERNS_BOUND, description: `How many fitting patterns to run (1-${MAX_PATTERNS_BOUND}), when the body does not say.` }
+  })),
+  budget_tokens: Schema.optional(Schema.String.annotations({
+    jsonSchema: { type: "integer", minimum: BUDGET_TOKENS.min, maximum: BUDGET_TOKENS.max, description: "The most tokens the lenses may spend, when the body does not say." }
+  }))
 })
+
+/** `?output=`: the registry's outputs (src/Registry/Outputs.ts), refused by the contract naming them. */
+export const OutputParam = Schema.optionalWith(
+  // the identifier again: an annotated schema is a new one to OpenAPI, this one the same enum
+  DiagnoseOutput.annotations({ identifier: "DiagnoseOutput", message: literalRefusal("output", DiagnoseOutput.literals) }),
+  { exact: true }
+)
+
+/** `?artifact=`: the trace file as the client holds it, for SARIF. */
+export const ArtifactParam = Schema.optional(
+  Schema.String.annotations({ description: "The trace file's path as the client holds it, for SARIF locations (default trace.json)." })
+)
+
+export const DiagnoseParams = Schema.Struct({ ...TraceQueryParams.fields, output: OutputParam, artifact: ArtifactParam })
 
 /** An output's response body in OpenAPI, by what the registry says it is. */
 const outputSchema = (output: OutputEntry): Record<string, unknown> => {
@@ -135,7 +152,7 @@ export const documentDiagnoseOutputs = (spec: Record<string, unknown>): Record<s
 export class DiagnoseGroup extends HttpApiGroup.make("diagnose")
   .add(
     HttpApiEndpoint.post("diagnose", "/v1/diagnose")
-      .setPayload(DiagnoseRequest)
+      .setPayload(DiagnoseUpload)
       .setUrlParams(DiagnoseParams)
       .addSuccess(DiagnoseResponse)
       .addSuccess(HttpApiSchema.Text({ contentType: "text/markdown" }).annotations({ description: "?output=markdown or Accept: text/markdown" }), { status: 200 })
@@ -156,7 +173,7 @@ export class DiagnoseGroup extends HttpApiGroup.make("diagnose")
   )
   .add(
     HttpApiEndpoint.post("check", "/v1/checks")
-      .setPayload(ChecksRequest)
+      .setPayload(ChecksUpload)
       .setUrlParams(ChecksParams)
       .addSuccess(ChecksResponse)
       .addError(ValidationErrorWire)

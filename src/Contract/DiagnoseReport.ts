@@ -13,7 +13,7 @@ import { CheckFinding } from "./ChecksContract.js"
 /** The outputs' names, in the registry's order (src/Registry/Outputs.ts); the first is the default. */
 export { OUTPUT_NAMES }
 
-export const DIAGNOSE_OUTPUT_DESCRIPTION = `The report's rendering: ${OUTPUTS_DESCRIBED}.`
+const DIAGNOSE_OUTPUT_DESCRIPTION = `The report's rendering: ${OUTPUTS_DESCRIBED}.`
 export const DiagnoseOutput = Schema.Literal(...OUTPUT_NAMES).annotations({
   identifier: "DiagnoseOutput",
   description: DIAGNOSE_OUTPUT_DESCRIPTION

@@ -79,9 +79,12 @@ export const MaxPatterns = refusing(
   `max_patterns must be an integer from 1 to ${MAX_PATTERNS}`
 )
 
+/** The bounds of `budget_tokens`. */
+export const BUDGET_TOKENS = { min: 1_000, max: 100_000_000 } as const
+
 export const BudgetTokens = refusing(
   Schema.NullOr(
-    Schema.Int.pipe(Schema.between(1_000, 100_000_000)).annotations({
+    Schema.Int.pipe(Schema.between(BUDGET_TOKENS.min, BUDGET_TOKENS.max)).annotations({
       description: "The most tokens (in and out, estimated by mode before running) the lenses may spend; lenses beyond it are skipped and say so."
     })
   ),

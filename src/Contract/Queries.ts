@@ -35,21 +35,19 @@ export const QueryText = Schema.String.annotations({
 
 const query = (description: string) => Schema.optional(QueryText.annotations({ description }))
 
+/** The refusal of a value outside a literal set in a query, naming the set. */
+export const literalRefusal = (name: string, literals: ReadonlyArray<string>) => (issue: ParseResult.ParseIssue) => ({
+  message: Array.isArray(issue.actual)
+    ? "given more than once; give it once"
+    : typeof issue.actual === "string" && issue.actual.includes("\u0000")
+    ? `${name} holds U+0000, which no identifier or parameter may hold`
+    : `${name} must be one of ${literals.join(", ")}${typeof issue.actual === "string" ? ` (got ${JSON.stringify(issue.actual.slice(0, 40))})` : ""}`,
+  override: true
+})
+
 /** One value of a literal set in a query, refused with the set named. */
 export const queryLiteral = <const L extends ReadonlyArray<string>>(name: string, literals: L, description: string) =>
-  Schema.optional(
-    Schema.Literal(...literals).annotations({
-      description,
-      message: (issue) => ({
-        message: Array.isArray(issue.actual)
-          ? "given more than once; give it once"
-          : typeof issue.actual === "string" && issue.actual.includes("\u0000")
-          ? `${name} holds U+0000, which no identifier or parameter may hold`
-          : `${name} must be one of ${literals.join(", ")}${typeof issue.actual === "string" ? ` (got ${JSON.stringify(issue.actual.slice(0, 40))})` : ""}`,
-        override: true
-      })
-    })
-  )
+  Schema.optional(Schema.Literal(...literals).annotations({ description, message: literalRefusal(name, literals) }))
 
 /** A page's size: an integer 1-MAX_PAGE, given as text in a URL. */
 export const PageLimit = Schema.compose(QueryText, Schema.NumberFromString).pipe(

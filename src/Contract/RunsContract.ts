@@ -7,6 +7,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import { Access, EndpointAccess } from "./Access.js"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
@@ -26,10 +27,11 @@ import {
 import { OUTPUTS_DESCRIBED } from "../Registry/Derived.js"
 import { Severity } from "../Catalogue/Severity.js"
 import { NormalizedTrace, TraceFormat } from "../Traces/Model.js"
-import { AnalyzeQueryParams, RawTrace } from "./AnalyzeContract.js"
+import { RawTrace } from "./AnalyzeContract.js"
 import { ProblemStatus, RunStatus } from "./Statuses.js"
 import { LABEL_KEY, NulFreeText, RunFilterParams, RunListParams } from "./Queries.js"
-import { DiagnoseEnvelope, DiagnoseParams } from "./DiagnoseContract.js"
+import { ArtifactParam, DiagnoseEnvelope, OutputParam, TraceQueryParams } from "./DiagnoseContract.js"
+import { traceUpload } from "./TraceBodies.js"
 import { DiagnoseReport, DiagnoseResponse, FailureAnchor } from "./DiagnoseReport.js"
 import { Mode } from "../Catalogue/Resources.js"
 
@@ -188,23 +190,26 @@ export type RunExport = typeof RunExport.Type
 
 const RunId = HttpApiSchema.param("id", NulFreeText.annotations({ description: "A run's id." }))
 
-export const SubmitRunsParams = Schema.Struct({
-  ...AnalyzeQueryParams,
-  patterns: DiagnoseParams.fields.patterns,
-  max_patterns: DiagnoseParams.fields.max_patterns,
-  budget_tokens: DiagnoseParams.fields.budget_tokens
-})
+/** The options of a trace sent as it is, as diagnose's (DECISIONS §16). */
+export const SubmitRunsParams = TraceQueryParams
 
-export const RunReportParams = Schema.Struct({
-  output: DiagnoseParams.fields.output,
-  artifact: DiagnoseParams.fields.artifact
-})
+/** The payload: the JSON body (SubmitRunsRequest), JSON Lines, or an Inspect AI log. */
+export const SubmitRunsUpload = traceUpload(SubmitRunsRequest)
+
+export const RunReportParams = Schema.Struct({ output: OutputParam, artifact: ArtifactParam })
+
+/**
+ * The store, asked before the body is read: an unavailable store answers 503 before a body's 415
+ * or 400 (DECISIONS §16's order). A middleware, as HttpApi runs one before it decodes the payload.
+ */
+export class StoreReady extends HttpApiMiddleware.Tag<StoreReady>()("StoreReady", { failure: StoreUnavailableWire }) {}
 
 export class RunsGroup extends HttpApiGroup.make("runs")
   .add(
     HttpApiEndpoint.post("submitRuns", "/v1/runs")
-      .setPayload(SubmitRunsRequest)
+      .setPayload(SubmitRunsUpload)
       .setUrlParams(SubmitRunsParams)
+      .middleware(StoreReady)
       .addSuccess(SubmitRunsResponse, { status: 202 })
       .addError(ValidationErrorWire)
       .addError(UnsupportedTraceFormatWire)

@@ -17,7 +17,8 @@ import {
   ValidationErrorWire
 } from "../Errors.js"
 import { FormatOption, NormalizedTrace, TraceFormat } from "../Traces/Model.js"
-import { RawTrace, TraceSelect } from "./AnalyzeContract.js"
+import { AnalyzeQueryParams, RawTrace, TraceSelect } from "./AnalyzeContract.js"
+import { traceUpload } from "./TraceBodies.js"
 
 export const NormalizeEnvelope = Schema.Struct({
   trace: RawTrace,
@@ -29,6 +30,12 @@ export const NormalizeRequest = Schema.Union(NormalizeEnvelope, RawTrace).annota
   identifier: "NormalizeRequest",
   description: "A trace as it is, or in the envelope `{trace, format?, select?}`. JSON Lines bodies (application/x-ndjson) are read as a list of records."
 })
+
+/** `?format=&select=` for a body sent as it is (DECISIONS §16); the envelope wins. */
+export const NormalizeParams = Schema.Struct({ format: AnalyzeQueryParams.format, select: AnalyzeQueryParams.select })
+
+/** The payload: the JSON body (NormalizeRequest), JSON Lines, or an Inspect AI log. */
+export const NormalizeUpload = traceUpload(NormalizeRequest)
 
 export const NormalizedOne = Schema.Struct({
   format: TraceFormat,
@@ -46,7 +53,8 @@ export const NormalizeResponse = Schema.Union(NormalizedOne, NormalizedMany).ann
 export class TracesGroup extends HttpApiGroup.make("traces")
   .add(
     HttpApiEndpoint.post("normalize", "/v1/traces/normalize")
-      .setPayload(NormalizeRequest)
+      .setPayload(NormalizeUpload)
+      .setUrlParams(NormalizeParams)
       .addSuccess(NormalizeResponse)
       .addError(ValidationErrorWire)
       .addError(UnsupportedTraceFormatWire)

@@ -16,7 +16,8 @@ import { encodingOf, OTLP_PATHS } from "../Otlp/Wire/Status.js"
 import { errorReply, pathOf } from "./Replies.js"
 import { CurrentRequest, EdgeIncomingMessage, type EdgeRequest, underRequest } from "./RequestContext.js"
 import { replayed, replayRefusal } from "./Replay.js"
-import { allowedMethods } from "./Routes.js"
+import { allowedMethods, DIAGNOSE_PATH, matchRoute } from "./Routes.js"
+import { DIAGNOSE_LABEL, recordAnalysis } from "../Observability/Metrics.js"
 
 /** The error response of an ApiError, with the headers its kind requires (a Status on the OTLP endpoints). */
 export const errorResponse = (error: ApiError, otlp?: Encoding): HttpServerResponse.HttpServerResponse => {
@@ -35,10 +36,23 @@ export const errorResponse = (error: ApiError, otlp?: Encoding): HttpServerRespo
 export const answerDecodeRefusals = (app: HttpApp.Default): HttpApp.Default =>
   Effect.catchAllCause(app, (cause) => {
     const failure: unknown = Cause.squash(cause)
-    return failure instanceof HttpApiDecodeError
-      ? Effect.succeed(errorResponse(new ValidationError({ message: describeIssues(failure.issues) })))
-      : Effect.failCause(cause)
+    if (!(failure instanceof HttpApiDecodeError)) return Effect.failCause(cause)
+    const error = new ValidationError({ message: describeIssues(failure.issues) })
+    return Effect.zipWith(CurrentRequest, HttpServerRequest.HttpServerRequest, (edge, request) => {
+      recordRefusal(edge, request.method, pathOf(request.url), error)
+      return errorResponse(error)
+    })
   })
+
+/**
+ * A diagnose the contract refused before its handler ran (its body's 415 or 400, its query's 400),
+ * recorded in `svc_requests_total` as the handler records the others (Settle.ts) and the edge
+ * those it refuses itself: each diagnose once.
+ */
+const recordRefusal = (edge: EdgeRequest, method: string, path: string, error: ApiError) => {
+  if (method !== "POST" || path !== DIAGNOSE_PATH) return
+  recordAnalysis({ surface: "rest", pattern: DIAGNOSE_LABEL, mode: "unknown", status: errorKinds[error._tag].kind }, (performance.now() - edge.startedAt) / 1000)
+}
 
 const isApiError = (u: unknown): u is ApiError =>
   typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in errorKinds &&
@@ -86,6 +100,8 @@ const respondToFailure = (request: HttpServerRequest.HttpServerRequest, edge: Ed
   const answer = answerToFailure(cause, request.method, path, edge)
   // The client went away; nobody reads this response.
   if (answer === undefined) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+  const defect = Cause.dieOption(cause)
+  if (Option.isSome(defect) && replayRefusal(defect.value, isApiError) !== undefined) recordRefusal(edge, request.method, path, answer.error)
   const response = errorResponse(answer.error, request.method === "POST" && OTLP_PATHS.has(path) ? encodingOf(request.headers["content-type"]) : undefined)
   return answer.log === null ? Effect.succeed(response) : Effect.as(answer.log, response)
 }
@@ -101,7 +117,9 @@ export const behindEdge = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<ne
       app.pipe(
         Effect.catchAllCause(respondToFailure(request, edge)),
         // the body the edge read, replayed: the contract decodes payloads from it (Replay.ts)
-        edge.body === null ? identity : Effect.provideService(HttpServerRequest.HttpServerRequest, replayed(request, edge.body)),
+        edge.body === null
+          ? identity
+          : Effect.provideService(HttpServerRequest.HttpServerRequest, replayed(request, edge.body, matchRoute(request.method, pathOf(request.url)).bodies)),
         Effect.provideService(CurrentRequest, edge),
         Effect.annotateLogs("request_id", edge.requestId)
       )

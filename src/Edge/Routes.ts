@@ -6,10 +6,13 @@
  * named here: the MCP endpoint and the dashboard's shell.
  */
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Context, Option } from "effect"
+import type * as AST from "effect/SchemaAST"
 import { Api } from "../Api.js"
 import type { Operation } from "../Auth/Operations.js"
 import { Access, EndpointAccess } from "../Contract/Access.js"
+import { JSON_LINES_MEDIA, TraceJsonAnnotationId, ZIP_MEDIA } from "../Contract/TraceBodies.js"
 import { DASHBOARD_ASSETS } from "../Ui/Shell.js"
 
 /** Every analyze path starts so: `/v1/analyze/<pattern>`. */
@@ -23,10 +26,25 @@ export const MCP_METHODS: ReadonlyArray<string> = ["DELETE", "POST"]
 /** The dashboard's static shell and assets (DECISIONS §22): they hold no data; every datum comes through the API with the key. */
 export const isDashboardPath = (path: string) => path === "/ui" || path.startsWith("/ui/")
 
-/** A route a request matched: its template (`unmatched` for none, keeping labels bounded) and its access. */
+/**
+ * The bodies a route's payload takes, by its members' media types (Contract/TraceBodies.ts): JSON
+ * as an object or, for a trace, an object or an array; JSON Lines; a zip. The edge's replay reads
+ * a body by these and refuses any other media type with the 415 (Replay.ts).
+ */
+export interface BodyForms {
+  readonly json: "object" | "trace"
+  readonly jsonLines: boolean
+  readonly zip: boolean
+}
+
+/** A body as a JSON object, and nothing else: a route without a payload, or a JSON payload's. */
+export const JSON_OBJECT: BodyForms = { json: "object", jsonLines: false, zip: false }
+
+/** A route a request matched: its template (`unmatched` for none, keeping labels bounded), its access and the bodies it takes. */
 export interface Route {
   readonly template: string
   readonly access: Access
+  readonly bodies: BodyForms
 }
 
 interface RouteInfo extends Route {
@@ -44,6 +62,23 @@ const accessOf = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps): Acces
     () => new Error(`the endpoint ${endpoint.name} (${endpoint.method} ${endpoint.path}) declares no EndpointAccess (src/Contract/Access.ts)`)
   )
 
+/** The bodies an endpoint's payload takes, from its members' encodings. */
+const bodiesOf = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps): BodyForms => {
+  if (Option.isNone(endpoint.payloadSchema)) return JSON_OBJECT
+  const ast = endpoint.payloadSchema.value.ast
+  const members: ReadonlyArray<AST.AST> = ast._tag === "Union" ? ast.types : [ast]
+  let json: BodyForms["json"] = "object"
+  let jsonLines = false
+  let zip = false
+  for (const member of members) {
+    const encoding = HttpApiSchema.getEncoding(member)
+    if (encoding.kind === "Json" && member.annotations[TraceJsonAnnotationId] === true) json = "trace"
+    if (encoding.kind === "Uint8Array" && encoding.contentType === JSON_LINES_MEDIA) jsonLines = true
+    if (encoding.kind === "Uint8Array" && encoding.contentType === ZIP_MEDIA) zip = true
+  }
+  return json === "object" && !jsonLines && !zip ? JSON_OBJECT : { json, jsonLines, zip }
+}
+
 // Read from the contract's groups directly: `HttpApi.reflect` also works out every endpoint's
 // payloads, successes and errors, 3 MB of garbage at start-up for a method, a path and an annotation.
 const routes: ReadonlyArray<RouteInfo> = Object.values(Api.groups).flatMap((group) =>
@@ -51,7 +86,8 @@ const routes: ReadonlyArray<RouteInfo> = Object.values(Api.groups).flatMap((grou
     method: endpoint.method,
     template: endpoint.path,
     pattern: toRegExp(endpoint.path),
-    access: accessOf(endpoint)
+    access: accessOf(endpoint),
+    bodies: bodiesOf(endpoint)
   }))
 )
 
@@ -69,14 +105,14 @@ const exact = new Map(routes.filter((route) => !route.template.includes(":")).ma
 const parametric = routes.filter((route) => route.template.includes(":"))
 
 /** MCP: a key of any role but `ingest`, counted (each further tool call of a batch is charged by the transport). */
-const MCP_ROUTE: Route = { template: MCP_PATH, access: Access.read }
+const MCP_ROUTE: Route = { template: MCP_PATH, access: Access.read, bodies: JSON_OBJECT }
 /** The dashboard's routes (DECISIONS §22), served by the edge: its assets, and the shell for every other `/ui` path. */
-const UI_ROUTE: Route = { template: "/ui", access: Access.open }
-const UI_ASSET_ROUTE: Route = { template: "/ui/assets/:file", access: Access.open }
+const UI_ROUTE: Route = { template: "/ui", access: Access.open, bodies: JSON_OBJECT }
+const UI_ASSET_ROUTE: Route = { template: "/ui/assets/:file", access: Access.open, bodies: JSON_OBJECT }
 /** Another method on a dashboard path: no key looked at either, answered 405. */
-const UI_OTHER: Route = { template: "unmatched", access: Access.open }
+const UI_OTHER: Route = { template: "unmatched", access: Access.open, bodies: JSON_OBJECT }
 /** No route: it needs a key and is counted like any other, then answered 404 or 405 (Forward.ts). */
-export const UNMATCHED: Route = { template: "unmatched", access: Access.read }
+export const UNMATCHED: Route = { template: "unmatched", access: Access.read, bodies: JSON_OBJECT }
 
 /** The route a request matches (HEAD that of GET, as the router serves it), or `UNMATCHED`. */
 export const matchRoute = (method: string, path: string): Route => {

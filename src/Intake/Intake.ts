@@ -42,7 +42,7 @@ export interface BodyParts {
 
 /** The options a request may give as query parameters (DECISIONS §16), as their text. */
 export const QUERY_OPTIONS = ["format", "select", "mode", "model", "patterns", "max_patterns", "budget_tokens"] as const
-export type QueryOptions = Readonly<Partial<Record<(typeof QUERY_OPTIONS)[number], string>>>
+export type QueryOptions = { readonly [Name in (typeof QUERY_OPTIONS)[number]]?: string | undefined }
 export const NO_QUERY: QueryOptions = {}
 
 /** The options of a request target's query (`/v1/diagnose?select=1&mode=quick`); others are ignored. */

@@ -84,7 +84,6 @@ export const jsonShapeRefusal = (
   return null
 }
 
-/** The 415 of a body that is not sent as JSON. */
 /** True for the JSON Lines media types (application/x-ndjson, application/jsonl, application/x-jsonlines). */
 export const isJsonLinesContentType = (header: string | undefined): boolean => {
   const media = header?.split(";")[0]?.trim().toLowerCase() ?? ""
@@ -98,23 +97,35 @@ export const isZipContentType = (header: string | undefined): boolean => {
   return media === "application/zip" || media === "application/x-zip-compressed"
 }
 
+/** What a body is by its Content-Type: JSON, JSON Lines, a zip archive, or something else. */
+export type BodyMedia = "json" | "jsonLines" | "zip" | "other"
+
+export const bodyMediaOf = (contentType: string | undefined): BodyMedia =>
+  isJsonContentType(contentType) ? "json" : isJsonLinesContentType(contentType) ? "jsonLines" : isZipContentType(contentType) ? "zip" : "other"
+
 /**
- * 415 unless the body is JSON, or, where a trace may be sent as its tool wrote it (`jsonLines`),
- * JSON Lines (a stream of records) or a zip archive (Inspect AI's `.eval`).
+ * The 415 of a body in a media type its route does not take: JSON, or, where a trace may be sent
+ * as its tool wrote it (`jsonLines`), JSON Lines (a stream of records) or a zip archive (Inspect
+ * AI's `.eval`).
  */
+export const unsupportedMedia = (
+  contentType: string | undefined,
+  options: { readonly jsonLines: boolean; readonly what?: string | undefined }
+): UnsupportedMediaType =>
+  new UnsupportedMediaType({
+    message: `send ${options.what ?? "the trace"} as JSON with Content-Type: application/json${
+      options.jsonLines ? " (or JSON Lines with application/x-ndjson, or an Inspect AI .eval log with application/zip)" : ""
+    } (got ${contentType === undefined ? "no Content-Type" : JSON.stringify(contentType.slice(0, 80))})`
+  })
+
+/** 415 unless the body is JSON, or, where a trace may be sent as its tool wrote it (`jsonLines`), JSON Lines or a zip. */
 export const requireJson = (
   contentType: string | undefined,
   options: { readonly jsonLines: boolean; readonly what?: string } = { jsonLines: false }
-): Effect.Effect<void, UnsupportedMediaType> =>
-  isJsonContentType(contentType) || (options.jsonLines && (isJsonLinesContentType(contentType) || isZipContentType(contentType)))
-    ? Effect.void
-    : Effect.fail(
-      new UnsupportedMediaType({
-        message: `send ${options.what ?? "the trace"} as JSON with Content-Type: application/json${
-          options.jsonLines ? " (or JSON Lines with application/x-ndjson, or an Inspect AI .eval log with application/zip)" : ""
-        } (got ${contentType === undefined ? "no Content-Type" : JSON.stringify(contentType.slice(0, 80))})`
-      })
-    )
+): Effect.Effect<void, UnsupportedMediaType> => {
+  const media = bodyMediaOf(contentType)
+  return media === "json" || (options.jsonLines && media !== "other") ? Effect.void : Effect.fail(unsupportedMedia(contentType, options))
+}
 
 /**
  * Strict UTF-8 decoding: invalid sequences are refused, not replaced; a leading byte-order mark is
@@ -239,3 +250,13 @@ export const parseTraceUpload = (
   contentType: string | undefined
 ): Effect.Effect<Record<string, unknown> | Array<unknown>, ValidationError | RequestTooLarge> =>
   isZipContentType(contentType) ? parseZipTrace(bytes) : parseTraceBody(bytes, isJsonLinesContentType(contentType))
+
+/**
+ * A trace payload as the contract decoded it (Contract/TraceBodies.ts): a JSON body as the intake
+ * parsed it, or the bytes of JSON Lines or a zip, parsed here by their Content-Type.
+ */
+export const traceOfUpload = (
+  payload: Record<string, unknown> | Array<unknown> | Uint8Array,
+  contentType: string | undefined
+): Effect.Effect<Record<string, unknown> | Array<unknown>, ValidationError | RequestTooLarge> =>
+  payload instanceof Uint8Array ? parseTraceUpload(payload, contentType) : Effect.succeed(payload)

@@ -329,7 +329,7 @@ describe("the contract", () => {
         const client = yield* makeClient(service.url)
         const raw = Array.isArray(trace) ? trace : []
         const analysed = yield* client.analyze.aar({ payload: { trace: raw, mode: "quick", format: "openai" } })
-        const normalized = yield* client.traces.normalize({ payload: raw })
+        const normalized = yield* client.traces.normalize({ payload: raw, urlParams: {} })
         return { analysed, normalized }
       }).pipe(Effect.provide(FetchHttpClient.layer))
     )

@@ -145,11 +145,11 @@ export const makeRemoteBackend = (options: RemoteOptions): Effect.Effect<Backend
           }
           if (!withEvents) return { report: value.report, events: [], body }
           // The renderers that show the run read its events, as the service normalized them.
-          const normalized = yield* call(client.traces.normalize({ payload: envelope }))
+          const normalized = yield* call(client.traces.normalize({ payload: envelope, urlParams: {} }))
           return { report: value.report, events: "trace" in normalized ? normalized.trace.events : [], body }
         }),
       check: (envelope) => typedAndServed(client.diagnose.check({ payload: envelope, urlParams: {}, withResponse: true })),
-      normalize: (envelope) => Effect.map(typedAndServed(client.traces.normalize({ payload: envelope, withResponse: true })), ({ body }) => body),
+      normalize: (envelope) => Effect.map(typedAndServed(client.traces.normalize({ payload: envelope, urlParams: {}, withResponse: true })), ({ body }) => body),
       patterns: Effect.map(typedAndServed(client.catalogue.listPatterns({ withResponse: true })), ({ body }) => body),
       pattern: (name, part) => {
         const path: { readonly path: { readonly name: string }; readonly withResponse: true } = { path: { name }, withResponse: true }

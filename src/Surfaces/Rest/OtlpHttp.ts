@@ -58,6 +58,10 @@ export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
         )
       })
 
+    // `handleRaw`, the one left (docs/architecture.md): OTLP answers in the request's own encoding
+    // (a protobuf or JSON `google.rpc.Status`, by OTLP/HTTP's rules), the store comes before the media
+    // type, and OTLP/JSON nests deeper than the API's depth bound allows; the contract's payloads
+    // (protobuf bytes, the JSON request) document the bodies for OpenAPI.
     return handlers
       .handleRaw("exportTraces", serve("traces"))
       .handleRaw("exportLogs", serve("logs"))

@@ -2,8 +2,9 @@
  * The problems API over REST (DECISIONS §19): thin handlers over ProblemsService; a change's body
  * is the one the edge read (its bounds apply), replayed to the contract, which decodes it
  * (Edge/Replay.ts: 415 unless JSON, 400 naming the field). The digest renders
- * as JSON, Markdown or HTML (`?output=`, else `Accept`); a 503 `store_unavailable` gets its
- * Retry-After as the runs routes' do.
+ * as JSON, Markdown or HTML (`?output=`, decoded by the contract, else `Accept`): a response of
+ * its own, which `.handle` writes as it is; a 503 `store_unavailable` gets its Retry-After as the
+ * runs routes' do.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -30,7 +31,7 @@ export const ProblemsHttpLive = HttpApiBuilder.group(Api, "problems", (handlers)
       .handle("mergeProblem", ({ path, payload }) => caller(problems.merge(path.id, payload.into)))
       .handle("detachRun", ({ path, payload }) => caller(problems.detach(path.id, payload.run_id)))
       .handle("listDeliveries", ({ urlParams }) => caller(problems.deliveries(urlParams)))
-      .handleRaw("getDigest", ({ request, urlParams }) =>
+      .handle("getDigest", ({ request, urlParams }) =>
         caller(
           Effect.map(problems.digest, (digest) => {
             const accept = request.headers["accept"] ?? ""
