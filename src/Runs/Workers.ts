@@ -237,7 +237,7 @@ export const makeRunner = (
     if (Either.isLeft(read)) return { _tag: "End", end: { status: "failed", error: { error: errorKinds.InternalError.kind, message: read.left } } } satisfies RunResult
     let stored = read.right
     // the run's caller, once: the key it was submitted with (its scope, redaction and checks)
-    const caller = callerFrom(scopes, stored.key_name)
+    const caller = yield* callerFrom(scopes, stored.key_name)
     const forRun = <A, E>(effect: Effect.Effect<A, E, Caller>) => Effect.provideService(effect, Caller, caller)
     if (isUnassembled(claimed, stored)) {
       const rebuilt: Reassembled = reassemble === undefined
