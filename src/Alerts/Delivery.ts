@@ -228,7 +228,7 @@ export const AlertDeliveryLive = Layer.scopedDiscard(
         Effect.scoped(Effect.flatMap(makeDeliverer(store, options, stream), (deliverer) =>
         Effect.forever(
           Effect.gen(function*() {
-            if (readiness.current() !== "ready") return yield* Effect.sleep(Duration.seconds(1))
+            if ((yield* readiness.current) !== "ready") return yield* Effect.sleep(Duration.seconds(1))
             // a store failure or a defect ends the round, never the loop: logged with its cause and counted
             const taken = yield* deliverer.round.pipe(
               Effect.catchAllCause((cause) =>

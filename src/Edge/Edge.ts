@@ -20,7 +20,7 @@ import { CachedRepliesFastLane } from "../Cache/CachedRepliesFastLane.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import { type ApiError, errorKinds, InternalError, NotFound, unknownPattern, ValidationError } from "../Errors.js"
-import { RequestTracker } from "../Lifecycle/Lifecycle.js"
+import { RequestTrackerFastLane } from "../Lifecycle/RequestTrackerFastLane.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type ServerSpan, Tracing } from "../Observability/Tracing.js"
 import { type AnalysisStatus, countAnalysis, countHttp, DIAGNOSE_LABEL, recordAnalysis } from "../Observability/Metrics.js"
@@ -76,7 +76,7 @@ export const makeEdge = (
     const guards = yield* Guards
     const guardsNow = yield* GuardsFastLane
     const statics = yield* makeStaticResponses
-    const tracker = yield* RequestTracker
+    const tracker = yield* RequestTrackerFastLane
     const replies = yield* CachedRepliesFastLane
     const scopes = yield* ScopesFastLane
     const reporting = yield* ErrorReporting

@@ -347,13 +347,13 @@ export const RunWorkersLive = Layer.scopedDiscard(
       // a run in progress is work in flight until its finish committed (with its problems): the
       // drain waits for it (within the grace)
       const around = <A, E>(working: Effect.Effect<A, E>, run: ClaimedRun) =>
-        Effect.acquireUseRelease(Effect.sync(tracker.started), () => runSpan(tracing, run, working), () => Effect.sync(tracker.finished))
+        Effect.acquireUseRelease(tracker.started, () => runSpan(tracing, run, working), () => tracker.finished)
       for (let index = 0; index < runs.workers; index++) {
         const options = {
           ...DEFAULT_WORKER,
           owner: `${process}-${index}`,
           leaseMs,
-          accepting: () => readiness.current() === "ready",
+          accepting: Effect.map(readiness.current, (state) => state === "ready"),
           wake: access.nextQueued,
           around
         }

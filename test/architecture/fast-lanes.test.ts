@@ -18,7 +18,8 @@ const LANES: Readonly<Record<string, ReadonlyArray<string>>> = {
   "src/RateLimit/RateLimiterFastLane.ts": ["src/RateLimit/RateLimiter.ts", "src/Auth/Guards.ts"],
   "src/Auth/ScopesFastLane.ts": ["src/Auth/Scopes.ts"],
   "src/Cache/AnalysisCacheFastLane.ts": ["src/Cache/AnalysisCache.ts", "src/Cache/CachedReplies.ts"],
-  "src/Cache/CachedRepliesFastLane.ts": ["src/Cache/CachedReplies.ts"]
+  "src/Cache/CachedRepliesFastLane.ts": ["src/Cache/CachedReplies.ts"],
+  "src/Lifecycle/RequestTrackerFastLane.ts": ["src/Lifecycle/Lifecycle.ts"]
 }
 
 /**
@@ -42,8 +43,6 @@ const NOT_SERVICES: Readonly<Record<string, string>> = {
   AnalysisProgress: "a listener the CLI provides, called by the engine as it goes",
   ShutdownSignals: "a value: the first signal received",
   // not converted yet (docs/architecture.md, "Services are Effects; fast lanes are the edge's")
-  RequestTracker: "not yet: the edge's in-flight count, read by the drain",
-  Readiness: "not yet: read by the probes, the drain and the background loops",
   RunStoreAccess: "not yet: the runs store opened on first use",
   AlertRoutes: "not yet: where a scope's alerts go",
   Redaction: "not yet: the redactor value",
