@@ -20,8 +20,6 @@ export interface KeyDigest {
 }
 
 export interface ApiKeysShape {
-  /** True when any key is configured. */
-  readonly configured: Effect.Effect<boolean>
   /** The name of the key presented, if it is one; constant time in the presented value. */
   readonly verify: (presented: string) => Effect.Effect<Option.Option<string>>
   /** Re-reads the key file now (the watcher calls this when the file changes). */
@@ -140,7 +138,6 @@ const apiKeys = (watch: boolean) =>
     const configured = () => current.length > 0
     const verify = (presented: string) => verifyAgainst(current, presented)
     return Context.make(ApiKeysFastLane, { configured, verify }).pipe(Context.add(ApiKeys, {
-      configured: Effect.sync(configured),
       verify: (presented) => Effect.sync(() => Option.fromNullable(verify(presented))),
       reload
     }))

@@ -216,10 +216,11 @@ const unassembledKey = (traceId: string): string => createHash("sha256").update(
 
 /** The workers' way to assemble a given-up trace's kept spans again, on its run's retry: the document and labels assembly makes. */
 export const OtlpReassemblyLive = Layer.succeed(TraceReassembly, {
-  document: (groups) => {
-    const { document, logs, spans } = documentOf(groups)
-    return { document, labels: summarize(spans, logs).labels }
-  }
+  document: (groups) =>
+    Effect.sync(() => {
+      const { document, logs, spans } = documentOf(groups)
+      return { document, labels: summarize(spans, logs).labels }
+    })
 })
 
 /** The groups this module reads were written by the receiver (Receiver.ts): their shape is checked, not trusted. */

@@ -323,7 +323,7 @@ export const RunsServiceLive = Layer.effect(
           // a run made ended (OTLP's `skipped`): counted as the workers count the runs they end (issue 50)
           if (submitted.created && submitted.run.status !== "queued" && submitted.run.status !== "running") runMetrics.ended(submitted.run.status)
         }
-        if (runs.length > 0) access.queued()
+        if (runs.length > 0) yield* access.queued
         if (runs.length === 0) {
           const first = rejected.slice(0, 3).map((item) => `#${item.index}: ${item.message}`).join("; ")
           return yield* new ValidationError({ message: `no trace of the body was accepted (${rejected.length} refused): ${first}` })

@@ -173,7 +173,7 @@ export const reassembleWith = (
       return failed("the trace's spans are not kept here (gone with SVC_RETENTION_DAYS, or the run was imported), so it cannot be assembled again")
     }
     const groups = yield* otlp.groups(claimed.scope, traceId)
-    const built = yield* Effect.exit(Effect.sync(() => reassembly.document(groups)))
+    const built = yield* Effect.exit(reassembly.document(groups))
     if (Exit.isFailure(built)) {
       yield* Effect.logWarning("an OTLP trace still cannot be assembled on its run's retry", built.cause).pipe(Effect.annotateLogs({ run_id: claimed.id, trace_id: traceId }))
       return failed(`its spans still cannot be assembled: ${defectSummary(built.cause)}`)
@@ -332,7 +332,7 @@ export const RunWorkersLive = Layer.scopedDiscard(
     const start = Effect.gen(function*() {
       // The store: at once when the database exists (runs may wait in it), tried again while it
       // cannot be opened; a new database is opened by the first submit (idle memory stays low).
-      const store = access.exists()
+      const store = (yield* access.exists)
         ? yield* access.store.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5))))
         : yield* access.whenOpen
       // SQLite is one process's: a lease in it is a dead process's. PostgreSQL's leases may be other

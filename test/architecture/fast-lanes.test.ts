@@ -24,7 +24,7 @@ const LANES: Readonly<Record<string, ReadonlyArray<string>>> = {
 
 /**
  * Tags whose interface is not a service's, each with why (docs/architecture.md says the rule):
- * values, the edge's own node handlers, ports to outside libraries, and what is not converted yet.
+ * values, the edge's own node handlers, ports to outside libraries, and a listener.
  */
 const NOT_SERVICES: Readonly<Record<string, string>> = {
   AppConfig: "a value: the validated configuration",
@@ -42,11 +42,7 @@ const NOT_SERVICES: Readonly<Record<string, string>> = {
   Tracing: "a port: the OpenTelemetry SDK behind the service's spans (its server span is the edge's)",
   AnalysisProgress: "a listener the CLI provides, called by the engine as it goes",
   ShutdownSignals: "a value: the first signal received",
-  // not converted yet (docs/architecture.md, "Services are Effects; fast lanes are the edge's")
-  RunStoreAccess: "not yet: the runs store opened on first use",
-  AlertRoutes: "not yet: where a scope's alerts go",
-  Redaction: "not yet: the redactor value",
-  TraceReassembly: "not yet: an OTLP trace's document rebuilt"
+  AlertRoutes: "a value: where each scope's alerts go and the links they carry, read from the configuration"
 }
 
 const laneFiles = sourceFiles(join(repo, "src")).map((file) => relative(repo, file)).filter((file) => file.endsWith("FastLane.ts"))
