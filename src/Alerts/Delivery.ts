@@ -214,7 +214,7 @@ export const AlertDeliveryLive = Layer.scopedDiscard(
     }
     const loop = Effect.gen(function*() {
       // the store as the workers take it: once something opened it, or at once when it exists
-      const store = access.exists() ? yield* access.problems.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5)))) : yield* Effect.zipRight(access.whenOpen, access.problems)
+      const store = (yield* access.exists) ? yield* access.problems.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5)))) : yield* Effect.zipRight(access.whenOpen, access.problems)
       // SQLite is one process's: a delivery in flight in it is a dead process's, sent again now (at
       // least once); PostgreSQL's may be another replica's, alive: a dead one's lease lapses
       const runs = yield* access.store
@@ -228,7 +228,7 @@ export const AlertDeliveryLive = Layer.scopedDiscard(
         Effect.scoped(Effect.flatMap(makeDeliverer(store, options, stream), (deliverer) =>
         Effect.forever(
           Effect.gen(function*() {
-            if (readiness.current() !== "ready") return yield* Effect.sleep(Duration.seconds(1))
+            if ((yield* readiness.current) !== "ready") return yield* Effect.sleep(Duration.seconds(1))
             // a store failure or a defect ends the round, never the loop: logged with its cause and counted
             const taken = yield* deliverer.round.pipe(
               Effect.catchAllCause((cause) =>

@@ -4,13 +4,15 @@
  * constant time. The key file is re-read when it changes: a bad new file keeps the old keys and
  * logs why (never the keys). Key names are internal: they name rate-limit buckets and, with auth
  * required, data scopes (directories under SVC_HOME: Auth/Scopes.ts), and never appear in logs,
- * errors, metrics or telemetry.
+ * errors, metrics or telemetry. One key set behind two interfaces: `ApiKeys`, Effects only, and the
+ * guards' synchronous `ApiKeysFastLane` (ApiKeysFastLane.ts).
  */
 import { Context, Data, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { readFileSync, statSync } from "node:fs"
 import { type ApiKeyEntry, AppConfig, parseKeyList } from "../Config.js"
 import { unknownRoleNames } from "../Config/KeyRoles.js"
+import { ApiKeysFastLane } from "./ApiKeysFastLane.js"
 
 export interface KeyDigest {
   readonly name: string
@@ -18,10 +20,8 @@ export interface KeyDigest {
 }
 
 export interface ApiKeysShape {
-  /** True when any key is configured. */
-  readonly configured: () => boolean
-  /** The name of the key presented, or undefined; constant time in the presented value. */
-  readonly verify: (presented: string) => string | undefined
+  /** The name of the key presented, if it is one; constant time in the presented value. */
+  readonly verify: (presented: string) => Effect.Effect<Option.Option<string>>
   /** Re-reads the key file now (the watcher calls this when the file changes). */
   readonly reload: Effect.Effect<void>
 }
@@ -134,15 +134,17 @@ const apiKeys = (watch: boolean) =>
         }).pipe(Effect.repeat(Schedule.spaced(KEY_FILE_POLL)), Effect.forkScoped, Effect.asVoid)
       }
     })
-    return {
-      configured: () => current.length > 0,
-      verify: (presented: string) => verifyAgainst(current, presented),
+    // One key set behind both: the guards' lane reads it at once, the service as effects.
+    const configured = () => current.length > 0
+    const verify = (presented: string) => verifyAgainst(current, presented)
+    return Context.make(ApiKeysFastLane, { configured, verify }).pipe(Context.add(ApiKeys, {
+      verify: (presented) => Effect.sync(() => Option.fromNullable(verify(presented))),
       reload
-    } satisfies ApiKeysShape
+    }))
   })
 
 /** The keys of a serving process: the key file watched. */
-export const ApiKeysLive = Layer.scoped(ApiKeys, apiKeys(true))
+export const ApiKeysLive = Layer.scopedContext(apiKeys(true))
 
 /** The keys of a command (`svc analyze`, `svc mcp`): read once, nothing left running. */
-export const ApiKeysOnceLive = Layer.scoped(ApiKeys, apiKeys(false))
+export const ApiKeysOnceLive = Layer.scopedContext(apiKeys(false))

@@ -30,10 +30,13 @@ export class Caller extends Context.Tag("Caller")<Caller, CallerShape>() {}
  * The caller of a unit of work by its verified key's name, from the one `Scopes` (the surfaces hold
  * it from their layer, so a request does no service lookup for it).
  */
-export const callerFrom = (scopes: ScopesShape, keyName: string | null): CallerShape => {
-  const scoped = scopes.of(keyName)
-  return { keyName, scope: scoped === undefined ? undefined : scopeTokenOf(scoped.data), scopes: scoped, role: scopes.roleOf(keyName) }
-}
+export const callerFrom = (scopes: ScopesShape, keyName: string | null): Effect.Effect<CallerShape> =>
+  Effect.zipWith(scopes.of(keyName), scopes.roleOf(keyName), (scoped, role) => ({
+    keyName,
+    scope: scoped === undefined ? undefined : scopeTokenOf(scoped.data),
+    scopes: scoped,
+    role
+  }))
 
 /** The caller's data scope token, or the one failure of a caller no key was verified for. */
 export const callerScope: Effect.Effect<string, InternalError, Caller> = Effect.flatMap(

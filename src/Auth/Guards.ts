@@ -5,67 +5,45 @@
  * name, else client address). A wrong
  * key is refused before it is counted anywhere; guessing a key of 16 characters or more is not a
  * matter of quota. Nothing here reads the request body.
- * The check is synchronous (time from the Clock the guards were built with, metrics updated in
- * place): the edge runs it once per request, on node's request event. One `Guards` service, built
- * by the composition root (src/Resources.ts), for every surface: the edge, MCP, the CLI.
+ * One core (time from the Clock the guards were built with, metrics updated in place), built once
+ * by the composition root (src/Resources.ts), behind two interfaces: `Guards`, Effects only, for
+ * every surface (MCP, the CLI); and `GuardsFastLane` (GuardsFastLane.ts), the same check answered
+ * at once, which the edge runs on node's request event without entering the Effect runtime.
  */
 import { Context, Effect, Layer } from "effect"
-import { ApiKeys } from "./ApiKeys.js"
+import { ApiKeysFastLane } from "./ApiKeysFastLane.js"
 import { AppConfig } from "../Config.js"
+import { type GuardFailure, type GuardOutcome, type GuardPass, type GuardRequest, GuardsFastLane } from "./GuardsFastLane.js"
 import { type Operation, roleRefusal } from "./Operations.js"
 import { roleOf } from "./Roles.js"
 import { AuthMisconfigured, type Forbidden, RateLimited, Unauthorized } from "../Errors.js"
 import { authFailures, labelled, rateLimitBuckets, rateLimitRejections } from "../Observability/Metrics.js"
 import { addressSet } from "../RateLimit/AddressRanges.js"
 import { clientAddress } from "../RateLimit/ClientAddress.js"
-import { type Decision, RateLimiter, type RateLimiterShape } from "../RateLimit/RateLimiter.js"
+import { type Decision, RateLimiterFastLane, type RateLimiterFastLaneShape } from "../RateLimit/RateLimiterFastLane.js"
 
-export type GuardFailure = Unauthorized | AuthMisconfigured | Forbidden | RateLimited
-
-/**
- * What the guards look at, whatever the surface: the key presented (none: undefined), the client
- * address (a socket's peer, or `local` in the caller's own process), the X-Forwarded-For a proxy
- * added, and the operation asked for (Auth/Operations.ts). No surface fabricates a header or a path.
- */
-export interface GuardRequest {
-  readonly key: string | undefined
-  readonly address: string | undefined
-  readonly forwardedFor: string | undefined
-  readonly operation: Operation
-}
-
-export type GuardOutcome =
-  /**
-   * `headers`: X-RateLimit-* for the response (empty on exempt paths or without a limit);
-   * `keyName`: the verified key's name, null when none was presented, verified or looked at.
-   */
-  | {
-    readonly _tag: "Pass"
-    readonly headers: Readonly<Record<string, string>>
-    readonly keyName: string | null
-    /** The rate-limit bucket the request was counted in; null when no limit applied. */
-    readonly bucket: string | null
-  }
-  | { readonly _tag: "Fail"; readonly error: GuardFailure }
+export type { GuardFailure, GuardPass, GuardRequest } from "./GuardsFastLane.js"
 
 export interface GuardsShape {
   /**
-   * Runs the guards for one request, counting it against its rate-limit bucket: at once, or as a
-   * promise when the limit is kept in Redis for several replicas (DECISIONS §15).
+   * Runs the guards for one request, counting it against its rate-limit bucket (in Redis for
+   * several replicas, DECISIONS §15): the pass, or the refusal.
    */
-  readonly check: (request: GuardRequest) => GuardOutcome | Promise<GuardOutcome>
+  readonly check: (request: GuardRequest) => Effect.Effect<GuardPass, GuardFailure>
   /**
    * Counts one more request against a bucket a passed request was counted in (each further tool
-   * call of an MCP batch, DECISIONS §5): the refusal when it is over the limit, else null.
+   * call of an MCP batch, DECISIONS §5): fails with the refusal when it is over the limit.
    */
-  readonly charge: (bucket: string | null) => RateLimited | null | Promise<RateLimited | null>
+  readonly charge: (bucket: string | null) => Effect.Effect<void, RateLimited>
   /**
    * The role check alone, for an operation inside a request the guards passed (an MCP tool call:
-   * the edge checked POST /mcp, each tool names its own operation): the 403 when the verified
-   * key's role is below the operation's (counted as `check` counts it), else null.
+   * the edge checked POST /mcp, each tool names its own operation): fails with the 403 when the
+   * verified key's role is below the operation's (counted as `check` counts it).
    */
-  readonly permit: (keyName: string | null, operation: Operation) => Forbidden | null
+  readonly permit: (keyName: string | null, operation: Operation) => Effect.Effect<void, Forbidden>
 }
+
+export class Guards extends Context.Tag("Guards")<Guards, GuardsShape>() {}
 
 const NO_HEADERS: Readonly<Record<string, string>> = {}
 const PASS: GuardOutcome = { _tag: "Pass", headers: NO_HEADERS, keyName: null, bucket: null }
@@ -78,10 +56,11 @@ const roleFailures = labelled(authFailures, { reason: "role" })
 const bucketsHeld = labelled(rateLimitBuckets, {})
 const rejected = labelled(rateLimitRejections, {})
 
-const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys | RateLimiter> = Effect.gen(function*() {
+/** The one core of the guards: synchronous, or a promise with a Redis limit; both interfaces are built on it. */
+const makeCore = Effect.gen(function*() {
   const config = yield* AppConfig
-  const keys = yield* ApiKeys
-  const rateLimiter = yield* RateLimiter
+  const keys = yield* ApiKeysFastLane
+  const rateLimiter = yield* RateLimiterFastLane
   const limiter = rateLimiter.enabled ? rateLimiter : undefined
   const clock = yield* Effect.clock
   const required = config.auth.required
@@ -89,7 +68,7 @@ const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys | RateLi
   const trustedPeers = addressSet(config.trustedProxyAddresses)
 
   /** One request counted in a bucket: at once in this process, or as a promise when the window is Redis's (DECISIONS §15). */
-  const decide = (active: RateLimiterShape, bucket: string): Decision | Promise<Decision> =>
+  const decide = (active: RateLimiterFastLaneShape, bucket: string): Decision | Promise<Decision> =>
     active.shared === undefined ? active.decide(bucket, clock.unsafeCurrentTimeMillis()) : active.shared(bucket)
 
   /** The refusal a limiter's decision means, if any (counted); the bucket gauge updated. */
@@ -169,6 +148,23 @@ const makeGuards: Effect.Effect<GuardsShape, never, AppConfig | ApiKeys | RateLi
   return { check, charge, permit }
 })
 
-export class Guards extends Context.Tag("Guards")<Guards, GuardsShape>() {}
+const passOrFail = (outcome: GuardOutcome): Effect.Effect<GuardPass, GuardFailure> =>
+  outcome._tag === "Pass" ? Effect.succeed(outcome) : Effect.fail(outcome.error)
 
-export const GuardsLive = Layer.effect(Guards, makeGuards)
+const refused = <E>(refusal: E | null): Effect.Effect<void, E> => (refusal === null ? Effect.void : Effect.fail(refusal))
+
+/** `Guards` and the edge's `GuardsFastLane`, from one core built once. */
+export const GuardsLive = Layer.effectContext(Effect.map(makeCore, (core) =>
+  Context.make(GuardsFastLane, { check: core.check }).pipe(Context.add(Guards, {
+    check: (request) =>
+      Effect.suspend(() => {
+        const outcome = core.check(request)
+        return outcome instanceof Promise ? Effect.flatMap(Effect.promise(() => outcome), passOrFail) : passOrFail(outcome)
+      }),
+    charge: (bucket) =>
+      Effect.suspend(() => {
+        const refusal = core.charge(bucket)
+        return refusal instanceof Promise ? Effect.flatMap(Effect.promise(() => refusal), refused) : refused(refusal)
+      }),
+    permit: (keyName, operation) => Effect.suspend(() => refused(core.permit(keyName, operation)))
+  }))))

@@ -8,6 +8,10 @@
  * Names are encoded by `encodeScopeName` (src/Text.ts) into one path segment / store-key component that no
  * other name encodes to, on case-sensitive and case-insensitive file systems alike: `.`, `/`,
  * `:`, `%` and upper-case letters are escaped, so `..` cannot address another scope.
+ *
+ * One set of rules behind two interfaces: `Scopes`, Effects only, for every surface (through
+ * `callerFrom`, Auth/Caller.ts), and the edge's `ScopesFastLane` (ScopesFastLane.ts), the cache
+ * scope of a cache hit answered without entering the Effect runtime.
  */
 import { Context, Effect, Layer } from "effect"
 import { AppConfig } from "../Config.js"
@@ -16,6 +20,7 @@ import { encodeScopeName } from "../Text.js"
 import type { KeyRole } from "../Config/KeyRoles.js"
 import type { Role } from "../Config/KeyRoles.js"
 import { roleOf, scopeOf } from "./Roles.js"
+import { ScopesFastLane } from "./ScopesFastLane.js"
 
 /** The owner of stored data: everyone (auth not required) or one key name. */
 export type DataScope = { readonly _tag: "Shared" } | { readonly _tag: "Key"; readonly name: string }
@@ -44,19 +49,22 @@ export interface ScopesShape {
    * The scopes of a request by its verified key's name (null when no key was verified); undefined
    * when auth is required and no key was verified, which the guards have already refused (401).
    */
-  readonly of: (keyName: string | null) => RequestScopes | undefined
+  readonly of: (keyName: string | null) => Effect.Effect<RequestScopes | undefined>
   /** The role of a verified key's name (SVC_API_KEY_ROLES); null when auth is not required or no key was verified. */
-  readonly roleOf: (keyName: string | null) => Role | null
+  readonly roleOf: (keyName: string | null) => Effect.Effect<Role | null>
 }
 
 export class Scopes extends Context.Tag("Scopes")<Scopes, ScopesShape>() {}
 
-export const makeScopes = (options: {
+interface ScopeOptions {
   readonly authRequired: boolean
   readonly cacheScope: "key" | "global"
   /** SVC_API_KEY_ROLES: keys listed with `@scope` share that scope; others have their own name's. */
   readonly roles?: ReadonlyMap<string, KeyRole>
-}): ScopesShape => {
+}
+
+/** The one set of rules, synchronous: the service and the edge's lane are both built on it. */
+const scopeRules = (options: ScopeOptions) => {
   const shared: RequestScopes = { data: SHARED, cache: scopeTokenOf(SHARED) }
   const of = (keyName: string | null): RequestScopes | undefined => {
     if (!options.authRequired) return shared
@@ -64,14 +72,22 @@ export const makeScopes = (options: {
     const data: DataScope = { _tag: "Key", name: options.roles === undefined ? keyName : scopeOf(options.roles, keyName) }
     return { data, cache: options.cacheScope === "global" ? shared.cache : scopeTokenOf(data) }
   }
-  return {
-    of,
-    roleOf: (keyName) => (!options.authRequired || keyName === null ? null : roleOf(options.roles ?? new Map(), keyName))
-  }
+  const role = (keyName: string | null): Role | null => (!options.authRequired || keyName === null ? null : roleOf(options.roles ?? new Map(), keyName))
+  return { of, roleOf: role }
 }
 
-export const ScopesLive = Layer.effect(
-  Scopes,
-  Effect.map(AppConfig, (config) => makeScopes({ authRequired: config.auth.required, cacheScope: config.cache.scope, roles: config.auth.roles }))
-)
+const serviceOf = (rules: ReturnType<typeof scopeRules>): ScopesShape => ({
+  of: (keyName) => Effect.sync(() => rules.of(keyName)),
+  roleOf: (keyName) => Effect.sync(() => rules.roleOf(keyName))
+})
 
+/** The `Scopes` service of the options given (tests, and the layer below). */
+export const makeScopes = (options: ScopeOptions): ScopesShape => serviceOf(scopeRules(options))
+
+/** `Scopes` and the edge's `ScopesFastLane`, one set of rules behind both. */
+export const ScopesLive = Layer.effectContext(
+  Effect.map(AppConfig, (config) => {
+    const rules = scopeRules({ authRequired: config.auth.required, cacheScope: config.cache.scope, roles: config.auth.roles })
+    return Context.make(ScopesFastLane, { cacheScopeOf: (keyName) => rules.of(keyName)?.cache }).pipe(Context.add(Scopes, serviceOf(rules)))
+  })
+)

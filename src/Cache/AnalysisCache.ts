@@ -7,6 +7,8 @@
  *   has gone (disconnected or timed out), the run is interrupted and its upstream calls aborted.
  * - Failures are not cached.
  * Without SVC_CACHE=memory every request runs on its own.
+ * One set of entries behind two interfaces: `AnalysisCache`, Effects only, and the edge's
+ * `AnalysisCacheFastLane` (AnalysisCacheFastLane.ts), a stored hit's bytes at once.
  */
 import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Schema, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
@@ -14,6 +16,7 @@ import { type AnalysisResult, Detection } from "../Catalogue/Detection.js"
 import { AppConfig } from "../Config.js"
 import type { AnalyzerError, LlmResolutionError, Timeout } from "../Errors.js"
 import { Lru } from "../Lru.js"
+import { AnalysisCacheFastLane } from "./AnalysisCacheFastLane.js"
 import { cacheEntries, cacheEvents, labelled } from "../Observability/Metrics.js"
 import { RedisStore, type RedisStoreShape, type RedisUnavailable } from "../Store/Redis.js"
 
@@ -34,16 +37,7 @@ export type AnalysisFailure = AnalyzerError | LlmResolutionError | Timeout
 
 export interface AnalysisCacheShape {
   readonly enabled: boolean
-  /**
-   * The prepared response bytes of a stored entry at a time in epoch milliseconds (rendered once
-   * per entry), counting a hit, or undefined when the key is not stored (nothing is computed).
-   * Synchronous, for the edge (Cache/CachedReplies.ts).
-   */
-  readonly hitBytesAt: (key: string, render: (result: AnalysisResult) => Uint8Array, now: number) => Uint8Array | undefined
-  /** The Clock the cache keeps time by. */
-  readonly now: () => number
   readonly run: (key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) => Effect.Effect<CacheOutcome, AnalysisFailure>
-  readonly size: () => number
   /** Drops the entries of these keys (a deleted or purged run's, DECISIONS §17), here and in the shared store. */
   readonly evict: (keys: ReadonlyArray<string>) => Effect.Effect<void>
 }
@@ -242,14 +236,13 @@ export const makeAnalysisCache = (options: {
 }
 
 /** No cache (SVC_CACHE unset or off): every request runs. */
-export const AnalysisCacheOffLive = Layer.succeed(AnalysisCache, {
-  enabled: false,
-  run: (_key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) => Effect.map(compute, (result): CacheOutcome => ({ result, cached: false })),
-  hitBytesAt: () => undefined,
-  evict: () => Effect.void,
-  now: () => Date.now(),
-  size: () => 0
-})
+export const AnalysisCacheOffLive = Layer.succeedContext(
+  Context.make(AnalysisCacheFastLane, { hitBytes: () => undefined }).pipe(Context.add(AnalysisCache, {
+    enabled: false,
+    run: (_key: string, compute: Effect.Effect<AnalysisResult, AnalysisFailure>) => Effect.map(compute, (result): CacheOutcome => ({ result, cached: false })),
+    evict: () => Effect.void
+  }))
+)
 
 const cacheWith = (store: RedisStoreShape | undefined) =>
   Effect.gen(function*() {
@@ -263,11 +256,14 @@ const cacheWith = (store: RedisStoreShape | undefined) =>
       scope,
       shared: store === undefined ? undefined : { store, ttlMs: ttlMillis ?? DEFAULT_SHARED_TTL_MS, leaseMs: LEASE_MS, owner: randomUUID() }
     })
-    return { enabled: true, now: () => clock.unsafeCurrentTimeMillis(), ...made }
+    // One set of entries behind both: the edge's lane reads a hit at once, the service runs and evicts.
+    return Context.make(AnalysisCacheFastLane, { hitBytes: (key, render) => made.hitBytesAt(key, render, clock.unsafeCurrentTimeMillis()) }).pipe(
+      Context.add(AnalysisCache, { enabled: true, run: made.run, evict: made.evict })
+    )
   })
 
 /** SVC_CACHE=memory: entries and single flight in this process. Chosen once, in Resources.ts. */
-export const AnalysisCacheMemoryLive = Layer.scoped(AnalysisCache, cacheWith(undefined))
+export const AnalysisCacheMemoryLive = Layer.scopedContext(cacheWith(undefined))
 
 /** SVC_CACHE=redis: entries and single flight shared by the replicas, with an in-process front. */
-export const AnalysisCacheRedisLive = Layer.scoped(AnalysisCache, Effect.flatMap(RedisStore, cacheWith))
+export const AnalysisCacheRedisLive = Layer.scopedContext(Effect.flatMap(RedisStore, cacheWith))

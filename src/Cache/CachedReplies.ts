@@ -2,7 +2,9 @@
  * Replies to analyze bodies seen before. When a body passes every check, its fingerprint (cache
  * scope + pattern + body bytes: Auth/Scopes.ts) is remembered with the cache key it validated to; an identical body later is
  * answered from the stored detection's prepared response bytes, synchronously, without parsing or
- * validating again. The edge answers cache hits with it; bounded (LRU) like the cache itself.
+ * validating again. The edge answers cache hits with it (through `CachedRepliesFastLane`,
+ * CachedRepliesFastLane.ts, its synchronous lane; the REST adapter remembers bodies through the
+ * `CachedReplies` service, Effects only); bounded (LRU) like the cache itself.
  * The fingerprint is an HMAC-SHA256 under a key made for this process and never shared (DECISIONS
  * §20): raw bytes hold unredacted content, and a plain hash of them would let a guess at a secret
  * be checked against it.
@@ -14,11 +16,8 @@ import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import { Lru } from "../Lru.js"
 import { AnalysisCache } from "./AnalysisCache.js"
-
-export interface CachedReply {
-  readonly bytes: Uint8Array
-  readonly mode: Mode
-}
+import { AnalysisCacheFastLane } from "./AnalysisCacheFastLane.js"
+import { CachedRepliesFastLane } from "./CachedRepliesFastLane.js"
 
 export interface KnownBody {
   /** The cache key the body validated to. */
@@ -30,13 +29,8 @@ export interface KnownBody {
 
 export interface CachedRepliesShape {
   readonly enabled: boolean
-  /**
-   * The reply for a body this cache scope sent before whose detection is stored (counted as a
-   * cache hit), else undefined.
-   */
-  readonly lookup: (scope: string, slug: string, body: Uint8Array) => CachedReply | undefined
   /** Remembers a body that passed every check, for its cache scope. */
-  readonly remember: (scope: string, slug: string, body: Uint8Array, known: KnownBody) => void
+  readonly remember: (scope: string, slug: string, body: Uint8Array, known: KnownBody) => Effect.Effect<void>
 }
 
 export class CachedReplies extends Context.Tag("CachedReplies")<CachedReplies, CachedRepliesShape>() {}
@@ -58,25 +52,29 @@ export const bodyFingerprints = (processKey: Uint8Array) => {
   }
 }
 
-const disabled: CachedRepliesShape = { enabled: false, lookup: () => undefined, remember: () => undefined }
+const disabled = Context.make(CachedRepliesFastLane, { lookup: () => undefined }).pipe(
+  Context.add(CachedReplies, { enabled: false, remember: () => Effect.void })
+)
 
-export const CachedRepliesLive = Layer.effect(
-  CachedReplies,
+/** `CachedReplies` and the edge's `CachedRepliesFastLane`, one set of known bodies behind both. */
+export const CachedRepliesLive = Layer.effectContext(
   Effect.gen(function*() {
     const cache = yield* AnalysisCache
+    const hits = yield* AnalysisCacheFastLane
     const config = yield* AppConfig
     if (!cache.enabled) return disabled
     const known = new Lru<string, KnownBody>(config.cache.capacity * 2)
     const fingerprint = bodyFingerprints(randomBytes(32))
-    return {
-      enabled: true,
+    return Context.make(CachedRepliesFastLane, {
       lookup: (scope, slug, body) => {
         const entry = known.get(fingerprint(scope, slug, body))
         if (entry === undefined) return undefined
-        const bytes = cache.hitBytesAt(entry.key, entry.render, cache.now())
+        const bytes = hits.hitBytes(entry.key, entry.render)
         return bytes === undefined ? undefined : { bytes, mode: entry.mode }
-      },
-      remember: (scope, slug, body, entry) => known.set(fingerprint(scope, slug, body), entry)
-    }
+      }
+    }).pipe(Context.add(CachedReplies, {
+      enabled: true,
+      remember: (scope, slug, body, entry) => Effect.sync(() => known.set(fingerprint(scope, slug, body), entry))
+    }))
   })
 )

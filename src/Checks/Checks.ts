@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { readFile } from "node:fs/promises"
-import type { CallerShape } from "../Auth/Caller.js"
+import { Caller } from "../Auth/Caller.js"
 import { AppConfig, InvalidConfiguration } from "../Config.js"
 import type { CheckFinding } from "../Contract/ChecksContract.js"
 import type { NormalizedTrace } from "../Traces/Model.js"
@@ -15,17 +15,18 @@ import { type ChecksSettings, DEFAULT_SETTINGS, parseChecksFile } from "./Settin
 
 export interface ChecksShape {
   /** The checks' findings on a trace, with the settings of the caller's scope (Auth/Caller.ts). */
-  readonly run: (trace: NormalizedTrace, caller: CallerShape) => ReadonlyArray<CheckFinding>
+  readonly run: (trace: NormalizedTrace) => Effect.Effect<ReadonlyArray<CheckFinding>, never, Caller>
 }
 
 export class Checks extends Context.Tag("Checks")<Checks, ChecksShape>() {}
 
 /** The checks with the settings given (tests, and the CLI's local backend through the layer below). */
 export const makeChecks = (settings: ChecksSettings): ChecksShape => ({
-  run: (trace, caller) => {
-    const data = caller.scopes?.data
-    return runChecks(trace, settings.forScope(data === undefined || data._tag === "Shared" ? null : data.name))
-  }
+  run: (trace) =>
+    Effect.map(Caller, (caller) => {
+      const data = caller.scopes?.data
+      return runChecks(trace, settings.forScope(data === undefined || data._tag === "Shared" ? null : data.name))
+    })
 })
 
 export const ChecksLive = Layer.effect(

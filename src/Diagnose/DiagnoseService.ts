@@ -231,8 +231,8 @@ export const DiagnoseServiceLive = Layer.effect(
 
     const check: DiagnoseServiceShape["check"] = (body, query = NO_QUERY) =>
       tracing.span(
-        Effect.flatMap(Caller, (caller) =>
-          Effect.map(admitOne(body, query), ({ format, trace }) => checksReportOf(format, trace, redactionsOf(trace.redactions), checkRules.run(trace, caller)))),
+        Effect.flatMap(admitOne(body, query), ({ format, trace }) =>
+          Effect.map(checkRules.run(trace), (checks) => checksReportOf(format, trace, redactionsOf(trace.redactions), checks))),
         "check",
         {
           onEnd: (exit, set) => {
@@ -261,13 +261,12 @@ export const DiagnoseServiceLive = Layer.effect(
 
     const run: DiagnoseServiceShape["run"] = (request, requestId, withoutLenses, ran) =>
       diagnoseSpan(request, Effect.gen(function*() {
-        const caller = yield* Caller
         const startedAt = yield* Clock.currentTimeMillis
         yield* analyses.pace
         const { format, redactions, trace } = request
         const { budgetTokens: budget, hints, maxPatterns, mode, model, patterns: named } = request.options
         // The checks first, on every trace, with or without a model (DECISIONS §23).
-        const checks = ran ?? checkRules.run(trace, caller)
+        const checks = ran ?? (yield* checkRules.run(trace))
 
         // Triage: every pattern against the trace, by code; the event loop gets a turn between
         // patterns (a long trace takes milliseconds per pattern), so other requests go on.
@@ -382,7 +381,7 @@ export const DiagnoseServiceLive = Layer.effect(
         return { report: mergeReport(input), events: trace.events, cacheKeys }
       }))
 
-    const checksOf: DiagnoseServiceShape["checksOf"] = (trace) => Effect.map(Caller, (caller) => checkRules.run(trace, caller))
+    const checksOf: DiagnoseServiceShape["checksOf"] = (trace) => checkRules.run(trace)
 
     return { diagnose, admitEach, admitOtlp, check, run, checksOf }
   })

@@ -15,19 +15,20 @@
  */
 import { Effect, FiberRef, LogLevel, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Scopes } from "../Auth/Scopes.js"
-import { CachedReplies } from "../Cache/CachedReplies.js"
+import { ScopesFastLane } from "../Auth/ScopesFastLane.js"
+import { CachedRepliesFastLane } from "../Cache/CachedRepliesFastLane.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import { AppConfig } from "../Config.js"
 import { type ApiError, errorKinds, InternalError, NotFound, unknownPattern, ValidationError } from "../Errors.js"
-import { RequestTracker } from "../Lifecycle/Lifecycle.js"
+import { RequestTrackerFastLane } from "../Lifecycle/RequestTrackerFastLane.js"
 import { ErrorReporting } from "../Observability/ErrorReporting.js"
 import { type ServerSpan, Tracing } from "../Observability/Tracing.js"
 import { type AnalysisStatus, countAnalysis, countHttp, DIAGNOSE_LABEL, recordAnalysis } from "../Observability/Metrics.js"
 import { bodyTooLarge, type BodyOutcome, encodingRefusal, InflightBudget, inflateBody, isGzip, overloaded, readBody } from "./Body.js"
 import { isJsonContentType } from "../Intake/Json.js"
 import { makeCors } from "./Cors.js"
-import { type GuardOutcome, Guards } from "../Auth/Guards.js"
+import { Guards } from "../Auth/Guards.js"
+import { type GuardOutcome, GuardsFastLane } from "../Auth/GuardsFastLane.js"
 import { headerValue, presentedKey } from "./Headers.js"
 import { makeHostCheck } from "./HostCheck.js"
 import { accessLog, errorReply, hasUnreadBody, pathOf, SECURITY_HEADERS } from "./Replies.js"
@@ -73,10 +74,11 @@ export const makeEdge = (
 ) =>
   Effect.gen(function*() {
     const guards = yield* Guards
+    const guardsNow = yield* GuardsFastLane
     const statics = yield* makeStaticResponses
-    const tracker = yield* RequestTracker
-    const replies = yield* CachedReplies
-    const scopes = yield* Scopes
+    const tracker = yield* RequestTrackerFastLane
+    const replies = yield* CachedRepliesFastLane
+    const scopes = yield* ScopesFastLane
     const reporting = yield* ErrorReporting
     const tracing = yield* Tracing
     const { allowedHosts, auth, corsOrigins, limits } = yield* AppConfig
@@ -255,7 +257,7 @@ export const makeEdge = (
             noteFailure: (noted) => {
               failure ??= noted
             },
-            charge: () => guards.charge(guarded.bucket),
+            charge: guards.charge(guarded.bucket),
             contain: (step) => guard(response, requestId, step),
             span: serverSpan?.span,
             ownTelemetryOnly: traced === undefined ? ignore : () => {
@@ -294,7 +296,7 @@ export const makeEdge = (
               // A hit answers only what its handler would have read the same way: a JSON body.
               const cacheScope = !replyable || !isJsonContentType(headerValue(request.headers, "content-type"))
                 ? undefined
-                : scopes.of(guarded.keyName)?.cache
+                : scopes.cacheScopeOf(guarded.keyName)
               const hit = pattern === null || cacheScope === undefined ? undefined : replies.lookup(cacheScope, pattern, outcome.bytes)
               if (hit === undefined) return handOn(outcome.bytes)
               send(response, 200, JSON_TYPE, hit.bytes, requestId, { ...guarded.headers, "x-cache": "hit" }, false)
@@ -323,7 +325,7 @@ export const makeEdge = (
         if (forbidden !== null) return refuse(forbidden, hasUnreadBody(request.headers))
       }
 
-      const checked = guards.check({
+      const checked = guardsNow.check({
         key: presentedKey(request.headers),
         address: request.socket.remoteAddress,
         forwardedFor: headerValue(request.headers, "x-forwarded-for"),

@@ -5,7 +5,7 @@
  * by which the app tells the edge why a request failed, for the error report the edge makes when
  * the response finishes.
  */
-import { Context, type Effect, type Tracer } from "effect"
+import { Context, Effect, type Tracer } from "effect"
 import { underSpan } from "../Observability/Tracing.js"
 import { IncomingMessage } from "node:http"
 import type { RateLimited } from "../Errors.js"
@@ -30,9 +30,9 @@ export interface EdgeRequest {
   readonly noteFailure: (failure: RequestFailure) => void
   /**
    * Counts one more request against the rate-limit bucket this request was counted in (each
-   * further tool call of an MCP batch, DECISIONS §5): the refusal when over the limit, else null.
+   * further tool call of an MCP batch, DECISIONS §5): fails with the refusal when over the limit.
    */
-  readonly charge: () => RateLimited | null | Promise<RateLimited | null>
+  readonly charge: Effect.Effect<void, RateLimited>
   /**
    * Runs a step of this request later (a callback) under the edge's last resort: a defect it
    * throws fails this request alone with a 500, logged once (Edge.ts).
@@ -54,7 +54,7 @@ const NO_REQUEST: EdgeRequest = {
   keyName: null,
   body: null,
   noteFailure: () => undefined,
-  charge: () => null,
+  charge: Effect.void,
   contain: (step) => step(),
   span: undefined,
   ownTelemetryOnly: () => undefined

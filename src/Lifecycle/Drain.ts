@@ -24,18 +24,18 @@ export const drain = (server: Server) =>
     // 1. Readiness fails at once, so the orchestrator stops routing here.
     yield* readiness.set("draining")
     markDraining(1)
-    yield* Effect.logInfo("draining").pipe(Effect.annotateLogs({ signal: received?.signal ?? "none", in_flight: tracker.inFlight() }))
+    yield* Effect.logInfo("draining").pipe(Effect.annotateLogs({ signal: received?.signal ?? "none", in_flight: yield* tracker.inFlight }))
     // 2. Keep serving while routing moves. SIGINT is a person at a terminal: no delay.
     if (received?.signal === "SIGTERM") yield* Effect.sleep(lifecycle.drainDelay)
     // 3. Stop accepting connections (idle keep-alive connections close too).
     server.close()
-    yield* Effect.logInfo("listener closed").pipe(Effect.annotateLogs({ since_signal_ms: since(), in_flight: tracker.inFlight() }))
+    yield* Effect.logInfo("listener closed").pipe(Effect.annotateLogs({ since_signal_ms: since(), in_flight: yield* tracker.inFlight }))
     // 4. In-flight requests get the grace period to finish; then their connections are cut.
     //    (A finalizer runs uninterruptibly: the wait is made interruptible so its timeout can end it.)
     const finished = yield* idle.pipe(Effect.timeout(lifecycle.shutdownGrace), Effect.option)
     if (Option.isNone(finished)) {
       yield* Effect.logWarning("shutdown grace expired; cutting the requests still in flight").pipe(
-        Effect.annotateLogs({ grace_seconds: Duration.toSeconds(lifecycle.shutdownGrace), in_flight: tracker.inFlight() })
+        Effect.annotateLogs({ grace_seconds: Duration.toSeconds(lifecycle.shutdownGrace), in_flight: yield* tracker.inFlight })
       )
       server.closeAllConnections()
       yield* idle.pipe(Effect.timeout("2 seconds"), Effect.option)

@@ -8,7 +8,7 @@ import { Context, Effect, Layer } from "effect"
 export type ReadinessState = "starting" | "ready" | "draining"
 
 export interface ReadinessShape {
-  readonly current: () => ReadinessState
+  readonly current: Effect.Effect<ReadinessState>
   readonly set: (state: ReadinessState) => Effect.Effect<void>
 }
 
@@ -17,7 +17,7 @@ export class Readiness extends Context.Tag("Readiness")<Readiness, ReadinessShap
 export const makeReadiness = (initial: ReadinessState): ReadinessShape => {
   let state = initial
   return {
-    current: () => state,
+    current: Effect.sync(() => state),
     set: (next) =>
       Effect.sync(() => {
         // Draining is final: nothing moves a draining instance back to ready.

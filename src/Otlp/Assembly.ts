@@ -216,10 +216,11 @@ const unassembledKey = (traceId: string): string => createHash("sha256").update(
 
 /** The workers' way to assemble a given-up trace's kept spans again, on its run's retry: the document and labels assembly makes. */
 export const OtlpReassemblyLive = Layer.succeed(TraceReassembly, {
-  document: (groups) => {
-    const { document, logs, spans } = documentOf(groups)
-    return { document, labels: summarize(spans, logs).labels }
-  }
+  document: (groups) =>
+    Effect.sync(() => {
+      const { document, logs, spans } = documentOf(groups)
+      return { document, labels: summarize(spans, logs).labels }
+    })
 })
 
 /** The groups this module reads were written by the receiver (Receiver.ts): their shape is checked, not trusted. */
@@ -250,13 +251,16 @@ export const OtlpAssemblyLive = Layer.scopedDiscard(
           // Decided on the trace as the run keeps it (normalized and redacted once, in submitRun), with the
           // checks of its scope; they run only when they can change the decision (measured: docs/otlp.md).
           // the run is the key's that sent the spans (its scope, redaction and checks)
-          const caller = callerFrom(scopes, trace.keyName)
+          const caller = yield* callerFrom(scopes, trace.keyName)
           let skipped: ReturnType<typeof decide> = undefined
-          const skip = (admitted: NormalizedTrace) => {
-            const failed = summary.failed || (otlp.diagnose._tag !== "all" && failedByChecks(checks.run(admitted, caller)))
-            skipped = decide(otlp.diagnose, failed, trace.traceId)
-            return skipped
-          }
+          const skip = (admitted: NormalizedTrace) =>
+            Effect.map(
+              summary.failed || otlp.diagnose._tag === "all" ? Effect.succeed(summary.failed) : Effect.map(checks.run(admitted), failedByChecks),
+              (failed) => {
+                skipped = decide(otlp.diagnose, failed, trace.traceId)
+                return skipped
+              }
+            )
           const submitted = yield* Effect.provideService(runs.submitRun({ document, labels: summary.labels, skip }), Caller, caller).pipe(
             Effect.map((outcome) => outcome.runs[0]?.id ?? null),
             // the run cannot be made (the trace is over the limits, holds nothing readable, or its key

@@ -279,7 +279,6 @@ export const ProblemsServiceLive = Layer.effect(
 
     const regroup: ProblemsServiceShape["regroup"] =
       Effect.gen(function*() {
-        const caller = yield* Caller
         const scope = yield* callerScope
         const runStore = yield* access.store
         const store = yield* access.problems
@@ -293,7 +292,7 @@ export const ProblemsServiceLive = Layer.effect(
             if (Either.isLeft(request) || report === undefined) continue
             const trace = request.right.trace
             // today's checks and failures on the kept trace and the lenses' kept findings
-            const checks = checkRules.run(trace, caller)
+            const checks = yield* checkRules.run(trace)
             const decisive = decisiveStepOf(report.findings, trace, checks)
             const severity = severityAt(Math.max(0, ...report.findings.map((finding) => severityRank(finding.severity)), ...checks.map((check) => severityRank(check.severity))))
             const failures = failuresOf(trace, checks, report.findings, catalogueOrder, decisive?.event ?? null).map((failure) => wireFailure(failure))

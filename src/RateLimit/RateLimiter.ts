@@ -12,15 +12,10 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig, type RateLimitSetting } from "../Config.js"
 import { encodeScopeName } from "../Text.js"
 import { Lru } from "../Lru.js"
+import { type Decision, RateLimiterFastLane, type RateLimiterFastLaneShape } from "./RateLimiterFastLane.js"
 import { RedisStore, type RedisStoreShape } from "../Store/Redis.js"
 
-export interface Decision {
-  readonly allowed: boolean
-  readonly limit: number
-  readonly remaining: number
-  /** Seconds until a request would be allowed (0 when allowed). */
-  readonly retryAfterSeconds: number
-}
+export type { Decision } from "./RateLimiterFastLane.js"
 
 interface Bucket {
   windowStart: number
@@ -31,23 +26,27 @@ interface Bucket {
 export interface RateLimiterShape {
   /** False when SVC_API_RATE_LIMIT is unset or off: every request is allowed and nothing is held. */
   readonly enabled: boolean
-  /** Counts one request against the bucket when allowed. */
+  /** Counts one request against the bucket when allowed (in Redis's window with Redis, DECISIONS §15). */
   readonly check: (bucket: string) => Effect.Effect<Decision>
-  /** The same, at a given time in epoch milliseconds (for synchronous callers). */
-  readonly decide: (bucket: string, now: number) => Decision
-  /**
-   * With Redis (DECISIONS §15): the decision for the whole fleet, kept atomically in Redis; while
-   * Redis is unavailable, SVC_REDIS_ON_ERROR decides (this replica's own window, or allow).
-   * Undefined without Redis: `decide` is the limiter.
-   */
-  readonly shared: ((bucket: string) => Promise<Decision>) | undefined
-  /** Buckets currently held. */
-  readonly size: () => number
 }
 
 export class RateLimiter extends Context.Tag("RateLimiter")<RateLimiter, RateLimiterShape>() {}
 
-export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number): RateLimiterShape => {
+/** The service over a lane: one decision, made by the lane's own code. */
+export const rateLimiterOf = (lane: RateLimiterFastLaneShape): RateLimiterShape => {
+  const shared = lane.shared
+  return {
+    enabled: lane.enabled,
+    check: shared === undefined
+      ? (bucket) => Effect.map(Clock.currentTimeMillis, (now) => lane.decide(bucket, now))
+      : (bucket) => Effect.promise(() => shared(bucket))
+  }
+}
+
+/** `RateLimiter` and the guards' `RateLimiterFastLane`, one limiter behind both. */
+const both = (lane: RateLimiterFastLaneShape) => Context.make(RateLimiterFastLane, lane).pipe(Context.add(RateLimiter, rateLimiterOf(lane)))
+
+export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number): RateLimiterFastLaneShape => {
   const windowMs = setting.windowSeconds * 1000
   const limit = setting.requests
   const buckets = new Lru<string, Bucket>(maxBuckets)
@@ -85,7 +84,6 @@ export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number): 
 
   return {
     enabled: true,
-    check: (key: string) => Effect.map(Clock.currentTimeMillis, (now) => decide(key, now)),
     decide,
     shared: undefined,
     size: () => buckets.size
@@ -95,11 +93,11 @@ export const makeRateLimiter = (setting: RateLimitSetting, maxBuckets: number): 
 /** The fleet-wide limiter on Redis, this replica's `local` one behind it for SVC_REDIS_ON_ERROR. */
 export const makeSharedRateLimiter = (
   setting: RateLimitSetting,
-  local: RateLimiterShape,
+  local: RateLimiterFastLaneShape,
   store: RedisStoreShape,
   onError: "local" | "open",
   now: () => number
-): RateLimiterShape => {
+): RateLimiterFastLaneShape => {
   const limit = setting.requests
   const windowMs = setting.windowSeconds * 1000
   const shared = (bucket: string): Promise<Decision> =>
@@ -118,9 +116,8 @@ export const makeSharedRateLimiter = (
 const ALLOWED: Decision = { allowed: true, limit: 0, remaining: 0, retryAfterSeconds: 0 }
 
 /** No limit configured. */
-export const unlimited: RateLimiterShape = {
+export const unlimited: RateLimiterFastLaneShape = {
   enabled: false,
-  check: () => Effect.succeed(ALLOWED),
   decide: () => ALLOWED,
   shared: undefined,
   size: () => 0
@@ -130,27 +127,25 @@ export const unlimited: RateLimiterShape = {
  * The limiter of the configured setting in this process (`unlimited` when SVC_API_RATE_LIMIT is
  * unset or off). Which limiter a service gets is chosen once, in Resources.ts.
  */
-export const RateLimiterMemoryLive = Layer.effect(
-  RateLimiter,
+export const RateLimiterMemoryLive = Layer.effectContext(
   Effect.map(AppConfig, (config) =>
-    Option.match(config.rateLimit, {
+    both(Option.match(config.rateLimit, {
       onNone: () => unlimited,
       onSome: (setting) => makeRateLimiter(setting, config.rateLimitMaxBuckets)
-    }))
+    })))
 )
 
 /** The same, one window for the fleet kept in Redis (DECISIONS §15), this process's as the fallback. */
-export const RateLimiterRedisLive = Layer.effect(
-  RateLimiter,
+export const RateLimiterRedisLive = Layer.effectContext(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const store = yield* RedisStore
     const clock = yield* Effect.clock
-    return Option.match(config.rateLimit, {
+    return both(Option.match(config.rateLimit, {
       onNone: () => unlimited,
       onSome: (setting) =>
         makeSharedRateLimiter(setting, makeRateLimiter(setting, config.rateLimitMaxBuckets), store, config.redis.onError, () =>
           clock.unsafeCurrentTimeMillis())
-    })
+    }))
   })
 )

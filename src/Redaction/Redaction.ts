@@ -20,11 +20,10 @@ import { makePrivateDir, PRIVATE_FILE } from "../Config/Paths.js"
 import type { InternalError } from "../Errors.js"
 import { RedisStore } from "../Store/Redis.js"
 import { parseRules } from "./CustomRules.js"
-import { makeRedactor, type Redactor, type ScopedRedactor } from "./Redactor.js"
+import { makeRedactor, type ScopedRedactor } from "./Redactor.js"
 import { RULES } from "./Rules.js"
 
 export interface RedactionShape {
-  readonly redactor: Redactor
   /**
    * The redactor of the caller's data scope; fails closed when auth is required and no key was
    * verified (the guards refuse such a request first).
@@ -90,7 +89,6 @@ export const RedactionLive = Layer.effect(
     })
     const redactor = makeRedactor(yield* rootKey, { classes, extra })
     return {
-      redactor,
       forCaller: Effect.map(callerScope, (scope) => redactor.forScope(scope))
     }
   })

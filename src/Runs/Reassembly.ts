@@ -6,18 +6,18 @@
  * of them. Provided by Otlp/Assembly.ts (`OtlpReassemblyLive`): the runs do not import the OTLP
  * receiver, it imports them.
  */
-import { Context } from "effect"
+import { Context, type Effect } from "effect"
 import type { OtlpDocument } from "../Otlp/Wire/Model.js"
 
 export interface TraceReassemblyShape {
   /**
    * A trace's kept span groups as the document the assembly submits (its `SubmitRunRequest`'s), and
-   * the run's labels; throws what the assembly threw (the run fails again with `assembly_error`).
+   * the run's labels; dies with what the assembly threw (the run fails again with `assembly_error`).
    */
-  readonly document: (groups: ReadonlyArray<{ readonly kind: string; readonly body: string }>) => {
+  readonly document: (groups: ReadonlyArray<{ readonly kind: string; readonly body: string }>) => Effect.Effect<{
     readonly document: OtlpDocument
     readonly labels: Readonly<Record<string, string>>
-  }
+  }>
 }
 
 export class TraceReassembly extends Context.Tag("TraceReassembly")<TraceReassembly, TraceReassemblyShape>() {}

@@ -193,7 +193,7 @@ export interface SubmitRunRequest {
    * (undefined), decided on the trace as admitted: normalized and redacted as the run keeps it, so
    * a decision that reads it (the checks, DECISIONS §23) costs no second normalization.
    */
-  readonly skip: (trace: NormalizedTrace) => typeof SkipReason.Type | undefined
+  readonly skip: (trace: NormalizedTrace) => Effect.Effect<typeof SkipReason.Type | undefined, never, Caller>
 }
 
 /** Where a submission's runs come from, and what they carry besides their trace. */
@@ -299,6 +299,7 @@ export const RunsServiceLive = Layer.effect(
           const kept = { format: request.format, trace: request.trace, options: wireOptions(request.options) }
           const sources = request.trace.events.map((event) => event.source)
           const lines = origin.text === undefined ? null : JSON.stringify(Object.fromEntries(locateLines(origin.text, sources)))
+          const skipped = origin.skip === undefined ? undefined : yield* origin.skip(request.trace)
           const submitted = yield* inStore(
             "submit",
             store.submit({
@@ -308,7 +309,7 @@ export const RunsServiceLive = Layer.effect(
               externalId: origin.externalId,
               labels: origin.labels,
               source: origin.source,
-              skipped: origin.skip?.(request.trace),
+              skipped,
               dedupeKey: dedupeKeyOf(kept),
               request: JSON.stringify({ ...kept, key_name: keyName, redactions: request.redactions } satisfies StoredRequest),
               lines,
@@ -322,7 +323,7 @@ export const RunsServiceLive = Layer.effect(
           // a run made ended (OTLP's `skipped`): counted as the workers count the runs they end (issue 50)
           if (submitted.created && submitted.run.status !== "queued" && submitted.run.status !== "running") runMetrics.ended(submitted.run.status)
         }
-        if (runs.length > 0) access.queued()
+        if (runs.length > 0) yield* access.queued
         if (runs.length === 0) {
           const first = rejected.slice(0, 3).map((item) => `#${item.index}: ${item.message}`).join("; ")
           return yield* new ValidationError({ message: `no trace of the body was accepted (${rejected.length} refused): ${first}` })

@@ -45,7 +45,7 @@ export interface WorkerOptions {
   /** The first backoff; each later attempt waits twice the one before. */
   readonly backoffMs: number
   /** Whether to claim now (false from the moment the service drains: SIGTERM); always, unless told. */
-  readonly accepting?: () => boolean
+  readonly accepting?: Effect.Effect<boolean>
   /** What ends an idle wait early: runs queued in this process (a submit wakes the workers). */
   readonly wake?: Effect.Effect<void>
   /** Wraps a claimed run's whole work, its finish included (the drain counts it as work in flight; its span). */
@@ -106,7 +106,7 @@ export const workerLoop = (store: RunStoreShape, runner: RunRunner, options: Wor
   const idle = options.wake === undefined ? poll : Effect.raceFirst(poll, options.wake)
   return Effect.forever(
     Effect.gen(function*() {
-      if (options.accepting !== undefined && !options.accepting()) return yield* poll
+      if (options.accepting !== undefined && !(yield* options.accepting)) return yield* poll
       const claimed = yield* store.claim(options.owner, yield* Clock.currentTimeMillis, options.leaseMs)
       if (Option.isNone(claimed)) return yield* idle
       const run = claimed.value

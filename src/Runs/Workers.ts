@@ -173,7 +173,7 @@ export const reassembleWith = (
       return failed("the trace's spans are not kept here (gone with SVC_RETENTION_DAYS, or the run was imported), so it cannot be assembled again")
     }
     const groups = yield* otlp.groups(claimed.scope, traceId)
-    const built = yield* Effect.exit(Effect.sync(() => reassembly.document(groups)))
+    const built = yield* Effect.exit(reassembly.document(groups))
     if (Exit.isFailure(built)) {
       yield* Effect.logWarning("an OTLP trace still cannot be assembled on its run's retry", built.cause).pipe(Effect.annotateLogs({ run_id: claimed.id, trace_id: traceId }))
       return failed(`its spans still cannot be assembled: ${defectSummary(built.cause)}`)
@@ -237,7 +237,7 @@ export const makeRunner = (
     if (Either.isLeft(read)) return { _tag: "End", end: { status: "failed", error: { error: errorKinds.InternalError.kind, message: read.left } } } satisfies RunResult
     let stored = read.right
     // the run's caller, once: the key it was submitted with (its scope, redaction and checks)
-    const caller = callerFrom(scopes, stored.key_name)
+    const caller = yield* callerFrom(scopes, stored.key_name)
     const forRun = <A, E>(effect: Effect.Effect<A, E, Caller>) => Effect.provideService(effect, Caller, caller)
     if (isUnassembled(claimed, stored)) {
       const rebuilt: Reassembled = reassemble === undefined
@@ -332,7 +332,7 @@ export const RunWorkersLive = Layer.scopedDiscard(
     const start = Effect.gen(function*() {
       // The store: at once when the database exists (runs may wait in it), tried again while it
       // cannot be opened; a new database is opened by the first submit (idle memory stays low).
-      const store = access.exists()
+      const store = (yield* access.exists)
         ? yield* access.store.pipe(Effect.retry(Schedule.spaced(Duration.seconds(5))))
         : yield* access.whenOpen
       // SQLite is one process's: a lease in it is a dead process's. PostgreSQL's leases may be other
@@ -347,13 +347,13 @@ export const RunWorkersLive = Layer.scopedDiscard(
       // a run in progress is work in flight until its finish committed (with its problems): the
       // drain waits for it (within the grace)
       const around = <A, E>(working: Effect.Effect<A, E>, run: ClaimedRun) =>
-        Effect.acquireUseRelease(Effect.sync(tracker.started), () => runSpan(tracing, run, working), () => Effect.sync(tracker.finished))
+        Effect.acquireUseRelease(tracker.started, () => runSpan(tracing, run, working), () => tracker.finished)
       for (let index = 0; index < runs.workers; index++) {
         const options = {
           ...DEFAULT_WORKER,
           owner: `${process}-${index}`,
           leaseMs,
-          accepting: () => readiness.current() === "ready",
+          accepting: Effect.map(readiness.current, (state) => state === "ready"),
           wake: access.nextQueued,
           around
         }

@@ -27,11 +27,11 @@ export interface RunStoreAccessShape {
   /** Problems and the alert outbox (DECISIONS §19), in the same database (opened with it). */
   readonly problems: Effect.Effect<ProblemStoreShape, StoreUnavailable>
   /** Whether the database exists already (runs may wait in it): the workers open it at start then. */
-  readonly exists: () => boolean
+  readonly exists: Effect.Effect<boolean>
   /** The store once something opened it (the workers of a new database wait for the first run). */
   readonly whenOpen: Effect.Effect<RunStoreShape>
   /** Runs were queued in this process: idle workers here look at the queue at once. */
-  readonly queued: () => void
+  readonly queued: Effect.Effect<void>
   /** Completes at the next `queued` (what an idle worker waits for, besides its poll). */
   readonly nextQueued: Effect.Effect<void>
 }
@@ -113,13 +113,13 @@ export const makeRunStoreAccess = (target: StoreTarget, scope: Scope.Scope, aler
       otlp: Effect.map(stores, (both) => both.otlp),
       problems: Effect.map(stores, (both) => both.problems),
       // PostgreSQL always holds runs the workers may take; a SQLite file only once made
-      exists: () => target._tag === "Postgres" || existsSync(target.file),
+      exists: Effect.sync(() => target._tag === "Postgres" || existsSync(target.file)),
       whenOpen: Deferred.await(ready),
-      queued: () => {
+      queued: Effect.sync(() => {
         const woken = wake
         wake = Deferred.unsafeMake(FiberId.none)
         Deferred.unsafeDone(woken, Effect.void)
-      },
+      }),
       nextQueued: Effect.suspend(() => Deferred.await(wake))
     }
   })

@@ -23,21 +23,17 @@ export const makeLocalCaller = (apiKey: Option.Option<Redacted.Redacted>, comman
       forwardedFor: undefined,
       operation
     }
-    return Effect.flatMap(
-      Effect.promise(async () => guards.check(request)),
-      (outcome) => {
-        if (outcome._tag === "Pass") return Effect.succeed({ keyName: outcome.keyName, requestId: crypto.randomUUID() })
-        const error = outcome.error
-        // The HTTP wording names headers; here the key comes from the environment.
-        return Effect.fail(
-          error._tag === "Unauthorized"
-            ? new Unauthorized({
-              message: Option.isNone(apiKey)
-                ? `an API key is required: set SVC_API_KEY in the environment of \`${command}\``
-                : "the API key in SVC_API_KEY is not valid"
-            })
-            : error
-        )
-      }
+    return guards.check(request).pipe(
+      Effect.map((passed) => ({ keyName: passed.keyName, requestId: crypto.randomUUID() })),
+      // The HTTP wording names headers; here the key comes from the environment.
+      Effect.mapError((error) =>
+        error._tag === "Unauthorized"
+          ? new Unauthorized({
+            message: Option.isNone(apiKey)
+              ? `an API key is required: set SVC_API_KEY in the environment of \`${command}\``
+              : "the API key in SVC_API_KEY is not valid"
+          })
+          : error
+      )
     )
   })

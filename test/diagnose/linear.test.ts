@@ -31,7 +31,7 @@ describe("diagnose on 5,000 agents", () => {
       Effect.flatMap(appConfig, (config) => Layer.buildWithScope(ResourcesLive(config), scope)).pipe(Effect.withConfigProvider(provider))
     )
     diagnoses = Context.get(context, DiagnoseService)
-    caller = callerFrom(Context.get(context, Scopes), null)
+    caller = Effect.runSync(callerFrom(Context.get(context, Scopes), null))
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 

@@ -5,7 +5,7 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer, Redacted, Schema } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { mkdtempSync, renameSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -162,15 +162,15 @@ describe("background work (DECISIONS §16: only a serving process starts it)", (
     const verified = await Effect.runPromise(
       Effect.gen(function*() {
         const keys = yield* ApiKeys
-        const before = keys.verify(FILE_KEY)
+        const before = yield* keys.verify(FILE_KEY)
         writeFileSync(`${path}.new`, `ci=${ROTATED_KEY}\n`)
         renameSync(`${path}.new`, path)
         // Longer than the watcher's poll: a watched file would have been re-read by now.
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2500)))
-        return { before, old: keys.verify(FILE_KEY), rotated: keys.verify(ROTATED_KEY) }
+        return { before, old: yield* keys.verify(FILE_KEY), rotated: yield* keys.verify(ROTATED_KEY) }
       }).pipe(Effect.provide(ApiKeysOnceLive.pipe(Layer.provide(Layer.effect(AppConfig, appConfig)))), Effect.scoped, Effect.withConfigProvider(provider))
     )
-    expect(verified).toEqual({ before: "ci", old: "ci", rotated: undefined })
+    expect(verified).toEqual({ before: Option.some("ci"), old: Option.some("ci"), rotated: Option.none() })
   })
 })
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from "@effect/vitest"
 import fc from "fast-check"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
@@ -104,13 +104,13 @@ describe("scope names", () => {
 
   it("scopes by key name only when auth is required; the cache follows unless global", () => {
     const open = makeScopes({ authRequired: false, cacheScope: "key" })
-    expect(open.of("alice")).toEqual({ data: { _tag: "Shared" }, cache: "shared" })
-    expect(open.of(null)).toEqual({ data: { _tag: "Shared" }, cache: "shared" })
+    expect(Effect.runSync(open.of("alice"))).toEqual({ data: { _tag: "Shared" }, cache: "shared" })
+    expect(Effect.runSync(open.of(null))).toEqual({ data: { _tag: "Shared" }, cache: "shared" })
     const perKey = makeScopes({ authRequired: true, cacheScope: "key" })
-    expect(perKey.of("a.b")).toEqual({ data: { _tag: "Key", name: "a.b" }, cache: "key:a%2Eb" })
-    expect(perKey.of(null)).toBeUndefined()
+    expect(Effect.runSync(perKey.of("a.b"))).toEqual({ data: { _tag: "Key", name: "a.b" }, cache: "key:a%2Eb" })
+    expect(Effect.runSync(perKey.of(null))).toBeUndefined()
     const global = makeScopes({ authRequired: true, cacheScope: "global" })
-    expect(global.of("alice")).toEqual({ data: { _tag: "Key", name: "alice" }, cache: "shared" })
+    expect(Effect.runSync(global.of("alice"))).toEqual({ data: { _tag: "Key", name: "alice" }, cache: "shared" })
   })
 })
 

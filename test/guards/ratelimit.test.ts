@@ -8,7 +8,7 @@ import { DEFAULT_TRUSTED_PROXY_ADDRESSES } from "../../src/Config.js"
 import { isAddressRange } from "../../src/Config/Entries.js"
 import { addressSet } from "../../src/RateLimit/AddressRanges.js"
 import { clientAddress } from "../../src/RateLimit/ClientAddress.js"
-import { makeRateLimiter } from "../../src/RateLimit/RateLimiter.js"
+import { makeRateLimiter, rateLimiterOf } from "../../src/RateLimit/RateLimiter.js"
 import { pipelinedGets } from "../support/Pipelined.js"
 import { type RunningService, startService } from "../support/Service.js"
 
@@ -25,7 +25,7 @@ const start = async (env: Record<string, string>) => {
 describe("sliding window (TestClock)", () => {
   it.effect("allows exactly K of N concurrent requests", () =>
     Effect.gen(function*() {
-      const limiter = makeRateLimiter({ requests: 7, windowSeconds: 60 }, 1000)
+      const limiter = rateLimiterOf(makeRateLimiter({ requests: 7, windowSeconds: 60 }, 1000))
       const decisions = yield* Effect.all(Array.from({ length: 50 }, () => limiter.check("ip:a")), { concurrency: "unbounded" })
       expect(decisions.filter((d) => d.allowed)).toHaveLength(7)
       expect(decisions.filter((d) => d.allowed).map((d) => d.remaining)).toEqual([6, 5, 4, 3, 2, 1, 0])
@@ -33,7 +33,7 @@ describe("sliding window (TestClock)", () => {
 
   it.effect("slides: the previous window's weight falls as time passes", () =>
     Effect.gen(function*() {
-      const limiter = makeRateLimiter({ requests: 10, windowSeconds: 60 }, 1000)
+      const limiter = rateLimiterOf(makeRateLimiter({ requests: 10, windowSeconds: 60 }, 1000))
       for (let i = 0; i < 10; i++) expect((yield* limiter.check("k")).allowed).toBe(true)
       const refused = yield* limiter.check("k")
       expect(refused.allowed).toBe(false)
@@ -53,7 +53,7 @@ describe("sliding window (TestClock)", () => {
 
   it.effect("Retry-After is honest: retrying at that moment succeeds", () =>
     Effect.gen(function*() {
-      const limiter = makeRateLimiter({ requests: 3, windowSeconds: 10 }, 1000)
+      const limiter = rateLimiterOf(makeRateLimiter({ requests: 3, windowSeconds: 10 }, 1000))
       yield* TestClock.adjust("4 seconds")
       for (let i = 0; i < 3; i++) yield* limiter.check("k")
       const refused = yield* limiter.check("k")
@@ -66,9 +66,10 @@ describe("sliding window (TestClock)", () => {
 
   it.effect("keeps buckets separate and memory bounded", () =>
     Effect.gen(function*() {
-      const limiter = makeRateLimiter({ requests: 1, windowSeconds: 60 }, 500)
+      const lane = makeRateLimiter({ requests: 1, windowSeconds: 60 }, 500)
+      const limiter = rateLimiterOf(lane)
       for (let i = 0; i < 5000; i++) yield* limiter.check(`ip:${i}`)
-      expect(limiter.size()).toBe(500)
+      expect(lane.size()).toBe(500)
       expect((yield* limiter.check("ip:4999")).allowed).toBe(false)
       expect((yield* limiter.check("ip:new")).allowed).toBe(true)
     }))
@@ -179,12 +180,13 @@ describe("over HTTP", () => {
     if (gc === undefined) throw new Error("run the tests with --expose-gc (vitest.config.ts sets it)")
     gc()
     const before = process.memoryUsage().heapUsed
-    const limiter = makeRateLimiter({ requests: 100, windowSeconds: 60 }, 10_000)
+    const lane = makeRateLimiter({ requests: 100, windowSeconds: 60 }, 10_000)
+    const limiter = rateLimiterOf(lane)
     for (let i = 0; i < 100_000; i++) Effect.runSync(limiter.check(`ip:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`))
     gc()
     const bytes = process.memoryUsage().heapUsed - before
-    expect(limiter.size()).toBe(10_000)
-    console.info(`rate limiter after 100000 addresses: ${limiter.size()} buckets, ${(bytes / 1024).toFixed(0)} KiB of heap`)
+    expect(lane.size()).toBe(10_000)
+    console.info(`rate limiter after 100000 addresses: ${lane.size()} buckets, ${(bytes / 1024).toFixed(0)} KiB of heap`)
     expect(bytes).toBeLessThan(8 * 1024 * 1024)
   })
 })

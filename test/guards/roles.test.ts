@@ -235,6 +235,6 @@ describe("roles in the caller's own process (svc, svc mcp)", () => {
     const served = await outcome(BOB)
     expect(Either.isRight(served) && served.right.keyName).toBe("bob")
     const scopes = makeScopes({ authRequired: true, cacheScope: "key", roles: new Map([["bob", { role: "read", scope: "billing" }]]) })
-    expect(scopes.of("bob")?.data).toEqual({ _tag: "Key", name: "billing" })
+    expect(Effect.runSync(scopes.of("bob"))?.data).toEqual({ _tag: "Key", name: "billing" })
   })
 })

@@ -62,7 +62,7 @@ describe("the OTLP assembly's SubmitRunRequest", () => {
       Effect.flatMap(appConfig, (config) => Layer.buildWithScope(ResourcesLive(config), scope)).pipe(Effect.withConfigProvider(provider))
     )
     service = Context.get(context, RunsService)
-    caller = callerFrom(Context.get(context, Scopes), null)
+    caller = Effect.runSync(callerFrom(Context.get(context, Scopes), null))
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
@@ -78,7 +78,7 @@ describe("the OTLP assembly's SubmitRunRequest", () => {
   // the body path with the run defaults the runs apply to a body that names no options
   const submitAsBody = (document: OtlpDocument) => run(runs().submit(asBody(document), NO_QUERY))
   const submitRun = (document: OtlpDocument, skip: () => "not_failed" | undefined = () => undefined) =>
-    run(runs().submitRun({ document, labels: { service: "weather-agent" }, skip }))
+    run(runs().submitRun({ document, labels: { service: "weather-agent" }, skip: () => Effect.sync(skip) }))
   /** A run as exported: its format, trace and options as kept. */
   const exported = async (traceId: string | null | undefined) => {
     const page = await run(runs().exportPage({ traceId: traceId ?? "" }, null))
@@ -113,7 +113,7 @@ describe("the OTLP assembly's SubmitRunRequest", () => {
 
   it("refuses a document of which the span readers read nothing (a validation error)", async () => {
     const empty: OtlpDocument = { resourceSpans: [], resourceLogs: [] }
-    const refusal = await run(Effect.flip(runs().submitRun({ document: empty, labels: {}, skip: () => undefined })))
+    const refusal = await run(Effect.flip(runs().submitRun({ document: empty, labels: {}, skip: () => Effect.succeed(undefined) })))
     expect(refusal._tag).toBe("ValidationError")
     expect(refusal.message).toMatch(/^the otel trace cannot be used: /)
   })

@@ -414,7 +414,7 @@ describe("the analysis cache", () => {
     )
     return {
       service: Context.get(context, AnalyzeService),
-      caller: callerFrom(Context.get(context, Scopes), null),
+      caller: Effect.runSync(callerFrom(Context.get(context, Scopes), null)),
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))
     }
   }

@@ -43,10 +43,7 @@ const noDiagnose: DiagnoseServiceShape = { diagnose: () => unreachable, admitEac
 
 const recordingCache = (evicted: Array<string>): AnalysisCacheShape => ({
   enabled: true,
-  hitBytesAt: () => undefined,
-  now: () => 0,
   run: () => unreachable,
-  size: () => 0,
   evict: (keys) => Effect.sync(() => evicted.push(...keys))
 })
 

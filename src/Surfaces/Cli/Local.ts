@@ -101,7 +101,7 @@ export const makeLocalBackend = (options: LocalOptions): Effect.Effect<Backend, 
     /** The caller of a runs operation, its key's name picking the scope. */
     const keyNameFor = (operation: Operation) => Effect.map(Effect.flatten(callerFor(operation)), (caller) => caller.keyName)
     /** `effect` for the caller with this key name (Auth/Caller.ts). */
-    const forKey = <A, E>(keyName: string | null, effect: Effect.Effect<A, E, Caller>): Effect.Effect<A, E> => Effect.provideService(effect, Caller, callerFrom(scopes, keyName))
+    const forKey = <A, E>(keyName: string | null, effect: Effect.Effect<A, E, Caller>): Effect.Effect<A, E> => Effect.provideServiceEffect(effect, Caller, callerFrom(scopes, keyName))
     /** The guards for the operation, then `work` on the runs and problems (built on first use) for the caller; `asKey` names another key's scope. */
     const partsCall = <A, E>(operation: Operation, work: (parts: Effect.Effect.Success<typeof runsParts>) => Effect.Effect<A, E, Caller>, asKey?: string) =>
       Effect.flatMap(Effect.zip(keyNameFor(operation), runsParts), ([keyName, parts]) => forKey(asKey ?? keyName, work(parts)))

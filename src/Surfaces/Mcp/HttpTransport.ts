@@ -29,7 +29,7 @@ import { isJsonContentType, jsonShapeRefusal } from "../../Intake/Json.js"
 import { headerValue } from "../../Edge/Headers.js"
 import { writeErrorReply } from "../../Edge/Replies.js"
 import { type EdgeRequest, underRequest } from "../../Edge/RequestContext.js"
-import { type ApiError, InternalError, MethodNotAllowed, NotFound, type RateLimited, type RequestTooLarge, UnsupportedMediaType, ValidationError } from "../../Errors.js"
+import { type ApiError, InternalError, MethodNotAllowed, NotFound, type RequestTooLarge, UnsupportedMediaType, ValidationError } from "../../Errors.js"
 import { McpHttp } from "../../Edge/McpHttp.js"
 import { batchRefusal, encode, encodeBatch, type Incoming, type JsonRpcId, type Outgoing, PARSE_ERROR, parseMessages, replyLimit } from "./JsonRpc.js"
 import { type CallContext, type Caller, type Connection, McpProtocol } from "./Protocol.js"
@@ -138,17 +138,14 @@ export const McpHttpLive = Layer.effect(
      */
     const callerOf = (edge: EdgeRequest): CallContext["caller"] => {
       const caller: Caller = { keyName: edge.keyName, requestId: edge.requestId }
-      const admit = (refusal: RateLimited | null) => (refusal === null ? Effect.succeed(caller) : Effect.fail(refusal))
       let covered = true
       return (operation) =>
-        Effect.suspend((): ReturnType<CallContext["caller"]> => {
-          const forbidden = guards.permit(edge.keyName, operation)
-          if (forbidden !== null) return Effect.fail(forbidden)
+        Effect.flatMap(guards.permit(edge.keyName, operation), (): ReturnType<CallContext["caller"]> => {
           if (covered) {
             covered = false
             return Effect.succeed(caller)
           }
-          return Effect.flatMap(Effect.promise(async () => edge.charge()), admit)
+          return Effect.as(edge.charge, caller)
         })
     }
 

@@ -199,7 +199,7 @@ export const McpToolsLive = Layer.effectDiscard(
         // the guards for this tool's operation, once per call; the request id for what follows
         const called = Effect.flatMap(context.caller(operation), (caller) => {
           track.requestId = caller.requestId
-          return Effect.provideService(run(caller, track), ServiceCaller, callerFrom(scopes, caller.keyName))
+          return Effect.provideServiceEffect(run(caller, track), ServiceCaller, callerFrom(scopes, caller.keyName))
         })
         return yield* called.pipe(
           Effect.onExit((exit) =>

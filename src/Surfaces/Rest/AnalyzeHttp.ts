@@ -86,7 +86,7 @@ export const AnalyzeAtEdgeLive = Layer.effect(
         // edge looks up bodies only, so a request with a query, whose options change the answer, is not kept).
         if (replies.enabled && prepared.baseline === null && !target.includes("?")) {
           const mode = prepared.mode
-          replies.remember(prepared.scopes.cache, slug, bytes, {
+          yield* replies.remember(prepared.scopes.cache, slug, bytes, {
             key: prepared.key,
             mode,
             render: (result: AnalysisResult) =>
@@ -117,7 +117,7 @@ export const AnalyzeAtEdgeLive = Layer.effect(
 
     const serve: AnalyzeAtEdgeShape["serve"] = (slug, request, response, edge) => {
       const path = request.url ?? "/"
-      const fiber = Runtime.runFork(runtime, underRequest(edge, Effect.provideService(answer(slug, request.headers["content-type"], path, edge), Caller, callerFrom(scopes, edge.keyName))), {
+      const fiber = Runtime.runFork(runtime, underRequest(edge, Effect.provideServiceEffect(answer(slug, request.headers["content-type"], path, edge), Caller, callerFrom(scopes, edge.keyName))), {
         // The request's context and log annotation, set as the fiber starts: no frames held for them.
         updateRefs: (refs, fiberId) =>
           FiberRefs.updateManyAs(refs, {

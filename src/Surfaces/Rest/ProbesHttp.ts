@@ -33,11 +33,7 @@ export const ProbesHttpLive = HttpApiBuilder.group(Api, "probes", (handlers) =>
     return handlers
       .handle("healthz", () => Effect.succeed(jsonBytes(health)))
       .handle("livez", () => Effect.succeed(jsonBytes(live)))
-      .handle("readyz", () =>
-        Effect.sync(() => {
-          const state = readiness.current()
-          return jsonBytes(readyBodies[state], state === "ready" ? 200 : 503)
-        }))
+      .handle("readyz", () => Effect.map(readiness.current, (state) => jsonBytes(readyBodies[state], state === "ready" ? 200 : 503)))
       .handle("metrics", () =>
         Effect.map(metrics.render, (text) =>
           HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" })))

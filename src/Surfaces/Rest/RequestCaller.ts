@@ -11,5 +11,5 @@ import { CurrentRequest } from "../../Edge/RequestContext.js"
 export const RequestCaller = Effect.map(
   Scopes,
   (scopes) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Caller>> =>
-    Effect.flatMap(CurrentRequest, (edge) => Effect.provideService(effect, Caller, callerFrom(scopes, edge.keyName)))
+    Effect.flatMap(CurrentRequest, (edge) => Effect.provideServiceEffect(effect, Caller, callerFrom(scopes, edge.keyName)))
 )
