@@ -5,15 +5,16 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { ConfigProvider, Context, Duration, Effect, Either, Layer, Option, Redacted, Schema, Supervisor, TestClock } from "effect"
 import { mkdtempSync, renameSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ApiKeys, ApiKeysOnceLive, mergeKeys, parseKeyFile, verifyAgainst, digestKeys } from "../../src/Auth/ApiKeys.js"
+import { ApiKeys, ApiKeysLive, ApiKeysOnceLive, KEY_FILE_POLL, mergeKeys, parseKeyFile, verifyAgainst, digestKeys } from "../../src/Auth/ApiKeys.js"
 import { AppConfig, appConfig } from "../../src/Config.js"
 import { makeClient } from "../../src/Client.js"
 import { type RunningService, startService } from "../support/Service.js"
+import { eventually, sleepInstants, whenSleeping } from "../support/TestTime.js"
 
 const ENV_KEY = "env-key-0123456789abcdef"
 const FILE_KEY = "file-key-0123456789abcdef"
@@ -156,22 +157,47 @@ describe("key file rotation", () => {
 })
 
 describe("background work (DECISIONS §16: only a serving process starts it)", () => {
-  it("a command's keys are read once: the key file is not watched, so nothing is left running", async () => {
-    const path = keyFile(`ci=${FILE_KEY}\n`)
-    const provider = ConfigProvider.fromMap(new Map([["SVC_API_REQUIRE_AUTH", "true"], ["SVC_API_KEYS_FILE", path]]))
-    const verified = await Effect.runPromise(
-      Effect.gen(function*() {
-        const keys = yield* ApiKeys
-        const before = yield* keys.verify(FILE_KEY)
-        writeFileSync(`${path}.new`, `ci=${ROTATED_KEY}\n`)
-        renameSync(`${path}.new`, path)
-        // Longer than the watcher's poll: a watched file would have been re-read by now.
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2500)))
-        return { before, old: yield* keys.verify(FILE_KEY), rotated: yield* keys.verify(ROTATED_KEY) }
-      }).pipe(Effect.provide(ApiKeysOnceLive.pipe(Layer.provide(Layer.effect(AppConfig, appConfig)))), Effect.scoped, Effect.withConfigProvider(provider))
-    )
-    expect(verified).toEqual({ before: Option.some("ci"), old: Option.some("ci"), rotated: Option.none() })
-  })
+  // On the test clock, not a wall-clock wait for a re-read that should not come: the watcher is a
+  // fiber polling on Effect's clock, so "not watched" is no fiber left and no sleep waiting on the
+  // clock, and the watched layer beside it shows the same rotation is read once the poll comes.
+  it.scoped("a command's keys are read once: the key file is not watched, so nothing is left running", () =>
+    Effect.gen(function*() {
+      const rotated = (layer: typeof ApiKeysOnceLive) =>
+        Effect.gen(function*() {
+          const path = keyFile(`ci=${FILE_KEY}\n`)
+          const provider = ConfigProvider.fromMap(new Map([["SVC_API_REQUIRE_AUTH", "true"], ["SVC_API_KEYS_FILE", path]]))
+          const supervisor = yield* Supervisor.track
+          const built = yield* Layer.build(layer.pipe(Layer.provide(Layer.effect(AppConfig, appConfig)))).pipe(
+            Effect.supervised(supervisor),
+            Effect.withConfigProvider(provider)
+          )
+          const keys = Context.get(built, ApiKeys)
+          const before = yield* keys.verify(FILE_KEY)
+          writeFileSync(`${path}.new`, `ci=${ROTATED_KEY}\n`)
+          renameSync(`${path}.new`, path)
+          return { keys, before, running: (yield* supervisor.value).length }
+        })
+      const once = yield* rotated(ApiKeysOnceLive)
+      expect(once.running).toBe(0)
+      expect(yield* sleepInstants).toEqual([])
+      yield* TestClock.adjust(Duration.times(KEY_FILE_POLL, 10))
+      expect({ before: once.before, old: yield* once.keys.verify(FILE_KEY), rotated: yield* once.keys.verify(ROTATED_KEY) }).toEqual({
+        before: Option.some("ci"),
+        old: Option.some("ci"),
+        rotated: Option.none()
+      })
+      // the serving layer's watcher: one fiber, asleep until its poll, which reads the rotated file
+      const watched = yield* rotated(ApiKeysLive)
+      expect(watched.running).toBe(1)
+      yield* whenSleeping(1)
+      yield* TestClock.adjust(KEY_FILE_POLL)
+      yield* eventually(watched.keys.verify(ROTATED_KEY), "the watcher's re-read")
+      expect({ before: watched.before, old: yield* watched.keys.verify(FILE_KEY), rotated: yield* watched.keys.verify(ROTATED_KEY) }).toEqual({
+        before: Option.some("ci"),
+        old: Option.none(),
+        rotated: Option.some("ci")
+      })
+    }))
 })
 
 describe("secrets stay secret", () => {

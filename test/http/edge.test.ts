@@ -25,11 +25,12 @@ const start = (env: Record<string, string> = {}) =>
     ...env
   })
 const body = JSON.stringify({ trace: exampleTrace("lewin"), mode: "quick" })
-const analyze = (service: RunningService, headers: Record<string, string> = {}) =>
+const analyze = (service: RunningService, headers: Record<string, string> = {}, signal?: AbortSignal) =>
   fetch(`${service.url}/v1/analyze/lewin`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${KEY}`, ...headers },
-    body
+    body,
+    ...(signal === undefined ? {} : { signal })
   })
 
 /** A POST with a chunked body (no Content-Length): the edge reads it as it arrives. */
@@ -161,7 +162,8 @@ describe("cache hits at the edge", () => {
       gone: metricValue(text, "svc_http_requests_total", { method: "POST", code: "499" })
     })
     const controller = new AbortController()
-    const pending = analyze(service, { "x-request-id": "leaves-early" }).catch(() => "aborted")
+    const other = new AbortController()
+    const pending = analyze(service, { "x-request-id": "leaves-early" }, other.signal).catch(() => "aborted")
     const abortable = fetch(`${service.url}/v1/analyze/lewin`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
@@ -186,7 +188,11 @@ describe("cache hits at the edge", () => {
     // The other request still waits on its own provider call, untouched.
     expect(harness.double.calls.filter((call) => call.closedEarly !== true)).toHaveLength(1)
     harness.double.script = () => ({ kind: "object", value: exampleOutput("lewin") })
-    void pending
+    // It leaves too, and its request ends: left hanging, it would hold the service's close for the
+    // whole shutdown grace (20 s) at the end of the file.
+    other.abort()
+    expect(await pending).toBe("aborted")
+    await vi.waitFor(async () => expect(counted(await metrics(service)).gone - counted(before).gone).toBe(2), { timeout: 30_000, interval: 20 })
   })
 })
 

@@ -13,12 +13,15 @@ import type { RunningService } from "../support/Service.js"
 import { chatTrace, freshHome, quotingEvents, submitOne, waitForRun } from "../runs/support.js"
 import { connectHttp } from "../mcp/support.js"
 
-const harness = useProviderDouble()
 let collector: Collector
 beforeAll(async () => {
   collector = await startCollector()
 })
+// Declared before the harness, so it runs after the harness's (vitest runs afterAll hooks last
+// declared first): the services flush their last spans at close to a collector still listening,
+// not to a closed port, which the exporter retries until its timeout (10 s by default).
 afterAll(() => collector.close())
+const harness = useProviderDouble()
 
 const KEY = "svc-key-tracing-0123456789abcdef"
 const KEY_NAME = "alice-the-operator"
@@ -287,6 +290,8 @@ describe("a service exporting to itself", () => {
       SVC_PORT: String(port),
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
       OTEL_BSP_SCHEDULE_DELAY: "50",
+      // its last spans, flushed at close, go to its own closed listener: retried for this long
+      OTEL_EXPORTER_OTLP_TIMEOUT: "3000",
       SVC_OTLP_QUIET_SECONDS: "1",
       SVC_OTLP_DIAGNOSE: "all",
       SVC_HOME: freshHome("self-export"),

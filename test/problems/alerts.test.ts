@@ -491,7 +491,13 @@ describe("webhooks per scope (SVC_ALERT_WEBHOOKS_FILE, auth on) and run.failed",
     await until("team's webhook called", () => team.received.length >= 1)
     const bobsRun = await doneRun(service, "scope-bob", { key: BOB })
     await until("bob's webhook called", () => bobs.received.length >= 1)
-    await sleep(1_500)
+    // Not a pause for a second call that should not come: the rows are written with each run's
+    // finish, so once both scopes' lists hold their one row delivered, nothing is left to send.
+    const delivered = async (key: string) => {
+      const rows = await deliveriesOf(service, key)
+      return rows.length > 0 && rows.every((row) => row.state === "delivered")
+    }
+    await until("both deliveries recorded", async () => (await delivered(ALICE)) && (await delivered(BOB)))
     expect(team.received).toHaveLength(1)
     expect(bobs.received).toHaveLength(1)
     expect(alicesOwn.received).toHaveLength(0)

@@ -15,12 +15,12 @@ import { resultOfReport } from "../../src/Runs/Workers.js"
 import { databaseFile } from "../../src/Store/RunStoreAccess.js"
 import { chatSample } from "../diagnose/sample-report.js"
 import { useProviderDouble } from "../support/Harness.js"
-import { exampleTrace } from "../support/ProviderDouble.js"
+import { defaultReply, exampleTrace } from "../support/ProviderDouble.js"
 import type { RunningService } from "../support/Service.js"
 
 /** A trace for resultOfReport where the findings do not matter. */
 const NO_EVENTS = { agents: [], events: [] }
-import { call, chatTrace, decoded, ErrorBody, freshHome, getRun, refusal, sleep, submitOne, waitForRun } from "./support.js"
+import { call, chatTrace, decoded, ErrorBody, freshHome, getRun, refusal, submitOne, waitForRun } from "./support.js"
 
 const harness = useProviderDouble()
 const providerEnv = () => ({ ANTHROPIC_API_KEY: "sk-ant-runs-failures-0123456789", ANTHROPIC_BASE_URL: harness.double.url })
@@ -56,17 +56,22 @@ describe("a run with a failing provider", () => {
 
   // Retry-After: 0, so the client's own retries within the deadline do not wait.
   it.each([500, 429])("goes back to the queue after a first attempt the provider answered %i (not failed: the worker tries again after its backoff)", async (status) => {
-    harness.double.script = () => ({ kind: "status", status, headers: { "retry-after": "0" } })
-    const id = await submitOne(service, { trace: chatTrace(`transient-${status}`), mode: "quick", max_patterns: 1 })
+    const marker = `transient-${status}`
+    harness.double.script = (request) => request.text.includes(marker) ? { kind: "status", status, headers: { "retry-after": "0" } } : defaultReply(request)
+    const callsOf = () => harness.double.calls.filter((request) => request.text.includes(marker)).length
+    const id = await submitOne(service, { trace: chatTrace(marker), mode: "quick", max_patterns: 1 })
     const requeued = await waitForRun(service, id, { until: (run) => run.attempts === 1 && run.status === "queued" })
     expect(requeued).toMatchObject({ error: null, finished_at: null, severity: null })
     expect(requeued.started_at).not.toBeNull()
-    const calls = harness.double.calls.length
+    const calls = callsOf()
     expect(calls).toBeGreaterThan(0)
-    // The backoff (5 s before the second attempt) holds: not claimed again by an idle worker's next look.
-    await sleep(1_500)
+    // The backoff (5 s before the second attempt) holds: not claimed again by an idle worker's next
+    // look. Shown by a later run, not a pause: the queue is taken oldest first, so a run submitted
+    // after it and claimed (here, done) was claimed while it was not due.
+    const later = await submitOne(service, { trace: chatTrace(`submitted-after-${status}`), mode: "quick", max_patterns: 1 })
+    expect(await waitForRun(service, later)).toMatchObject({ status: "done", attempts: 1 })
     expect(await getRun(service, id)).toMatchObject({ status: "queued", attempts: 1 })
-    expect(harness.double.calls).toHaveLength(calls)
+    expect(callsOf()).toBe(calls)
     expect((await call(service, "DELETE", `/v1/runs/${id}`)).status).toBe(204)
   })
 

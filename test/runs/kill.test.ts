@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { mkdtempSync } from "node:fs"
+import { cpSync, mkdtempSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -89,7 +89,7 @@ const kill = (spawned: Spawned) => {
 }
 
 /** 200 runs queued by a service without workers, stopped: the store holds them all, queued. */
-const queuedHome = async (): Promise<{ readonly home: string; readonly ids: ReadonlyArray<string> }> => {
+const queueRuns = async (): Promise<{ readonly home: string; readonly ids: ReadonlyArray<string> }> => {
   const home = mkdtempSync(join(tmpdir(), "svc-kill-"))
   const api = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: "0" })
   const ids = await submitAll(api.url)
@@ -97,6 +97,20 @@ const queuedHome = async (): Promise<{ readonly home: string; readonly ids: Read
   api.child.kill("SIGTERM")
   await api.exited
   return { home, ids }
+}
+
+/**
+ * The queued home is made once per file (a service started, 200 runs submitted, stopped) and each
+ * test gets a copy of it, its store closed: the 200 submissions are not what these tests are about.
+ */
+let queued: { readonly home: string; readonly ids: ReadonlyArray<string> }
+beforeAll(async () => {
+  queued = await queueRuns()
+})
+const queuedHome = (): { readonly home: string; readonly ids: ReadonlyArray<string> } => {
+  const home = mkdtempSync(join(tmpdir(), "svc-kill-"))
+  cpSync(queued.home, home, { recursive: true })
+  return { home, ids: queued.ids }
 }
 
 /** Restarted with the double answering: every run ends; none missing, none run more than twice. */
@@ -132,7 +146,7 @@ const recovers = async (home: string, ids: ReadonlyArray<string>) => {
 
 describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => {
   it("killed before a model call: 8 runs claimed, no call answered or even read by the provider", async () => {
-    const { home, ids } = await queuedHome()
+    const { home, ids } = queuedHome()
     double.reset()
     // a provider that accepts connections and never reads them: no call reaches it
     const sockets: Array<Socket> = []
@@ -159,7 +173,7 @@ describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => 
   }, 120_000)
 
   it("killed during model calls: 8 runs waiting on the provider", async () => {
-    const { home, ids } = await queuedHome()
+    const { home, ids } = queuedHome()
     double.reset()
     double.script = () => ({ kind: "hang" })
     const service = await spawnService(double.url, { ...EXPLAIN_EVERY_RUN, SVC_HOME: home, SVC_WORKERS: WORKERS })
@@ -175,7 +189,7 @@ describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => 
   }, 120_000)
 
   it("killed while finishing: just after the double answered", async () => {
-    const { home, ids } = await queuedHome()
+    const { home, ids } = queuedHome()
     double.reset()
     const started: { service?: Spawned } = {}
     const script: Script = (call, index) => {
@@ -195,7 +209,7 @@ describe("runs survive SIGKILL (the built service, 200 runs, 8 workers)", () => 
 
 /** 200 runs queued, then a service with 8 workers and these drain settings, its 8 runs each in a model call the double answers by `script`. */
 const eightInFlight = async (script: Script, drainDelay: string, grace: string) => {
-  const { home, ids } = await queuedHome()
+  const { home, ids } = queuedHome()
   double.reset()
   double.script = script
   const service = await spawnService(double.url, {

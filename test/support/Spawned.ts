@@ -23,7 +23,11 @@ export interface Spawned {
  */
 export const EXPLAIN_EVERY_RUN: Readonly<Record<string, string>> = { SVC_EXPLAIN_SAMPLE: "1", SVC_EXPLAIN_MAX_PER_DAY: "100000" }
 
-/** The service with the double at `doubleUrl` (its OpenAI wire) and `env` over the defaults (a new SVC_HOME). */
+/**
+ * The service with the double at `doubleUrl` (its OpenAI wire) and `env` over the defaults (a new
+ * SVC_HOME, no drain delay: a SIGTERM stops it without the 5 s a load balancer is given to notice
+ * readiness fail, which is only waited for in tests of the drain, and they set their own).
+ */
 export const spawnService = async (doubleUrl: string, env: Record<string, string>): Promise<Spawned> => {
   const child = spawn(process.execPath, [server], {
     env: {
@@ -32,6 +36,7 @@ export const spawnService = async (doubleUrl: string, env: Record<string, string
       SVC_HOME: mkdtempSync(join(tmpdir(), "svc-home-")),
       OPENAI_API_KEY: "sk-spawned-0123456789abcdef",
       OPENAI_BASE_URL: `${doubleUrl}/v1`,
+      SVC_DRAIN_DELAY_SECONDS: "0",
       ...env
     },
     stdio: ["ignore", "pipe", "pipe"]
