@@ -86,6 +86,12 @@ export const runsTotal = Metric.counter("svc_runs", {
   incremental: true
 })
 
+export const runLeasesLost = Metric.counter("svc_run_leases_lost", {
+  description:
+    "Runs this process's workers let go because their lease had passed to another worker (this process stalled past it): nothing of that work was written.",
+  incremental: true
+})
+
 export const runsQueued = Metric.gauge("svc_runs_queued", {
   description: "Runs waiting in the queue (all scopes), as last counted by this process's workers."
 })
@@ -287,12 +293,15 @@ export const countStoreError = (store: string, op: string): void => storeErrorCo
 
 const runCounter = memo((status) => labelled(runsTotal, { status }))
 const setQueued = labelled(runsQueued, {})
+const leaseLostCounter = labelled(runLeasesLost, {})
 const queueHistogram = labelled(runQueueSeconds, {})
 
 /** The run metrics (DECISIONS §17), updated in place by the workers. */
 export const runMetrics = {
   ended: (status: "done" | "failed" | "skipped"): void => runCounter(status)(1),
   queued: (count: number): void => setQueued(count),
+  /** A claimed run let go unwritten: its lease was another worker's by the time it renewed or ended. */
+  leaseLost: (): void => leaseLostCounter(1),
   waited: (seconds: number): void => queueHistogram(seconds)
 }
 

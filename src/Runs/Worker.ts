@@ -57,9 +57,16 @@ export const DEFAULT_WORKER: Omit<WorkerOptions, "owner"> = { leaseMs: 60_000, i
 /** The backoff before attempt `attempts + 1`: `backoffMs`, doubled per attempt made. */
 export const backoffAfter = (attempts: number, backoffMs: number): number => backoffMs * 2 ** Math.max(0, attempts - 1)
 
-/** Ends a run under its lease, counted in `svc_runs_total` when it did. */
+/** Counts a run let go because its lease was lost (`svc_run_leases_lost_total`) when `held` is false. */
+const heldOrLost = (held: boolean): Effect.Effect<boolean> =>
+  Effect.sync(() => {
+    if (!held) runMetrics.leaseLost()
+    return held
+  })
+
+/** Ends a run under its lease, counted in `svc_runs_total` when it did (and as a lost lease when it could not). */
 const finish = (store: RunStoreShape, claimed: ClaimedRun, owner: string, now: number, end: RunEnd) =>
-  Effect.tap(store.finish(claimed.id, owner, now, end), (ended) => Effect.sync(() => ended && runMetrics.ended(end.status)))
+  Effect.tap(store.finish(claimed.id, owner, now, end), (ended) => (ended ? Effect.sync(() => runMetrics.ended(end.status)) : heldOrLost(false)))
 
 /** Runs one claimed run to its end under its lease; false when the lease was lost (nothing written). */
 const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, claimed: ClaimedRun): Effect.Effect<boolean, SqlError.SqlError> =>
@@ -79,12 +86,12 @@ const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, c
     )
     const outcome = yield* Effect.raceFirst(Effect.map(runner(claimed), Option.some), Effect.as(Deferred.await(lost), Option.none<RunResult>()))
     yield* Fiber.interrupt(renewing)
-    if (Option.isNone(outcome)) return false
+    if (Option.isNone(outcome)) return yield* heldOrLost(false)
     const now = yield* Clock.currentTimeMillis
     const result = outcome.value
     if (result._tag === "End") return yield* finish(store, claimed, options.owner, now, result.end)
     if (claimed.attempts >= options.maxAttempts) return yield* finish(store, claimed, options.owner, now, result.fallback ?? { status: "failed", error: result.error })
-    return yield* store.release(claimed.id, options.owner, now + backoffAfter(claimed.attempts, options.backoffMs))
+    return yield* Effect.flatMap(store.release(claimed.id, options.owner, now + backoffAfter(claimed.attempts, options.backoffMs)), heldOrLost)
   }).pipe(Effect.scoped)
 
 /** After a defect in a run's work: reported, and the run tried again after the backoff, or failed at its last attempt. */

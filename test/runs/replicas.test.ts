@@ -19,7 +19,7 @@ import { RunWithReport, SubmitRunsResponse } from "../../src/Contract/RunsContra
 import { type Cluster, startCluster } from "../support/Postgres.js"
 import { defaultReply, exampleOutput, exampleTrace, type ProviderDouble, type Reply, startProviderDouble } from "../support/ProviderDouble.js"
 import { EXPLAIN_EVERY_RUN, type Spawned, spawnService } from "../support/Spawned.js"
-import { allRunsAt } from "./support.js"
+import { allRunsAt, metricSample } from "./support.js"
 
 const base = exampleTrace("lewin")
 let batches = 0
@@ -369,7 +369,13 @@ describe("replicas over one PostgreSQL (the built service)", () => {
       // resumed: its answer (written while it was stopped) or its failed renewal, then nothing written
       first.child.kill("SIGCONT")
       await until("the resumed replica to answer", async () => (await fetch(`${first.url}/livez`)).status === 200, 5_000)
-      await sleep(1_500)
+      // not a pause for a write that should not come: the resumed worker counts the run it let go
+      // (its renewal or its finish found the lease another's), and only then is nothing left to write
+      await until(
+        "the resumed replica to let its run go",
+        async () => metricSample(await (await fetch(`${first.url}/metrics`)).text(), "svc_run_leases_lost_total") === 1,
+        10_000
+      )
       const after = decodeRun(await (await fetch(`${other.url}/v1/runs/${id}`)).json())
       expect(after.status).toBe("done")
       expect(after.finished_at).toBe(finished.finished_at)

@@ -7,7 +7,8 @@
  * end to end with the runs routes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Option, Ref, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Metric, Option, Ref, TestClock } from "effect"
+import { runLeasesLost } from "../../src/Observability/Metrics.js"
 import { backoffAfter, type RunResult, type RunRunner, workerLoop, type WorkerOptions } from "../../src/Runs/Worker.js"
 import type { RunStoreShape } from "../../src/Store/Runs.js"
 import { newRun, openRunStore } from "../support/RunStore.js"
@@ -109,6 +110,7 @@ describe("the run queue's worker", () => {
       yield* store.submit(newRun("r1"))
       const interrupted = yield* Deferred.make<boolean>()
       const runner: RunRunner = () => Effect.onInterrupt(Effect.never, () => Deferred.succeed(interrupted, true))
+      const lostBefore = (yield* Metric.value(runLeasesLost)).count
       const worker = yield* Effect.fork(workerLoop(store, runner, OPTIONS))
       yield* until(store, "r1", "running")
       // the store gives the run to w2 (as if w1 had stalled past its lease)
@@ -118,6 +120,8 @@ describe("the run queue's worker", () => {
       // w1's next renewal fails: its work is interrupted, and w2's run stays w2's
       yield* TestClock.adjust(20_000)
       expect(yield* Deferred.await(interrupted)).toBe(true)
+      // counted once in svc_run_leases_lost_total, so an operator sees a stalled process's runs let go
+      yield* eventually(Effect.map(Metric.value(runLeasesLost), (state) => Option.liftPredicate(state.count, (count) => count === lostBefore + 1)), "the lost lease counted")
       expect(yield* statusOf(store, "r1")).toEqual(Option.some("running"))
       expect(yield* store.finish("r1", "w2", 30_000, { status: "done", report: "{}", severity: "low", patterns: [], cacheKeys: [] })).toBe(true)
       yield* Fiber.interrupt(worker)
