@@ -17,23 +17,14 @@ import { Context, Effect, Layer } from "effect"
 import { AppConfig } from "../Config.js"
 import { InternalError } from "../Errors.js"
 import { encodeScopeName } from "../Text.js"
-import type { KeyRole } from "../Config/KeyRoles.js"
-import type { Role } from "../Config/KeyRoles.js"
+import type { KeyRole, Role } from "../Config/KeyRoles.js"
 import { roleOf, scopeOf } from "./Roles.js"
+import type { CallerShape, DataScope, RequestScopes } from "./Who.js"
 import { ScopesFastLane } from "./ScopesFastLane.js"
 
-/** The owner of stored data: everyone (auth not required) or one key name. */
-export type DataScope = { readonly _tag: "Shared" } | { readonly _tag: "Key"; readonly name: string }
+export type { CallerShape, DataScope, RequestScopes }
 
 export const SHARED: DataScope = { _tag: "Shared" }
-
-/** The scopes of one request. */
-export interface RequestScopes {
-  /** Baselines and drift. */
-  readonly data: DataScope
-  /** The prefix of cache and single-flight keys: "shared" or "key:<encoded name>". */
-  readonly cache: string
-}
 
 /** A data scope's token: the cache prefix, and the scope's name in derived keys (redaction's). */
 export const scopeTokenOf = (scope: DataScope) => (scope._tag === "Shared" ? "shared" : `key:${encodeScopeName(scope.name)}`)
@@ -52,6 +43,8 @@ export interface ScopesShape {
   readonly of: (keyName: string | null) => Effect.Effect<RequestScopes | undefined>
   /** The role of a verified key's name (SVC_API_KEY_ROLES); null when auth is not required or no key was verified. */
   readonly roleOf: (keyName: string | null) => Effect.Effect<Role | null>
+  /** The caller of a unit of work by its verified key's name (the same scopes and role as above). */
+  readonly callerOf: (keyName: string | null) => Effect.Effect<CallerShape>
 }
 
 export class Scopes extends Context.Tag("Scopes")<Scopes, ScopesShape>() {}
@@ -73,12 +66,27 @@ const scopeRules = (options: ScopeOptions) => {
     return { data, cache: options.cacheScope === "global" ? shared.cache : scopeTokenOf(data) }
   }
   const role = (keyName: string | null): Role | null => (!options.authRequired || keyName === null ? null : roleOf(options.roles ?? new Map(), keyName))
-  return { of, roleOf: role }
+  // A caller is the same for a key name as long as the configuration is (fixed at start), so each
+  // is made once: every request and claimed run asks for its caller. The names are verified keys'
+  // (and stored runs'), a few; the bound only keeps a long-lived process from holding stale ones.
+  const callers = new Map<string | null, CallerShape>()
+  const callerOf = (keyName: string | null): CallerShape => {
+    let caller = callers.get(keyName)
+    if (caller === undefined) {
+      const scoped = of(keyName)
+      caller = { keyName, scope: scoped === undefined ? undefined : scopeTokenOf(scoped.data), scopes: scoped, role: role(keyName) }
+      if (callers.size >= 1024) callers.clear()
+      callers.set(keyName, caller)
+    }
+    return caller
+  }
+  return { of, roleOf: role, callerOf }
 }
 
 const serviceOf = (rules: ReturnType<typeof scopeRules>): ScopesShape => ({
   of: (keyName) => Effect.sync(() => rules.of(keyName)),
-  roleOf: (keyName) => Effect.sync(() => rules.roleOf(keyName))
+  roleOf: (keyName) => Effect.sync(() => rules.roleOf(keyName)),
+  callerOf: (keyName) => Effect.sync(() => rules.callerOf(keyName))
 })
 
 /** The `Scopes` service of the options given (tests, and the layer below). */
@@ -88,6 +96,6 @@ export const makeScopes = (options: ScopeOptions): ScopesShape => serviceOf(scop
 export const ScopesLive = Layer.effectContext(
   Effect.map(AppConfig, (config) => {
     const rules = scopeRules({ authRequired: config.auth.required, cacheScope: config.cache.scope, roles: config.auth.roles })
-    return Context.make(ScopesFastLane, { cacheScopeOf: (keyName) => rules.of(keyName)?.cache }).pipe(Context.add(Scopes, serviceOf(rules)))
+    return Context.make(ScopesFastLane, { cacheScopeOf: (keyName) => rules.of(keyName)?.cache, callerOf: rules.callerOf }).pipe(Context.add(Scopes, serviceOf(rules)))
   })
 )

@@ -7,6 +7,7 @@
  * (test/architecture/fast-lanes.test.ts).
  */
 import { Context } from "effect"
+import type { CallerShape } from "./Who.js"
 
 export interface ScopesFastLaneShape {
   /**
@@ -14,6 +15,8 @@ export interface ScopesFastLaneShape {
    * "key:<encoded name>"; undefined when auth is required and no key was verified.
    */
   readonly cacheScopeOf: (keyName: string | null) => string | undefined
+  /** The caller of a request by its verified key's name (null when none was verified), for `CurrentRequest`. */
+  readonly callerOf: (keyName: string | null) => CallerShape
 }
 
 export class ScopesFastLane extends Context.Tag("ScopesFastLane")<ScopesFastLane, ScopesFastLaneShape>() {}

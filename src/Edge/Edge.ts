@@ -253,6 +253,7 @@ export const makeEdge = (
             requestId,
             startedAt,
             keyName: guarded.keyName,
+            caller: scopes.callerOf(guarded.keyName),
             body,
             noteFailure: (noted) => {
               failure ??= noted

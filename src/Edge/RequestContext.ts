@@ -5,6 +5,7 @@
  * by which the app tells the edge why a request failed, for the error report the edge makes when
  * the response finishes.
  */
+import type { CallerShape } from "../Auth/Who.js"
 import { Context, Effect, type Tracer } from "effect"
 import { underSpan } from "../Observability/Tracing.js"
 import { IncomingMessage } from "node:http"
@@ -24,6 +25,8 @@ export interface EdgeRequest {
   readonly startedAt: number
   /** The name of the API key the request presented and that verified, else null. */
   readonly keyName: string | null
+  /** Who the request runs for (the `Caller` its handler is given), by the key name above. */
+  readonly caller: CallerShape
   /** The body the edge read under the byte limit (POSTs to known routes), else null. */
   readonly body: Uint8Array | null
   /** Tells the edge why the request failed; the first note counts. */
@@ -52,6 +55,8 @@ const NO_REQUEST: EdgeRequest = {
   requestId: "none",
   startedAt: 0,
   keyName: null,
+  // No key verified: no scope, so a service that meets it fails closed.
+  caller: { keyName: null, scope: undefined, scopes: undefined, role: null },
   body: null,
   noteFailure: () => undefined,
   charge: Effect.void,

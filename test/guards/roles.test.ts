@@ -15,7 +15,8 @@ import { EndpointAccess } from "../../src/Contract/Access.js"
 import { LOCAL_OPERATIONS } from "../../src/Auth/Operations.js"
 import { httpOperation as routeOperation, matchRoute } from "../../src/Edge/Routes.js"
 import { parseKeyRoles } from "../../src/Config/KeyRoles.js"
-import { makeScopes } from "../../src/Auth/Scopes.js"
+import { makeScopes, Scopes, ScopesLive } from "../../src/Auth/Scopes.js"
+import { ScopesFastLane } from "../../src/Auth/ScopesFastLane.js"
 import { AppConfig, appConfig, describeConfigError } from "../../src/Config.js"
 import { ApiKeysLive } from "../../src/Auth/ApiKeys.js"
 import { GuardsLive } from "../../src/Auth/Guards.js"
@@ -236,5 +237,38 @@ describe("roles in the caller's own process (svc, svc mcp)", () => {
     expect(Either.isRight(served) && served.right.keyName).toBe("bob")
     const scopes = makeScopes({ authRequired: true, cacheScope: "key", roles: new Map([["bob", { role: "read", scope: "billing" }]]) })
     expect(Effect.runSync(scopes.of("bob"))?.data).toEqual({ _tag: "Key", name: "billing" })
+  })
+})
+
+describe("the caller, by the scopes' rules", () => {
+  it("is the key's name, its scope's token and its role; the same one for the service and the edge's lane, made once per name", () => {
+    const roles = new Map([["bob", { role: "read" as const, scope: "billing" }]])
+    const config = { authRequired: true, cacheScope: "key" as const, roles }
+    const scopes = makeScopes(config)
+    const bob = Effect.runSync(scopes.callerOf("bob"))
+    expect(bob).toEqual({ keyName: "bob", scope: "key:billing", scopes: { data: { _tag: "Key", name: "billing" }, cache: "key:billing" }, role: "read" })
+    // Made once per name: a request asks for it on every call.
+    expect(Effect.runSync(scopes.callerOf("bob"))).toBe(bob)
+    const alice = Effect.runSync(scopes.callerOf("Alice"))
+    expect(alice).toEqual({ keyName: "Alice", scope: "key:%41lice", scopes: { data: { _tag: "Key", name: "Alice" }, cache: "key:%41lice" }, role: "admin" })
+    // No key verified where one is required: no scope, so services fail closed.
+    expect(Effect.runSync(scopes.callerOf(null))).toEqual({ keyName: null, scope: undefined, scopes: undefined, role: null })
+    // Without required auth everyone is the shared scope, with no role.
+    const open = makeScopes({ authRequired: false, cacheScope: "key" })
+    expect(Effect.runSync(open.callerOf("bob"))).toEqual({ keyName: "bob", scope: "shared", scopes: { data: { _tag: "Shared" }, cache: "shared" }, role: null })
+  })
+
+  it("the edge's lane gives the caller the service gives", async () => {
+    const provider = ConfigProvider.fromJson({ SVC_API_REQUIRE_AUTH: "true", SVC_API_KEYS: "bob=key-bob-0123456789abcdef", SVC_API_KEY_ROLES: "bob=read@billing" })
+    const both = await Effect.runPromise(
+      Effect.map(Layer.build(ScopesLive.pipe(Layer.provide(Layer.effect(AppConfig, appConfig)))), (context) => ({
+        lane: Context.get(context, ScopesFastLane),
+        service: Context.get(context, Scopes)
+      })).pipe(Effect.scoped, Effect.withConfigProvider(provider))
+    )
+    const fromService = await Effect.runPromise(both.service.callerOf("bob"))
+    expect(both.lane.callerOf("bob")).toBe(fromService)
+    expect(fromService.scope).toBe("key:billing")
+    expect(fromService.role).toBe("read")
   })
 })

@@ -6,8 +6,7 @@
  * through the analysis recorder; a failure is also noted to the edge for its error report.
  */
 import { Context, Effect, Exit, FiberId, FiberRef, FiberRefs, HashMap, Layer, Runtime } from "effect"
-import { Caller, callerFrom } from "../../Auth/Caller.js"
-import { Scopes } from "../../Auth/Scopes.js"
+import { Caller } from "../../Auth/Caller.js"
 import { analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import { queryOptions } from "../../Intake/Intake.js"
 import type { AnalyzeRequest } from "../../Intake/Requests.js"
@@ -65,7 +64,6 @@ export const AnalyzeAtEdgeLive = Layer.effect(
   Effect.gen(function*() {
     const service = yield* AnalyzeService
     const replies = yield* CachedReplies
-    const scopes = yield* Scopes
 
     /** Records the request once it has an outcome, and notes a failure to the edge. */
     const settle = (edge: EdgeRequest, slug: string, mode: Mode | "unknown", exit: Exit.Exit<{ readonly cached: boolean }, AnalyzeFailure>) =>
@@ -117,20 +115,23 @@ export const AnalyzeAtEdgeLive = Layer.effect(
 
     const serve: AnalyzeAtEdgeShape["serve"] = (slug, request, response, edge) => {
       const path = request.url ?? "/"
-      const fiber = Runtime.runFork(runtime, underRequest(edge, Effect.provideServiceEffect(answer(slug, request.headers["content-type"], path, edge), Caller, callerFrom(scopes, edge.keyName))), {
-        // The request's context and log annotation, set as the fiber starts: no frames held for them.
-        updateRefs: (refs, fiberId) =>
-          FiberRefs.updateManyAs(refs, {
-            forkAs: fiberId,
-            entries: [
-              [FiberRef.currentContext, [[fiberId, Context.add(FiberRefs.getOrDefault(refs, FiberRef.currentContext), CurrentRequest, edge)]]],
-              [FiberRef.currentLogAnnotations, [[
+      // The request's context (itself and its caller, in one copy of the runtime's) and log
+      // annotation, set as the fiber starts: no frames held for them, no effect run to provide them.
+      const context = Context.merge(runtime.context, Context.make(CurrentRequest, edge).pipe(Context.add(Caller, edge.caller)))
+      const fiber = Runtime.runFork(
+        Runtime.make({ context, fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags }),
+        underRequest(edge, answer(slug, request.headers["content-type"], path, edge)),
+        {
+          updateRefs: (refs, fiberId) =>
+            FiberRefs.updateManyAs(refs, {
+              forkAs: fiberId,
+              entries: [[FiberRef.currentLogAnnotations, [[
                 fiberId,
                 HashMap.set(FiberRefs.getOrDefault(refs, FiberRef.currentLogAnnotations), "request_id", edge.requestId)
-              ]]]
-            ]
-          })
-      })
+              ]]]]
+            })
+        }
+      )
       // The client went away: the analysis, and its provider call, end with it.
       response.once("close", () => {
         if (!response.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
