@@ -144,9 +144,16 @@ describe("one problem per failure (DECISIONS §24)", () => {
     const markdown = await (await call(service, "GET", "/v1/digest?output=markdown")).text()
     // as Markdown text: its special characters escaped (`issue\_refund`, `events\[10\]`)
     expect(markdown).toContain(detail.explanation.verdict.slice(0, 40).replace(/[\\`*_[\]<>|#]/g, (character) => `\\${character}`))
-    // asked for: a known run's lenses run (five calls), its report replaced, the problem's count unchanged
-    const asked = known[0]
+    // asked for: a known run's lenses run (five calls), its report replaced, the problem's count unchanged.
+    // The newest known run: the detail shows the five newest explained runs (by when each was first
+    // seen), so an older one could be past them whenever the sample drew five runs after it.
+    let askedIndex = runs.length - 1
+    while (askedIndex >= 0 && runs[askedIndex]?.explained_by === null) askedIndex--
+    const asked = runs[askedIndex]
     if (asked === undefined) throw new Error("no known run")
+    // its lenses quote its own events (the double still held the last run's)
+    const { contents, picks } = traceOf(askedIndex)
+    harness.double.script = quotingEvents(contents, picks)
     const before = harness.double.calls.length
     const queued = await call(service, "POST", `/v1/runs/${asked.id}/explain`)
     expect(queued.status).toBe(202)
