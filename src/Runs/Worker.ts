@@ -57,16 +57,18 @@ export const DEFAULT_WORKER: Omit<WorkerOptions, "owner"> = { leaseMs: 60_000, i
 /** The backoff before attempt `attempts + 1`: `backoffMs`, doubled per attempt made. */
 export const backoffAfter = (attempts: number, backoffMs: number): number => backoffMs * 2 ** Math.max(0, attempts - 1)
 
-/** Counts a run let go because its lease was lost (`svc_run_leases_lost_total`) when `held` is false. */
-const heldOrLost = (held: boolean): Effect.Effect<boolean> =>
-  Effect.sync(() => {
-    if (!held) runMetrics.leaseLost()
-    return held
-  })
+/** A run let go because its lease was lost: counted (`svc_run_leases_lost_total`), and false. */
+const leaseLost: Effect.Effect<boolean> = Effect.sync(() => {
+  runMetrics.leaseLost()
+  return false
+})
+
+/** True when the store still held the lease, else the lost lease counted. */
+const heldOrLost = (held: boolean): Effect.Effect<boolean> => (held ? Effect.succeed(true) : leaseLost)
 
 /** Ends a run under its lease, counted in `svc_runs_total` when it did (and as a lost lease when it could not). */
 const finish = (store: RunStoreShape, claimed: ClaimedRun, owner: string, now: number, end: RunEnd) =>
-  Effect.tap(store.finish(claimed.id, owner, now, end), (ended) => (ended ? Effect.sync(() => runMetrics.ended(end.status)) : heldOrLost(false)))
+  Effect.flatMap(store.finish(claimed.id, owner, now, end), (ended) => (ended ? Effect.as(Effect.sync(() => runMetrics.ended(end.status)), true) : leaseLost))
 
 /** Runs one claimed run to its end under its lease; false when the lease was lost (nothing written). */
 const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, claimed: ClaimedRun): Effect.Effect<boolean, SqlError.SqlError> =>
@@ -86,7 +88,7 @@ const work = (store: RunStoreShape, runner: RunRunner, options: WorkerOptions, c
     )
     const outcome = yield* Effect.raceFirst(Effect.map(runner(claimed), Option.some), Effect.as(Deferred.await(lost), Option.none<RunResult>()))
     yield* Fiber.interrupt(renewing)
-    if (Option.isNone(outcome)) return yield* heldOrLost(false)
+    if (Option.isNone(outcome)) return yield* leaseLost
     const now = yield* Clock.currentTimeMillis
     const result = outcome.value
     if (result._tag === "End") return yield* finish(store, claimed, options.owner, now, result.end)
