@@ -96,6 +96,7 @@ export const makeScopes = (options: ScopeOptions): ScopesShape => serviceOf(scop
 export const ScopesLive = Layer.effectContext(
   Effect.map(AppConfig, (config) => {
     const rules = scopeRules({ authRequired: config.auth.required, cacheScope: config.cache.scope, roles: config.auth.roles })
-    return Context.make(ScopesFastLane, { cacheScopeOf: (keyName) => rules.of(keyName)?.cache, callerOf: rules.callerOf }).pipe(Context.add(Scopes, serviceOf(rules)))
+    // the cache scope is the kept caller's: a cache hit does not encode the key's name again
+    return Context.make(ScopesFastLane, { cacheScopeOf: (keyName) => rules.callerOf(keyName).scopes?.cache, callerOf: rules.callerOf }).pipe(Context.add(Scopes, serviceOf(rules)))
   })
 )
