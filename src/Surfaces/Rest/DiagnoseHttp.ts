@@ -19,7 +19,7 @@ import { traceOfUpload } from "../../Intake/Json.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 import { DIAGNOSE_OUTPUTS, type DiagnoseOutputEntry } from "../../Registry/Outputs.js"
 import { DIAGNOSE_LABEL } from "../../Observability/Metrics.js"
-import { RequestCaller } from "./RequestCaller.js"
+import { forCaller } from "./RequestCaller.js"
 import { settleRest } from "./Settle.js"
 
 /**
@@ -69,7 +69,6 @@ export const sentText = (request: HttpServerRequest.HttpServerRequest): Effect.E
 export const DiagnoseHttpLive = HttpApiBuilder.group(Api, "diagnose", (handlers) =>
   Effect.gen(function*() {
     const service = yield* DiagnoseService
-    const forCaller = yield* RequestCaller
     return handlers.handle("check", ({ payload, request, urlParams }) =>
       forCaller(Effect.gen(function*() {
         const body = yield* traceOfUpload(payload, request.headers["content-type"])

@@ -18,14 +18,13 @@ import { type OtlpBody, OtlpReceiver } from "../../Otlp/Receiver.js"
 import { JsonBounds, parseJsonObject } from "../../Intake/Json.js"
 import { OTLP_JSON_MAX_DEPTH } from "../../Otlp/Wire/Json.js"
 import { bodyEncodingOf, encodingOf } from "../../Otlp/Wire/Status.js"
-import { RequestCaller } from "./RequestCaller.js"
+import { forCaller } from "./RequestCaller.js"
 
 const EMPTY = new Uint8Array(0)
 
 export const OtlpHttpLive = HttpApiBuilder.group(Api, "otlp", (handlers) =>
   Effect.gen(function*() {
     const receiver = yield* OtlpReceiver
-    const forCaller = yield* RequestCaller
 
     const serve = (signal: Signal) => ({ request }: { readonly request: { readonly headers: Readonly<Record<string, string | undefined>> } }) =>
       Effect.gen(function*() {

@@ -13,7 +13,7 @@ import { Api } from "../../Api.js"
 import { AppConfig } from "../../Config.js"
 import { digestHtml, digestMarkdown } from "../../Problems/Digest.js"
 import { ProblemsService } from "../../Problems/Service.js"
-import { RequestCaller } from "./RequestCaller.js"
+import { forCaller } from "./RequestCaller.js"
 import { withRetryAfter } from "./RunsHttp.js"
 
 export const ProblemsHttpLive = HttpApiBuilder.group(Api, "problems", (handlers) =>
@@ -21,7 +21,6 @@ export const ProblemsHttpLive = HttpApiBuilder.group(Api, "problems", (handlers)
     const problems = yield* ProblemsService
     const { alerts } = yield* AppConfig
     const base = Option.getOrNull(alerts.publicUrl)
-    const forCaller = yield* RequestCaller
     const caller = <A, E, R>(effect: Effect.Effect<A, E, R>) => withRetryAfter(forCaller(effect))
     return handlers
       .handle("listProblems", ({ urlParams }) => caller(problems.list(urlParams)))

@@ -6,8 +6,6 @@ import { Effect } from "effect"
 import { Caller } from "../../Auth/Caller.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 
-/** Built with a handler group: runs a handler's effect for the request's caller. */
-export const RequestCaller = Effect.succeed(
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Caller>> =>
-    Effect.flatMap(CurrentRequest, (edge) => Effect.provideService(effect, Caller, edge.caller))
-)
+/** Runs a handler's effect for the request's caller. */
+export const forCaller = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Caller>> =>
+  Effect.flatMap(CurrentRequest, (edge) => Effect.provideService(effect, Caller, edge.caller))

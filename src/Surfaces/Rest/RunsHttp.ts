@@ -15,7 +15,7 @@ import { Caller } from "../../Auth/Caller.js"
 import { StoreUnavailable } from "../../Errors.js"
 import { filterOf, RunsService } from "../../Runs/RunsService.js"
 import { outputOf, renderedResponse, sentText } from "./DiagnoseHttp.js"
-import { RequestCaller } from "./RequestCaller.js"
+import { forCaller } from "./RequestCaller.js"
 import { withETag } from "./Responses.js"
 
 const encoder = new TextEncoder()
@@ -37,7 +37,6 @@ const StoreReadyLive = Layer.effect(StoreReady, Effect.map(RunsService, (runs) =
 const RunsHandlers = HttpApiBuilder.group(Api, "runs", (handlers) =>
   Effect.gen(function*() {
     const runs = yield* RunsService
-    const forCaller = yield* RequestCaller
     return handlers
       .handle("submitRuns", ({ payload, request, urlParams }) =>
         withRetryAfter(forCaller(Effect.gen(function*() {

@@ -10,13 +10,12 @@ import { AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { Api } from "../../Api.js"
 import { traceOfUpload } from "../../Intake/Json.js"
 import { TraceReader } from "../../Intake/TraceReader.js"
-import { RequestCaller } from "./RequestCaller.js"
+import { forCaller } from "./RequestCaller.js"
 
 export const TracesHttpLive = HttpApiBuilder.group(Api, "traces", (handlers) =>
   Effect.gen(function*() {
     const reader = yield* TraceReader
     const { pace } = yield* AnalyzeService
-    const forCaller = yield* RequestCaller
     return handlers.handle("normalize", ({ payload, request, urlParams }) =>
       forCaller(Effect.gen(function*() {
         yield* pace
