@@ -1,6 +1,34 @@
 // How the service's code is generated for node (scripts/build.mjs), in one place: the bench that
 // measures the built code (bench/checks.ts) bundles with the same options.
+import { builtinModules } from "node:module"
 import { join } from "node:path"
+
+const BUILTINS = new Set(builtinModules)
+
+/**
+ * Node's built-in modules, imported by the bundle through `require` instead of `import`. An ESM
+ * import of a built-in makes Node build the module's ESM facade, which reads every export, getters
+ * included: on Node 24 `node:http`'s `WebSocket` getter loads undici (about 40 ms of a start-up,
+ * before anything asks for it), `node:crypto`'s `webcrypto` the Web Crypto API, `node:tls`'s
+ * `rootCertificates` the root certificates. A `require` returns the same object without reading
+ * them; esbuild's interop reads an export when the code uses it. Dynamic `import()`s stay as they
+ * are (their facade is built when they run).
+ */
+const builtinsByRequire = {
+  name: "builtins-by-require",
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?[a-z][a-z0-9_/]*$/ }, (args) => {
+      const name = args.path.startsWith("node:") ? args.path.slice("node:".length) : args.path
+      if (!BUILTINS.has(name)) return undefined
+      if (args.kind !== "import-statement") return { path: `node:${name}`, external: true }
+      return { path: name, namespace: "node-builtin" }
+    })
+    build.onLoad({ filter: /.*/, namespace: "node-builtin" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`node:${args.path}`)})`,
+      loader: "js"
+    }))
+  }
+}
 
 /** esbuild's code-generation options for the service's node bundles, paths under `repository`. */
 export const nodeCodegen = (repository) => ({
@@ -18,5 +46,6 @@ export const nodeCodegen = (repository) => ({
   // And no WebSocket server (src/Edge/NoWebSockets.ts: no route upgrades a connection).
   alias: { "@libsql/client": "@libsql/client/sqlite3", ws: join(repository, "src", "Edge", "NoWebSockets.ts") },
   // CommonJS dependencies inside an ESM bundle need a require.
+  plugins: [builtinsByRequire],
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
