@@ -23,6 +23,7 @@ else
   files=(
     test/packaging/node-line.test.ts
     test/packaging/compile-cache.test.ts
+    test/packaging/heap.test.ts
     test/packaging/install.test.ts
     test/cli/cli.test.ts
     test/cli/hostile-input.test.ts

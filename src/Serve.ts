@@ -6,20 +6,21 @@
  * stderr (Program.ts). Run by `npm start` (main.ts) and by `svc serve`.
  */
 import { Effect, Layer } from "effect"
-import { setFlagsFromString } from "node:v8"
 import { AppLive } from "./App.js"
 import { flushCompileCache } from "./Lifecycle/CompileCache.js"
+import { setForServing } from "./Lifecycle/Heap.js"
 import { listenForSignals, ShutdownSignals } from "./Lifecycle/Signals.js"
 import * as Program from "./Program.js"
 
 const serveProgram = Program.make({ name: "pattern-analysis-service", logs: { stream: "stdout" } }, ({ config, logging }) =>
   Effect.gen(function*() {
     const app = AppLive(config).pipe(
-      // Once serving: V8's default young-generation growth, held during start-up by boot.ts, and the
-      // code compiled for start-up written to the compile cache (Lifecycle/CompileCache.ts).
+      // Once serving: the heap's serving settings (Lifecycle/Heap.ts; the young generation's growth
+      // was held during start-up), and the code compiled for start-up written to the compile cache
+      // (Lifecycle/CompileCache.ts).
       Layer.tap(() =>
         Effect.sync(() => {
-          setFlagsFromString("--semi-space-growth-factor=2")
+          setForServing()
           flushCompileCache()
         })
       )

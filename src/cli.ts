@@ -60,9 +60,9 @@ const console = Effect.map(Effect.console, (base): Console.Console => ({
 
 /** `svc serve`: the service as `npm start` runs it (Serve.ts, loaded only by this command). */
 const serve = Effect.gen(function*() {
-  const { setFlagsFromString } = yield* Effect.promise(() => import("node:v8"))
+  const { holdForStartUp } = yield* Effect.promise(() => import("./Lifecycle/Heap.js"))
   // As boot.ts does for `npm start`: young-generation growth held until the service is ready.
-  setFlagsFromString("--semi-space-growth-factor=1")
+  holdForStartUp()
   const loaded = yield* Effect.promise(() => import("./Serve.js"))
   serving = true
   return yield* loaded.serve

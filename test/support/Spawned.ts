@@ -14,6 +14,8 @@ export interface Spawned {
   readonly child: ChildProcess
   readonly url: string
   readonly logs: Array<{ readonly at: number; readonly line: Record<string, unknown> }>
+  /** What it wrote on stdout that is not a log line (V8's traces, when a node flag asks for them). */
+  readonly otherOutput: Array<string>
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly at: number }>
 }
 
@@ -26,10 +28,15 @@ export const EXPLAIN_EVERY_RUN: Readonly<Record<string, string>> = { SVC_EXPLAIN
 /**
  * The service with the double at `doubleUrl` (its OpenAI wire) and `env` over the defaults (a new
  * SVC_HOME, no drain delay: a SIGTERM stops it without the 5 s a load balancer is given to notice
- * readiness fail, which is only waited for in tests of the drain, and they set their own).
+ * readiness fail, which is only waited for in tests of the drain, and they set their own), run by
+ * node with `nodeFlags` (none: as `spawn` runs it, without `npm start`'s).
  */
-export const spawnService = async (doubleUrl: string, env: Record<string, string>): Promise<Spawned> => {
-  const child = spawn(process.execPath, [server], {
+export const spawnService = async (
+  doubleUrl: string,
+  env: Record<string, string>,
+  nodeFlags: ReadonlyArray<string> = []
+): Promise<Spawned> => {
+  const child = spawn(process.execPath, [...nodeFlags, server], {
     env: {
       PATH: process.env["PATH"] ?? "",
       SVC_PORT: "0",
@@ -42,6 +49,7 @@ export const spawnService = async (doubleUrl: string, env: Record<string, string
     stdio: ["ignore", "pipe", "pipe"]
   })
   const logs: Spawned["logs"] = []
+  const otherOutput: Array<string> = []
   let resolveUrl: (url: string) => void = () => undefined
   const ready = new Promise<string>((resolve) => {
     resolveUrl = resolve
@@ -62,7 +70,7 @@ export const spawnService = async (doubleUrl: string, env: Record<string, string
           if (typeof address === "string") resolveUrl(address)
         }
       } catch {
-        // not a log line
+        otherOutput.push(text)
       }
     }
   })
@@ -71,5 +79,5 @@ export const spawnService = async (doubleUrl: string, env: Record<string, string
     child.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() }))
   )
   const url = await Promise.race([ready, exited.then(() => Promise.reject(new Error("the service exited before it was ready")))])
-  return { child, url, logs, exited }
+  return { child, url, logs, otherOutput, exited }
 }
