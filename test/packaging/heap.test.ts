@@ -10,6 +10,7 @@
  * pass too.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { START_FLAGS } from "../../bench/support.js"
 import { OLD_GENERATION_GROWTH_PERCENT } from "../../src/Lifecycle/Heap.js"
 import { encodeTraces } from "../../src/Otlp/Wire/Proto.js"
 import { buildTrace, tracesRequest } from "../otlp/support.js"
@@ -46,9 +47,9 @@ describe("the heap once the service serves", () => {
     // No analysis is made: the provider endpoint is never called; traces are kept, none completes,
     // and no bound on pending bytes or spans per second refuses a request (the bounds have their tests).
     const unbounded = { SVC_OTLP_PENDING_BYTES: String(2 ** 40), SVC_OTLP_PENDING_BYTES_PER_SCOPE: String(2 ** 40), SVC_OTLP_RATE_LIMIT: "off" }
+    // as `npm start` runs it (its node flags read from package.json), with V8's trace of its heap
     const service = await spawnService("http://127.0.0.1:9", { SVC_WORKERS: "0", SVC_OTLP_QUIET_SECONDS: "600", ...unbounded }, [
-      "--max-semi-space-size=32",
-      "--min-semi-space-size=2",
+      ...START_FLAGS,
       "--trace-gc-verbose"
     ])
     children.push(service)
