@@ -40,7 +40,7 @@ export const nodeCodegen = (repository) => ({
   logLevel: "warning",
   // Optional, loaded at run time only when ERROR_REPORTING_DSN is set; and the SQLite driver, whose
   // native binding installs prebuilt per platform (a runtime dependency, loaded when the store opens).
-  external: ["@sentry/node", "@libsql/client/sqlite3"],
+  external: ["@sentry/node", "@libsql/client/sqlite3", "libsql"],
   // The store opens local files only (SVC_HOME/svc.db): the driver's SQLite entry alone, without its
   // HTTP and WebSocket clients for remote databases (which cost start-up memory, docs/performance.md).
   // And no WebSocket server (src/Edge/NoWebSockets.ts: no route upgrades a connection).

@@ -16,7 +16,6 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { join } from "node:path"
-import { pathToFileURL } from "node:url"
 import { makePrivateDir } from "../Config/Paths.js"
 import { MIGRATIONS } from "./Migrations.js"
 
@@ -74,13 +73,14 @@ export const sqliteLayer = (file: string, migrations: Record<string, Effect.Effe
     Effect.gen(function*() {
       yield* Effect.promise(() => makePrivateDir(join(file, "..")))
       // loaded here, not at start-up: a service with the store unused never parses the driver
-      const [{ LibsqlClient }, { createClient }, { createPrivately, OneConnectionClient }] = yield* Effect.promise(() =>
-        Promise.all([import("@effect/sql-libsql"), import("@libsql/client"), import("./SqliteConnection.js")])
+      const [{ LibsqlClient }, { createPrivately, OneConnectionClient }] = yield* Effect.promise(() =>
+        Promise.all([import("@effect/sql-libsql"), import("./SqliteConnection.js")])
       )
       createPrivately(file)
-      // one connection, transactions included (SqliteConnection.ts): its settings hold for every statement
+      // one connection, transactions included, statements kept prepared (SqliteConnection.ts): its
+      // settings hold for every statement
       const live = yield* Effect.acquireRelease(
-        Effect.sync(() => new OneConnectionClient(createClient({ url: pathToFileURL(file).href }))),
+        Effect.sync(() => new OneConnectionClient(file)),
         (opened) => Effect.sync(() => opened.close())
       )
       const client = LibsqlClient.layer({ liveClient: live })
