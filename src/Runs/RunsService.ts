@@ -129,9 +129,26 @@ export const wireRun = (record: RunRecord): Run => ({
 /** Run ids: 128 random bits, so one scope cannot guess another's. */
 export const newRunId = (): string => `run_${randomBytes(16).toString("base64url")}`
 
-/** The same trace with the same options is one run (per scope): a digest of what the run would diagnose. */
-const dedupeKeyOf = (request: Omit<StoredRequest, "key_name" | "redactions">): string =>
-  createHash("sha256").update(JSON.stringify([request.format, request.trace, request.options])).digest("hex")
+/**
+ * What a run keeps of its request: the request as stored (`StoredRequest` as JSON, in this key
+ * order), and its dedupe key: the same trace with the same options is one run (per scope), so the key
+ * is the SHA-256 of `[format, trace, options]` as JSON. Both hold the same trace text, most of a
+ * run's bytes, so it is serialised once and both are put together from the parts: byte for byte what
+ * `JSON.stringify` makes of the whole (test/runs/stored-forms.test.ts), as keys stored earlier were.
+ */
+export const storedForms = (
+  kept: Pick<StoredRequest, "format" | "trace" | "options">,
+  keyName: string | null,
+  redactions: StoredRequest["redactions"]
+): { readonly dedupeKey: string; readonly request: string } => {
+  const format = JSON.stringify(kept.format)
+  const trace = JSON.stringify(kept.trace)
+  const options = JSON.stringify(kept.options)
+  return {
+    dedupeKey: createHash("sha256").update(`[${format},${trace},${options}]`).digest("hex"),
+    request: `{"format":${format},"trace":${trace},"options":${options},"key_name":${JSON.stringify(keyName)},"redactions":${JSON.stringify(redactions)}}`
+  }
+}
 
 /** The labels and external id of a body (an envelope's own fields), each by the contract's schema. */
 const runFields = (body: Record<string, unknown> | Array<unknown>) =>
@@ -310,8 +327,7 @@ export const RunsServiceLive = Layer.effect(
               labels: origin.labels,
               source: origin.source,
               skipped,
-              dedupeKey: dedupeKeyOf(kept),
-              request: JSON.stringify({ ...kept, key_name: keyName, redactions: request.redactions } satisfies StoredRequest),
+              ...storedForms(kept, keyName, request.redactions),
               lines,
               submittedAt: now
             })
@@ -540,8 +556,7 @@ export const RunsServiceLive = Layer.effect(
             severity: line.run.severity,
             // a problem of the other store is none of this one's
             explainedBy: null,
-            dedupeKey: dedupeKeyOf(kept),
-            request: JSON.stringify({ ...kept, key_name: keyName, redactions: line.redactions } satisfies StoredRequest),
+            ...storedForms(kept, keyName, line.redactions),
             report: line.report === null ? null : JSON.stringify(line.report),
             lines: line.lines === null ? null : JSON.stringify(line.lines),
             patterns: line.report === null ? [] : Array.from(new Set(line.report.findings.map((finding) => finding.pattern))),
