@@ -92,11 +92,15 @@ const kill = (spawned: Spawned) => {
 const queueRuns = async (): Promise<{ readonly home: string; readonly ids: ReadonlyArray<string> }> => {
   const home = mkdtempSync(join(tmpdir(), "svc-kill-"))
   const api = await spawnService(double.url, { SVC_HOME: home, SVC_WORKERS: "0" })
-  const ids = await submitAll(api.url)
-  expect(new Set(ids).size).toBe(RUNS)
-  api.child.kill("SIGTERM")
-  await api.exited
-  return { home, ids }
+  try {
+    const ids = await submitAll(api.url)
+    expect(new Set(ids).size).toBe(RUNS)
+    return { home, ids }
+  } finally {
+    // stopped whatever happened: a failed submission must not leave a service running after the suite
+    api.child.kill("SIGTERM")
+    await api.exited
+  }
 }
 
 /**
