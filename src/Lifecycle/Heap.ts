@@ -27,7 +27,8 @@ export const holdForStartUp = (): void => {
  * intake at 8,000–9,500 spans/s the old generation kept 35 to 40 MiB alive and V8 let it reach 110
  * to 150 MiB before collecting: the million spans peaked at 341–455 MiB RSS, 239–245 MiB with this
  * factor. More full collections are the cost: about 7% more CPU over the million (its rate 0.96,
- * within the machine's spread), 2% per uncached analysis and 7% per cached answer; a factor of 2
+ * within the machine's spread; since given back by the store's statements kept prepared,
+ * Store/SqliteConnection.ts), 2% per uncached analysis and 7% per cached answer; a factor of 2
  * cost 3–5% on cached answers but peaked at 252–257 MiB, over the 256 MiB asked for
  * (docs/performance.md, "The old generation's growth bounded"). A limit, not a cap: it moves with the live data, so a service that keeps more alive
  * gets a larger heap.
