@@ -219,7 +219,11 @@ class SameConnectionTransaction implements Transaction {
 
   executeMultiple(text: string): Promise<void> {
     return new Promise((resolve) => {
-      this.connection.database.exec(text)
+      try {
+        this.connection.database.exec(text)
+      } catch (error) {
+        throw reported(error)
+      }
       resolve()
     })
   }

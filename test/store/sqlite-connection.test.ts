@@ -109,6 +109,7 @@ describe("the store's SQLite connection", () => {
     const tx = await client.transaction("write")
     await tx.execute({ sql: "INSERT INTO t (a) VALUES (?)", args: [1] })
     expect((await tx.execute("PRAGMA busy_timeout")).rows[0]?.[0]).toBe(4321)
+    await expect(tx.executeMultiple("INSERT INTO t (a) VALUES (2); SELECT nope FROM t;")).rejects.toBeInstanceOf(LibsqlError)
     await tx.rollback()
     expect(tx.closed).toBe(true)
     expect((await client.execute("SELECT count(*) AS c FROM t")).rows[0]?.["c"]).toBe(0)
