@@ -42,6 +42,8 @@ interface Prepared {
   readonly statement: Database.Statement
   readonly columns: ReadonlyArray<string> | undefined
   readonly columnTypes: ReadonlyArray<string>
+  /** It changes the schema (never kept: running it lets every kept statement go). */
+  readonly changesSchema: boolean
 }
 
 /** A statement that changes the schema: the prepared statements' column lists may then be stale. */
@@ -109,14 +111,25 @@ const rowOf = (values: ReadonlyArray<unknown>, columns: ReadonlyArray<string>): 
   return row
 }
 
-const resultSet = (columns: ReadonlyArray<string>, columnTypes: ReadonlyArray<string>, rows: Array<Row>, rowsAffected: number, lastInsertRowid: bigint | undefined): ResultSet => ({
-  columns: [...columns],
-  columnTypes: [...columnTypes],
-  rows,
-  rowsAffected,
-  lastInsertRowid,
-  toJSON: () => ({ columns, columnTypes, rows: rows.map((row) => Array.from(row)), rowsAffected, lastInsertRowid: lastInsertRowid?.toString() ?? null })
-})
+/** A statement's result (its column lists copied: the kept statement's stay as they are). */
+class StatementResult implements ResultSet {
+  columns: Array<string>
+  columnTypes: Array<string>
+  constructor(
+    columns: ReadonlyArray<string>,
+    columnTypes: ReadonlyArray<string>,
+    public rows: Array<Row>,
+    public rowsAffected: number,
+    public lastInsertRowid: bigint | undefined
+  ) {
+    this.columns = [...columns]
+    this.columnTypes = [...columnTypes]
+  }
+
+  toJSON() {
+    return { columns: this.columns, columnTypes: this.columnTypes, rows: this.rows.map((row) => Array.from(row)), rowsAffected: this.rowsAffected, lastInsertRowid: this.lastInsertRowid?.toString() ?? null }
+  }
+}
 
 /** SQLite's error as libsql's client reports it (its code kept); anything else as it is. */
 const reported = (error: unknown): unknown =>
@@ -146,9 +159,10 @@ class Connection {
     const prepared: Prepared = {
       statement,
       columns: reader ? described.map((column) => column.name) : undefined,
-      columnTypes: described.map((column) => column.type ?? "")
+      columnTypes: described.map((column) => column.type ?? ""),
+      changesSchema: SCHEMA_CHANGE.test(sql)
     }
-    if (!SCHEMA_CHANGE.test(sql)) {
+    if (!prepared.changesSchema) {
       this.#prepared.set(sql, prepared)
       if (this.#prepared.size > STATEMENTS_KEPT) {
         const oldest = this.#prepared.keys().next()
@@ -171,12 +185,12 @@ class Connection {
       if (prepared.columns !== undefined) {
         const columns = prepared.columns
         const rows = prepared.statement.all(args).map((values) => rowOf(Array.isArray(values) ? values : [], columns))
-        return resultSet(columns, prepared.columnTypes, rows, 0, undefined)
+        return new StatementResult(columns, prepared.columnTypes, rows, 0, undefined)
       }
       const info = prepared.statement.run(args)
       // the schema changed: a kept statement's column list may no longer be its columns
-      if (SCHEMA_CHANGE.test(sql)) this.#prepared.clear()
-      return resultSet([], [], [], info.changes, BigInt(info.lastInsertRowid))
+      if (prepared.changesSchema) this.#prepared.clear()
+      return new StatementResult([], [], [], info.changes, BigInt(info.lastInsertRowid))
     } catch (error) {
       throw reported(error)
     }
