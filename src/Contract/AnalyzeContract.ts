@@ -56,21 +56,28 @@ export const rawTraceOptions = {
 /**
  * Request body: the envelope `{trace, mode?, model?, baseline?, format?, select?, hints?}` (the
  * trace in the pattern's own shape or in a supported format), the flat trace with top-level
- * options, or a raw trace sent as it is (default options).
+ * options, or a raw trace sent as it is (default options). The two members in the pattern's shape
+ * are built when first read (`Schema.suspend`: the OpenAPI document, the typed client's first
+ * call), not at start-up: the edge answers analyze itself (AnalyzeAtEdge.ts) and its route table
+ * reads only paths and access (issue 52).
  */
 export const analyzeRequest = <Slug extends string, P extends string, I, IE, H, HE>(
   spec: PatternSpec<Slug, P, I, IE, H, HE>
 ) =>
   Schema.Union(
-    Schema.Struct({ trace: Schema.Union(spec.input, RawTrace), ...analyzeOptions, ...rawTraceOptions }).annotations({
-      identifier: `${spec.name}AnalyzeEnvelope`,
-      description:
-        "Envelope body: the trace under `trace` (the pattern's own input shape, or a trace in a supported format), options beside it."
-    }),
-    Schema.extend(Schema.encodedBoundSchema(spec.input), Schema.Struct(analyzeOptions)).annotations({
-      identifier: `${spec.name}AnalyzeFlat`,
-      description: "Flat body: the trace fields at the top level, options beside them."
-    }),
+    Schema.suspend(() =>
+      Schema.Struct({ trace: Schema.Union(spec.input, RawTrace), ...analyzeOptions, ...rawTraceOptions }).annotations({
+        identifier: `${spec.name}AnalyzeEnvelope`,
+        description:
+          "Envelope body: the trace under `trace` (the pattern's own input shape, or a trace in a supported format), options beside it."
+      })
+    ),
+    Schema.suspend(() =>
+      Schema.extend(Schema.encodedBoundSchema(spec.input), Schema.Struct(analyzeOptions)).annotations({
+        identifier: `${spec.name}AnalyzeFlat`,
+        description: "Flat body: the trace fields at the top level, options beside them."
+      })
+    ),
     RawTrace
   ).annotations({
     identifier: `${spec.name}AnalyzeRequest`,
@@ -85,6 +92,8 @@ export const Redactions = Schema.Record({ key: Schema.String, value: Schema.Int 
     "Secrets (and, with SVC_REDACT=secrets,pii, personal data) replaced by placeholders such as `[email:3f9a1c]` in the trace and the hints before anything kept or sent them, by kind; absent when none."
 })
 
+const ANALYZE_RESPONSE_DESCRIPTION = "AnalyzeResponseEnvelope"
+
 /** Response body: the envelope around the pattern's detection. */
 export const analyzeResponse = <Slug extends string, D, DE>(slug: Slug, name: string, detection: Schema.Schema<D, DE>) =>
   Schema.Struct({
@@ -94,7 +103,7 @@ export const analyzeResponse = <Slug extends string, D, DE>(slug: Slug, name: st
     cached: Schema.Boolean.annotations({ description: "True when the detection came from the cache." }),
     detection,
     redactions: Schema.optional(Redactions)
-  }).annotations({ identifier: `${name}AnalyzeResponse`, description: "AnalyzeResponseEnvelope" })
+  }).annotations({ identifier: `${name}AnalyzeResponse`, description: ANALYZE_RESPONSE_DESCRIPTION })
 
 /**
  * Options as query parameters (DECISIONS §16), for a body sent as it is (a raw trace, JSON Lines):
@@ -144,25 +153,41 @@ export const documentQueryOptions = (spec: Record<string, unknown>): Record<stri
   return { ...spec, paths: out }
 }
 
-/** One endpoint per pattern: `POST /v1/analyze/<slug>`, named by the slug. */
+/**
+ * The errors an analysis answers, one union for the 34 endpoints (each endpoint's `addError` of
+ * them one by one made 11 unions per pattern at start-up); the platform flattens it, so each
+ * endpoint declares the same members in the same order.
+ */
+const AnalyzeErrors = Schema.Union(
+  ValidationErrorWire,
+  UnsupportedTraceFormatWire,
+  InvalidModeWire,
+  UnauthorizedWire,
+  RequestTooLargeWire,
+  UnsupportedMediaTypeWire,
+  RateLimitedWire,
+  AuthMisconfiguredWire,
+  LlmResolutionErrorWire,
+  AnalyzerErrorWire,
+  TimeoutWire
+)
+
+/**
+ * One endpoint per pattern: `POST /v1/analyze/<slug>`, named by the slug. Its response schema,
+ * with the pattern's detection schema, is built when first read, as the request's members are
+ * (`analyzeRequest`): start-up built 34 of each that no request had asked for yet.
+ */
 export const analyzeEndpoint = <const Slug extends string, P extends string, I, IE, H, HE, D, DE>(definition: {
   readonly spec: PatternSpec<Slug, P, I, IE, H, HE>
   readonly detection: Schema.Schema<D, DE>
 }) =>
   HttpApiEndpoint.post(definition.spec.slug, `/v1/analyze/${definition.spec.slug}`)
       .setPayload(analyzeRequest(definition.spec))
-      .addSuccess(analyzeResponse(definition.spec.slug, definition.spec.name, definition.detection))
-      .addError(ValidationErrorWire)
-      .addError(UnsupportedTraceFormatWire)
-      .addError(InvalidModeWire)
-      .addError(UnauthorizedWire)
-      .addError(RequestTooLargeWire)
-      .addError(UnsupportedMediaTypeWire)
-      .addError(RateLimitedWire)
-      .addError(AuthMisconfiguredWire)
-      .addError(LlmResolutionErrorWire)
-      .addError(AnalyzerErrorWire)
-      .addError(TimeoutWire)
+      .addSuccess(
+        Schema.suspend(() => analyzeResponse(definition.spec.slug, definition.spec.name, definition.detection))
+          .annotations({ description: ANALYZE_RESPONSE_DESCRIPTION })
+      )
+      .addError(AnalyzeErrors)
       .annotate(OpenApi.Summary, `Analyze a trace with ${definition.spec.friendly} (${definition.spec.anchor})`)
       .annotate(OpenApi.Description, definition.spec.summary)
       .annotate(EndpointAccess, Access.read)
