@@ -4,7 +4,11 @@
  * runs before the resources that requests use are finalized.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Etag from "@effect/platform/Etag"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodePath from "@effect/platform-node/NodePath"
 import { Context, Duration, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
@@ -94,6 +98,14 @@ const listen = (server: Server, host: string, port: number) =>
     })
   })
 
+/**
+ * What the platform's HTTP handler and the REST handlers need: the HttpPlatform (file bodies),
+ * ETags, the file system and paths. Not the platform's `NodeHttpServer.layerContext`, which also
+ * builds a terminal on standard input, a command executor and a worker manager that the service
+ * never uses (issue 52).
+ */
+const ServerContext = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeFileSystem.layer, NodePath.layer)
+
 /** Serves the built HttpApi (HttpApiBuilder.api) and the MCP transport behind the edge on host:port. */
 export const ServerLive = (host: string, port: number, slugs: ReadonlySet<string>) =>
   Layer.scoped(
@@ -118,4 +130,4 @@ export const ServerLive = (host: string, port: number, slugs: ReadonlySet<string
       )
       return { server, address }
     })
-  ).pipe(Layer.provide(NodeHttpServer.layerContext))
+  ).pipe(Layer.provide(ServerContext))
