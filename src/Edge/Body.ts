@@ -8,7 +8,6 @@
  * What the bytes mean (JSON, JSON Lines, a zip) is the intake's, for every surface: Intake/Json.ts.
  */
 import type { IncomingMessage } from "node:http"
-import { gunzip } from "node:zlib"
 import { Overloaded, RequestTooLarge, UnsupportedMediaType } from "../Errors.js"
 
 /** Past this many bytes beyond the limit, stop draining and close the connection. */
@@ -178,11 +177,15 @@ export const encodingRefusal = (encoding: string | undefined, gzip = false): Uns
   })
 }
 
+let zlib: typeof import("node:zlib") | undefined
+let zlibLoading: Promise<typeof import("node:zlib")> | undefined
+
 /**
  * Inflates a gzip body under the body limit, which counts inflated bytes too (DECISIONS §18): zlib
  * stops as soon as the output passes `limit`, so a small body that would inflate to gigabytes is
  * refused after `limit` bytes, never held whole. The inflated bytes are reserved in the budget of
- * bodies held at once. Off the event loop (zlib's thread pool).
+ * bodies held at once. Off the event loop (zlib's thread pool). node:zlib is loaded by the first
+ * gzip body, not at start-up (issue 52).
  */
 export const inflateBody = (
   compressed: Uint8Array,
@@ -190,7 +193,14 @@ export const inflateBody = (
   budget: { readonly reserve: (bytes: number) => boolean },
   done: (outcome: BodyOutcome | { readonly _tag: "Undecodable" }) => void
 ): void => {
-  gunzip(compressed, { maxOutputLength: limit }, (error, inflated) => {
+  if (zlib === undefined) {
+    void (zlibLoading ??= import("node:zlib")).then((loaded) => {
+      zlib = loaded
+      inflateBody(compressed, limit, budget, done)
+    })
+    return
+  }
+  zlib.gunzip(compressed, { maxOutputLength: limit }, (error, inflated) => {
     if (error !== null) {
       // ERR_BUFFER_TOO_LARGE: past maxOutputLength
       return done(error instanceof RangeError || ("code" in error && error.code === "ERR_BUFFER_TOO_LARGE") ? { _tag: "TooLarge" } : { _tag: "Undecodable" })

@@ -8,7 +8,7 @@ import { Context, Effect, Predicate } from "effect"
 import { isUtf8 } from "node:buffer"
 import { RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_KEYS } from "../Config.js"
-import { readZip, type ZipEntry } from "./Zip.js"
+import type { ZipEntry } from "./Zip.js"
 
 /** True for application/json and any +json media type (parameters such as charset allowed). */
 export const isJsonContentType = (header: string | undefined): boolean => {
@@ -209,6 +209,16 @@ export const parseTraceBody = (
 /** The most entries a zip body may hold (an Inspect log holds a few per sample). */
 export const MAX_ZIP_ENTRIES = 10_000
 
+/** True when the bytes start as a zip archive does (a local file header, or an empty archive). */
+export const looksLikeZip = (bytes: Uint8Array): boolean =>
+  bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 0x03 || bytes[2] === 0x05) && (bytes[3] === 0x04 || bytes[3] === 0x06)
+
+let zip: typeof import("./Zip.js") | undefined
+/** The zip reader (Zip.ts) and node's zlib, loaded by the first zip body: start-up loads neither (issue 52). */
+const zipReader = Effect.suspend(() =>
+  zip !== undefined ? Effect.succeed(zip) : Effect.map(Effect.promise(() => import("./Zip.js")), (loaded) => (zip = loaded))
+)
+
 /**
  * An Inspect AI `.eval` log (a zip of JSON files) as the JSON log it stands for: `header.json` (or,
  * for a log still being written, `_journal/start.json`) with its `samples/*.json` as `samples`, in
@@ -216,7 +226,7 @@ export const MAX_ZIP_ENTRIES = 10_000
  * SVC_API_MAX_BODY_BYTES as a body's bytes are); each JSON entry is bounded and parsed as a body is.
  */
 export const parseZipTrace = (bytes: Uint8Array): Effect.Effect<Record<string, unknown>, ValidationError | RequestTooLarge> =>
-  Effect.flatMap(JsonBounds, (bounds): Effect.Effect<Record<string, unknown>, ValidationError | RequestTooLarge> => {
+  Effect.flatMap(Effect.zip(JsonBounds, zipReader), ([bounds, { readZip }]): Effect.Effect<Record<string, unknown>, ValidationError | RequestTooLarge> => {
     const read = readZip(bytes, { maxEntries: MAX_ZIP_ENTRIES, maxInflatedBytes: bounds.maxInflatedBytes })
     if (read._tag === "TooLarge") {
       return Effect.fail(new RequestTooLarge({ message: `${read.message}; raise SVC_API_MAX_BODY_BYTES to accept more` }))

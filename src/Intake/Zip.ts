@@ -4,6 +4,7 @@
  * at most `maxInflatedBytes` of content in all (declared sizes first, then what inflating really
  * gives, so an archive that lies about its sizes is stopped too). Stored and deflated entries are
  * read (node's zlib); encrypted entries and ZIP64 archives are refused. Pure; never throws.
+ * Loaded, with zlib, on the first zip body (Intake/Json.ts `parseZipTrace`), not at start-up.
  */
 import { inflateRawSync } from "node:zlib"
 
@@ -22,10 +23,6 @@ export type ZipOutcome =
 const END_OF_DIRECTORY = 0x06054b50
 const DIRECTORY_ENTRY = 0x02014b50
 const LOCAL_HEADER = 0x04034b50
-
-/** True when the bytes start as a zip archive does (a local file header, or an empty archive). */
-export const looksLikeZip = (bytes: Uint8Array): boolean =>
-  bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 0x03 || bytes[2] === 0x05) && (bytes[3] === 0x04 || bytes[3] === 0x06)
 
 const invalid = (message: string): ZipOutcome => ({ _tag: "Invalid", message })
 

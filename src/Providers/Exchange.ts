@@ -8,7 +8,7 @@
  */
 import { Clock, Effect, Random } from "effect"
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
+import type { Agent as HttpsAgent } from "node:https"
 import { urlToHttpOptions } from "node:url"
 import { isTransientStatus, MAX_RESPONSE_BYTES, retryWait } from "./Retry.js"
 
@@ -27,16 +27,25 @@ interface Attempt extends Answer {
   readonly retryAfter: string | undefined
 }
 
+type Https = typeof import("node:https")
+let httpsModule: Promise<Https> | undefined
+/**
+ * node:https (and TLS under it), loaded by the first call to an https host, not at start-up: a
+ * service with a local model host, or none, never loads it (issue 52).
+ */
+const loadHttps: Effect.Effect<Https> = Effect.promise(() => (httpsModule ??= import("node:https")))
+
 /** Keep-alive agents, one per scheme, that the exchanges share; `close` ends their sockets. */
 export const makeAgents = () => {
   const http = new HttpAgent({ keepAlive: true })
-  const https = new HttpsAgent({ keepAlive: true })
+  let https: HttpsAgent | undefined
   return {
     http,
-    https,
+    /** The https agent, made with the module's first use. */
+    https: (module: Https): HttpsAgent => (https ??= new module.Agent({ keepAlive: true })),
     close: () => {
       http.destroy()
-      https.destroy()
+      https?.destroy()
     }
   }
 }
@@ -60,7 +69,16 @@ const targetOf = (url: string) => {
   return target
 }
 
-const attemptOnce = (agents: Agents, url: string, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>, length: number) =>
+const attemptOnce = (agents: Agents, url: string, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>, length: number) => {
+  const { secure, options } = targetOf(url)
+  const request = { ...options, method: "POST", headers: { ...headers, "content-length": String(length) } }
+  return secure
+    ? Effect.flatMap(loadHttps, (https) => send(() => https.request({ ...request, agent: agents.https(https) }), body))
+    : send(() => httpRequest({ ...request, agent: agents.http }), body)
+}
+
+/** One attempt: the request `open` makes, its body written, its whole answer read. */
+const send = (open: () => ClientRequest, body: ReadonlyArray<Buffer>) =>
   Effect.async<Attempt, ExchangeFailure>((resume) => {
     let settled = false
     const settle = (outcome: Effect.Effect<Attempt, ExchangeFailure>) => {
@@ -68,11 +86,7 @@ const attemptOnce = (agents: Agents, url: string, headers: Readonly<Record<strin
       settled = true
       resume(outcome)
     }
-    const { secure, options } = targetOf(url)
-    const headersOut = { ...headers, "content-length": String(length) }
-    const request: ClientRequest = secure
-      ? httpsRequest({ ...options, method: "POST", headers: headersOut, agent: agents.https })
-      : httpRequest({ ...options, method: "POST", headers: headersOut, agent: agents.http })
+    const request = open()
     const tooLarge = (bytes: number) => {
       // Refused unread: the connection goes, nothing more of the answer is held.
       request.destroy()

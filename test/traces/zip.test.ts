@@ -7,8 +7,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { JsonBounds, parseZipTrace } from "../../src/Intake/Json.js"
-import { looksLikeZip, readZip } from "../../src/Intake/Zip.js"
+import { JsonBounds, looksLikeZip, parseZipTrace } from "../../src/Intake/Json.js"
+import { readZip } from "../../src/Intake/Zip.js"
 import { startService } from "../support/Service.js"
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, "..", "fixtures", "traces", "inspect", name)))
@@ -33,14 +33,14 @@ describe("zip archives", () => {
     expect(read.entries.find((entry) => entry.name === "samples/1_epoch_1.json")?.bytes.length).toBe(7817)
   })
 
-  it("turns an .eval archive into the JSON log it stands for: the header's fields and its samples", () => {
-    const log = Effect.runSync(parseZipTrace(fixture("log_read_sample.eval")))
+  it("turns an .eval archive into the JSON log it stands for: the header's fields and its samples", async () => {
+    const log = await Effect.runPromise(parseZipTrace(fixture("log_read_sample.eval")))
     expect(Object.keys(log)).toEqual(expect.arrayContaining(["version", "status", "eval", "samples"]))
     const samples = log["samples"]
     expect(Array.isArray(samples) && samples.length).toBe(1)
   })
 
-  it("refuses past the entry cap and past the inflated-bytes cap, declared or real", () => {
+  it("refuses past the entry cap and past the inflated-bytes cap, declared or real", async () => {
     const bytes = fixture("popularity.eval")
     expect(readZip(bytes, { ...CAPS, maxEntries: 13 })).toMatchObject({ _tag: "TooLarge", message: expect.stringContaining("14 entries") })
     expect(readZip(bytes, { ...CAPS, maxInflatedBytes: 50_000 })).toMatchObject({ _tag: "TooLarge" })
@@ -54,12 +54,12 @@ describe("zip archives", () => {
     }
     expect(readZip(lying, { ...CAPS, maxInflatedBytes: 20_000 })).toMatchObject({ _tag: "TooLarge" })
     // Through the body parser: 413 naming the setting to raise.
-    const refused = Effect.runSync(Effect.either(parseZipTrace(bytes).pipe(Effect.provideService(JsonBounds, { maxDepth: 64, maxKeys: 500_000, maxInflatedBytes: 50_000 }))))
+    const refused = await Effect.runPromise(Effect.either(parseZipTrace(bytes).pipe(Effect.provideService(JsonBounds, { maxDepth: 64, maxKeys: 500_000, maxInflatedBytes: 50_000 }))))
     expect(Either.isLeft(refused) && refused.left._tag).toBe("RequestTooLarge")
     expect(Either.isLeft(refused) && refused.left.message).toContain("SVC_API_MAX_BODY_BYTES")
   })
 
-  it("refuses what it cannot read: not a zip, an encrypted entry, a zip that is not an Inspect log", () => {
+  it("refuses what it cannot read: not a zip, an encrypted entry, a zip that is not an Inspect log", async () => {
     expect(readZip(new TextEncoder().encode("{\"not\": \"a zip\"}"), CAPS)._tag).toBe("Invalid")
     const encrypted = fixture("log_read_sample.eval").slice()
     const { first } = directoryOf(encrypted)
@@ -75,7 +75,7 @@ describe("zip archives", () => {
         at = text.indexOf(name, at + 1)
       }
     }
-    const notInspect = Effect.runSync(Effect.either(parseZipTrace(renamed)))
+    const notInspect = await Effect.runPromise(Effect.either(parseZipTrace(renamed)))
     expect(Either.isLeft(notInspect) && notInspect.left.message).toContain("is not an Inspect AI log")
   })
 })
