@@ -16,6 +16,18 @@ export default tseslint.config(
     }
   },
   {
+    // What is bundled imports each Effect module by its own path (`effect/Effect`), never the `effect`
+    // barrel: esbuild keeps every export of a module the barrel names as a namespace, and all they
+    // reach (issue 52: start-up loaded 1.45 MB of Effect through the barrel, 0.72 MB by paths).
+    files: ["src/**/*.ts", "src/**/*.tsx", "patterns/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "effect", message: "Import the module by its path (import * as Effect from \"effect/Effect\"): the barrel bundles every export." }] }
+      ]
+    }
+  },
+  {
     // The dashboard writes text only (DECISIONS §22: strict CSP with Trusted Types): no HTML from strings.
     files: ["src/Ui/app/**/*.ts", "src/Ui/app/**/*.tsx"],
     rules: {

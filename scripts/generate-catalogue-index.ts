@@ -46,7 +46,8 @@ const files: Record<string, string> = {
   "src/Surfaces/Cli/AnalyzeByName.generated.ts": [
     header,
     'import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"',
-    'import { Effect, Option } from "effect"',
+    'import * as Effect from "effect/Effect"',
+    'import * as Option from "effect/Option"',
     'import type { Client } from "../../Client.js"',
     'import type { Detection } from "../../Catalogue/Detection.js"',
     'import type { Mode } from "../../Catalogue/Resources.js"',

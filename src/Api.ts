@@ -10,7 +10,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import packageJson from "../package.json" with { type: "json" }
 import { Access, EndpointAccess } from "./Contract/Access.js"
 import { documentQueryOptions } from "./Contract/AnalyzeContract.js"

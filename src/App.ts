@@ -3,7 +3,7 @@
  * the resources (Resources.ts), which are built before it and finalized after it, so they outlive
  * the requests that use them while the server drains.
  */
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import type { AppConfigShape } from "./Config.js"
 import { HttpLive } from "./Http.js"
 import { loggingLayer } from "./Observability/Logging.js"

@@ -10,7 +10,7 @@
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Api } from "./Api.js"
 
 export { Api } from "./Api.js"

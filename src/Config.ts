@@ -5,7 +5,14 @@
  * named here; the readers (Config/Settings.ts), the key-list rule (Config/KeyList.ts), the default
  * paths (Config/Paths.ts) and the rendering of a refusal (Config/Describe.ts) live beside it.
  */
-import { Config, ConfigError, Context, Duration, Effect, Either, Option, type Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import { type KeyRole, parseKeyRoles, unknownRoleNames } from "./Config/KeyRoles.js"
 import { type AlertSettings, isWebhookUrl, readAlertSettings } from "./Config/Alerts.js"
 import { corsOriginValid, isAddressRange } from "./Config/Entries.js"

@@ -5,7 +5,8 @@
  * it) and by the outer middleware for errors raised outside any endpoint.
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { ParseResult, Schema } from "effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", { message: Schema.String }) {}
 /** A raw trace in no supported format (DECISIONS §12); the message names the formats and what was seen. */

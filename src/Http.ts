@@ -6,7 +6,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import * as HttpApi from "@effect/platform/HttpApi"
 import { CatalogueRoutes, DiagnoseRoutes, DocsGroup, OtlpRoutes, ProbesGroup, TracesRoutes } from "./Api.js"
 import { ProblemsApiGroup, RunsApiGroup } from "./Contract/KeyedGroups.js"

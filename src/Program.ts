@@ -15,7 +15,15 @@
  * `svc mcp` load it too.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, ConfigProvider, Data, Effect, Exit, type Layer, Option, RuntimeFlags, RuntimeFlagsPatch } from "effect"
+import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as RuntimeFlags from "effect/RuntimeFlags"
+import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 import { type AppConfigShape, callerSettings, InvalidConfiguration, loadConfig } from "./Config.js"
 import { loggingLayer } from "./Observability/Logging.js"
 

@@ -10,7 +10,9 @@
  * process, or shared through Redis when SVC_REDIS_URL is set (the rate limiter and baselines), and
  * the cache off, in memory or in Redis by SVC_CACHE. Redis is connected only when something uses it.
  */
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { AnalyzeServiceLive } from "./Analysis/AnalyzeService.js"
 import { AnalyzerLive } from "./Analysis/Engine.js"
 import { ApiKeysLive, ApiKeysOnceLive } from "./Auth/ApiKeys.js"

@@ -5,7 +5,7 @@
  * built. Resources.ts loads this module when the Layer is built: `svc serve`, `svc mcp` and the
  * `svc runs` and `svc problems` commands do; `svc diagnose FILE` never does.
  */
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { RunStoreAccessLive } from "./Store/RunStoreAccess.js"
 import { OtlpAssemblyLive, OtlpReassemblyLive } from "./Otlp/Assembly.js"
 import { OtlpReceiverLive } from "./Otlp/Receiver.js"

@@ -5,7 +5,8 @@
  * which signal came first. A start-up problem (configuration, catalogue, port) is one line on
  * stderr (Program.ts). Run by `npm start` (main.ts) and by `svc serve`.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AppLive } from "./App.js"
 import { flushCompileCache } from "./Lifecycle/CompileCache.js"
 import { setForServing } from "./Lifecycle/Heap.js"

@@ -10,7 +10,11 @@
 import * as CliCommand from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Console, Effect, Exit, Option } from "effect"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import packageJson from "../package.json" with { type: "json" }
 import * as Program from "./Program.js"
 import { CommandEnded, EXIT, type ExitCode } from "./Surfaces/Cli/ExitCodes.js"

@@ -10,7 +10,8 @@ import * as Args from "@effect/cli/Args"
 import * as CliCommand from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Effect } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
 
 const size = CliCommand.make("size", { file: Args.file({ name: "FILE", exists: "yes" }) }, ({ file }) =>

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { familyFields, traceInput } from "../../src/Catalogue/Families.js"
 import { defineContract } from "../../src/Catalogue/Contract.js"
 

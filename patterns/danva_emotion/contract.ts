@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Score } from "../../src/Catalogue/Detection.js"
 import { NonEmptyText, plainInput, UnitInterval } from "../../src/Catalogue/Families.js"
 import { defineContract } from "../../src/Catalogue/Contract.js"

@@ -14,7 +14,18 @@
  * The same outbox carries a run's verdicts to SVC_EVALUATION_ENDPOINT (DECISIONS §21, `run.evaluation`
  * rows): OTLP logs in the endpoint's encoding with its headers, not signed, retried the same way.
  */
-import { Cause, Clock, Duration, Effect, Either, FiberSet, Layer, Option, Queue, Redacted, Ref, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import { createHmac, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { SHARED, scopeTokenOf } from "../Auth/Scopes.js"

@@ -6,7 +6,12 @@
  * pattern's schema, the caller's scopes, the cache key: pure CPU work, no I/O) and `run`. A surface
  * labels what fails after the mode with the mode `admit` reports (`onMode`).
  */
-import { Clock, Context, Duration, Effect, Exit, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { Caller } from "../Auth/Caller.js"
 import { type RequestScopes, unverifiedCaller } from "../Auth/Scopes.js"
 import { cacheKey } from "../Cache/CacheKey.js"

@@ -3,7 +3,8 @@
  * implementation (AnalyzerLive) resolves the provider, runs the mode's passes through the model
  * and verifies the evidence; the HTTP handler only feeds it.
  */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { LoadedPattern } from "../Catalogue/CatalogueLoader.js"
 import type { AnalysisResult } from "../Catalogue/Detection.js"
 import type { ValidatedTrace } from "../Catalogue/Pattern.js"

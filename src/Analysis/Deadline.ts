@@ -6,7 +6,13 @@
  * provider (docs/performance.md, issue 18). The caller's interruption interrupts the child: a
  * forked fiber is supervised by the fiber that forked it.
  */
-import { Clock, Context, DefaultServices, Duration, Effect, Exit, FiberId } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 
 /** The clock of every fiber that is given no other (tests give `TestClock`). */
 const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)

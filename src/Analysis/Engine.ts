@@ -8,7 +8,12 @@
  * Signals are computed first and given as facts. A schema-invalid answer gets one repair attempt
  * that shows the model its validation errors. The final output is grounded server-side.
  */
-import { Clock, Effect, Either, Layer, ParseResult, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import type { LoadedPattern } from "../Catalogue/CatalogueLoader.js"
 import type { AnalysisResult, ModelOutput, Signals } from "../Catalogue/Detection.js"

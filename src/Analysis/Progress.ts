@@ -6,7 +6,7 @@
  * (a reference: reading it adds no requirement, and a run forked by the cache's single flight
  * inherits it). Reports carry counts only, never trace content.
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { Detection } from "../Catalogue/Detection.js"
 
 /** queued (chosen, waiting for a slot), calling (a model call in flight), verifying (checking the

@@ -4,7 +4,7 @@
  * one projected to the pattern's input first (family projection, derived extras, `hints`).
  * Pure functions; no I/O.
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
 import { ValidationError } from "../Errors.js"
 import type { CheckFinding } from "../Contract/ChecksContract.js"

@@ -4,7 +4,7 @@
  * deterministically (scalars, the elements the signals point at, head and tail of each sequence,
  * then evenly spaced elements) and every gap is marked, never silently cut.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { Signals } from "../Catalogue/Detection.js"
 import { oneLine } from "../Text.js"
 

@@ -2,7 +2,7 @@
  * References into a trace: `steps[4]`, `messages[12]`, `agents[0].role`, `task`, `outcome`.
  * The grammar is generic (field names and indices), so no pattern needs special handling.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { normalise } from "../Catalogue/SignalKit.js"
 
 const SEGMENT = /^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$/

@@ -14,7 +14,7 @@
  *   analyses finish and intakes queue, rather than all being started and none ended.
  * Without load a turn costs one setImmediate.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export interface Turns {
   /** Waits for this request's turn at its intake (interruptible: leaving the queue frees the place). */

@@ -7,7 +7,14 @@
  * errors, metrics or telemetry. One key set behind two interfaces: `ApiKeys`, Effects only, and the
  * guards' synchronous `ApiKeysFastLane` (ApiKeysFastLane.ts).
  */
-import { Context, Data, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { readFileSync, statSync } from "node:fs"
 import { type ApiKeyEntry, AppConfig, parseKeyList } from "../Config.js"

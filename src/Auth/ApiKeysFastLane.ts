@@ -5,7 +5,7 @@
  * owner, with the `ApiKeys` service beside it; only ApiKeys.ts, the guards and the edge import this
  * module (test/architecture/fast-lanes.test.ts).
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 export interface ApiKeysFastLaneShape {
   /** True when any key is configured. */

@@ -4,7 +4,8 @@
  * workers, from the key name the run was stored with) by `callerFrom`, and provided as the `Caller`
  * service. Services read it (`yield* Caller`) instead of taking a key name.
  */
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import type { InternalError } from "../Errors.js"
 import { type ScopesShape, unverifiedCaller } from "./Scopes.js"
 import type { CallerShape } from "./Who.js"

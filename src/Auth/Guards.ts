@@ -10,7 +10,9 @@
  * every surface (MCP, the CLI); and `GuardsFastLane` (GuardsFastLane.ts), the same check answered
  * at once, which the edge runs on node's request event without entering the Effect runtime.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ApiKeysFastLane } from "./ApiKeysFastLane.js"
 import { AppConfig } from "../Config.js"
 import { type GuardFailure, type GuardOutcome, type GuardPass, type GuardRequest, GuardsFastLane } from "./GuardsFastLane.js"

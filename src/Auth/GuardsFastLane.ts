@@ -6,7 +6,7 @@
  * runtime. Only the edge (src/Edge/) and Guards.ts import this module
  * (test/architecture/fast-lanes.test.ts); every surface uses `Guards`.
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { AuthMisconfigured, Forbidden, RateLimited, Unauthorized } from "../Errors.js"
 import type { Operation } from "./Operations.js"
 

@@ -13,7 +13,9 @@
  * `callerFrom`, Auth/Caller.ts), and the edge's `ScopesFastLane` (ScopesFastLane.ts), the cache
  * scope of a cache hit answered without entering the Effect runtime.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AppConfig } from "../Config.js"
 import { InternalError } from "../Errors.js"
 import { encodeScopeName } from "../Text.js"

@@ -6,7 +6,7 @@
  * rules as the `Scopes` service; only Scopes.ts and the edge import this module
  * (test/architecture/fast-lanes.test.ts).
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { CallerShape } from "./Who.js"
 
 export interface ScopesFastLaneShape {

@@ -10,7 +10,18 @@
  * One set of entries behind two interfaces: `AnalysisCache`, Effects only, and the edge's
  * `AnalysisCacheFastLane` (AnalysisCacheFastLane.ts), a stored hit's bytes at once.
  */
-import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Schema, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
 import { type AnalysisResult, Detection } from "../Catalogue/Detection.js"
 import { AppConfig } from "../Config.js"

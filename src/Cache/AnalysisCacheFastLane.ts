@@ -6,7 +6,7 @@
  * AnalysisCache.ts, CachedReplies.ts and the edge import this module
  * (test/architecture/fast-lanes.test.ts).
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { AnalysisResult } from "../Catalogue/Detection.js"
 
 export interface AnalysisCacheFastLaneShape {

@@ -9,7 +9,9 @@
  * §20): raw bytes hold unredacted content, and a plain hash of them would let a guess at a secret
  * be checked against it.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { createHmac, randomBytes } from "node:crypto"
 import type { AnalysisResult } from "../Catalogue/Detection.js"
 import type { Mode } from "../Catalogue/Resources.js"

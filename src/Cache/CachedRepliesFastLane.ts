@@ -5,7 +5,7 @@
  * known bodies the `CachedReplies` service remembers; only CachedReplies.ts and the edge import
  * this module (test/architecture/fast-lanes.test.ts).
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { Mode } from "../Catalogue/Resources.js"
 
 export interface CachedReply {

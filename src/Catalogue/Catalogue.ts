@@ -3,7 +3,9 @@
  * resources (catalogue list, records, playbooks, compositions, citations) are serialised once
  * here so requests for them do no schema or JSON work.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { definitions } from "../../patterns/index.js"
 import { AppConfig } from "../Config.js"
 import { type CatalogueError, type LoadedPattern, loadCatalogue } from "./CatalogueLoader.js"

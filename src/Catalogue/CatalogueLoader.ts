@@ -2,7 +2,10 @@
  * Loads the pattern folders at start-up and validates each one against its code definition.
  * A broken folder stops the service with a message naming the folder and the problem.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { PatternCode } from "./Pattern.js"

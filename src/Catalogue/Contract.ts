@@ -4,7 +4,7 @@
  * and the OpenAPI document import these alone. The pattern's behaviour (its signals) is joined to
  * its contract in `patterns/<slug>/pattern.ts` (Pattern.ts, `definePattern`).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { TraceReading } from "../Traces/Reading.js"
 import { detectionSchema } from "./Detection.js"
 import type { Family } from "./Families.js"

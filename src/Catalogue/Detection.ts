@@ -6,7 +6,7 @@
  * - `Detection`: what the service returns, the model output after evidence checking plus the
  *   fields the server computes (signals, handoff, evidence_check, usage, coverage, drift).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { FORMAT_NAMES } from "../Registry/Derived.js"
 import { Severity } from "./Severity.js"
 

@@ -2,7 +2,8 @@
  * Input families (CATALOGUE.md "Input shapes"). A pattern builds its input schema from one family
  * plus its own extras with `traceInput`, which also makes `goal` an accepted alias of `task`.
  */
-import { ParseResult, Schema } from "effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 export const Family = Schema.Literal(
   "step_trace",

@@ -17,7 +17,12 @@
  * test/catalogue/fast-decode.test.ts checks both decoders agree on every pattern's schemas, on
  * generated valid values and on broken ones.
  */
-import { Either, Option, type ParseResult, Predicate, Schema, SchemaAST } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 
 /** What a compiled parser returns for an input it does not accept. */
 const FAIL: unique symbol = Symbol("FastDecode.fail")

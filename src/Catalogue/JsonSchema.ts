@@ -5,7 +5,8 @@
  * writes a filter's name there), no whitespace once serialized. Sent once per call, in the
  * provider's schema slot (tool input schema, json_schema format), never repeated in the prompt.
  */
-import { JSONSchema, type Schema } from "effect"
+import * as JSONSchema from "effect/JSONSchema"
+import type * as Schema from "effect/Schema"
 
 export type JsonValue = null | boolean | number | string | Array<JsonValue> | { [key: string]: JsonValue }
 

@@ -5,7 +5,11 @@
  * start-up by `CatalogueLoader`. The engine treats every pattern the same way: it never looks at a
  * slug to decide what to do.
  */
-import { Either, ParseResult, Predicate, Schema, SchemaAST } from "effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { type JsonValue, structuredOutputSchema } from "./JsonSchema.js"
 import { compileDecoder, hasTransformation } from "./FastDecode.js"
 import type { Group, PatternContract, SequenceLimit } from "./Contract.js"

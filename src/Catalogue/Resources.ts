@@ -2,7 +2,7 @@
  * Schemas of a pattern folder's data files and of the per-pattern resources the API serves
  * (DECISIONS §2): playbooks, composition manifest, and the PatternRecord.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { MODE_NAMES, MODES_DESCRIBED } from "../Registry/Derived.js"
 import { Family } from "./Families.js"
 import { Group } from "./Contract.js"

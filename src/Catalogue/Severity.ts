@@ -4,7 +4,7 @@
  * lenses, the decisive step, the renderings' order, one step weaker after verification,
  * `svc --fail-on`). The steps themselves are the registry's (src/Registry/Severity.ts).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { SEVERITY_SCALE } from "../Registry/Derived.js"
 import { listOf } from "../Registry/Entries.js"
 

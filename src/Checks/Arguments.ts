@@ -4,7 +4,7 @@
  * subset of JSON Schema that function-calling APIs declare (type, required, properties, enum,
  * additionalProperties, items). No dependency: the checker visits each value of the arguments once.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { textKey } from "./Errors.js"
 
 /**

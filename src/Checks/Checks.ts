@@ -3,7 +3,10 @@
  * not read stops it, naming the place), and the checks run over a trace with its caller's scope's
  * settings. Every surface that diagnoses a trace goes through it.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { readFile } from "node:fs/promises"
 import { Caller } from "../Auth/Caller.js"
 import { AppConfig, InvalidConfiguration } from "../Config.js"

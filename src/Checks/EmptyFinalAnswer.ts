@@ -13,7 +13,7 @@
  * shape), not when the answer was given through a tool (`final_answer`), and not when an error ends
  * the run after it (the error is the failure, and the checks that read errors name it).
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { TraceEvent } from "../Traces/Model.js"
 import { parseArguments } from "./Arguments.js"
 import type { Check } from "./Check.js"

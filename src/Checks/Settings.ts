@@ -16,7 +16,10 @@
  * A scope's entry adds to the top level (its thresholds win). Unknown check ids, thresholds or keys
  * stop start-up, naming where. The YAML parser (250 KB of code) is loaded only to read a YAML file.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import type { Check, CheckSettings } from "./Check.js"
 import type { ScopeChecks } from "./Run.js"
 

@@ -12,7 +12,9 @@
  * credentials), this service's own listener or SVC_PUBLIC_URL (an alert calling the service that
  * sent it). Other loopback and private addresses are allowed: local relays are common.
  */
-import { Either, Option, Redacted } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { readFileSync } from "node:fs"
 import { BlockList, isIP } from "node:net"
 import { networkInterfaces } from "node:os"

@@ -1,5 +1,6 @@
 /** How a configuration that cannot be read is told to a person: one line per problem, variable first. */
-import { type ConfigError, Data } from "effect"
+import type * as ConfigError from "effect/ConfigError"
+import * as Data from "effect/Data"
 
 /** Renders a ConfigError for a person: one line per problem, variable first. */
 export const describeConfigError = (error: ConfigError.ConfigError): string => {

@@ -3,7 +3,10 @@
  * long enough and never shared by two entries. SVC_API_KEYS and the key file (Auth/ApiKeys.ts)
  * are held to the same rule.
  */
-import { Config, ConfigError, Either, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as Redacted from "effect/Redacted"
 
 export interface ApiKeyEntry {
   readonly name: string

@@ -2,7 +2,8 @@
  * Where the service's files are unless configured: its home, and the patterns it ships with; and
  * the modes of what it creates in its home (its user's alone: traces, reports and keys live there).
  */
-import { Config, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
 import { mkdir } from "node:fs/promises"
 import { homedir } from "node:os"

@@ -10,7 +10,12 @@
  * variable. Defaults are the caller's (`Config.withDefault`), as are absent-means-none settings
  * (`Config.option`).
  */
-import { Config, ConfigError, Duration, Either, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 
 const shown = (raw: string) => (raw.length > 60 ? `${raw.slice(0, 60)}…` : raw)
 

@@ -19,7 +19,11 @@
  *   SVC_EVALUATION_PROTOCOL: where verdicts go as `gen_ai.evaluation.result` log records.
  * The signal-specific variable wins over the general one, as the specification says.
  */
-import { Config, ConfigError, Either, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { isWebhookUrl } from "./Alerts.js"
 import { choice, flag, integer, optionalSetting, optionalText } from "./Settings.js"
 

@@ -6,7 +6,7 @@
  * its declaration here and its handler. Not part of OpenAPI: the API-key requirement shows
  * through `OpenApi.Override` (Security.ts).
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { Role } from "../Config/KeyRoles.js"
 
 export interface Access {

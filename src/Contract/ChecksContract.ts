@@ -2,7 +2,7 @@
  * What a check finds (DECISIONS §23): a deterministic rule's finding over the normalized trace, with
  * the events it cites. The schemas only; the checks themselves are src/Checks/.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Severity } from "../Catalogue/Severity.js"
 
 export const CheckEvidence = Schema.Struct({

@@ -2,7 +2,7 @@
  * The diagnose report (DECISIONS §13): one trace read through the lenses that fit it, merged into
  * one report. Every output (JSON, Markdown, SARIF, HTML, OTLP) is rendered from this one value.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Confidence, DetectedEvidence, Signals } from "../Catalogue/Detection.js"
 import { Severity } from "../Catalogue/Severity.js"
 import { Mode } from "../Catalogue/Resources.js"

@@ -5,7 +5,8 @@
  * intake (src/Intake/Intake.ts, src/Intake/Requests.ts) decodes every option with the same schema, so a bound lives in
  * one place. `null` counts as absent for every option.
  */
-import { type ParseResult, Schema } from "effect"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { Mode } from "../Catalogue/Resources.js"
 import { MODE_CHOICE, MODE_NAMES } from "../Registry/Derived.js"
 import { FORMAT_OPTIONS, FormatOption } from "../Traces/Model.js"

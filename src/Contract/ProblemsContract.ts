@@ -12,7 +12,7 @@ import { Access, EndpointAccess } from "./Access.js"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Severity } from "../Catalogue/Severity.js"
 import {
   AuthMisconfiguredWire,

@@ -7,7 +7,8 @@
  * Schemas only (no HttpApi): the `svc runs` and `svc problems` commands decode their flags with
  * them without loading the contract.
  */
-import { ParseResult, Schema } from "effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { Severity } from "../Catalogue/Severity.js"
 import { DEFAULT_PAGE, MAX_PAGE, ProblemStatus, RunStatus } from "./Statuses.js"
 

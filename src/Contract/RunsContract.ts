@@ -10,7 +10,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import {
   AuthMisconfiguredWire,
   ConflictWire,

@@ -3,7 +3,7 @@
  * schemas only, so the `svc runs` and `svc problems` commands offer them as choices without
  * loading the HttpApi contract (RunsContract.ts, ProblemsContract.ts) at start (issue 52).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The most runs one page lists. */
 export const MAX_PAGE = 200

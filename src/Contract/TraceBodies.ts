@@ -8,7 +8,8 @@
  * their bounds and messages.
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { Predicate, Schema } from "effect"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 
 /** The canonical media types of a trace sent as it is; the intake's aliases are read as these (Intake/Json.ts). */

@@ -6,7 +6,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import { Access, EndpointAccess } from "./Access.js"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import {
   AuthMisconfiguredWire,
   RateLimitedWire,

@@ -5,7 +5,13 @@
  * metrics included), and merged into one report. One lens failing leaves its entry with the error
  * kind; the whole is bounded by the request deadline (504, upstream calls aborted).
  */
-import { Clock, Context, Duration, Effect, Either, Exit, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { Caller } from "../Auth/Caller.js"
 import { AnalyzeService } from "../Analysis/AnalyzeService.js"
 import { MODE_PLANS } from "../Analysis/Engine.js"

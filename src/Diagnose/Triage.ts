@@ -8,7 +8,7 @@
  * they found (DECISIONS §23: a loop raises the patterns that read loops), by the checks' own
  * playbook lists. No pattern is special-cased by name.
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { Signals } from "../Catalogue/Detection.js"
 import { type Severity, severityRank } from "../Catalogue/Severity.js"

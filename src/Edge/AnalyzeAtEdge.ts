@@ -3,7 +3,7 @@
  * pattern's analyze request that is not a cache hit; the one path of analyze over REST. Its own tag, so the edge depends on it
  * without importing the analysis at run time.
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { EdgeRequest } from "./RequestContext.js"
 

@@ -13,7 +13,10 @@
  * with the security, rate-limit and request-id headers already set on the response. The edge
  * serves any content type: it only ever adds headers to what the app writes.
  */
-import { Effect, FiberRef, LogLevel, Runtime } from "effect"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
+import * as Runtime from "effect/Runtime"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { ScopesFastLane } from "../Auth/ScopesFastLane.js"
 import { CachedRepliesFastLane } from "../Cache/CachedRepliesFastLane.js"

@@ -1,5 +1,5 @@
 /** The handler the edge hands /mcp to (built on first use by src/Surfaces/Mcp/Entry.ts, HttpTransport.ts inside). */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { EdgeRequest } from "./RequestContext.js"
 

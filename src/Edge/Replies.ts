@@ -3,7 +3,7 @@
  * HttpApi app behind it): security headers, the wire form of errors, the access-log line.
  */
 import type { ServerResponse } from "node:http"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type ApiError, errorBody, errorKinds } from "../Errors.js"
 import type { Encoding } from "../Otlp/Wire/Model.js"
 import { statusBody } from "../Otlp/Wire/Status.js"

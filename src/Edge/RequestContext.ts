@@ -6,7 +6,9 @@
  * the response finishes.
  */
 import type { CallerShape } from "../Auth/Who.js"
-import { Context, Effect, type Tracer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Tracer from "effect/Tracer"
 import { underSpan } from "../Observability/Tracing.js"
 import { IncomingMessage } from "node:http"
 import type { RateLimited } from "../Errors.js"

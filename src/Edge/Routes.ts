@@ -7,7 +7,8 @@
  */
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { Context, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Option from "effect/Option"
 import type * as AST from "effect/SchemaAST"
 import { Api } from "../Api.js"
 import type { Operation } from "../Auth/Operations.js"

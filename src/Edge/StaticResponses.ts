@@ -5,7 +5,7 @@
  * the contract (OpenAPI, client) and serve the very same bytes (HEAD requests reach them): the
  * probe handlers read this table, the catalogue handlers the catalogue's prepared bytes.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { SERVER_NAME, VERSION } from "../Api.js"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 

@@ -15,7 +15,12 @@
  * the store's and the redaction key's too): it holds traces, reports and keys. A home that already
  * exists keeps its mode, with a warning at start when others may read it.
  */
-import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import { appendFile, readFile, rename, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import type { DataScope } from "../Auth/Scopes.js"

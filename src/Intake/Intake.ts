@@ -3,7 +3,10 @@
  * mode (400 invalid_mode), then the pattern's schema (400 validation_error naming field paths).
  * Pure functions; no I/O.
  */
-import { Either, ParseResult, Predicate, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import type { PatternCode, ValidatedTrace } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"
 import {

@@ -4,7 +4,9 @@
  * strict UTF-8 JSON objects (400), JSON Lines, and Inspect AI's zipped `.eval` logs (Zip.ts,
  * inflated under the body limit). Over HTTP the bytes are the ones the edge read (Edge/Body.ts).
  */
-import { Context, Effect, Predicate } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import { isUtf8 } from "node:buffer"
 import { RequestTooLarge, UnsupportedMediaType, ValidationError } from "../Errors.js"
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_KEYS } from "../Config.js"

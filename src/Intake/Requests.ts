@@ -12,7 +12,8 @@
  * trace and the hints as they are admitted; everything after (limits, cache key, logs, renderers,
  * the provider) sees only redacted text.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { CatalogueEntry } from "../Catalogue/Catalogue.js"
 import type { PatternCode } from "../Catalogue/Pattern.js"
 import type { Mode } from "../Catalogue/Resources.js"

@@ -2,7 +2,9 @@
  * Normalizing a trace as a service (DECISIONS §12), for every surface: the body as it is or in the
  * envelope `{trace, format?, select?}`, under the configured trace limits.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { Caller } from "../Auth/Caller.js"
 import { NO_QUERY, type QueryOptions } from "./Intake.js"
 import { type NormalizeRequest, readTraceIntake } from "./Requests.js"

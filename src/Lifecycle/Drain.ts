@@ -5,7 +5,9 @@
  * finish, then their connections are cut (which interrupts them and aborts their model calls).
  * The resources they use are finalized after this, by the layers outside the server.
  */
-import { Duration, Effect, Option } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Server } from "node:http"
 import { AppConfig } from "../Config.js"
 import { markDraining } from "../Observability/Metrics.js"

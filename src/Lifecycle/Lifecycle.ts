@@ -4,7 +4,9 @@
  * (DECISIONS §7). One count behind two interfaces: `RequestTracker`, Effects only, and the edge's
  * `RequestTrackerFastLane` (RequestTrackerFastLane.ts).
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { RequestTrackerFastLane } from "./RequestTrackerFastLane.js"
 
 export interface RequestTrackerShape {

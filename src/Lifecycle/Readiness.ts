@@ -3,7 +3,9 @@
  * moment a shutdown signal arrives (DECISIONS §2, §7). Read on every /readyz, so it is a plain
  * cell behind a small service rather than a Ref.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 export type ReadinessState = "starting" | "ready" | "draining"
 

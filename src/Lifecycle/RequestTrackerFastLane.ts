@@ -5,7 +5,7 @@
  * `RequestTracker` service; only Lifecycle.ts and the edge import this module
  * (test/architecture/fast-lanes.test.ts).
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 export interface RequestTrackerFastLaneShape {
   /** One more request in flight. */

@@ -4,7 +4,7 @@
  * handler cannot express is recorded here: which signal came first (SIGINT, a person at a
  * terminal, skips the drain delay) and when, and a second signal, which exits at once with 1.
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 export type ShutdownSignal = "SIGTERM" | "SIGINT"
 

@@ -10,7 +10,8 @@
  * one-span traces completing held `/livez` for 3.6-7.5 s on the 2-core machine, docs/performance.md).
  * `setImmediate` resumes after the poll phase, which runs the I/O that waited.
  */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 
 /** How long work runs before the event loop gets a turn: well under a probe's timeout, and each turn costs microseconds. */
 export const SLICE_MS = 10

@@ -6,7 +6,8 @@
  * `svc_background_errors_total{loop}`, and goes on with the next. Interruption (shutdown, a lost
  * lease) is never caught.
  */
-import { Cause, Effect } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import { type BackgroundLoop, countBackgroundError } from "./Metrics.js"
 
 /** A background loop's failed or dead item or round, logged with its cause and counted. */

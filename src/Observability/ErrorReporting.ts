@@ -5,7 +5,12 @@
  * else. Events carry the error kind, status, request id, pattern and mode: never trace content,
  * request bodies or keys (the SDK's default integrations, which would read requests, are off).
  */
-import { Context, Effect, Layer, Option, Predicate, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Redacted from "effect/Redacted"
 import { AppConfig } from "../Config.js"
 
 export interface ErrorEvent {

@@ -2,7 +2,9 @@
  * Logs: JSON lines (Effect's JSON logger) on stdout, or on stderr where stdout carries a protocol
  * (MCP over stdio); minimum level from SVC_LOG_LEVEL.
  */
-import { Layer, Logger, LogLevel } from "effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import type { AppConfigShape } from "../Config.js"
 
 const levels: Record<AppConfigShape["logLevel"], LogLevel.LogLevel> = {

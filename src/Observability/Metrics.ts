@@ -3,7 +3,14 @@
  * metric reader (DECISIONS §8), read from the /metrics handler so metrics live on the main port.
  * Counters are created `incremental` so they export as Prometheus counters, not gauges.
  */
-import { Cause, Context, Effect, Exit, Layer, Metric, MetricBoundaries, MetricLabel } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
 import type { Mode } from "../Catalogue/Resources.js"
 import { type ApiError, type ErrorKind, errorKinds } from "../Errors.js"
 

@@ -21,7 +21,11 @@ import {
   type SpanExporter,
   TraceIdRatioBasedSampler
 } from "@opentelemetry/sdk-trace-base"
-import { Duration, Effect, Runtime, type Scope, type Tracer } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import type * as Tracer from "effect/Tracer"
 import { SERVER_NAME, VERSION } from "../Api.js"
 import { shownUrl } from "../Config/Alerts.js"
 import { type ExportTarget, revealHeaders, type TelemetrySettings } from "../Config/Telemetry.js"

@@ -6,7 +6,9 @@
 import * as OtelMetrics from "@effect/opentelemetry/Metrics"
 import * as OtelResource from "@effect/opentelemetry/Resource"
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
-import { Effect, Layer, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { SERVER_NAME, VERSION } from "../Api.js"
 
 /** Registers the reader in the given scope and returns the renderer of the text exposition. */

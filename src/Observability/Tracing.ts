@@ -16,7 +16,14 @@
  * - A failed span carries its error's kind (`error.type`, the status message), never its message,
  *   which may quote a trace, unless SVC_OTEL_CAPTURE_CONTENT=true.
  */
-import { Cause, Clock, Context, Effect, Exit, Layer, Option, Tracer } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 import { AppConfig, type AppConfigShape } from "../Config.js"
 import { errorKinds } from "../Errors.js"
 

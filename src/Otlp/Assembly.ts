@@ -26,7 +26,13 @@
  * whose process died counts) it becomes a run `failed: assembly_error`, its spans kept: the run's
  * retry assembles them again (Runs/Workers.ts, through `OtlpReassemblyLive`).
  */
-import { Cause, Clock, Duration, Effect, Layer, Predicate, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Schedule from "effect/Schedule"
 import { createHash, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { Caller, callerFrom } from "../Auth/Caller.js"

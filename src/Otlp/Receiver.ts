@@ -13,7 +13,12 @@
  * The receiver is the one owner of the codec: it decodes the requests and encodes their answers.
  * Traces are completed and made runs by Assembly.ts.
  */
-import { Clock, Context, Effect, Either, Layer, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
 import { Caller, callerScope } from "../Auth/Caller.js"
 import { AppConfig } from "../Config.js"

@@ -14,7 +14,7 @@
  */
 import { createHash } from "node:crypto"
 import { RankedIntervention, type ReportFinding } from "../Contract/DiagnoseReport.js"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Severity, severityRank } from "../Catalogue/Severity.js"
 
 /** What the fingerprint reads of a trace: its agents, and its events' kinds and tools. */

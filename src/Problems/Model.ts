@@ -3,7 +3,7 @@
  * the grouping policy (Grouping.ts), the service and the alerts read it. Types only: the SQL is
  * Store/Problems.ts's.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { Severity } from "../Catalogue/Severity.js"
 import { ProblemStatus as ProblemStatusSchema } from "../Contract/Statuses.js"
 

@@ -5,7 +5,12 @@
  * workers' finish (Store/Problems.ts), never here. While the store cannot be read or written every
  * effect fails with 503 `store_unavailable`.
  */
-import { Clock, Context, Effect, Either, Layer, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Caller, callerScope } from "../Auth/Caller.js"
 import { Catalogue } from "../Catalogue/Catalogue.js"
 import { shownUrl } from "../Config/Alerts.js"

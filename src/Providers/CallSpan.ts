@@ -9,7 +9,8 @@
  * Prompts and answers (`gen_ai.system_instructions`, `gen_ai.input.messages`,
  * `gen_ai.output.messages`, as JSON) only with SVC_OTEL_CAPTURE_CONTENT=true: they hold the trace.
  */
-import { Effect, Exit } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type { TracingShape } from "../Observability/Tracing.js"
 import type { ModelCall, ModelReply } from "./ModelCall.js"
 import type { ResolvedProvider } from "./Resolution.js"

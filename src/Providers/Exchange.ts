@@ -6,7 +6,9 @@
  * objects; each provider call held them, and their frames, for as long as the provider took:
  * docs/performance.md.) Interruption (the deadline, a client that left) destroys the request.
  */
-import { Clock, Effect, Random } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
 import type { Agent as HttpsAgent } from "node:https"
 import { urlToHttpOptions } from "node:url"

@@ -14,7 +14,12 @@
  * All three share the retries, the deadline and the refusal of oversized answers (Retry.ts). Every
  * failure becomes an AnalyzerError whose message names the provider and what failed, never a key.
  */
-import { Context, Effect, Either, Layer, Redacted, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { AnalyzerError } from "../Errors.js"
 import { type Agents, exchange, type ExchangeFailure, makeAgents } from "./Exchange.js"
 import type { ModelCall, ModelReply } from "./ModelCall.js"

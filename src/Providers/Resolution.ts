@@ -4,7 +4,9 @@
  * (Anthropic), B (OpenAI), local. The requested model is the model called; without one,
  * SVC_MODEL, then the provider's default.
  */
-import { Either, Option, type Redacted } from "effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import type { AppConfigShape, ProviderName } from "../Config.js"
 import { LlmResolutionError } from "../Errors.js"
 

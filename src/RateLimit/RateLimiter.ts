@@ -8,7 +8,11 @@
  * past the cap; idle buckets (no traffic for two windows) carry no state worth keeping and are
  * the first to go. Time comes from Effect's Clock, so tests drive it with TestClock.
  */
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { AppConfig, type RateLimitSetting } from "../Config.js"
 import { encodeScopeName } from "../Text.js"
 import { Lru } from "../Lru.js"

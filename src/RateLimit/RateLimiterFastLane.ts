@@ -5,7 +5,7 @@
  * RateLimiter.ts, the one owner, with the `RateLimiter` service over it; only RateLimiter.ts, the
  * guards and the edge import this module (test/architecture/fast-lanes.test.ts).
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 export interface Decision {
   readonly allowed: boolean

@@ -7,7 +7,7 @@
  * expression that does not compile, one that matches the empty string, or a name used twice stops
  * start-up with the file's line.
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { setFlagsFromString } from "node:v8"
 import type { Rule } from "./Rules.js"
 

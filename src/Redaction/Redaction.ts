@@ -10,7 +10,13 @@
  * Each data scope (Auth/Scopes.ts) hashes with its own key, derived from the root key: the same
  * value reads as the same placeholder within a scope, and as unrelated ones across scopes.
  */
-import { Context, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import { createHash, randomBytes } from "node:crypto"
 import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"

@@ -15,7 +15,7 @@
  *   longer ones, so two different values never read as one.
  * - Idempotent: no rule matches a placeholder, so redacting redacted text changes nothing.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { createHmac } from "node:crypto"
 import { isSecretName, isSecretValue, type RedactionClass, RULES, type Rule } from "./Rules.js"
 import { setOwn } from "../Text.js"

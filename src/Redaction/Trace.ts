@@ -6,7 +6,7 @@
  * pattern's own input shape and hints (every string value; never keys). One pass per trace, so a
  * trace's placeholders never meet and its counts are its own.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { RedactTrace } from "../Traces/Normalize.js"
 import type { RedactionCounts, ScopedRedactor } from "./Redactor.js"
 

@@ -6,7 +6,8 @@
  * of them. Provided by Otlp/Assembly.ts (`OtlpReassemblyLive`): the runs do not import the OTLP
  * receiver, it imports them.
  */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { OtlpDocument } from "../Otlp/Wire/Model.js"
 
 export interface TraceReassemblyShape {

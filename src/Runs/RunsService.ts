@@ -5,7 +5,15 @@
  * another scope is not found: 404, never 403). The store opens on first use; while it cannot be
  * read or written every effect here fails with 503 `store_unavailable`.
  */
-import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Predicate, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import { createHash, randomBytes } from "node:crypto"
 import { AppConfig } from "../Config.js"
 import { Caller, callerScope } from "../Auth/Caller.js"

@@ -16,7 +16,14 @@
  * Times come from `Clock`, so tests drive the loop with `TestClock`.
  */
 import type * as SqlError from "@effect/sql/SqlError"
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import { errorKinds } from "../Errors.js"
 import { eventLoopTurn } from "../Lifecycle/Slices.js"
 import { reportBackgroundError } from "../Observability/Background.js"

@@ -18,7 +18,15 @@
  * retried, its worker assembles the trace's kept spans again (Reassembly.ts) before diagnosing it.
  */
 import type * as SqlError from "@effect/sql/SqlError"
-import { Cause, Clock, Duration, Effect, Either, Exit, Layer, Option, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { Caller, callerFrom } from "../Auth/Caller.js"

@@ -9,7 +9,13 @@
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import { Data, Effect, Either, identity, ParseResult, Predicate, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { identity } from "effect/Function"
+import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 
 // Each column is one declaration that checks and converts in one step, not a transformation
 // between two schemas or a union: a list decodes some twenty columns a row, and each

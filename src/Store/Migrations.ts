@@ -6,7 +6,7 @@
  * 64-bit; PostgreSQL's integer is 32-bit); JSON columns are text. One text for both dialects.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** 1: the runs, which are also the queue, and the daily budgets. */
 const runs = Effect.gen(function*() {

@@ -17,7 +17,11 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
-import { Array as Arr, Context, Effect, Option, Schema } from "effect"
+import * as Arr from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { makeSlices } from "../Lifecycle/Slices.js"
 import * as Columns from "./Columns.js"
 import { BigIntColumn, CountRow, NullableText } from "./Columns.js"

@@ -6,7 +6,14 @@
  * `svc_store_errors_total{store="redis",op}`, and reconnects on its own. Callers get a typed
  * failure (`RedisUnavailable`) and fall back as each documents.
  */
-import { Context, Data, Duration, Effect, Layer, Option, Redacted, Runtime } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
 import { AppConfig } from "../Config.js"
 import { countStoreError } from "../Observability/Metrics.js"
 

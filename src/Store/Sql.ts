@@ -14,7 +14,10 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Duration, Effect, Layer, Redacted } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { join } from "node:path"
 import { makePrivateDir } from "../Config/Paths.js"
 import { MIGRATIONS } from "./Migrations.js"

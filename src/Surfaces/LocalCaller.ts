@@ -4,7 +4,9 @@
  * per call. The API key comes from SVC_API_KEY (required when SVC_API_REQUIRE_AUTH=true; its name
  * picks the data scope), and the rate limit counts each call.
  */
-import { Effect, Option, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type { AnalysisCaller } from "../Analysis/AnalyzeService.js"
 import type { Operation } from "../Auth/Operations.js"
 import { type GuardFailure, type GuardRequest, Guards } from "../Auth/Guards.js"

@@ -9,7 +9,7 @@
  * seen before. A run of N messages repeated over N calls becomes about N events, not N²; a message
  * that really is said twice in one conversation stays twice.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { type ActorRole, type DeclaredTool, type EventKind, type EventStatus, isContentPlaceholder, type NormalizedTrace, type TokenUsage, type TraceEvent } from "./Model.js"
 
 /** A model call's facts (DECISIONS §23), as its source reports them; each absent when it does not. */

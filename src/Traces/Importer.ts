@@ -7,7 +7,7 @@
  * `ground_truth`, `is_correct`, scores and annotations are never copied into events, task or
  * outcome).
  */
-import type { Either } from "effect"
+import type * as Either from "effect/Either"
 import type { ImportedFormat } from "../Registry/Formats.js"
 import type { NormalizedTrace } from "./Model.js"
 

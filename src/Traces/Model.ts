@@ -6,7 +6,7 @@
  * a run id, an event id). Contents are the source's text verbatim, so evidence quotes can be
  * checked against them.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { FORMAT_NAMES, FORMAT_OPTIONS } from "../Registry/Derived.js"
 import { listOf } from "../Registry/Entries.js"
 import { TRACE_FORMATS } from "../Registry/Formats.js"

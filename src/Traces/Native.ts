@@ -10,7 +10,8 @@
  * missing or wrong value, which the pattern's schema then names). A list fits when it is not a list of records (the schema names it), or when at least half of its
  * first records fit. Pure and total on every JSON value.
  */
-import { Predicate, SchemaAST } from "effect"
+import * as Predicate from "effect/Predicate"
+import * as SchemaAST from "effect/SchemaAST"
 
 export interface ItemKeys {
   /** Every key of the item (required and optional). */

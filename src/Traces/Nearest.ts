@@ -4,7 +4,7 @@
  * characteristic keys the body shares most. A hint for the caller, never a detection: the keys
  * are the fields each format's detector and reader look at. Pure; looks at a bounded sample.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { TraceFormatName } from "../Registry/Formats.js"
 
 /** The fields each format's detector and reader look at (top level and records); every format of the registry has its line. */

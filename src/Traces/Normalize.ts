@@ -4,7 +4,8 @@
  * (events and content characters after de-duplication) checked. One owner for every surface:
  * `POST /v1/traces/normalize`, analyze and diagnose all read traces through here.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { AppConfigShape } from "../Config.js"
 import { RequestTooLarge, UnsupportedTraceFormat, ValidationError } from "../Errors.js"
 import type { OtlpDocument } from "../Otlp/Wire/Model.js"

@@ -4,7 +4,7 @@
  * service answering probes, the catalogue, stored runs or OTLP intake never compiles them. The
  * first request waits for the load once; after it, `traceReaders` is a value at hand.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export type TraceReaders = typeof import("./Normalize.js")
 

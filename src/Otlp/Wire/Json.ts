@@ -12,7 +12,7 @@
  * them from absent ones. A value of the wrong type is refused with its path
  * (`resourceSpans[0].scopeSpans[1].spans[3].startTimeUnixNano: expected …`).
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type {
   AnyValue,
   InstrumentationScope,

@@ -3,7 +3,8 @@
  * (Alerts/Delivery.ts), read back by the OTLP/JSON reader and encoded by the protobuf codec (loaded
  * on the first use) when SVC_EVALUATION_PROTOCOL is `http/protobuf`.
  */
-import { Effect, Either } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { readLogsJson } from "./Json.js"
 
 const codec = Effect.promise(() => import("./Proto.js"))

@@ -16,7 +16,7 @@
  * Decoding goes straight from protobufjs's messages to the model with plain loops (no `toObject`):
  * this is the receiver's hot path, benchmarked against a server that only calls protobufjs.
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import Long from "long"
 import protobuf from "protobufjs/light.js"
 import type {

@@ -6,7 +6,9 @@
  * error kind (`{detail:{error}}` over HTTP) and its message; `exitCodeOfKind` (ExitCodes.ts) turns
  * a kind into the process's exit code (DECISIONS §14).
  */
-import { Data, Effect, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { errorKinds, refusalOf } from "../../Errors.js"
 import type { Detection } from "../../Catalogue/Detection.js"
 import type { Mode } from "../../Catalogue/Resources.js"

@@ -6,7 +6,8 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Options from "@effect/cli/Options"
-import { Option, Schema } from "effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { FORMAT_OPTIONS, MODE_NAMES, MODES_DESCRIBED } from "../../Registry/Derived.js"
 
 /** An option that may be left out, with its help line. */

@@ -4,7 +4,8 @@
  * so the error channel is the one that carries a value), and src/cli.ts turns that, or a usage
  * error, a signal or a defect, into the process's exit code once.
  */
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import type { ErrorKind } from "../../Errors.js"
 
 /**

@@ -3,7 +3,7 @@
  * threshold. The choices are every step of the severity scale but the least severe.
  */
 import * as Options from "@effect/cli/Options"
-import { Option } from "effect"
+import * as Option from "effect/Option"
 import { type Severity, SEVERITY_SCALE, severityRank } from "../../Catalogue/Severity.js"
 import { optional } from "./CommonOptions.js"
 

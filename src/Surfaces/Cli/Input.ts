@@ -9,7 +9,9 @@
  * waits in a worker thread: a read that never comes (a FIFO with no writer) is interrupted by
  * Ctrl-C or SIGTERM like anything else.
  */
-import { Effect, Option, Predicate } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import { close, constants, createReadStream, fstat, open } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
 import { Socket } from "node:net"

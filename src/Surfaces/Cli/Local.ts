@@ -8,7 +8,13 @@
  * The runs are those of the store the configuration names (SVC_HOME/svc.db),
  * with no workers here: a run submitted in-process waits for a `svc serve` on the same store.
  */
-import { Cause, Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import { analysisBody, AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { AnalysisProgress, type AnalysisProgressShape } from "../../Analysis/Progress.js"
 import { AnalysisResourcesLive, RunsLayerLive } from "../../Resources.js"

@@ -2,7 +2,8 @@
  * Where a command's result goes: stdout, or the --out file, written whole or not at all. stdout
  * holds only the result; progress and errors go to stderr.
  */
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { rename, writeFile } from "node:fs/promises"
 import { CliFailure } from "./Backend.js"
 import { printable } from "./Printable.js"

@@ -3,7 +3,7 @@
  * renderers of the outputs registry (Diagnose/Render/Outputs.ts, the ones the REST handlers use,
  * each loaded on first use), text as it is and JSON indented.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { loadRenderer, type Rendered, type RenderInput } from "../../Diagnose/Render/Outputs.js"
 import { DIAGNOSE_OUTPUTS, type DiagnoseOutputName } from "../../Registry/Outputs.js"
 import { CliFailure } from "./Backend.js"

@@ -3,7 +3,10 @@
  * Local.ts, or against a service with --url, Remote.ts), read the trace into a request body, draw
  * progress on stderr, print a failure as one line and end with the exit code it chose.
  */
-import { Effect, Option, type Redacted, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import { callerSettings } from "../../Config.js"
 import type { StartFailure } from "../../Program.js"
 import { type Backend, CliFailure } from "./Backend.js"

@@ -9,7 +9,7 @@
  * that needs them, so `svc --help` and `svc patterns --url` start quickly.
  */
 import * as Command from "@effect/cli/Command"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import type { StartFailure } from "../../Program.js"
 import { makeAnalyze } from "./Commands/Analyze.js"
 import { makeCheck } from "./Commands/Check.js"

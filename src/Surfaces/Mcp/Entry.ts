@@ -7,7 +7,10 @@
  * last resort (`EdgeRequest.contain`): it runs in a promise callback, where a throw would become an
  * unhandled rejection and end the process.
  */
-import { Context, Effect, Layer, Runtime } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import type { Guards } from "../../Auth/Guards.js"

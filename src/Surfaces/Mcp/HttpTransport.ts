@@ -21,7 +21,12 @@
  * - The trace limits of a tool call are answered at the HTTP level (413), like on every route.
  * Errors at the HTTP level are the documented `{detail:{error,message}}`.
  */
-import { Deferred, Effect, Fiber, Layer, Predicate, Runtime } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Runtime from "effect/Runtime"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Guards } from "../../Auth/Guards.js"
 import { AppConfig } from "../../Config.js"

@@ -20,7 +20,7 @@
  *   should not answer it).
  */
 
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { type RawIds, scanIds } from "./RawIds.js"
 
 /**

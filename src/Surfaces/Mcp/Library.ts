@@ -8,7 +8,9 @@
  */
 import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
-import { Effect, Layer, Predicate } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
 import { Catalogue, type CatalogueEntry } from "../../Catalogue/Catalogue.js"
 import { MODE_NAMES, MODES_DESCRIBED } from "../../Catalogue/Resources.js"
 import { DEFAULT_MODE } from "../../Registry/Modes.js"

@@ -5,7 +5,7 @@
  * tools, which use the same services as REST.
  */
 import { McpServer } from "@effect/ai"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { VERSION } from "../../Api.js"
 import { McpHttpLive } from "./HttpTransport.js"
 import { McpLibraryLive } from "./Library.js"

@@ -14,7 +14,12 @@
  * When stdin ends, the calls still running finish and their answers are written before the
  * process exits.
  */
-import { Deferred, Effect, type Option, Predicate, type Redacted, Runtime } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import type * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
 import type { Readable, Writable } from "node:stream"
 import { AppConfig } from "../../Config.js"
 import type { Guards } from "../../Auth/Guards.js"

@@ -4,7 +4,8 @@
  * JSON lines on stderr, a start failure is one line there, and anything that would print to stdout
  * through `console` is sent to stderr.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ResourcesLive } from "../../Resources.js"
 import { callerSettings, invalidConfiguration } from "../../Config.js"
 import * as Program from "../../Program.js"

@@ -6,7 +6,9 @@
  * call may also pass the trace as a JSON (or JSON Lines) string. References are inlined and the
  * generated titles and ids dropped, so each schema stands alone for a tool-calling model.
  */
-import { JSONSchema, Predicate, Schema } from "effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import { analyzeOptions, rawTraceOptions } from "../../Contract/AnalyzeContract.js"
 import { DiagnoseEnvelope } from "../../Contract/DiagnoseContract.js"
 import { DiagnoseOutput } from "../../Contract/DiagnoseReport.js"

@@ -5,7 +5,15 @@
  * (AnalyzeService) → the response. Each request it answers is recorded once, with typed labels,
  * through the analysis recorder; a failure is also noted to the edge for its error report.
  */
-import { Context, Effect, Exit, FiberId, FiberRef, FiberRefs, HashMap, Layer, Runtime } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import { Caller } from "../../Auth/Caller.js"
 import { analysisBody, type AnalysisOutcome, AnalyzeService, type PreparedAnalysis } from "../../Analysis/AnalyzeService.js"
 import { queryOptions } from "../../Intake/Intake.js"

@@ -1,6 +1,6 @@
 /** The catalogue endpoints: every body was serialised once when the catalogue loaded. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Api } from "../../Api.js"
 import { unknownPattern, type UnknownPattern } from "../../Errors.js"
 import { bytesAs, jsonBytes } from "./Responses.js"

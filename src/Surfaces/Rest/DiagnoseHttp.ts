@@ -9,7 +9,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Api } from "../../Api.js"
 import type { Mode } from "../../Catalogue/Resources.js"
 import { DiagnoseService } from "../../Diagnose/DiagnoseService.js"

@@ -1,6 +1,6 @@
 /** /openapi.json, /docs, /redoc and their assets (an allow-list: nothing else is read from disk). */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Api } from "../../Api.js"
 import { NotFound } from "../../Errors.js"
 import { bytesAs, jsonBytes } from "./Responses.js"

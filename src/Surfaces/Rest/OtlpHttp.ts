@@ -7,7 +7,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Api } from "../../Api.js"
 import { errorResponse } from "../../Edge/Forward.js"
 import { headerValue } from "../../Edge/Headers.js"

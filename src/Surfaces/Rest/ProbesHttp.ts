@@ -4,7 +4,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Api } from "../../Api.js"
 import { jsonBytes } from "./Responses.js"
 import { makeStaticResponses } from "../../Edge/StaticResponses.js"

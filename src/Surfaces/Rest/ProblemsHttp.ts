@@ -8,7 +8,8 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Api } from "../../Api.js"
 import { AppConfig } from "../../Config.js"
 import { digestHtml, digestMarkdown } from "../../Problems/Digest.js"

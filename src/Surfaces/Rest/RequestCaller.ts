@@ -2,7 +2,7 @@
  * The `Caller` of a REST request: the one the edge made from the key name it verified
  * (`CurrentRequest`, by the scopes' rules), provided to the handler's effect.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Caller } from "../../Auth/Caller.js"
 import { CurrentRequest } from "../../Edge/RequestContext.js"
 

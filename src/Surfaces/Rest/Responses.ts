@@ -1,7 +1,7 @@
 /** Small response helpers shared by the handlers. */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 
 export const jsonBytes = (bytes: Uint8Array, status = 200) =>

@@ -3,7 +3,9 @@
  * labels) and, when it failed, noted to the edge for its error report. One owner for analyze and
  * diagnose alike.
  */
-import { Cause, Effect, type Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type { Mode } from "../../Catalogue/Resources.js"
 import type { EdgeRequest } from "../../Edge/RequestContext.js"
 import type { ApiError } from "../../Errors.js"

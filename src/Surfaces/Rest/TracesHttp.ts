@@ -5,7 +5,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AnalyzeService } from "../../Analysis/AnalyzeService.js"
 import { Api } from "../../Api.js"
 import { traceOfUpload } from "../../Intake/Json.js"

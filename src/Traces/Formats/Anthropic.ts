@@ -17,7 +17,8 @@
  * It also reads Anthropic Managed Agents session recordings (JSON Lines of `[method, payload]`, as
  * the LangSmith JS SDK records them): `Anthropic/ManagedAgents`.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { CallFacts, EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"

@@ -5,7 +5,7 @@
  * with `is_error: true`; content a string, or the text of its blocks, others skipped and counted).
  * Sources, times and the blocks only one of the importers reads stay with the importer.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { EventInput, TraceBuilder } from "../Builder.js"
 import { stringField } from "../Importer.js"
 import { jsonText, type Rec } from "./Common.js"

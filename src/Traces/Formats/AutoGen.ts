@@ -19,7 +19,8 @@
  * is unknown unless a StopMessage or `stop_reason` says the run was cut off (limits, timeouts,
  * errors); a termination keyword says the agents stopped, not that the task was done.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { EventInput } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"

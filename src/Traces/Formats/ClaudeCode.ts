@@ -24,7 +24,8 @@
  * outcome the main agent's last message, or the last event when it is an error. Sources:
  * `lines[i]` (the i-th record), `lines[i].message.content[j]`.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { CallFacts, EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"

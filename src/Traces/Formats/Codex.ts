@@ -27,7 +27,8 @@
  * message (a stream from `codex exec` holds none: empty); the outcome the agent's last message, or
  * the failure. Sources: `lines[i]`, the i-th record.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"

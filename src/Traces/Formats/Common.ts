@@ -5,7 +5,7 @@
  * pointers; lists of records read one trace each. Pure and total on every JSON value. Span-specific
  * helpers live in `Spans.ts`.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { EventInput } from "../Builder.js"
 import { stringField } from "../Importer.js"
 import type { DeclaredTool, NormalizedTrace } from "../Model.js"

@@ -27,7 +27,8 @@
  * `messages[3].toolCalls[1]`, `messages[3].toolCalls[1].result`, `[4]` (JSON Lines),
  * `history[2].parts[1]`.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"

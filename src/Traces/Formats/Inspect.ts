@@ -19,7 +19,8 @@
  * the sample's `input`), never the model's answer. Sources: `samples[0].messages[4]`,
  * `samples[0].messages[4].tool_calls[1]`, `samples[0].messages[3].content[0]`, `samples[0].error`.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"

@@ -15,7 +15,7 @@
  * `LangSmith/Messages` (message content), `LangSmith/Runs` (run trees, run lists and batch
  * payloads collected into runs; detection), `LangSmith/Trace` (reading one trace's run tree).
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { Importer } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
 import { detectSafely, idOf } from "./Common.js"

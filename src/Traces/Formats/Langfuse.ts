@@ -38,7 +38,8 @@
  * Sources: `observation:<id>`, `observation:<id>/input[2]`, `observation:<id>/output.messages[0]`.
  * The trace id is the Langfuse trace id.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { Importer } from "../Importer.js"
 import type { NormalizedTrace } from "../Model.js"
 import { carrySkipped, countOf, declaredToolOf, detectSafely, sample, str, type Rec } from "./Common.js"

@@ -28,7 +28,8 @@
  * `trace.content#L3`, `content#L3` (a raw trace file). Trace ids: the record's `trace_id` (with its
  * `mas_name`, which the dataset needs to tell records apart); a raw trace file's `run_id`.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import { makeTraceBuilder, type TraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import type { ActorRole, EventKind, NormalizedTrace } from "../Model.js"

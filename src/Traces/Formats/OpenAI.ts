@@ -30,7 +30,7 @@
  * (Chat Completions messages), `OpenAI/Responses` (Responses items), `OpenAI/Calls` (request and
  * response bodies), `OpenAI/Agents` (Agents SDK exports).
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { Importer } from "../Importer.js"
 import { detectSafely } from "./Common.js"
 import { readAgents, spanList } from "./OpenAI/Agents.js"

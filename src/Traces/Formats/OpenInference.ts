@@ -19,7 +19,7 @@
  * Modules: `OpenInference/Messages` (the `llm.*` message attributes, `input.value` /
  * `output.value`, ADOT event bodies).
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { Importer } from "../Importer.js"
 import { firstPresent, str } from "./Common.js"
 import { addSpanErrors, firstText, hasContent, isOpenInferenceSample, isoOf, readSpanTraces, sampleSpans, spanErrorText, spanFacts, spanSource, stampMessage, textOf, unflatten, type ModelCall, type Span, type SpanInterpreter, type TraceSession } from "./Spans.js"

@@ -28,7 +28,8 @@
  * accounting: never read. Sources: `[3].intermediate_steps[5]` (JSON Lines), `steps[2].tool_calls[0]`.
  * Trace ids: a record's `task_id` / `question_id` when it has one, else its index in the body.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import { makeTraceBuilder, type EventInput, type TraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"
 import type { NormalizedTrace, TokenUsage } from "../Model.js"

@@ -26,7 +26,8 @@
  * `[0].traj[6].tool_calls[0]`, `simulations[1].messages[4]`, `simulations[1].messages[5].tool_messages[0]`,
  * `simulations[1].messages[4].tool_calls[0]`, `simulations[1].termination_reason`.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { EventInput, TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"

@@ -19,7 +19,8 @@
  * the resolver's `success`, `instance` with its gold patch, ...) are never read; they are counted
  * as skipped.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { TraceBuilder } from "../Builder.js"
 import { makeTraceBuilder } from "../Builder.js"
 import type { Importer } from "../Importer.js"

@@ -1,7 +1,8 @@
 /** `svc diagnose`: the lenses triage picks for a trace, run and merged into one report. */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { maxSeverity } from "../../../Catalogue/Severity.js"
 import type { DiagnoseReport } from "../../../Contract/DiagnoseReport.js"
 import { OUTPUT_NAMES } from "../../../Registry/Derived.js"

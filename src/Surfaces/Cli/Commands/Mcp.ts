@@ -1,6 +1,6 @@
 /** `svc mcp`: MCP over stdio for a desktop client. */
 import * as Command from "@effect/cli/Command"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { commandHelp } from "../Help.js"
 import { endProgram } from "../Running.js"
 

@@ -1,6 +1,7 @@
 /** `svc normalize`: a trace as every pattern reads it. */
 import * as Command from "@effect/cli/Command"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { intake, remote, traceFile } from "../CommonOptions.js"
 import { EXIT } from "../ExitCodes.js"
 import { commandHelp } from "../Help.js"

@@ -1,6 +1,6 @@
 /** `svc serve`: the service, exactly as `npm start` runs it. */
 import * as Command from "@effect/cli/Command"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import type { StartFailure } from "../../../Program.js"
 import { commandHelp } from "../Help.js"
 import { endProgram } from "../Running.js"

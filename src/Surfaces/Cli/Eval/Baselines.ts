@@ -9,7 +9,7 @@
  * - `triage`: the first event that the most relevant pattern's signals point at, as diagnose's
  *   triage ranks the patterns without a model call; none: an abstention.
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { CatalogueEntry } from "../../../Catalogue/Catalogue.js"
 import { validateAdmitted } from "../../../Analysis/RawTraces.js"
 import { rankCandidates, shapeOf, triageOne } from "../../../Diagnose/Triage.js"

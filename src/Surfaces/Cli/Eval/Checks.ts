@@ -13,7 +13,9 @@
  *   (the earliest event cited at the highest severity) scored as `svc eval` scores diagnose's,
  *   beside the baselines that need no model (random, first-error) on the same items.
  */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { asSeverity, type Severity, severityRank } from "../../../Catalogue/Severity.js"
 import { NormalizedOne } from "../../../Contract/TracesContract.js"
 import { type Backend, CliFailure } from "../Backend.js"

@@ -14,7 +14,8 @@
  *   runs that failed.
  * A directory is read recursively, its `.json` and `.jsonl` files in name order.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 

@@ -2,7 +2,13 @@
  * What `svc eval` does (Commands/Eval.ts declares the command): diagnose, a baseline or the checks on
  * each labelled item, the results kept in --out, the summary printed. Loaded when the command runs.
  */
-import { Effect, Either, Layer, Option, type Redacted, Schema, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { appendFileSync, existsSync, readFileSync } from "node:fs"
 import { Catalogue, CatalogueLive } from "../../../Catalogue/Catalogue.js"
 import { AppConfig, loadConfig } from "../../../Config.js"

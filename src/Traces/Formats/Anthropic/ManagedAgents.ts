@@ -35,7 +35,8 @@
  * Sources: `lines[i]` (a streamed event), `lines[i][1][1].events[j]` (a sent event read where it
  * was sent), `lines[i][1].agent.system`.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { EventFacts, TraceBuilder } from "../../Builder.js"
 import { makeTraceBuilder } from "../../Builder.js"
 import { stringField } from "../../Importer.js"

@@ -2,7 +2,7 @@
  * Emitting LangSmith events (DECISIONS §12): history de-duplication shared by llm messages and
  * tool runs, with tool-call arguments compared in a canonical form.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { EventInput, ModelCall, TraceBuilder } from "../../Builder.js"
 import type { EventKind } from "../../Model.js"
 

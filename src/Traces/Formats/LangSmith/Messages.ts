@@ -2,7 +2,7 @@
  * LangSmith message content (DECISIONS §12): OpenAI-style dicts, LangChain serialized and dict
  * messages, content blocks, and their tool calls, as events.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { EventInput } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
 import type { EventKind } from "../../Model.js"

@@ -3,7 +3,7 @@
  * `parent_run_id`, or the SDK's batch payload `{post, patch}` (a patch updates the posted run),
  * ordered by `dotted_order` (else `start_time`); and detection of these shapes.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { stringField } from "../../Importer.js"
 import { idOf, sample, type Rec } from "../Common.js"
 import { RUN_TYPES, timeMs } from "./Values.js"

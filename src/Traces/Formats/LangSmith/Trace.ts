@@ -3,7 +3,7 @@
  * llm runs through `addHistory`, tool runs as tool calls and results, chain runs naming the actors
  * (the nearest non-generic chain, or the LangGraph node), errors and the root's input and output.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { CallFacts, EventInput, TraceBuilder } from "../../Builder.js"
 import { makeTraceBuilder } from "../../Builder.js"
 import { stringField } from "../../Importer.js"

@@ -17,7 +17,7 @@
  *
  * Undefined for any other value: the importer's own readings apply.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { str, type Rec } from "../Common.js"
 
 /** Where a call's messages are: the list, its pointer prefix, and the pointer of each when they differ in path. */

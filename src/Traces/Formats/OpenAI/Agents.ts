@@ -4,7 +4,8 @@
  * the actors, function spans are tool calls and results, handoff spans handoffs, generation and
  * response spans go through `addHistory`, span errors are error events.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import { type CallFacts, type EventInput, mergeFacts } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
 import type { NormalizedTrace } from "../../Model.js"

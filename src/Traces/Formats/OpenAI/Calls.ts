@@ -3,7 +3,8 @@
  * them, read in order (instructions, input / messages, output / choices, errors) through
  * `addHistory`, into one conversation.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { CallFacts, EventInput } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
 import type { NormalizedTrace } from "../../Model.js"

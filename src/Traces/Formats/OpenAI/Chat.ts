@@ -3,7 +3,7 @@
  * `tool_calls` (content the `arguments` verbatim), `tool` / `function` results resolved to the
  * tool's name through `tool_call_id`.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { EventInput } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
 import { jsonText, type Rec } from "../Common.js"

@@ -3,7 +3,7 @@
  * and responses, Responses API bodies and items, Agents SDK span objects. Looks at the top level
  * and a sample of records only.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { stringField } from "../../Importer.js"
 import { hasAnthropicMarker } from "../Anthropic.js"
 import { sample, type Rec } from "../Common.js"

@@ -2,7 +2,8 @@
  * What the `openai` readers share (DECISIONS §12): the reader of one conversation (builder, tool
  * names by call id, status), reading options, content text, speakers and tool results.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { EventInput, TraceBuilder } from "../../Builder.js"
 import { makeTraceBuilder } from "../../Builder.js"
 import { stringField } from "../../Importer.js"

@@ -2,7 +2,7 @@
  * Responses API items (DECISIONS §12): `message`, `function_call` / `function_call_output`,
  * `reasoning` (summary as a thought), and the hosted tools' `*_call` items as tool calls.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { EventInput } from "../../Builder.js"
 import { stringField } from "../../Importer.js"
 import { jsonText, type Rec, type Who } from "../Common.js"

@@ -9,7 +9,8 @@
  * same `id`: history the run owns, carried in its input) is read once, as the generated item with
  * its agent. The trace id is the state's `trace.id` when it has one.
  */
-import { Either, Predicate } from "effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import { stringField } from "../../Importer.js"
 import type { NormalizedTrace } from "../../Model.js"
 import type { Rec } from "../Common.js"

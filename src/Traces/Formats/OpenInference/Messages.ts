@@ -4,7 +4,7 @@
  * response bodies or text, and ADOT exports' messages in span-event bodies (LangChain-serialized
  * contents unwrapped).
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { firstPresent, str, type Rec } from "../Common.js"
 import { isoOf, parseJsonish, parseMessage, parseMessages, spanSource, stampMessages, textOf, unflatten, type Message, type MessageParts, type Span } from "../Spans.js"
 

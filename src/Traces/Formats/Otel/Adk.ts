@@ -8,7 +8,7 @@
  * text (`thought: true` as a thought), `function_call` as tool calls and `function_response` as
  * tool results (snake_case as the Python SDK dumps them, camelCase as the API writes them).
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { firstPresent, type Rec } from "../Common.js"
 import { isoOf, parseJsonish, parseMessage, spanSource, stampMessage, textOf, type Message, type MessageParts, type ModelCall, type Span } from "../Spans.js"
 

@@ -5,7 +5,7 @@
  * attributes or Google ADK's `gcp.vertex.agent.*` (`Otel/Adk`), the event-based convention's span
  * events, or log records linked by span id.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { firstPresent } from "../Common.js"
 import { isoOf, parseJsonish, parseMessage, parseMessages, spanSource, stampMessage, stampMessages, unflatten, type Attributes, type LogRecord, type Message, type ModelCall, type Span, type TraceSession } from "../Spans.js"
 import { adkCall } from "./Adk.js"

@@ -7,7 +7,7 @@
  * content off neither. A tool's failure is its span's status and `exception` events, which the
  * wrapper leaves to the tool (0.27.0 never ends the span of a function that throws).
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { parseJsonish, textOf, type Span } from "../Spans.js"
 
 const TRACELOOP_INPUT = "traceloop.entity.input"

@@ -3,7 +3,7 @@
  * values, JSON-encoded attribute values, and flattened attribute trees (`llm.input_messages.0.*`,
  * `gen_ai.prompt.1.*`) as nested values. Pure and total on every JSON value.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { ANY_VALUE_CASES } from "../../../Otlp/Wire/Model.js"
 import { bytesAsText, setOwn } from "../../../Text.js"
 

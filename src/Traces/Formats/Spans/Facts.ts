@@ -6,7 +6,7 @@
  * declared tools (`gen_ai.tool.definitions`, OpenInference `llm.tools.N.tool.json_schema`, the
  * Vercel AI SDK's `ai.prompt.tools`, OpenLLMetry's `llm.request.functions.N.*`).
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import type { CallFacts } from "../../Builder.js"
 import type { DeclaredTool, TokenUsage } from "../../Model.js"
 import { countOf, declaredToolOf, declaredToolsOf, str } from "../Common.js"

@@ -3,7 +3,7 @@
  * `{role, parts}` convention, OpenAI-style messages and choices, Responses items and plain strings,
  * with text, thought, tool-call and tool-result items; the actor role of a source role.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { contentText } from "../../Builder.js"
 import { type ActorRole, isContentPlaceholder } from "../../Model.js"
 import { str } from "../Common.js"

@@ -4,7 +4,7 @@
  * through `TraceBuilder.addHistory`, tool executions matched with the tool calls the model asked
  * for, errors, handoffs, and task / outcome / success derived the same way for every span format.
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { makeTraceBuilder, type EventInput } from "../../Builder.js"
 import type { NormalizedTrace } from "../../Model.js"
 import { str } from "../Common.js"

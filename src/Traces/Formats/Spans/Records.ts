@@ -4,7 +4,7 @@
  * `{spans: [...]}` and ADOT's `{session_id, span_count, spans}`, a single span), with ids,
  * statuses, kinds and times read from each shape's own field names.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { str } from "../Common.js"
 import { attributesOf, bodyOf, EMPTY, first, recordAt, type Attributes, type Json } from "./Attributes.js"
 import type { LogRecord, Span, SpanBody, SpanEvent, SpanStatus, StatusCode } from "./Shapes.js"

@@ -2,7 +2,7 @@
  * Detection samples of span bodies (DECISIONS §12): attribute keys, event names and scope names
  * of the first few span records, read with bounded loops only and never throwing.
  */
-import { Predicate } from "effect"
+import * as Predicate from "effect/Predicate"
 import { str } from "../Common.js"
 import { first, type Json } from "./Attributes.js"
 import { hasOtlpKeys, isAttributeMap, looksLikeSpan, scopeNameOf } from "./Records.js"
