@@ -64,28 +64,30 @@ export const contract = defineContract({
     "Places an agent run on the Yerkes-Dodson inverted U: performance rises with arousal up to an optimum and falls beyond it, and the optimum is lower for harder tasks. Arousal, for an agent, is the pressure its environment puts on it: deadline, budget, retry cap and context-window fill, combined in code into a load score. Task complexity sets the optimal band. The behaviour report then shows which side of the curve the agent was on: over-aroused (retry loops, skipped checks, hard-coded shortcuts, truncated reading) or under-aroused (shallow, generic, premature 'done'). The result says whether to lower the load, raise the stakes, or split the task.",
   anchor: "Yerkes & Dodson 1908",
   family: "behaviour_report",
-  input: traceInput("YerkesDodsonInput", "Observed behaviours of an agent run and the pressures it ran under.", {
-    ...familyFields.behaviour_report,
-    pressure: Pressure
+  schemas: () => ({
+    input: traceInput("YerkesDodsonInput", "Observed behaviours of an agent run and the pressures it ran under.", {
+      ...familyFields.behaviour_report,
+      pressure: Pressure
+    }),
+    headline: Schema.Struct({
+      arousal_zone: Schema.Literal("under", "optimal", "over", "indeterminate").annotations({
+        description: "Where on the inverted U the agent performed, judged from its behaviour with the load score as context."
+      }),
+      load_score: Schema.NullOr(Score).annotations({
+        description: "The computed load, 0..1 (copy the `load_score` signal); null when no pressure was given."
+      }),
+      dominant_pressure: Schema.Literal("deadline", "budget", "retry_cap", "context_fill", "complexity", "none", "indeterminate").annotations({
+        description: "The pressure that did most to move the agent off its optimum (complexity when the task's difficulty, not the load, was the problem)."
+      }),
+      signal_agreement: Schema.Literal("confirms", "contradicts", "no_load_data", "indeterminate").annotations({
+        description: "Whether the behaviour confirms the zone the load score predicts (`load_zone_estimate`) or contradicts it."
+      }),
+      adjustment: Schema.Literal("lower_load", "raise_stakes", "reduce_complexity", "hold", "indeterminate").annotations({
+        description:
+          "The move back toward the optimum: lower_load (relax the saturated constraint), raise_stakes (add acceptance criteria and checks), reduce_complexity (decompose), hold."
+      })
+    }).annotations({ identifier: "YerkesDodsonHeadline", description: "Yerkes-Dodson: arousal zone and load score." })
   }),
   profiles: ["under_aroused", "optimal", "over_aroused", "indeterminate"],
-  headline: Schema.Struct({
-    arousal_zone: Schema.Literal("under", "optimal", "over", "indeterminate").annotations({
-      description: "Where on the inverted U the agent performed, judged from its behaviour with the load score as context."
-    }),
-    load_score: Schema.NullOr(Score).annotations({
-      description: "The computed load, 0..1 (copy the `load_score` signal); null when no pressure was given."
-    }),
-    dominant_pressure: Schema.Literal("deadline", "budget", "retry_cap", "context_fill", "complexity", "none", "indeterminate").annotations({
-      description: "The pressure that did most to move the agent off its optimum (complexity when the task's difficulty, not the load, was the problem)."
-    }),
-    signal_agreement: Schema.Literal("confirms", "contradicts", "no_load_data", "indeterminate").annotations({
-      description: "Whether the behaviour confirms the zone the load score predicts (`load_zone_estimate`) or contradicts it."
-    }),
-    adjustment: Schema.Literal("lower_load", "raise_stakes", "reduce_complexity", "hold", "indeterminate").annotations({
-      description:
-        "The move back toward the optimum: lower_load (relax the saturated constraint), raise_stakes (add acceptance criteria and checks), reduce_complexity (decompose), hold."
-    })
-  }).annotations({ identifier: "YerkesDodsonHeadline", description: "Yerkes-Dodson: arousal zone and load score." }),
   sequences: ["observed_behaviors"]
 })

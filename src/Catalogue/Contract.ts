@@ -38,11 +38,37 @@ export interface PatternSpec<Slug extends string, P extends string, I, IE, H, HE
   readonly traces?: TraceReading
 }
 
+/**
+ * What a pattern's `contract.ts` gives: its names and profiles as values, and its input and
+ * headline schemas as a function that builds them.
+ */
+export type PatternDefinition<Slug extends string, P extends string, I, IE, H, HE> =
+  & Omit<PatternSpec<Slug, P, I, IE, H, HE>, "input" | "headline">
+  & {
+    readonly schemas: () => { readonly input: Schema.Schema<I, IE>; readonly headline: Schema.Schema<H, HE> }
+  }
+
+/**
+ * A pattern's contract. Its schemas are built when first read, not when its module loads (issue
+ * 52): the catalogue, the routes and the records need the names alone, so start-up built 34
+ * input, headline and detection schemas that only a request on the pattern (or the OpenAPI
+ * document, or triage) reads; that was a third of the allocation of start-up's module evaluation.
+ */
 export const defineContract = <const Slug extends string, const P extends string, I, IE, H, HE>(
-  spec: PatternSpec<Slug, P, I, IE, H, HE>
+  definition: PatternDefinition<Slug, P, I, IE, H, HE>
 ) => {
-  // Built on first read (the HTTP contract reads it; a `svc` command on a file never does): the 34
-  // detection schemas were a fifth of the catalogue's module evaluation (issue 52).
+  const { schemas, ...names } = definition
+  let built: ReturnType<typeof schemas> | undefined
+  const schemasOf = () => (built ??= schemas())
+  const spec: PatternSpec<Slug, P, I, IE, H, HE> = {
+    ...names,
+    get input() {
+      return schemasOf().input
+    },
+    get headline() {
+      return schemasOf().headline
+    }
+  }
   let detection: ReturnType<typeof detectionSchema<P, H, HE>> | undefined
   return {
     spec,
