@@ -3,13 +3,28 @@
  * address or CIDR range (SVC_TRUSTED_PROXY_ADDRESSES; RateLimit/AddressRanges.ts builds the set)
  * and a CORS origin (SVC_CORS_ORIGINS; Edge/Cors.ts answers browsers).
  */
-import { isIP } from "node:net"
+import { SocketAddress } from "node:net"
+
+/**
+ * 4 or 6 for an IPv4 or IPv6 address, 0 for anything else: parsed by the system (a SocketAddress),
+ * not by node's `isIP`, whose IPv6 regular expression V8 compiles on its first use in about 4 ms,
+ * which start-up paid for the default SVC_TRUSTED_PROXY_ADDRESSES (issue 52).
+ */
+export const ipFamily = (address: string): 0 | 4 | 6 => {
+  const family = address.includes(":") ? 6 : 4
+  try {
+    new SocketAddress({ address, family: family === 6 ? "ipv6" : "ipv4" })
+    return family
+  } catch {
+    return 0
+  }
+}
 
 /** `a.b.c.d`, an IPv6 address, or either with a `/prefix` in its family's range. */
 export const isAddressRange = (entry: string): boolean => {
   const slash = entry.indexOf("/")
   const address = slash < 0 ? entry : entry.slice(0, slash)
-  const family = isIP(address)
+  const family = ipFamily(address)
   if (family === 0) return false
   if (slash < 0) return true
   const prefix = entry.slice(slash + 1)

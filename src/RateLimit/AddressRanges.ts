@@ -3,12 +3,15 @@
  * node's own `BlockList` (no address arithmetic of ours). Used for the proxies whose
  * X-Forwarded-For is honoured (SVC_TRUSTED_PROXY_ADDRESSES, DECISIONS §5).
  */
-import { BlockList, isIP } from "node:net"
+import { BlockList } from "node:net"
 
-/** An IPv4 address mapped into IPv6 (`::ffff:10.0.0.1`, as dual-stack sockets report peers) as itself. */
+/**
+ * An IPv4 address mapped into IPv6 (`::ffff:10.0.0.1`, as dual-stack sockets report peers) as
+ * itself; `has` refuses what is not an address.
+ */
 const unmapped = (address: string): string => {
   const lower = address.toLowerCase()
-  return lower.startsWith("::ffff:") && isIP(lower.slice(7)) === 4 ? lower.slice(7) : lower
+  return lower.startsWith("::ffff:") && lower.includes(".", 7) ? lower.slice(7) : lower
 }
 
 export interface AddressSet {
@@ -23,7 +26,7 @@ export const addressSet = (entries: ReadonlyArray<string>): AddressSet => {
   for (const entry of entries) {
     const slash = entry.indexOf("/")
     const address = slash < 0 ? entry : entry.slice(0, slash)
-    const family = isIP(address) === 6 ? "ipv6" : "ipv4"
+    const family = address.includes(":") ? "ipv6" : "ipv4"
     if (slash < 0) list.addAddress(address, family)
     else list.addSubnet(address, Number(entry.slice(slash + 1)), family)
   }
@@ -32,8 +35,13 @@ export const addressSet = (entries: ReadonlyArray<string>): AddressSet => {
     has: (address) => {
       if (address === undefined || entries.length === 0) return false
       const plain = unmapped(address)
-      const family = isIP(plain)
-      return family !== 0 && list.check(plain, family === 6 ? "ipv6" : "ipv4")
+      // The BlockList parses the address (node's SocketAddress, the system's parser) and throws
+      // for what is not one: no regular expression per request, none compiled at start-up.
+      try {
+        return list.check(plain, plain.includes(":") ? "ipv6" : "ipv4")
+      } catch {
+        return false
+      }
     }
   }
 }

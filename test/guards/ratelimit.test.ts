@@ -4,8 +4,9 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+import { isIP } from "node:net"
 import { DEFAULT_TRUSTED_PROXY_ADDRESSES } from "../../src/Config.js"
-import { isAddressRange } from "../../src/Config/Entries.js"
+import { ipFamily, isAddressRange } from "../../src/Config/Entries.js"
 import { addressSet } from "../../src/RateLimit/AddressRanges.js"
 import { clientAddress } from "../../src/RateLimit/ClientAddress.js"
 import { makeRateLimiter, rateLimiterOf } from "../../src/RateLimit/RateLimiter.js"
@@ -107,6 +108,23 @@ describe("client address", () => {
   it("validates address ranges as SVC_TRUSTED_PROXY_ADDRESSES takes them", () => {
     for (const good of ["10.0.0.0/8", "::1", "fc00::/7", "192.168.1.1", "0.0.0.0/0", "::/0"]) expect(isAddressRange(good)).toBe(true)
     for (const bad of ["10.0.0.0/33", "::1/129", "10.0.0", "example.com", "10.0.0.0/", "10.0.0.0/x"]) expect(isAddressRange(bad)).toBe(false)
+  })
+
+  it("reads an address's family as node's isIP does, without its regular expression (issue 52)", () => {
+    const samples = [
+      "127.0.0.1", "0.0.0.0", "255.255.255.255", "256.1.1.1", "1.2.3", "1.2.3.4.5", "01.2.3.4", " 1.2.3.4", "1.2.3.4 ", "",
+      "::", "::1", "fe80::1", "fe80::1%eth0", "2001:db8::ff00:42:8329", "2001:0db8:0000:0000:0000:ff00:0042:8329",
+      "::ffff:192.168.1.1", "::ffff:7f00:1", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", ":::1", "fe80::g", "[::1]", "example.com", "1.2.3.4/8"
+    ]
+    for (const sample of samples) expect(ipFamily(sample), sample).toBe(isIP(sample))
+  })
+
+  it("finds addresses in a set and refuses what is not an address", () => {
+    const set = addressSet(["10.0.0.0/8", "::1", "fc00::/7"])
+    for (const inside of ["10.1.2.3", "::ffff:10.1.2.3", "::FFFF:10.0.0.1", "::1", "fd00::5", "FD00::5"]) expect(set.has(inside), inside).toBe(true)
+    for (const outside of ["11.0.0.1", "::ffff:11.0.0.1", "::2", "fe80::1", "not-an-ip", "::ffff:10.0.0", "10.0.0", "", undefined]) {
+      expect(set.has(outside), String(outside)).toBe(false)
+    }
   })
 })
 
