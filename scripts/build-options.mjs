@@ -30,6 +30,21 @@ const builtinsByRequire = {
   }
 }
 
+/**
+ * `@effect/platform-node`'s HTTP server module imports NodeContext for `NodeHttpServer.layer` and
+ * `layerContext`, which the service does not use; that one import is given src/Edge/NoNodeContext.ts
+ * (why there), so the server's start-up no longer loads readline, child_process and worker_threads.
+ */
+const serverWithoutNodeContext = (repository) => ({
+  name: "server-without-node-context",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/NodeContext\.js$/ }, (args) =>
+      /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]internal[\\/]httpServer\.js$/.test(args.importer)
+        ? { path: join(repository, "src", "Edge", "NoNodeContext.ts") }
+        : undefined)
+  }
+})
+
 /** esbuild's code-generation options for the service's node bundles, paths under `repository`. */
 export const nodeCodegen = (repository) => ({
   bundle: true,
@@ -46,6 +61,6 @@ export const nodeCodegen = (repository) => ({
   // And no WebSocket server (src/Edge/NoWebSockets.ts: no route upgrades a connection).
   alias: { "@libsql/client": "@libsql/client/sqlite3", ws: join(repository, "src", "Edge", "NoWebSockets.ts") },
   // CommonJS dependencies inside an ESM bundle need a require.
-  plugins: [builtinsByRequire],
+  plugins: [builtinsByRequire, serverWithoutNodeContext(repository)],
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })

@@ -9,7 +9,12 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as Etag from "@effect/platform/Etag"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -26,7 +31,10 @@ const ProbesLive = HttpApiBuilder.group(FloorApi, "probes", (handlers) => handle
 
 const ServerLive = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiBuilder.api(FloorApi).pipe(Layer.provide(ProbesLive))),
-  Layer.provide(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: Number(process.env["SVC_PORT"] ?? 0) }))
+  // The server and what the platform's handler needs, as the service provides them (src/Edge/Server.ts):
+  // the build gives `NodeHttpServer.layer` no NodeContext (src/Edge/NoNodeContext.ts).
+  Layer.provide(Layer.scoped(HttpServer.HttpServer, NodeHttpServer.make(createServer, { host: "127.0.0.1", port: Number(process.env["SVC_PORT"] ?? 0) }))),
+  Layer.provide(Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeFileSystem.layer, NodePath.layer))
 )
 
 NodeRuntime.runMain(Layer.launch(ServerLive))
