@@ -194,10 +194,13 @@ export const inflateBody = (
   done: (outcome: BodyOutcome | { readonly _tag: "Undecodable" }) => void
 ): void => {
   if (zlib === undefined) {
-    void (zlibLoading ??= import("node:zlib")).then((loaded) => {
-      zlib = loaded
-      inflateBody(compressed, limit, budget, done)
-    })
+    void (zlibLoading ??= import("node:zlib")).then(
+      (loaded) => {
+        zlib = loaded
+        inflateBody(compressed, limit, budget, done)
+      },
+      () => done({ _tag: "Undecodable" })
+    )
     return
   }
   zlib.gunzip(compressed, { maxOutputLength: limit }, (error, inflated) => {
