@@ -71,13 +71,14 @@ const targetOf = (url: string) => {
   return target
 }
 
-const attemptOnce = (agents: Agents, url: string, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>, length: number) => {
-  const { secure, options } = targetOf(url)
-  const request = { ...options, method: "POST", headers: { ...headers, "content-length": String(length) } }
-  return secure
-    ? Effect.flatMap(loadHttps, (https) => send(() => https.request({ ...request, agent: agents.https(https) }), body))
-    : send(() => httpRequest({ ...request, agent: agents.http }), body)
-}
+const attemptOnce = (agents: Agents, url: string, headers: Readonly<Record<string, string>>, body: ReadonlyArray<Buffer>, length: number) =>
+  Effect.suspend(() => {
+    const { secure, options } = targetOf(url)
+    const request = { ...options, method: "POST", headers: { ...headers, "content-length": String(length) } }
+    return secure
+      ? Effect.flatMap(loadHttps, (https) => send(() => https.request({ ...request, agent: agents.https(https) }), body))
+      : send(() => httpRequest({ ...request, agent: agents.http }), body)
+  })
 
 /** One attempt: the request `open` makes, its body written, its whole answer read. */
 const send = (open: () => ClientRequest, body: ReadonlyArray<Buffer>) =>
