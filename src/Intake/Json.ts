@@ -215,11 +215,11 @@ export const MAX_ZIP_ENTRIES = 10_000
 export const looksLikeZip = (bytes: Uint8Array): boolean =>
   bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 0x03 || bytes[2] === 0x05) && (bytes[3] === 0x04 || bytes[3] === 0x06)
 
-let zip: typeof import("./Zip.js") | undefined
-/** The zip reader (Zip.ts) and node's zlib, loaded by the first zip body: start-up loads neither (issue 52). */
-const zipReader = Effect.suspend(() =>
-  zip !== undefined ? Effect.succeed(zip) : Effect.map(Effect.promise(() => import("./Zip.js")), (loaded) => (zip = loaded))
-)
+/**
+ * The zip reader (Zip.ts) and node's zlib, loaded by the first zip body: start-up loads neither
+ * (issue 52). Later bodies get the loaded module from node's module map.
+ */
+const zipReader = Effect.promise(() => import("./Zip.js"))
 
 /**
  * An Inspect AI `.eval` log (a zip of JSON files) as the JSON log it stands for: `header.json` (or,
