@@ -40,7 +40,7 @@ afterEach(async () => {
 })
 afterAll(async () => {
   await double.close()
-  cluster.stop()
+  cluster.close()
 })
 
 const REDACT_KEY = "otlp-replicas-test-redaction-key-0123456789"

@@ -38,7 +38,7 @@ let cluster: Cluster | undefined
 beforeAll(async () => {
   cluster = await startCluster()
 }, 60_000)
-afterAll(() => cluster?.stop())
+afterAll(() => cluster?.close())
 
 const LENSES = ["lewin", "mcgregor", "bias_stack", "devils_advocate", "aar"] as const
 const KITS: ReadonlyArray<Kit> = [openAiChatKit, anthropicKit, langSmithKit]

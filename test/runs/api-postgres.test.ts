@@ -12,7 +12,7 @@ beforeAll(async () => {
   cluster = await startCluster()
   url = cluster.freshDatabase()
 }, 60_000)
-afterAll(() => cluster?.stop())
+afterAll(() => cluster?.close())
 
 runsApiSuite({ name: "PostgreSQL", env: () => ({ SVC_DATABASE_URL: url }) })
 

@@ -30,7 +30,7 @@ beforeAll(async () => {
   providerEnv = { OPENAI_API_KEY: "sk-test-runs-postgres-0123456789", OPENAI_BASE_URL: `${double.url}/v1` }
 }, 60_000)
 afterAll(async () => {
-  cluster.stop()
+  cluster.close()
   await double.close()
 })
 

@@ -115,7 +115,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   for (const double of doubles) await double.close()
-  cluster.stop()
+  cluster.close()
 })
 afterEach(async () => {
   for (const replica of replicas.splice(0)) {

@@ -4,8 +4,17 @@
  * in /usr/lib/postgresql/<version>/bin), openssl; tmux, zsh and fish for the `svc` terminal and completion tests),
  * installing them when missing, and builds dist/ for the tests
  * that start the production bundle. Runs once per `npm test`.
+ *
+ * Every file the run writes to the OS's temporary directory (homes, stores, PostgreSQL clusters,
+ * packed tarballs, the services' compile caches) lands in one scratch directory made here, as
+ * TMPDIR for the test workers and every process they start; the teardown removes it. Before this,
+ * each full run left about 1.2 GB behind in /tmp (589 clusters of 227 MB after 65 runs), until a
+ * run on the same disk failed with ENOSPC.
  */
 import { execFileSync } from "node:child_process"
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { postgresBin } from "../support/Postgres.js"
 import { which } from "../support/Tools.js"
 
@@ -23,6 +32,10 @@ export default function setup() {
   // Each test project runs the global setup; the tools and the build are needed once per run.
   if (process.env["SVC_TEST_SETUP_DONE"] === "1") return
   process.env["SVC_TEST_SETUP_DONE"] = "1"
+  const scratch = mkdtempSync(join(tmpdir(), "svc-test-run-"))
+  // Others may pass through, not list: as root, a cluster's server runs as `postgres` in a directory of its own in here.
+  chmodSync(scratch, 0o711)
+  process.env["TMPDIR"] = scratch
   const missing = DEBIAN_PACKAGES.filter(([command]) => which(command) === undefined).map(([, pkg]) => pkg)
   if (postgresBin() === undefined) missing.push("postgresql")
   if (missing.length > 0) {
@@ -35,4 +48,7 @@ export default function setup() {
     })
   }
   execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" })
+  return () => {
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 3 })
+  }
 }

@@ -19,7 +19,7 @@ let cluster: Cluster | undefined
 beforeAll(async () => {
   cluster = await startCluster()
 }, 60_000)
-afterAll(() => cluster?.stop())
+afterAll(() => cluster?.close())
 
 /** One webhook per scope (the store only writes the outbox: nothing is called here). */
 const HOOKS: AlertPolicy = { minSeverity: "high", webhooksOf: (scope) => [`http://127.0.0.1:9/${scope}`], linkOf: () => null }

@@ -31,7 +31,7 @@ let cluster: Cluster | undefined
 beforeAll(async () => {
   cluster = await startCluster()
 }, 60_000)
-afterAll(() => cluster?.stop())
+afterAll(() => cluster?.close())
 
 /** Both stores and their SQL client over `client`, open for the rest of the scope. */
 const storesOn = <E>(client: Layer.Layer<SqlClient.SqlClient, E>) =>

@@ -20,7 +20,7 @@ let cluster: Cluster | undefined
 beforeAll(async () => {
   cluster = await startCluster()
 }, 60_000)
-afterAll(() => cluster?.stop())
+afterAll(() => cluster?.close())
 
 const STORES = otlpStores(() => cluster)
 

@@ -63,7 +63,7 @@ let cluster: Cluster | undefined
 beforeAll(async () => {
   cluster = await startCluster()
 }, 60_000)
-afterAll(() => cluster?.stop())
+afterAll(() => cluster?.close())
 
 /** A new database on the test cluster. */
 const postgresUrl = Effect.suspend(() => {
