@@ -2,7 +2,9 @@
  * What the bench scripts share (bench/run.ts, bench/agents.ts, bench/compare.ts): launching a
  * built service and the provider double, a free loopback port, stopping a child process the way
  * the service drains, one authenticated POST, the ledger trace, a process's CPU time from /proc,
- * medians and rounding, and the results file.
+ * medians and rounding, and the results file. A bench that imports this writes its temporary files
+ * (homes, stores, traces) in one scratch directory, TMPDIR for it and what it starts, removed when
+ * its process exits (test/support/Scratch.ts); before, the benches left gigabytes in /tmp.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -12,6 +14,10 @@ import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import packageJson from "../package.json" with { type: "json" }
+import { scratchAsTmpdir } from "../test/support/Scratch.js"
+
+const scratch = scratchAsTmpdir("svc-bench-run-")
+process.on("exit", scratch.remove)
 
 /** The node flags of an `npm start` command (`node <flags> dist/server.mjs`). */
 export const startFlagsOf = (start: string): ReadonlyArray<string> =>

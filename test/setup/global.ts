@@ -12,10 +12,8 @@
  * run on the same disk failed with ENOSPC.
  */
 import { execFileSync } from "node:child_process"
-import { chmodSync, mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { postgresBin } from "../support/Postgres.js"
+import { scratchAsTmpdir } from "../support/Scratch.js"
 import { which } from "../support/Tools.js"
 
 const DEBIAN_PACKAGES: ReadonlyArray<readonly [command: string, debianPackage: string]> = [
@@ -32,10 +30,7 @@ export default function setup() {
   // Each test project runs the global setup; the tools and the build are needed once per run.
   if (process.env["SVC_TEST_SETUP_DONE"] === "1") return
   process.env["SVC_TEST_SETUP_DONE"] = "1"
-  const scratch = mkdtempSync(join(tmpdir(), "svc-test-run-"))
-  // Others may pass through, not list: as root, a cluster's server runs as `postgres` in a directory of its own in here.
-  chmodSync(scratch, 0o711)
-  process.env["TMPDIR"] = scratch
+  const scratch = scratchAsTmpdir("svc-test-run-")
   const missing = DEBIAN_PACKAGES.filter(([command]) => which(command) === undefined).map(([, pkg]) => pkg)
   if (postgresBin() === undefined) missing.push("postgresql")
   if (missing.length > 0) {
@@ -48,7 +43,5 @@ export default function setup() {
     })
   }
   execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" })
-  return () => {
-    rmSync(scratch, { recursive: true, force: true, maxRetries: 3 })
-  }
+  return scratch.remove
 }
