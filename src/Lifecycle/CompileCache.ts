@@ -11,8 +11,13 @@
  * no one else, or the cache is not used (V8 trusts what it reads from there). Node's own
  * `NODE_COMPILE_CACHE=<dir>` puts it elsewhere and `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
  * Running from the sources (tsx, the tests) there is no build id and no cache.
+ *
+ * Old builds' caches do not pile up: every start marks its build's directory as used (its
+ * modification time), and the service, once ready, removes the other builds' directories in that
+ * parent unused for 7 days (2 to 5 MB each). Only directories named like a build id are touched,
+ * and only in the parent made here, never under `NODE_COMPILE_CACHE`.
  */
-import { lstatSync, mkdirSync } from "node:fs"
+import { lstatSync, mkdirSync, readdirSync, rmSync, utimesSync } from "node:fs"
 import * as NodeModule from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -37,21 +42,57 @@ const privateDirectory = (path: string): boolean => {
   }
 }
 
+const BUILD_DIRECTORY = /^[0-9a-f]{16}$/
+
+/** How long a build's cache may go unused before the service of another build removes it. */
+export const UNUSED_CACHE_MS = 7 * 24 * 60 * 60 * 1000
+
+/** The parent directory made here, when the cache is on in it (not under Node's own setting). */
+let managedParent: string | undefined
+
 /** Turns the cache on for the modules loaded after this call (the entries call it first). */
 export const enableCompileCache = (): void => {
   const enable = moduleFunction("enableCompileCache")
-  if (enable === undefined || !/^[0-9a-f]{16}$/.test(BUILD_ID) || (process.env["NODE_DISABLE_COMPILE_CACHE"] ?? "") !== "") return
+  if (enable === undefined || !BUILD_DIRECTORY.test(BUILD_ID) || (process.env["NODE_DISABLE_COMPILE_CACHE"] ?? "") !== "") return
   const parent = join(tmpdir(), `pattern-analysis-service-compile-cache-${process.getuid?.() ?? "user"}`)
   // Node's own setting, when given, is used as it is (Node has then turned the cache on itself).
-  if (process.env["NODE_COMPILE_CACHE"] === undefined && !privateDirectory(parent)) return
-  enable(join(parent, BUILD_ID))
+  if (process.env["NODE_COMPILE_CACHE"] !== undefined) {
+    enable(join(parent, BUILD_ID))
+    return
+  }
+  if (!privateDirectory(parent)) return
+  const own = join(parent, BUILD_ID)
+  enable(own)
+  managedParent = parent
+  try {
+    mkdirSync(own, { recursive: true, mode: 0o700 })
+    const now = new Date()
+    utimesSync(own, now, now)
+  } catch {
+    // Only the mark of use is lost: this build's cache may be removed a week early.
+  }
+}
+
+/** Removes the other builds' caches in the managed parent that no start has used for UNUSED_CACHE_MS. */
+const removeUnusedCaches = (parent: string): void => {
+  const before = Date.now() - UNUSED_CACHE_MS
+  try {
+    for (const entry of readdirSync(parent, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name === BUILD_ID || !BUILD_DIRECTORY.test(entry.name)) continue
+      const path = join(parent, entry.name)
+      if (lstatSync(path).mtimeMs < before) rmSync(path, { recursive: true, force: true })
+    }
+  } catch {
+    // A cache left in place costs only disk; the next start tries again.
+  }
 }
 
 /**
  * Writes what has been compiled so far (Node ≥ 22.10): the service calls it once ready, so the
  * code of start-up is cached whatever way the process later ends (Node otherwise writes at a normal
- * exit only, and a killed service would never leave a cache).
+ * exit only, and a killed service would never leave a cache). Then removes old builds' caches.
  */
 export const flushCompileCache = (): void => {
   moduleFunction("flushCompileCache")?.()
+  if (managedParent !== undefined) removeUnusedCaches(managedParent)
 }

@@ -4,9 +4,10 @@
  * in the Node 24 pass, scripts/node24-pass.sh): one directory of this user's, 0700, holding one
  * directory named by the build's id, which the service and svc share and fill. On Node 20, with
  * NODE_DISABLE_COMPILE_CACHE=1, or under a parent directory others may write to: nothing kept.
+ * Other builds' directories unused for 7 days are removed by the service once ready.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import * as NodeModule from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -66,5 +67,34 @@ describe("the module compile cache", () => {
     chmodSync(parent, 0o777)
     await runService(env)
     expect(readdirSync(parent)).toEqual([])
+  })
+
+  it("the service removes other builds' caches unused for 7 days, and nothing else (nothing at all on a Node without the cache)", async () => {
+    const { env, parent } = freshTmp()
+    mkdirSync(parent, { mode: 0o700 })
+    chmodSync(parent, 0o700)
+    const day = 24 * 60 * 60 * 1000
+    /** A directory in the parent with a file, last used `daysAgo` days ago. */
+    const made = (name: string, daysAgo: number) => {
+      const dir = join(parent, name)
+      mkdirSync(join(dir, "v0-x64"), { recursive: true })
+      writeFileSync(join(dir, "v0-x64", "code"), "cached")
+      const then = new Date(Date.now() - daysAgo * day)
+      utimesSync(dir, then, then)
+      return dir
+    }
+    const stale = made("0123456789abcdef", 8)
+    const recent = made("fedcba9876543210", 6)
+    const notABuild = made("notes", 30)
+    await runService(env)
+    expect(existsSync(recent)).toBe(true)
+    expect(existsSync(notABuild)).toBe(true)
+    expect(existsSync(stale)).toBe(!nodeHasCache)
+    if (nodeHasCache) {
+      // This build's own directory is there, marked as used now.
+      const own = readdirSync(parent).filter((name) => /^[0-9a-f]{16}$/.test(name) && join(parent, name) !== recent)
+      expect(own).toHaveLength(1)
+      expect(Date.now() - statSync(join(parent, own[0] ?? "")).mtimeMs).toBeLessThan(day)
+    }
   })
 })
