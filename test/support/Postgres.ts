@@ -9,7 +9,7 @@
  * made its databases) is removed.
  */
 import { execFile, execFileSync } from "node:child_process"
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir, userInfo } from "node:os"
 import { dirname, join } from "node:path"
 import { freePort } from "./Net.js"
@@ -110,7 +110,7 @@ const makeTls = (dir: string, asRoot: boolean): { readonly caFile: string; reado
 
 export const startCluster = async (clusterOptions: ClusterOptions = {}): Promise<Cluster> => {
   const bin = binDir()
-  const port = await freePort()
+  let port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), "svc-pg-"))
   const asRoot = userInfo().uid === 0
   const run = (program: string, args: ReadonlyArray<string>) =>
@@ -125,14 +125,30 @@ export const startCluster = async (clusterOptions: ClusterOptions = {}): Promise
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"])
   const tls = clusterOptions.tls === true ? makeTls(dir, asRoot) : undefined
   const tlsOptions = tls === undefined ? "" : ` -c ssl=on -c ssl_cert_file=${tls.certFile} -c ssl_key_file=${tls.keyFile}`
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${tlsOptions}`
+  const log = join(dir, "log")
   const start = () => {
-    run("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"])
+    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${tlsOptions}`
+    run("pg_ctl", ["-D", data, "-o", options, "-l", log, "-w", "start"])
   }
   const stop = () => {
     run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])
   }
-  start()
+  // The port was free when asked, but until the server binds it another process may take it (an
+  // outgoing connection's local port comes from the same range): then a new port, three tries in
+  // all. Any other failure, or the third, names what the server's log says.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      start()
+      break
+    } catch (error) {
+      const said = existsSync(log) ? readFileSync(log, "utf8") : ""
+      if (attempt < 3 && /could not bind|Address already in use/.test(said)) {
+        port = await freePort()
+        continue
+      }
+      throw new Error(`PostgreSQL did not start on port ${port}; its log ends:\n${said.slice(-2000)}`, { cause: error })
+    }
+  }
   const psqlArgs = (database: string, sql: string) => ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-Atc", sql]
   const psql = (database: string, sql: string) => execFileSync("psql", psqlArgs(database, sql), { stdio: "pipe" }).toString("utf8")
   const psqlAsync = (database: string, sql: string) =>
