@@ -2,7 +2,8 @@
  * Prints the slowest test files (their tests' and hooks' time, plus collecting them, per file) and
  * then one plain closing line, `tests: N passed, N failed[, N skipped]`, after vitest's own
  * summary, so CI logs end with a count any reader (or machine) can parse, and the files to look at
- * when the suite grows slow are named in every run (docs/testing.md).
+ * when the suite grows slow are named in every run (docs/testing.md). A file that fails outside
+ * its tests (its import or a hook) counts as one failure.
  */
 import { relative } from "node:path"
 import type { Reporter, TestModule } from "vitest/node"
@@ -16,13 +17,16 @@ export default class SummaryReporter implements Reporter {
     let failed = unhandledErrors.length
     let skipped = 0
     for (const module of testModules) {
+      let failedHere = 0
       for (const test of module.children.allTests()) {
         const state = test.result().state
         if (state === "passed") passed += 1
-        else if (state === "failed") failed += 1
+        else if (state === "failed") failedHere += 1
         else skipped += 1
       }
-      if (module.state() === "failed" && Array.from(module.children.allTests()).length === 0) failed += 1
+      // A file that failed outside its tests (its import, a beforeAll or afterAll hook) is one
+      // failure more: its tests show as skipped, and the line must not say 0 failed.
+      failed += failedHere + (module.state() === "failed" && failedHere === 0 ? 1 : 0)
     }
     const timed = testModules.map((module) => {
       const diagnostic = module.diagnostic()
