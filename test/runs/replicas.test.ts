@@ -179,8 +179,16 @@ describe("replicas over one PostgreSQL (the built service)", () => {
     const database = cluster.freshDatabase()
     const env = { SVC_RUN_LEASE_SECONDS: "5" }
     doubleAt(0).script = () => ({ kind: "hang" })
-    doubleAt(1).script = after100ms()
-    doubleAt(2).script = after100ms()
+    // The others answer only once the doomed one holds its four runs: they poll while the submit
+    // wakes the doomed one's workers, and once, on a loaded machine, they drained all 40 runs
+    // (eight at a time, 100 ms each) before the doomed one had claimed four.
+    let holdsFour: () => void = () => undefined
+    const doomedHoldsFour = new Promise<void>((resolve) => {
+      holdsFour = resolve
+    })
+    const heldThenAfter100ms = after100ms()
+    doubleAt(1).script = (call) => ({ kind: "after", until: doomedHoldsFour, then: heldThenAfter100ms(call) })
+    doubleAt(2).script = (call) => ({ kind: "after", until: doomedHoldsFour, then: heldThenAfter100ms(call) })
     const spawned = await Promise.all([0, 1, 2].map((index) => replica(database, index, env)))
     // Each replica's upkeep first runs as its workers start, no sooner than it is ready, so an
     // upkeep only every 30 s would give the dead one's runs back 30 s after this at the earliest;
@@ -190,8 +198,10 @@ describe("replicas over one PostgreSQL (the built service)", () => {
     if (doomed === undefined) throw new Error("no replica")
     const { runOf, traceOf } = traces()
     // submitted through the doomed replica: its workers are woken by the submit, the others poll
+    // (and hold what they claim until the doomed one holds four)
     const ids = await Promise.all(Array.from({ length: RUNS }, (_, i) => submitOne(doomed.url, traceOf(i))))
     await until("the doomed replica's 4 workers to wait on the provider", () => doubleAt(0).calls.length >= 4, 20_000)
+    holdsFour()
     const held = new Set(doubleAt(0).calls.flatMap((call) => {
       const run = runOf(call.text)
       return run === undefined ? [] : [run]
