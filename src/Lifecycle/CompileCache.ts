@@ -45,7 +45,7 @@ const privateDirectory = (path: string): boolean => {
 const BUILD_DIRECTORY = /^[0-9a-f]{16}$/
 
 /** How long a build's cache may go unused before the service of another build removes it. */
-export const UNUSED_CACHE_MS = 7 * 24 * 60 * 60 * 1000
+const UNUSED_CACHE_MS = 7 * 24 * 60 * 60 * 1000
 
 /** The parent directory made here, when the cache is on in it (not under Node's own setting). */
 let managedParent: string | undefined
@@ -69,7 +69,8 @@ export const enableCompileCache = (): void => {
     const now = new Date()
     utimesSync(own, now, now)
   } catch {
-    // Only the mark of use is lost: this build's cache may be removed a week early.
+    // Only the mark of use is lost: another build's service may remove this cache while it is still
+    // in use, and the next start writes it again.
   }
 }
 
