@@ -64,8 +64,8 @@ export const enableCompileCache = (): void => {
   const own = join(parent, BUILD_ID)
   enable(own)
   managedParent = parent
+  // Node's enableCompileCache has made the directory (or failed to, and this mark fails with it).
   try {
-    mkdirSync(own, { recursive: true, mode: 0o700 })
     const now = new Date()
     utimesSync(own, now, now)
   } catch {
