@@ -80,8 +80,8 @@ type Floors = Awaited<ReturnType<typeof floors>>
 
 const versionOf = (node: string) => spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim()
 
+// Inside the bench's own scratch directory (TMPDIR, bench/support.ts), which goes when the bench exits.
 const scratch = mkdtempSync(join(tmpdir(), "svc-bench-startup-"))
-process.on("exit", () => rmSync(scratch, { recursive: true, force: true }))
 
 /** The machine's Node, and Node 24 unless it is the machine's or BENCH_NODE24=off. */
 const nodeLines = (): Array<NodeLine> => {

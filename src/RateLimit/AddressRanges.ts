@@ -4,6 +4,7 @@
  * X-Forwarded-For is honoured (SVC_TRUSTED_PROXY_ADDRESSES, DECISIONS §5).
  */
 import { BlockList } from "node:net"
+import { addressFamily } from "../Config/Entries.js"
 
 /**
  * An IPv4 address mapped into IPv6 (`::ffff:10.0.0.1`, as dual-stack sockets report peers) as
@@ -26,7 +27,7 @@ export const addressSet = (entries: ReadonlyArray<string>): AddressSet => {
   for (const entry of entries) {
     const slash = entry.indexOf("/")
     const address = slash < 0 ? entry : entry.slice(0, slash)
-    const family = address.includes(":") ? "ipv6" : "ipv4"
+    const family = addressFamily(address)
     if (slash < 0) list.addAddress(address, family)
     else list.addSubnet(address, Number(entry.slice(slash + 1)), family)
   }
@@ -38,7 +39,7 @@ export const addressSet = (entries: ReadonlyArray<string>): AddressSet => {
       // The BlockList parses the address (node's SocketAddress, the system's parser) and throws
       // for what is not one: no regular expression per request, none compiled at start-up.
       try {
-        return list.check(plain, plain.includes(":") ? "ipv6" : "ipv4")
+        return list.check(plain, addressFamily(plain))
       } catch {
         return false
       }
