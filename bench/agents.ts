@@ -17,23 +17,21 @@ import { Agent, request as httpRequest } from "node:http"
 import { cpus, totalmem } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import packageJson from "../package.json" with { type: "json" }
 import { autogenGroupChat, otelAgentChain } from "./agents-traces.js"
-import { BENCH_KEY as KEY, cpuMsOf, launchService, median, round2, type Row, stopChild as stop } from "./support.js"
+import { BENCH_KEY as KEY, cpuMsOf, launchService, median, round2, type Row, stopChild as stop, START_FLAGS } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))
 const SERVER = process.env["BENCH_AGENTS_SERVER"] ?? join(repo, "dist", "server.mjs")
 /** The node flags `npm start` runs the service with, so the bench measures what users run. */
-const NODE_FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
 const SMALL = 250
 const LARGE = 5000
 /** Requests per batch: enough CPU in each batch for /proc's 10 ms clock ticks. */
 const BATCH: Readonly<Record<number, number>> = { [SMALL]: 40, [LARGE]: 3 }
 
 /** The built service with no provider configured: diagnose runs triage and signals only. */
-const startService = () => launchService(SERVER, NODE_FLAGS, {})
+const startService = () => launchService(SERVER, START_FLAGS, {})
 
 
 

@@ -16,15 +16,13 @@ import { Effect } from "effect"
 import { join } from "node:path"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
-import packageJson from "../package.json" with { type: "json" }
 import { sqliteLayer } from "../src/Store/Sql.js"
-import { BENCH_KEY, launchService, machineOf, median, round2, type Row, stopChild, writeResults } from "./support.js"
+import { BENCH_KEY, launchService, machineOf, median, round2, type Row, stopChild, writeResults, START_FLAGS } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
 const SERVER = join(repo, "dist", "server.mjs")
 const AGAINST = process.env["BENCH_DASHBOARD_AGAINST"]
-const NODE_FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 200)
 const SMALL = 1_000
 const LARGE = Number(process.env["BENCH_DASHBOARD_RUNS"] ?? 100_000)
@@ -83,7 +81,7 @@ const main = async () => {
   const fillStarted = performance.now()
   for (const [index, home] of homes.entries()) await Effect.runPromise(fill(home, sizes[index] ?? SMALL))
   const fillSeconds = (performance.now() - fillStarted) / 1000
-  const [small, large] = await Promise.all(homes.map((home, index) => launchService(servers[index] ?? SERVER, NODE_FLAGS, { SVC_HOME: home, SVC_WORKERS: "0" })))
+  const [small, large] = await Promise.all(homes.map((home, index) => launchService(servers[index] ?? SERVER, START_FLAGS, { SVC_HOME: home, SVC_WORKERS: "0" })))
   if (small === undefined || large === undefined) throw new Error("the services did not start")
   const rows: Array<Row> = []
   try {

@@ -44,14 +44,12 @@ import { Agent, type IncomingHttpHeaders, request as httpRequest } from "node:ht
 import { join, relative } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
-import packageJson from "../package.json" with { type: "json" }
-import { BENCH_KEY, cpuMsOf, launchService, type LaunchedService, machineOf, round2, type Row, stopChild, track, writeResults } from "./support.js"
+import { BENCH_KEY, cpuMsOf, launchService, type LaunchedService, machineOf, round2, type Row, stopChild, track, writeResults, START_FLAGS } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const THIS_FILE = fileURLToPath(import.meta.url)
 const SERVER = process.env["BENCH_LIVEZ_SERVER"] ?? join(repo, "dist", "server.mjs")
 /** The node flags `npm start` runs the service with, so the bench measures what users run. */
-const NODE_FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
 
 const CPU_PROF = process.env["BENCH_LIVEZ_CPU_PROF"]
 
@@ -377,7 +375,7 @@ const measure = async (rate: number, completing: boolean): Promise<Measured> => 
     ? { SVC_OTLP_QUIET_SECONDS: "1", SVC_OTLP_PENDING_BYTES_PER_SCOPE: String(PENDING_BYTES_PER_SCOPE) }
     : { SVC_OTLP_QUIET_SECONDS: "86400", SVC_OTLP_MAX_AGE_SECONDS: "604800", SVC_OTLP_PENDING_BYTES: String(2 ** 40), SVC_OTLP_PENDING_BYTES_PER_SCOPE: String(2 ** 40) }
   const env = { SVC_OTLP_RATE_LIMIT: String(RATE_LIMIT), ...windows }
-  const flags = CPU_PROF === undefined ? NODE_FLAGS : [...NODE_FLAGS, "--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=livez-${rate}-${completing ? "completing" : "baseline"}-${Date.now()}.cpuprofile`]
+  const flags = CPU_PROF === undefined ? START_FLAGS : [...START_FLAGS, "--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=livez-${rate}-${completing ? "completing" : "baseline"}-${Date.now()}.cpuprofile`]
   const service: LaunchedService = await launchService(SERVER, flags, { SVC_WORKERS: "0", SVC_DRAIN_DELAY_SECONDS: "0", SVC_CACHE: "off", ...env })
   try {
     const probe = await startProbe(service.url)

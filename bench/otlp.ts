@@ -41,16 +41,14 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Either } from "effect"
-import packageJson from "../package.json" with { type: "json" }
 import type { KeyValue, Span, TracesRequest } from "../src/Otlp/Wire/Model.js"
 import { decodeTraces, encodeTraces } from "../src/Otlp/Wire/Proto.js"
-import { BENCH_KEY, firstLine, launchService, type LaunchedService, machineOf, median, round2, type Row, stopChild, track, writeResults } from "./support.js"
+import { BENCH_KEY, firstLine, launchService, type LaunchedService, machineOf, median, round2, type Row, stopChild, track, writeResults, START_FLAGS } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const THIS_FILE = fileURLToPath(import.meta.url)
 const SERVER = process.env["BENCH_OTLP_SERVER"] ?? join(repo, "dist", "server.mjs")
 /** The node flags `npm start` runs the service with, so the bench measures what users run. */
-const NODE_FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
 const CI = process.argv.includes("--ci") || process.env["BENCH_OTLP_CI"] === "1"
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
 const wants = (part: string) => ONLY.size === 0 || ONLY.has("otlp") || ONLY.has(part)
@@ -359,7 +357,7 @@ const baselineServer = () => {
 
 const startBaseline = async (): Promise<{ readonly child: ChildProcess; readonly url: string }> => {
   // node itself with tsx as a loader (a kill reaches it), with the service's node flags
-  const child = track(spawn(process.execPath, [...NODE_FLAGS, "--import", "tsx", THIS_FILE, "--baseline"], { cwd: repo, stdio: ["ignore", "pipe", "inherit"] }))
+  const child = track(spawn(process.execPath, [...START_FLAGS, "--import", "tsx", THIS_FILE, "--baseline"], { cwd: repo, stdio: ["ignore", "pipe", "inherit"] }))
   const port = await firstLine(child)
   return { child, url: `http://127.0.0.1:${port}` }
 }
@@ -367,7 +365,7 @@ const startBaseline = async (): Promise<{ readonly child: ChildProcess; readonly
 // ---------------------------------------------------------------------------------------------
 // The service
 
-const serviceFlags = (name: string) => (CPU_PROF === undefined ? NODE_FLAGS : [...NODE_FLAGS, "--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=otlp-${name}-${Date.now()}.cpuprofile`])
+const serviceFlags = (name: string) => (CPU_PROF === undefined ? START_FLAGS : [...START_FLAGS, "--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=otlp-${name}-${Date.now()}.cpuprofile`])
 
 const launch = (name: string, env: Record<string, string>): Promise<LaunchedService> =>
   launchService(SERVER, serviceFlags(name), { SVC_WORKERS: "0", SVC_DRAIN_DELAY_SECONDS: "0", SVC_CACHE: "off", ...env })

@@ -24,16 +24,14 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { Agent } from "node:http"
-import packageJson from "../package.json" with { type: "json" }
 import type { Run } from "../src/Contract/RunsContract.js"
 import { type Cluster, startCluster } from "../test/support/Postgres.js"
 import { decodeList, decodeSubmitted, expectStatus, inParallel, jsonLines, listAll, RUN_QUERY, send, smolagentsRecord, terminate } from "./runs-scenarios.js"
-import { cpuMsOf, launchService, type LaunchedService, machineOf, round2, type Row, startDouble, writeResults } from "./support.js"
+import { cpuMsOf, launchService, type LaunchedService, machineOf, round2, type Row, startDouble, writeResults, START_FLAGS } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const SERVER = process.env["BENCH_REPLICAS_SERVER"] ?? join(repo, "dist", "server.mjs")
 /** The node flags `npm start` runs the service with, so the bench measures what users run. */
-const NODE_FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
 const RUNS = 240
 const WORKERS = 4
 const REPLICAS = 3
@@ -155,7 +153,7 @@ const drain = async (cluster: Cluster, double: Awaited<ReturnType<typeof startDo
   const bodies = Array.from({ length: Math.ceil(RUNS / PER_BODY) }, (_, b) => jsonLines(records.slice(b * PER_BODY, (b + 1) * PER_BODY)))
 
   // 1. queued through a replica without workers, then stopped
-  const submitter = await launchService(SERVER, NODE_FLAGS, serviceEnv(databaseUrl, 0, double.url))
+  const submitter = await launchService(SERVER, START_FLAGS, serviceEnv(databaseUrl, 0, double.url))
   const startCpuMs = cpuMsOf(submitter.child.pid)
   const submitAgent = new Agent({ keepAlive: true, maxSockets: 2 })
   const submitStarted = performance.now()
@@ -175,7 +173,7 @@ const drain = async (cluster: Cluster, double: Awaited<ReturnType<typeof startDo
   const machineBefore = machineCpuMs()
   const launchedAt = Date.now()
   const services: Array<LaunchedService> = await Promise.all(Array.from({ length: replicas }, () =>
-    launchService(SERVER, NODE_FLAGS, serviceEnv(databaseUrl, WORKERS, double.url))))
+    launchService(SERVER, START_FLAGS, serviceEnv(databaseUrl, WORKERS, double.url))))
   const agent = new Agent({ keepAlive: true, maxSockets: 2 })
   try {
     const first = services[0]

@@ -24,15 +24,13 @@
  *   BENCH_RUNS_SERVER=/path/to/server.mjs measures another build)
  */
 import { join } from "node:path"
-import packageJson from "../package.json" with { type: "json" }
 import { queueRuns, RUN_QUERY, type StoreFiles, workerThroughput } from "./runs-scenarios.js"
-import { machineOf, median, round2, type Row, writeResults } from "./support.js"
+import { machineOf, median, round2, type Row, writeResults, START_FLAGS } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
 const SERVER = process.env["BENCH_RUNS_SERVER"] ?? join(repo, "dist", "server.mjs")
 /** The node flags `npm start` runs the service with, so the bench measures what users run. */
-const NODE_FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3)
 const RUNS = 10_000
 const PER_BODY = 100
@@ -61,7 +59,7 @@ const wants = (part: string) => ONLY.size === 0 || ONLY.has("runs") || ONLY.has(
 /** 1 and 2: 10,000 runs queued, then the store's size. */
 const queueRows = async (): Promise<Array<Row>> => {
   const rows: Array<Row> = []
-  const queued = await queueRuns({ server: SERVER, flags: NODE_FLAGS, runs: RUNS, perBody: PER_BODY, parallel: PARALLEL })
+  const queued = await queueRuns({ server: SERVER, flags: START_FLAGS, runs: RUNS, perBody: PER_BODY, parallel: PARALLEL })
   const normalizeMs = (queued.normalizeMs[0] + queued.normalizeMs[1]) / 2
   const allQueued = queued.accepted === RUNS && queued.rejected === 0 && queued.listedQueued === RUNS && queued.normalized === RUNS
   const queueScenario = `queue ${RUNS.toLocaleString("en")} runs: POST /v1/runs?${RUN_QUERY}, JSON Lines bodies of ${PER_BODY} traces ` +
@@ -112,7 +110,7 @@ const queueRows = async (): Promise<Array<Row>> => {
 /** 3: workers against diagnose, then the store with reports. */
 const workerRows = async (): Promise<Array<Row>> => {
   const rows: Array<Row> = []
-  const throughput = await workerThroughput({ server: SERVER, flags: NODE_FLAGS, traces: TRACES, workers: WORKERS, latencyMs: LATENCY_MS, rounds: ROUNDS })
+  const throughput = await workerThroughput({ server: SERVER, flags: START_FLAGS, traces: TRACES, workers: WORKERS, latencyMs: LATENCY_MS, rounds: ROUNDS })
   const ratios = throughput.rounds.map((round) => round.diagnoseMs / round.runsMs)
   const ratio = median(ratios)
   const sameCalls = throughput.rounds.every((round) => round.diagnoseCalls === TRACES && round.runsCalls === TRACES)

@@ -33,7 +33,6 @@ import autocannon from "autocannon"
 import { Agent, createServer } from "node:http"
 import { join } from "node:path"
 import { Either, Predicate } from "effect"
-import packageJson from "../package.json" with { type: "json" }
 import { decodeTraces } from "../src/Otlp/Wire/Proto.js"
 import {
   BENCH_KEY,
@@ -47,14 +46,14 @@ import {
   type Row,
   startDouble,
   stopChild,
-  writeResults
+  writeResults,
+  START_FLAGS
 } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const SERVER = join(repo, "dist", "server.mjs")
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "").split(",").map((name) => name.trim()).filter((name) => name.length > 0))
 /** The node flags `npm start` runs the service with, so the bench measures what users run. */
-const FLAGS = (/^node\s+(.*?)\s*dist\/server\.mjs/.exec(String(packageJson.scripts.start))?.[1] ?? "").split(" ").filter((flag) => flag.length > 0)
 const ROUNDS = Math.max(5, Number(process.env["BENCH_ROUNDS"] ?? 5))
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 3)
 const ANALYSES = Number(process.env["BENCH_TELEMETRY_ANALYSES"] ?? 1000)
@@ -191,7 +190,7 @@ const measure = async (variant: Variant, doubleUrl: string, sink: Awaited<Return
   sink.take()
 
   // Cache hits: one identical body, answered from the memory cache; a second of it unmeasured first.
-  const cached = await launchService(SERVER, FLAGS, { ...env, SVC_CACHE: "memory" })
+  const cached = await launchService(SERVER, START_FLAGS, { ...env, SVC_CACHE: "memory" })
   const small = JSON.stringify({ trace: ledgerTrace(50, 4, "cache"), mode: "quick" })
   const first = await postJson(`${cached.url}/v1/analyze/lewin`, small, agent)
   if (first.status !== 200) throw new Error(`${variant}: analyze answered ${first.status}: ${first.error ?? ""}`)
@@ -213,7 +212,7 @@ const measure = async (variant: Variant, doubleUrl: string, sink: Awaited<Return
   const hits = sink.take()
 
   // CPU per quick analysis: new traces, no cache, the provider double answering at once.
-  const uncached = await launchService(SERVER, FLAGS, env)
+  const uncached = await launchService(SERVER, START_FLAGS, env)
   const quick = (i: number) => JSON.stringify({ trace: ledgerTrace(20, 2, `cpu-${variant}-${i}-${Math.random()}`), mode: "quick" })
   const analyze = async (i: number) => {
     const answer = await postJson(`${uncached.url}/v1/analyze/lewin`, quick(i), agent)
