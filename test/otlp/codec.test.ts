@@ -32,9 +32,9 @@ import {
   decodeTraces,
   encodeExportResponse,
   encodeLogs,
-  encodeTraces,
-  unsignedDecimal
+  encodeTraces
 } from "../../src/Otlp/Wire/Proto.js"
+import { unsignedDecimal } from "../../src/Otlp/Wire/TracesReader.js"
 
 const json = (bytes: Uint8Array | undefined): unknown => JSON.parse(new TextDecoder().decode(bytes))
 const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value))

@@ -13,8 +13,10 @@
  * is what the spec asks of non-profiling receivers. Enums are declared as int32 (same wire form,
  * proto3 enums are open), so they arrive as the integers OTLP/JSON uses.
  *
- * Decoding goes straight from protobufjs's messages to the model with plain loops (no `toObject`):
- * this is the receiver's hot path, benchmarked against a server that only calls protobufjs.
+ * Trace export requests, the receiver's hot path, are read by TracesReader.ts in one pass from the
+ * bytes (no protobufjs messages); the descriptor's trace messages remain for encoding (tests,
+ * benches) and as the reference that reader is tested against. Logs and metrics are decoded by
+ * protobufjs and converted from its messages with plain loops (no `toObject`).
  */
 import * as Either from "effect/Either"
 import Long from "long"
@@ -29,17 +31,13 @@ import type {
   PartialSuccess,
   Resource,
   ResourceLogs,
-  ResourceSpans,
   ScopeLogs,
-  ScopeSpans,
   Signal,
   Span,
-  SpanEvent,
-  SpanLink,
-  SpanStatus,
   TracesRequest
 } from "./Model.js"
 import { MAX_ANY_VALUE_DEPTH } from "./Model.js"
+import { asBuffer, MESSAGE_DEPTH_LIMIT, readTraces, reasonOf, signedDecimal, unsignedDecimal } from "./TracesReader.js"
 
 // 64-bit fields decode to exact Longs only with long.js installed; set it here rather than rely on
 // protobufjs finding it by itself, which a bundle may not allow.
@@ -50,7 +48,7 @@ protobuf.configure()
 // protobufjs refuses messages nested past 100 (protoc's default), which kvlists (three messages a
 // level) reach at an AnyValue depth of about 32: room for 64 of them plus the envelope, so that
 // the limit above is the one that applies, as it does to OTLP/JSON.
-protobuf.util.recursionLimit = 3 * MAX_ANY_VALUE_DEPTH + 16
+protobuf.util.recursionLimit = MESSAGE_DEPTH_LIMIT
 protobuf.Reader.recursionLimit = protobuf.util.recursionLimit
 
 // ---------------------------------------------------------------------------------------------
@@ -345,7 +343,11 @@ const root = protobuf.Root.fromJSON({
 })
 
 const COLLECTOR = "opentelemetry.proto.collector."
-const TracesRequestType = root.lookupType(`${COLLECTOR}trace.v1.ExportTraceServiceRequest`)
+/**
+ * The descriptor's `ExportTraceServiceRequest`: what `encodeTraces` writes with, and the protobufjs
+ * reading that TracesReader.ts is tested against (test/otlp/traces-reader.test.ts).
+ */
+export const TracesRequestType = root.lookupType(`${COLLECTOR}trace.v1.ExportTraceServiceRequest`)
 const LogsRequestType = root.lookupType(`${COLLECTOR}logs.v1.ExportLogsServiceRequest`)
 const MetricsRequestType = root.lookupType(`${COLLECTOR}metrics.v1.ExportMetricsServiceRequest`)
 const RESPONSES: Record<Signal, { readonly type: protobuf.Type; readonly rejected: string }> = {
@@ -371,47 +373,11 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
 const count = (value: unknown): number => (typeof value === "number" ? value : 0)
 const items = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : NO_ITEMS)
 
-/** A view of the same memory as a Buffer, for its native hex and base64 (no copy). */
-const asBuffer = (bytes: Uint8Array): Buffer =>
-  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-
 /** An id's bytes as lowercase hex; "" when absent or empty. */
 const hex = (value: unknown): string =>
   value instanceof Uint8Array && value.length > 0 ? asBuffer(value).toString("hex") : ""
 
 const base64 = (value: unknown): string => (value instanceof Uint8Array ? asBuffer(value).toString("base64") : "")
-
-/** Pads a base-10⁷ digit group to its seven digits. */
-const seven = (digits: number): string => {
-  const s = String(digits)
-  return "0000000".slice(s.length) + s
-}
-
-/**
- * The unsigned 64-bit integer `high·2³² + low` in decimal, exactly, with doubles only: above 2⁵³ it
- * is split into 24-bit limbs (low, mid, high: 24, 24, 16 bits) summed in base 10⁷, where
- * 2²⁴ = 1·10⁷ + 6777216 and 2⁴⁸ = 28147497·10⁷ + 6710656, so no partial sum leaves 2⁵³. Cheaper
- * than long.js's toString or a BigInt per timestamp.
- */
-export const unsignedDecimal = (low: number, high: number): string => {
-  if (high <= 0x1fffff) return String(high * 4294967296 + low)
-  const a = low & 0xffffff
-  const b = ((low >>> 24) | (high << 8)) & 0xffffff
-  const c = high >>> 16
-  let digitA = a + b * 6777216 + c * 6710656
-  let digitB = b + c * 8147497
-  let digitC = c * 2
-  if (digitA >= 10000000) {
-    digitB += Math.floor(digitA / 10000000)
-    digitA %= 10000000
-  }
-  if (digitB >= 10000000) {
-    digitC += Math.floor(digitB / 10000000)
-    digitB %= 10000000
-  }
-  // Above 2⁵³ the value has at least 16 digits, so digitC is never 0.
-  return String(digitC) + seven(digitB) + seven(digitA)
-}
 
 /** A fixed64 field (a Long, or 0 as the default) in decimal. */
 const u64 = (value: unknown): string => {
@@ -429,10 +395,7 @@ const i64 = (value: unknown): string => {
     const low = value.low
     const high = value.high
     if (typeof low === "number" && typeof high === "number") {
-      if (high >= 0 || value.unsigned === true) return unsignedDecimal(low >>> 0, high >>> 0)
-      const negLow = (~low + 1) >>> 0
-      const negHigh = (~high + (negLow === 0 ? 1 : 0)) >>> 0
-      return "-" + unsignedDecimal(negLow, negHigh)
+      return value.unsigned === true ? unsignedDecimal(low >>> 0, high >>> 0) : signedDecimal(low, high)
     }
   }
   return typeof value === "number" ? String(value) : "0"
@@ -492,112 +455,6 @@ const scopeOf = (message: unknown): InstrumentationScope | undefined => {
   const attrs = keyValues(message.attributes, 1)
   if (attrs.length > 0) scope.attributes = attrs
   return scope
-}
-
-const eventOf = (message: unknown): SpanEvent => {
-  if (!isFields(message)) return { timeUnixNano: "0", name: "", attributes: [] }
-  const event: Mutable<SpanEvent> = {
-    timeUnixNano: u64(message.timeUnixNano),
-    name: text(message.name),
-    attributes: keyValues(message.attributes, 1)
-  }
-  const dropped = count(message.droppedAttributesCount)
-  if (dropped !== 0) event.droppedAttributesCount = dropped
-  return event
-}
-
-const linkOf = (message: unknown): SpanLink => {
-  if (!isFields(message)) return { traceId: "", spanId: "", attributes: [] }
-  const link: Mutable<SpanLink> = {
-    traceId: hex(message.traceId),
-    spanId: hex(message.spanId),
-    attributes: keyValues(message.attributes, 1)
-  }
-  const traceState = text(message.traceState)
-  if (traceState !== "") link.traceState = traceState
-  const flags = count(message.flags)
-  if (flags !== 0) link.flags = flags
-  return link
-}
-
-const statusOf = (message: unknown): SpanStatus | undefined => {
-  if (!isFields(message)) return undefined
-  const status: Mutable<SpanStatus> = {}
-  const code = count(message.code)
-  if (code !== 0) status.code = code
-  const statusMessage = text(message.message)
-  if (statusMessage !== "") status.message = statusMessage
-  return status
-}
-
-const spanOf = (m: Fields): Span => {
-  const eventList = items(m.events)
-  const events: Array<SpanEvent> = new Array(eventList.length)
-  for (let i = 0; i < eventList.length; i++) events[i] = eventOf(eventList[i])
-  const linkList = items(m.links)
-  const links: Array<SpanLink> = new Array(linkList.length)
-  for (let i = 0; i < linkList.length; i++) links[i] = linkOf(linkList[i])
-  const span: Mutable<Span> = {
-    traceId: hex(m.traceId),
-    spanId: hex(m.spanId),
-    name: text(m.name),
-    startTimeUnixNano: u64(m.startTimeUnixNano),
-    endTimeUnixNano: u64(m.endTimeUnixNano),
-    attributes: keyValues(m.attributes, 1),
-    events,
-    links
-  }
-  const parentSpanId = hex(m.parentSpanId)
-  if (parentSpanId !== "") span.parentSpanId = parentSpanId
-  const traceState = text(m.traceState)
-  if (traceState !== "") span.traceState = traceState
-  const flags = count(m.flags)
-  if (flags !== 0) span.flags = flags
-  const kind = count(m.kind)
-  if (kind !== 0) span.kind = kind
-  const droppedAttributes = count(m.droppedAttributesCount)
-  if (droppedAttributes !== 0) span.droppedAttributesCount = droppedAttributes
-  const droppedEvents = count(m.droppedEventsCount)
-  if (droppedEvents !== 0) span.droppedEventsCount = droppedEvents
-  const droppedLinks = count(m.droppedLinksCount)
-  if (droppedLinks !== 0) span.droppedLinksCount = droppedLinks
-  const status = statusOf(m.status)
-  if (status !== undefined) span.status = status
-  return span
-}
-
-const tracesOf = (request: unknown): TracesRequest => {
-  const resourceList = items(isFields(request) ? request.resourceSpans : undefined)
-  const resourceSpans: Array<ResourceSpans> = new Array(resourceList.length)
-  for (let r = 0; r < resourceList.length; r++) {
-    const rm = resourceList[r]
-    const rs = isFields(rm) ? rm : {}
-    const scopeList = items(rs.scopeSpans)
-    const scopeSpans: Array<ScopeSpans> = new Array(scopeList.length)
-    for (let s = 0; s < scopeList.length; s++) {
-      const sm = scopeList[s]
-      const ss = isFields(sm) ? sm : {}
-      const spanList = items(ss.spans)
-      const spans: Array<Span> = new Array(spanList.length)
-      for (let i = 0; i < spanList.length; i++) {
-        const span = spanList[i]
-        spans[i] = spanOf(isFields(span) ? span : {})
-      }
-      const scoped: Mutable<ScopeSpans> = { spans }
-      const scope = scopeOf(ss.scope)
-      if (scope !== undefined) scoped.scope = scope
-      const schemaUrl = text(ss.schemaUrl)
-      if (schemaUrl !== "") scoped.schemaUrl = schemaUrl
-      scopeSpans[s] = scoped
-    }
-    const resourced: Mutable<ResourceSpans> = { scopeSpans }
-    const resource = resourceOf(rs.resource)
-    if (resource !== undefined) resourced.resource = resource
-    const schemaUrl = text(rs.schemaUrl)
-    if (schemaUrl !== "") resourced.schemaUrl = schemaUrl
-    resourceSpans[r] = resourced
-  }
-  return { resourceSpans }
 }
 
 const logRecordOf = (m: Fields): LogRecord => {
@@ -678,14 +535,6 @@ const metricsOf = (request: unknown): MetricsRequest => {
   return { dataPoints }
 }
 
-/** Why decoding failed, in a few words: protobufjs's message, or a stack that ran out. */
-const reasonOf = (error: unknown): string =>
-  error instanceof RangeError && /call stack/i.test(error.message)
-    ? "nested too deeply"
-    : error instanceof Error
-      ? error.message
-      : String(error)
-
 /** Decodes and converts, catching everything: malformed input is the sender's, never a defect. */
 const decodeWith = <A>(type: protobuf.Type, bytes: Uint8Array, convert: (message: unknown) => A): Either.Either<A, string> => {
   try {
@@ -696,9 +545,11 @@ const decodeWith = <A>(type: protobuf.Type, bytes: Uint8Array, convert: (message
   }
 }
 
-/** An `ExportTraceServiceRequest` into the OTLP/JSON form; Left on malformed bytes. */
-export const decodeTraces = (bytes: Uint8Array): Either.Either<TracesRequest, string> =>
-  decodeWith(TracesRequestType, bytes, tracesOf)
+/**
+ * An `ExportTraceServiceRequest` into the OTLP/JSON form; Left on malformed bytes. Read in one
+ * pass by TracesReader.ts (the receiver's hot path), not through protobufjs's messages.
+ */
+export const decodeTraces: (bytes: Uint8Array) => Either.Either<TracesRequest, string> = readTraces
 
 /** An `ExportLogsServiceRequest` into the OTLP/JSON form; Left on malformed bytes. */
 export const decodeLogs = (bytes: Uint8Array): Either.Either<LogsRequest, string> =>
