@@ -6,8 +6,8 @@
  * a. **Spans per second accepted**, `POST /v1/traces` in protobuf and in OTLP/JSON, against a
  *    baseline in the same run: a plain `node:http` server (its own child process, this file with
  *    `--baseline`) that reads the body, decodes it with the receiver's own codec (`decodeTraces`
- *    from src/Otlp/Wire/Proto.ts: protobufjs with our descriptor, plus its conversion into the model;
- *    the raw protobufjs type is not exported) or `JSON.parse`s it, discards it and answers 200.
+ *    from src/Otlp/Wire/Proto.ts: the one-pass reader of TracesReader.ts) or `JSON.parse`s it,
+ *    discards it and answers 200.
  *    Load: batches of 512 GenAI-like spans (8 traces of 64: an `invoke_agent` root over `chat` and
  *    `execute_tool` spans, about 10 attributes each, message content strings of a few hundred
  *    bytes), new trace ids in every request (patched into one encoded template), sent by this
@@ -43,7 +43,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { Either } from "effect"
 import type { KeyValue, Span, TracesRequest } from "../src/Otlp/Wire/Model.js"
 import { decodeTraces, encodeTraces } from "../src/Otlp/Wire/Proto.js"
-import { BENCH_KEY, firstLine, launchService, type LaunchedService, machineOf, median, round2, type Row, stopChild, track, writeResults, START_FLAGS } from "./support.js"
+import { BENCH_KEY, cpuMsOf, firstLine, launchService, type LaunchedService, machineOf, median, round2, type Row, stopChild, track, writeResults, START_FLAGS } from "./support.js"
 
 const repo = join(import.meta.dirname, "..")
 const THIS_FILE = fileURLToPath(import.meta.url)
@@ -461,7 +461,7 @@ const rateRows = async (): Promise<Array<Row>> => {
   })
   return [
     {
-      scenario: `POST /v1/traces protobuf: ${load}; baseline: node:http + decodeTraces (protobufjs, our descriptor), discarded`,
+      scenario: `POST /v1/traces protobuf: ${load}; baseline: node:http + decodeTraces (the receiver's reader), discarded`,
       metric: "spans/s accepted",
       service: Math.round(protoRate),
       baseline: Math.round(baselineRate),
@@ -507,6 +507,9 @@ interface Million {
   readonly retries: number
   readonly peakRss: number
   readonly rssAtEnd: number
+  readonly meanRss: number
+  /** The service's CPU time (all its threads) from its start until every trace was a run. */
+  readonly cpuMs: number
   readonly dbBytes: number
   readonly walBytes: number
   readonly stoppedBytes: number
@@ -583,6 +586,7 @@ const million = async (): Promise<Million> => {
         await sleep(500)
       }
       const completeMs = performance.now() - started
+      const cpuMs = cpuMsOf(pid)
       const text = await scrape(service.url)
       const outcomes: Record<string, number> = {}
       for (const outcome of ["queued", "not_failed", "sampled_out", "no_agent", "refused"]) outcomes[outcome] = metricTotal(text, "svc_otlp_traces_total", { outcome })
@@ -607,6 +611,8 @@ const million = async (): Promise<Million> => {
         retries,
         peakRss,
         rssAtEnd,
+        meanRss: rssSum / Math.max(1, rssSamples),
+        cpuMs,
         dbBytes,
         walBytes,
         stoppedBytes,
@@ -675,7 +681,7 @@ const millionRows = async (): Promise<Array<Row>> => {
       ratio: null,
       goal: "<= 256 MiB",
       met: m.peakRss <= 256 * MiB,
-      detail: { rss_at_end_mib: round2(m.rssAtEnd / MiB) }
+      detail: { rss_at_end_mib: round2(m.rssAtEnd / MiB), mean_rss_mib: round2(m.meanRss / MiB), service_cpu_s: round2(m.cpuMs / 1000) }
     },
     {
       scenario: "the same: store bytes per span, (svc.db + svc.db-wal) after the run / spans; baseline: the span's protobuf bytes",
