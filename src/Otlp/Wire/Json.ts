@@ -13,6 +13,7 @@
  * (`resourceSpans[0].scopeSpans[1].spans[3].startTimeUnixNano: expected …`).
  */
 import * as Either from "effect/Either"
+import type { Mutable } from "effect/Types"
 import type {
   AnyValue,
   InstrumentationScope,
@@ -48,8 +49,6 @@ import { MAX_ANY_VALUE_DEPTH } from "./Model.js"
 export const OTLP_JSON_MAX_DEPTH = 12 + 4 * MAX_ANY_VALUE_DEPTH + 2
 
 type Fields = { readonly [key: string]: unknown }
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
 /**
  * A refusal on its way out: thrown where the wrong value is met, each enclosing reader adds its
  * segment while it passes (so paths are only built on failure), the top turns it into a Left.

@@ -19,6 +19,7 @@
  * protobufjs and converted from its messages with plain loops (no `toObject`).
  */
 import * as Either from "effect/Either"
+import type { Mutable } from "effect/Types"
 import Long from "long"
 import protobuf from "protobufjs/light.js"
 import type {
@@ -45,9 +46,9 @@ protobuf.util.Long = Long
 protobuf.configure()
 
 
-// protobufjs refuses messages nested past 100 (protoc's default), which kvlists (three messages a
-// level) reach at an AnyValue depth of about 32: room for 64 of them plus the envelope, so that
-// the limit above is the one that applies, as it does to OTLP/JSON.
+// protobufjs refuses messages nested past 100 (protoc's default), which kvlists reach at an
+// AnyValue depth of about 32: it gets the trace reader's limit instead (MESSAGE_DEPTH_LIMIT, whose
+// comment says why), so logs' AnyValues are refused at the same depth as traces'.
 protobuf.util.recursionLimit = MESSAGE_DEPTH_LIMIT
 protobuf.Reader.recursionLimit = protobuf.util.recursionLimit
 
@@ -363,8 +364,6 @@ const StatusType = root.lookupType("google.rpc.Status")
 
 /** A decoded message, read field by field as `unknown`: protobufjs types its messages loosely. */
 type Fields = { readonly [key: string]: unknown }
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
 const isFields = (value: unknown): value is Fields => typeof value === "object" && value !== null
 const hasOwn = Object.prototype.hasOwnProperty
 const NO_ITEMS: ReadonlyArray<unknown> = []

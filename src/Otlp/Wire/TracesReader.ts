@@ -19,6 +19,7 @@
  */
 import { isUtf8 } from "node:buffer"
 import * as Either from "effect/Either"
+import type { Mutable } from "effect/Types"
 import type {
   AnyValue,
   InstrumentationScope,
@@ -33,8 +34,6 @@ import type {
   TracesRequest
 } from "./Model.js"
 import { MAX_ANY_VALUE_DEPTH } from "./Model.js"
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /**
  * Messages nested deeper than this are refused: room for `MAX_ANY_VALUE_DEPTH` kvlists (three
