@@ -1,8 +1,9 @@
 /**
  * The heap's serving setting (src/Lifecycle/Heap.ts), seen through V8's own trace of its heap
  * controller (`--trace-gc-verbose`): once the built service is ready, every limit V8 sets for the
- * old generation after a full collection is 1.75 times what that collection kept alive, where V8
- * chooses a factor of its own (up to 4) without the setting. Node 20's V8 prints the factor a
+ * old generation after a full collection is 1.75 times what that collection kept alive (1.5 on a V8
+ * that pools the pages it frees: Node 24's), where V8 chooses a factor of its own (up to 4) without
+ * the setting. The service runs on the test's own Node, so the test's V8 says which. Node 20's V8 prints the factor a
  * limit was set with (`[HeapController] Limit: old size: … KB, new limit: … KB (1.8)`), Node 24's
  * the factor it settled on (`[HeapController] factor 1.8 based on mu=…`), to one decimal; both are
  * read. The full collections are made by OTLP intake (each 500-span request promotes a few MB), as
@@ -11,7 +12,7 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { START_FLAGS } from "../../bench/support.js"
-import { OLD_GENERATION_GROWTH_PERCENT } from "../../src/Lifecycle/Heap.js"
+import { OLD_GENERATION_GROWTH_PERCENT, POOLS_FREED_PAGES } from "../../src/Lifecycle/Heap.js"
 import { encodeTraces } from "../../src/Otlp/Wire/Proto.js"
 import { buildTrace, tracesRequest } from "../otlp/support.js"
 import { type Spawned, spawnService } from "../support/Spawned.js"
@@ -43,7 +44,7 @@ const oldGenerationFactors = (lines: ReadonlyArray<string>): Array<number> => {
 }
 
 describe("the heap once the service serves", () => {
-  it("sets the old generation's limit at 1.75 times what a full collection kept alive", async () => {
+  it("sets the old generation's limit at 1.75 times what a full collection kept alive (1.5 where V8 pools freed pages)", async () => {
     // No analysis is made: the provider endpoint is never called; traces are kept, none completes,
     // and no bound on pending bytes or spans per second refuses a request (the bounds have their tests).
     const unbounded = { SVC_OTLP_PENDING_BYTES: String(2 ** 40), SVC_OTLP_PENDING_BYTES_PER_SCOPE: String(2 ** 40), SVC_OTLP_RATE_LIMIT: "off" }
@@ -71,7 +72,7 @@ describe("the heap once the service serves", () => {
     const startUp = oldGenerationFactors(service.otherOutput.slice(0, servingFrom))
     for (let request = 1; request < 400 && serving().length < 3; request++) await exportBatch(request)
     const expected = 1 + OLD_GENERATION_GROWTH_PERCENT / 100
-    expect(expected).toBe(1.75)
+    expect(expected).toBe(POOLS_FREED_PAGES ? 1.5 : 1.75)
     expect(serving().length).toBeGreaterThanOrEqual(3)
     // printed to one decimal (1.7 or 1.8); V8's own choice here is 3.8 to 4
     for (const factor of serving()) expect(Math.abs(factor - expected)).toBeLessThan(0.06)
